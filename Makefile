@@ -1,0 +1,32 @@
+# The two commands of the README. Each creates .venv and installs what it needs on a fresh machine.
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed-stamp
+
+.PHONY: report report-quick test bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+## Run every notebook through papermill into build/, figures into figures/.
+report: $(STAMP)
+	$(PY) -m perfstudy report
+
+## The same at quick sizes (seconds per notebook).
+report-quick: $(STAMP)
+	$(PY) -m perfstudy report --quick
+
+## Unit, reference, calibration, notebook (quick) and CLI tests.
+test: $(STAMP)
+	$(PY) -m pytest
+
+## Speed benchmarks; prints medians against the issue's targets.
+bench: $(STAMP)
+	$(PY) benchmarks/run.py
+
+clean:
+	rm -rf build .pytest_cache

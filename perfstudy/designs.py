@@ -1,0 +1,402 @@
+"""Standard errors of the four benchmark designs, and what a budget buys.
+
+Bakshy & Frachtenberg, WWW 2015, section 4: duplication coefficients (section 4.1), the variance
+of the difference in means for any schedule (Eq. 5), the closed-form standard errors of the four
+designs (section 4.2.1), and the sampling-on-a-budget trade-off of section 3.1.2 extended to the
+designs' batches and hosts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+import math
+
+import numpy as np
+import pandas as pd
+
+from perfstudy.model import VarianceComponents
+from perfstudy.schedules import (
+    BATCHES,
+    DESIGNS,
+    Schedule,
+    check_design,
+    check_hosts,
+    schedule,
+)
+
+__all__ = [
+    "DESIGNS",
+    "Schedule",
+    "schedule",
+    "DuplicationCoefficients",
+    "duplication_coefficients",
+    "variance_from_schedule",
+    "standard_error",
+    "CostModel",
+    "Allocation",
+    "AllocationResult",
+    "optimal_allocation",
+]
+
+_FACTORS = ("request", "host", "request_batch", "host_batch")
+
+
+@dataclass(frozen=True)
+class DuplicationCoefficients:
+    """Duplication coefficients of section 4.1, per random effect.
+
+    ``nu[k] = (nu_k^(0), nu_k^(1))`` with ``nu_k^(d) = sum_l (n_l^(d))^2 / N`` (average number of
+    observations sharing a level of effect ``k`` within condition ``d``), and
+    ``omega[k] = sum_l n_l^(0) n_l^(1) / N`` (between-condition duplication). The paper's
+    ``nu_R, nu_H, omega_R, omega_H`` are ``k = "request"`` and ``"host"``; the batch-level effects
+    (``"request_batch"``, ``"host_batch"``) get their own coefficients here so that Eq. 5 holds for
+    any schedule. ``N`` is the number of observations per condition.
+    """
+
+    observations_per_condition: int
+    nu: dict[str, tuple[float, float]]
+    omega: dict[str, float]
+
+    @property
+    def nu_R(self) -> float:
+        """``nu_R`` of the control (Eq. 5 assumes both conditions share it)."""
+        return self.nu["request"][0]
+
+    @property
+    def nu_H(self) -> float:
+        return self.nu["host"][0]
+
+    @property
+    def omega_R(self) -> float:
+        return self.omega["request"]
+
+    @property
+    def omega_H(self) -> float:
+        return self.omega["host"]
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per effect: ``nu_control``, ``nu_treatment``, ``omega``."""
+        return pd.DataFrame(
+            {
+                "effect": list(self.nu),
+                "nu_control": [v[0] for v in self.nu.values()],
+                "nu_treatment": [v[1] for v in self.nu.values()],
+                "omega": [self.omega[k] for k in self.nu],
+            }
+        )
+
+
+def _per_condition(sched: Schedule) -> int:
+    n0, n1 = sched.observations_per_condition
+    if n0 != n1:
+        raise ValueError(
+            f"schedule: Eq. 5 needs the same number of observations in both conditions, got {n0} and {n1}"
+        )
+    return n0
+
+
+def duplication_coefficients(sched: Schedule) -> DuplicationCoefficients:
+    """Duplication coefficients ``nu`` and ``omega`` of a schedule (section 4.1)."""
+    if not isinstance(sched, Schedule):
+        raise TypeError(f"schedule: expected a Schedule, got {type(sched).__name__}")
+    n = _per_condition(sched)
+    nu, omega = {}, {}
+    for name in _FACTORS:
+        codes, count = sched.levels[name]
+        counts = [np.bincount(codes[sched.version == d], minlength=count).astype(float) for d in (0, 1)]
+        nu[name] = (float(counts[0] @ counts[0]) / n, float(counts[1] @ counts[1]) / n)
+        omega[name] = float(counts[0] @ counts[1]) / n
+    return DuplicationCoefficients(observations_per_condition=n, nu=nu, omega=omega)
+
+
+def variance_from_schedule(sched: Schedule, components: VarianceComponents) -> float:
+    """Variance of ``delta_hat`` for any schedule under the sharp null (Eq. 5).
+
+    ``V = (1/N) sum_k sigma_k^2 (nu_k^(0) + nu_k^(1) - 2 omega_k) + 2 sigma_eps^2 / N``
+
+    With equal sigmas in both conditions and perfectly correlated effects (the sharp null of
+    section 4.2, so ``sigma_alpha(0),alpha(1) = sigma_alpha^2``), this is Eq. 5. The paper writes
+    the batch terms as ``2 nu_R sigma_gamma^2`` and ``2 nu_H sigma_eta^2``; that is the special case
+    where each request (host) runs in one batch per condition and no batch is shared across
+    conditions, which holds for all four designs. Here they carry their own coefficients, so the
+    result is exact for every schedule.
+    """
+    if not isinstance(components, VarianceComponents):
+        raise TypeError(f"components: expected VarianceComponents, got {type(components).__name__}")
+    dup = duplication_coefficients(sched)
+    sigmas = components.sigmas
+    total = sum(
+        sigmas[k] ** 2 * (dup.nu[k][0] + dup.nu[k][1] - 2.0 * dup.omega[k]) for k in _FACTORS
+    )
+    total += 2.0 * sigmas["noise"] ** 2
+    return total / dup.observations_per_condition
+
+
+def _variance_terms(design: str, components: VarianceComponents, hosts):
+    """``(a, b, c)`` with ``V = 2 (a / R + b + c / (R T))`` for a design (section 4.2.1)."""
+    s = {k: v**2 for k, v in components.sigmas.items()}
+    hosts = np.asarray(hosts, dtype=float)
+    request_term = {
+        "unbalanced": s["request"] + s["request_batch"],
+        "request_balanced": s["request_batch"],
+        "host_balanced": s["request"] + s["request_batch"],
+        "fully_balanced": s["request_batch"],
+    }[design]
+    host_term = {
+        "unbalanced": 2.0 / hosts * (s["host"] + s["host_batch"]),
+        "request_balanced": 2.0 / hosts * (s["host"] + s["host_batch"]),
+        "host_balanced": s["host_batch"] / hosts,
+        "fully_balanced": s["host_batch"] / hosts,
+    }[design]
+    return request_term, host_term, s["noise"]
+
+
+def standard_error(design: str, components: VarianceComponents, *, requests, hosts, repetitions=1):
+    """Closed-form standard error of ``delta_hat`` for one of the four designs (section 4.2.1).
+
+    - unbalanced:       ``sqrt(2 ((s_a^2 + s_g^2)/R + 2/H (s_b^2 + s_e^2) + s_eps^2/(R T)))``
+    - request balanced: ``sqrt(2 (s_g^2/R + 2/H (s_b^2 + s_e^2) + s_eps^2/(R T)))``
+    - host balanced:    ``sqrt(2 ((s_a^2 + s_g^2)/R + s_e^2/H + s_eps^2/(R T)))``
+    - fully balanced:   ``sqrt(2 (s_g^2/R + s_e^2/H + s_eps^2/(R T)))``
+
+    (``s_a, s_b, s_g, s_e`` are sigma_alpha, beta, gamma, eta.) These assume equal host loads, i.e.
+    ``R`` a multiple of the hosts per condition; :func:`variance_from_schedule` is exact otherwise.
+    Broadcasts over arrays of ``requests``, ``hosts`` and ``repetitions``.
+
+    Examples
+    --------
+    Endpoint 1 of Table 1, 16 hosts, 512 requests, T = 1: 0.097, 0.073, 0.070, 0.030 for the four
+    designs (Table 3's "SE" column: 0.10, 0.07, 0.07, 0.03).
+    """
+    check_design(design)
+    if not isinstance(components, VarianceComponents):
+        raise TypeError(f"components: expected VarianceComponents, got {type(components).__name__}")
+    arrays = {}
+    for name, value in (("requests", requests), ("hosts", hosts), ("repetitions", repetitions)):
+        array = np.asarray(value, dtype=float)
+        if not np.all(np.isfinite(array)) or np.any(array < 1) or np.any(array != np.round(array)):
+            raise ValueError(f"{name}={value!r}: expected positive integers")
+        arrays[name] = array
+    check_hosts(design, arrays["hosts"].astype(int), arrays["requests"].astype(int))
+    a, b, c = _variance_terms(design, components, arrays["hosts"])
+    r, t = arrays["requests"], arrays["repetitions"]
+    se = np.sqrt(2.0 * (a / r + b + c / (r * t)))
+    return float(se) if se.ndim == 0 else se
+
+
+@dataclass(frozen=True)
+class CostModel:
+    """Costs of a benchmark, in any one unit (seconds, host-hours, dollars).
+
+    Section 3.1.2 prices one condition as ``S_f + R (C_f + T C_m) <= B``. Extended to the designs:
+
+        cost = batches * setup + hosts * host + 2 R (request + T * repetition)
+
+    Parameters
+    ----------
+    setup : float
+        ``S_f``, setting up one batch (restarts, cache flushes, warm-up).
+    request : float
+        ``C_f``, the fixed cost of benchmarking one request in one condition.
+    repetition : float
+        ``C_m``, the marginal cost of one more repetition (one observation).
+    host : float
+        Cost of one host for the experiment.
+    """
+
+    setup: float
+    request: float
+    repetition: float
+    host: float = 0.0
+
+    def __post_init__(self) -> None:
+        for name in ("setup", "request", "repetition", "host"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+                raise TypeError(f"{name}={value!r}: expected a real number")
+            if not math.isfinite(value) or value < 0:
+                raise ValueError(f"{name}={value!r}: expected a finite, non-negative cost")
+            object.__setattr__(self, name, float(value))
+        if self.request + self.repetition <= 0:
+            raise ValueError("request, repetition: at least one must be positive, else requests are free")
+
+    def cost(self, design: str, *, requests, hosts, repetitions=1):
+        """Total cost of running ``design`` with ``R``, ``H``, ``T`` (broadcasts)."""
+        check_design(design)
+        requests, hosts, repetitions = (np.asarray(v, dtype=float) for v in (requests, hosts, repetitions))
+        total = (
+            BATCHES[design] * self.setup
+            + hosts * self.host
+            + 2.0 * requests * (self.request + repetitions * self.repetition)
+        )
+        return float(total) if total.ndim == 0 else total
+
+
+@dataclass(frozen=True)
+class Allocation:
+    """The best ``(R, T, H)`` found for one design; ``feasible`` is False if none qualifies."""
+
+    design: str
+    feasible: bool
+    requests: int | None
+    repetitions: int | None
+    hosts: int | None
+    cost: float
+    standard_error: float
+
+
+@dataclass(frozen=True)
+class AllocationResult:
+    """What a budget buys, or what a target standard error costs, for each design.
+
+    Attributes
+    ----------
+    allocations : tuple of Allocation
+        Per design: with a ``target_se``, the cheapest allocation that meets it (within ``budget`` if
+        one is given); with only a ``budget``, the allocation with the smallest SE.
+    best : str or None
+        With a budget only: the design with the smallest SE. With a target: the cheapest design
+        that meets it. None if no design qualifies.
+    """
+
+    allocations: tuple[Allocation, ...]
+    best: str | None
+    budget: float | None
+    target_se: float | None
+
+    def __getitem__(self, design: str) -> Allocation:
+        for allocation in self.allocations:
+            if allocation.design == design:
+                return allocation
+        raise KeyError(design)
+
+    def to_frame(self) -> pd.DataFrame:
+        frame = pd.DataFrame([a.__dict__ for a in self.allocations])
+        frame["best"] = frame["design"] == self.best
+        return frame
+
+
+def _candidate_hosts(design: str, hosts) -> np.ndarray:
+    values = np.atleast_1d(np.asarray(hosts))
+    if values.size == 0 or not np.issubdtype(values.dtype, np.integer) or np.any(values < 1):
+        raise ValueError(f"hosts={hosts!r}: expected a positive integer or a sequence of them")
+    if BATCHES[design] == 1:
+        values = values[values % 2 == 0]
+    return np.unique(values)
+
+
+def _smallest_cost(design: str, costs: CostModel, hosts) -> float:
+    """Cost of the smallest experiment a design can run: fewest hosts, one request per host, T = 1."""
+    h = int(_candidate_hosts(design, hosts).min())
+    r = h // 2 if BATCHES[design] == 1 else h
+    return costs.cost(design, requests=r, hosts=h, repetitions=1)
+
+
+def optimal_allocation(
+    components: VarianceComponents,
+    costs: CostModel,
+    *,
+    budget: float | None = None,
+    target_se: float | None = None,
+    hosts=16,
+    max_repetitions: int = 64,
+    designs=DESIGNS,
+) -> AllocationResult:
+    """Requests, repetitions and hosts that minimise each design's SE, or its cost.
+
+    Section 3.1.2 minimises Eq. 1 subject to ``S_f + R (C_f + T C_m) <= B``; here the SE is that of
+    each design (:func:`standard_error`) and the cost that of :class:`CostModel` (batches, hosts,
+    both conditions). The search is exact over ``T in 1..max_repetitions`` and the candidate
+    ``hosts``: for each ``(T, H)``, the SE decreases in ``R`` and the cost increases, so the best
+    ``R`` is the largest affordable one (for a budget) or the smallest that meets the target
+    (solved in closed form from ``V = 2 (a/R + b + c/(R T))``).
+
+    Parameters
+    ----------
+    components : VarianceComponents
+    costs : CostModel
+    budget : float, optional
+        ``B``. With no ``target_se``, minimise each design's SE within it.
+    target_se : float, optional
+        Find each design's cheapest allocation with SE <= target (within ``budget`` if given) and
+        the cheapest design overall.
+    hosts : int or sequence of int
+        Host counts to consider (odd counts are skipped for single-batch designs).
+    max_repetitions : int
+    designs : sequence of str
+
+    Raises
+    ------
+    ValueError
+        If neither ``budget`` nor ``target_se`` is given, or if the budget cannot buy one request
+        under any design.
+    """
+    if not isinstance(components, VarianceComponents):
+        raise TypeError(f"components: expected VarianceComponents, got {type(components).__name__}")
+    if not isinstance(costs, CostModel):
+        raise TypeError(f"costs: expected CostModel, got {type(costs).__name__}")
+    if budget is None and target_se is None:
+        raise ValueError("budget, target_se: give at least one")
+    for name, value in (("budget", budget), ("target_se", target_se)):
+        if value is not None and (not math.isfinite(value) or value <= 0):
+            raise ValueError(f"{name}={value!r}: expected a finite positive number")
+    if isinstance(max_repetitions, bool) or not isinstance(max_repetitions, (int, np.integer)) or max_repetitions < 1:
+        raise ValueError(f"max_repetitions={max_repetitions!r}: expected a positive integer")
+    for design in designs:
+        check_design(design)
+
+    repetitions = np.arange(1, max_repetitions + 1, dtype=float)
+    allocations = []
+    for design in designs:
+        host_values = _candidate_hosts(design, hosts)
+        if host_values.size == 0:
+            raise ValueError(f"hosts={hosts!r}: the {design} design needs an even number of hosts")
+        t, h = (a.ravel() for a in np.meshgrid(repetitions, host_values.astype(float)))
+        min_requests = h / 2 if BATCHES[design] == 1 else h
+        per_request = 2.0 * (costs.request + t * costs.repetition)
+        fixed = BATCHES[design] * costs.setup + h * costs.host
+        if budget is not None:
+            affordable = np.floor((budget - fixed) / per_request + 1e-12)
+        else:
+            affordable = np.full_like(t, np.inf)
+        a, b, c = _variance_terms(design, components, h)
+        if target_se is not None:
+            slack = target_se**2 / 2.0 - b
+            with np.errstate(divide="ignore", invalid="ignore"):
+                needed = np.where(slack > 0, np.ceil((a + c / t) / slack - 1e-9), np.inf)
+            r = np.maximum(needed, min_requests)
+        else:
+            r = affordable
+        ok = np.isfinite(r) & (r >= min_requests) & (r <= affordable)
+        if not ok.any():
+            allocations.append(Allocation(design, False, None, None, None, math.nan, math.nan))
+            continue
+        r_ok = np.where(ok, r, 1.0)
+        se = np.sqrt(2.0 * (a / r_ok + b + c / (r_ok * t)))
+        cost = fixed + per_request * r_ok
+        objective = np.where(ok, cost if target_se is not None else se, np.inf)
+        i = int(np.argmin(objective))
+        allocations.append(
+            Allocation(
+                design=design,
+                feasible=True,
+                requests=int(r_ok[i]),
+                repetitions=int(t[i]),
+                hosts=int(h[i]),
+                cost=float(cost[i]),
+                standard_error=float(se[i]),
+            )
+        )
+
+    feasible = [a for a in allocations if a.feasible]
+    if not feasible and target_se is None:
+        cheapest = min(_smallest_cost(d, costs, hosts) for d in designs)
+        raise ValueError(
+            f"budget={budget!r}: cannot buy one request under any design; the cheapest "
+            f"experiment considered costs {cheapest:g}"
+        )
+    if target_se is not None:
+        best = min(feasible, key=lambda a: a.cost).design if feasible else None
+    else:
+        best = min(feasible, key=lambda a: a.standard_error).design
+    return AllocationResult(tuple(allocations), best, budget, target_se)
