@@ -1,0 +1,66 @@
+"""Executor plumbing: one random stream per task, any ``concurrent.futures.Executor``.
+
+Every task gets its own child stream, spawned from the caller's ``rng`` before anything runs, so the
+same ``rng`` gives the same results in-process, on a ``ProcessPoolExecutor`` or on a Dask cluster
+(``dask.distributed.Client(...).get_executor()``), whatever the number of workers.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import Executor, as_completed
+from typing import Callable, Iterable, Sequence
+
+import numpy as np
+from tqdm.auto import tqdm
+
+__all__ = ["spawn", "map_tasks"]
+
+
+def spawn(rng, n: int) -> list[np.random.Generator]:
+    """``n`` independent child generators of ``rng`` (None, int, SeedSequence or Generator)."""
+    return np.random.default_rng(rng).spawn(n)
+
+
+def map_tasks(
+    fn: Callable,
+    tasks: Sequence,
+    *,
+    rng=None,
+    executor: Executor | None = None,
+    progress: bool = False,
+    desc: str | None = None,
+) -> list:
+    """Return ``[fn(task, child_rng) for task in tasks]``, possibly on an executor.
+
+    Parameters
+    ----------
+    fn : callable
+        ``fn(task, rng) -> result``; module-level (picklable) when an executor runs it elsewhere.
+    tasks : sequence
+        The work items, in the order of the results.
+    rng : None, int, SeedSequence or Generator
+        Parent of the per-task streams.
+    executor : concurrent.futures.Executor, optional
+        None runs in this process.
+    progress : bool
+        Show a progress bar over completed tasks.
+    """
+    if executor is not None and not isinstance(executor, Executor):
+        raise TypeError(f"executor: expected a concurrent.futures.Executor, got {type(executor).__name__}")
+    tasks = list(tasks)
+    streams = spawn(rng, len(tasks))
+    bar = tqdm(total=len(tasks), desc=desc, disable=not progress)
+    results: list = [None] * len(tasks)
+    try:
+        if executor is None:
+            for i, (task, stream) in enumerate(zip(tasks, streams)):
+                results[i] = fn(task, stream)
+                bar.update()
+        else:
+            futures = {executor.submit(fn, task, stream): i for i, (task, stream) in enumerate(zip(tasks, streams))}
+            for future in as_completed(futures):
+                results[futures[future]] = future.result()
+                bar.update()
+    finally:
+        bar.close()
+    return results

@@ -1,0 +1,45 @@
+"""Shared helpers for the tests: slow, obvious reference implementations."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+os.environ.setdefault("MPLBACKEND", "Agg")
+
+
+def brute_force_variance(request, host, batch, version, sigmas) -> float:
+    """``c' Sigma c`` with Sigma built observation by observation from the model of Eq. 3.
+
+    Independent of perfstudy's level codes and duplication coefficients: two observations share
+    an effect exactly when they share its key (request; host; request, host and batch; host and
+    batch), and the noise is shared only with itself.
+    """
+    n = len(request)
+    n1 = sum(version)
+    n0 = n - n1
+    c = np.array([1.0 / n1 if v == 1 else -1.0 / n0 for v in version])
+    keys = {
+        "request": list(zip(request)),
+        "host": list(zip(host)),
+        "request_batch": list(zip(request, host, batch)),
+        "host_batch": list(zip(host, batch)),
+    }
+    cov = np.zeros((n, n))
+    for i in range(n):
+        for j in range(n):
+            for name, key in keys.items():
+                if key[i] == key[j]:
+                    cov[i, j] += sigmas[name] ** 2
+            if i == j:
+                cov[i, j] += sigmas["noise"] ** 2
+    return float(c @ cov @ c)
+
+
+@pytest.fixture
+def endpoint1():
+    from perfstudy import PERFLAB_ENDPOINTS
+
+    return PERFLAB_ENDPOINTS[1]
