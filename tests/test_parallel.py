@@ -1,0 +1,45 @@
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+
+import numpy as np
+import pytest
+
+from perfstudy.model import PERFLAB_ENDPOINTS
+from perfstudy.parallel import map_tasks
+from perfstudy.sweeps import standard_error_sweep
+
+
+def _draw(task, rng):
+    return task, rng.standard_normal(3)
+
+
+def test_map_tasks_keeps_order_and_streams():
+    serial = map_tasks(_draw, range(5), rng=42)
+    with ThreadPoolExecutor(3) as pool:
+        threaded = map_tasks(_draw, range(5), rng=42, executor=pool)
+    assert [t for t, _ in serial] == list(range(5))
+    for (ta, a), (tb, b) in zip(serial, threaded):
+        assert ta == tb and np.array_equal(a, b)
+    # the streams are distinct
+    assert not np.array_equal(serial[0][1], serial[1][1])
+
+
+def test_map_tasks_rejects_non_executors():
+    with pytest.raises(TypeError, match="executor"):
+        map_tasks(_draw, range(2), executor=object())
+
+
+def test_sweep_is_identical_on_a_process_pool():
+    kwargs = dict(hosts=(4,), requests=(16, 32), experiments=50, rng=9)
+    serial = standard_error_sweep(PERFLAB_ENDPOINTS[2], **kwargs)
+    with ProcessPoolExecutor(2) as pool:
+        pooled = standard_error_sweep(PERFLAB_ENDPOINTS[2], executor=pool, **kwargs)
+    assert np.array_equal(serial.empirical_se, pooled.empirical_se)
+
+
+def test_sweep_bad_input():
+    with pytest.raises(ValueError, match="design="):
+        standard_error_sweep(PERFLAB_ENDPOINTS[1], designs=["x"], experiments=10)
+    with pytest.raises(ValueError, match="experiments"):
+        standard_error_sweep(PERFLAB_ENDPOINTS[1], experiments=1)
+    with pytest.raises(ValueError, match="hosts"):
+        standard_error_sweep(PERFLAB_ENDPOINTS[1], hosts=(3,), experiments=10)
