@@ -36,6 +36,8 @@ __all__ = [
     "Allocation",
     "AllocationResult",
     "optimal_allocation",
+    "DesignComparison",
+    "compare_designs",
 ]
 
 _FACTORS = ("request", "host", "request_batch", "host_batch")
@@ -400,3 +402,70 @@ def optimal_allocation(
     else:
         best = min(feasible, key=lambda a: a.standard_error).design
     return AllocationResult(tuple(allocations), best, budget, target_se)
+
+
+@dataclass(frozen=True)
+class DesignComparison:
+    """The four designs at one ``(R, H, T)``: SE, cost, and which meet a target SE.
+
+    Attributes
+    ----------
+    standard_errors, costs : dict
+        Per design (section 4.2.1 closed forms; :class:`CostModel`).
+    target_se : float or None
+    cheapest : str or None
+        The cheapest design at these sizes whose SE meets ``target_se``.
+    allocation : AllocationResult or None
+        With a target: each design's cheapest ``(R, T)`` at these hosts that meets it.
+    """
+
+    requests: int
+    hosts: int
+    repetitions: int
+    standard_errors: dict
+    costs: dict
+    target_se: float | None
+    cheapest: str | None
+    allocation: AllocationResult | None
+
+    def to_frame(self) -> pd.DataFrame:
+        frame = pd.DataFrame(
+            {
+                "design": list(self.standard_errors),
+                "standard_error": list(self.standard_errors.values()),
+                "cost": [self.costs[d] for d in self.standard_errors],
+            }
+        )
+        if self.target_se is not None:
+            frame["meets_target"] = frame["standard_error"] <= self.target_se
+        return frame
+
+
+def compare_designs(
+    components: VarianceComponents,
+    *,
+    requests: int,
+    hosts: int,
+    repetitions: int = 1,
+    costs: CostModel | None = None,
+    target_se: float | None = None,
+    max_repetitions: int = 64,
+) -> DesignComparison:
+    """Compare the four designs at the same requests, hosts and repetitions.
+
+    With ``costs`` and ``target_se``, also the cheapest design meeting the target at these sizes
+    and, through :func:`optimal_allocation`, the cheapest allocation of each design at ``hosts``.
+    This is what the design explorer widget shows.
+    """
+    ses = {d: standard_error(d, components, requests=requests, hosts=hosts, repetitions=repetitions) for d in DESIGNS}
+    cost = {d: (costs.cost(d, requests=requests, hosts=hosts, repetitions=repetitions) if costs else math.nan)
+            for d in DESIGNS}
+    cheapest, allocation = None, None
+    if target_se is not None:
+        meeting = [d for d in DESIGNS if ses[d] <= target_se]
+        if meeting:
+            cheapest = min(meeting, key=lambda d: (cost[d] if costs else 0.0, ses[d]))
+        if costs is not None:
+            allocation = optimal_allocation(components, costs, target_se=target_se, hosts=hosts,
+                                            max_repetitions=max_repetitions)
+    return DesignComparison(int(requests), int(hosts), int(repetitions), ses, cost, target_se, cheapest, allocation)

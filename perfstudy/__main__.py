@@ -1,0 +1,5 @@
+import sys
+
+from perfstudy.cli import main
+
+sys.exit(main())

@@ -1,0 +1,77 @@
+"""Numbers a notebook reports, recorded as a JSON sidecar so tests and reports can read them.
+
+A notebook creates ``record = Recorder("01_design_standard_errors", out_dir)`` and calls
+``record("key", value)`` for every number it reports; the file ``out_dir/<name>.json`` is rewritten
+on each call, so a notebook that fails half-way still leaves what it had recorded.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["Recorder", "load_records", "to_jsonable"]
+
+
+def to_jsonable(value):
+    """Convert numpy, pandas and dataclass-free containers to plain JSON types (NaN -> None)."""
+    if isinstance(value, pd.DataFrame):
+        return [to_jsonable(row) for row in value.to_dict(orient="records")]
+    if isinstance(value, pd.Series):
+        return to_jsonable(value.to_dict())
+    if isinstance(value, np.ndarray):
+        return [to_jsonable(v) for v in value.tolist()]
+    if isinstance(value, dict):
+        return {str(k): to_jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [to_jsonable(v) for v in value]
+    if isinstance(value, (np.bool_, bool)):
+        return bool(value)
+    if isinstance(value, (np.integer,)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        value = float(value)
+        return None if math.isnan(value) else value
+    if value is None or isinstance(value, (int, str)):
+        return value
+    raise TypeError(f"value: cannot record an object of type {type(value).__name__}")
+
+
+class Recorder:
+    """Append-as-you-go JSON record of a notebook's reported numbers.
+
+    Parameters
+    ----------
+    name : str
+        The notebook's name; the file is ``out_dir/<name>.json``.
+    out_dir : str or Path
+        Created if missing.
+    """
+
+    def __init__(self, name: str, out_dir="build"):
+        if not name or Path(name).name != name:
+            raise ValueError(f"name={name!r}: expected a bare name without directories")
+        self.path = Path(out_dir) / f"{name}.json"
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.values: dict = {}
+        self._write()
+
+    def __call__(self, key: str, value):
+        """Record ``value`` under ``key`` (replacing an earlier one) and return ``value``."""
+        self.values[str(key)] = to_jsonable(value)
+        self._write()
+        return value
+
+    def _write(self) -> None:
+        tmp = self.path.with_suffix(".json.tmp")
+        tmp.write_text(json.dumps(self.values, indent=1, sort_keys=True, allow_nan=False))
+        tmp.replace(self.path)
+
+
+def load_records(path) -> dict:
+    """Read a record written by :class:`Recorder`."""
+    return json.loads(Path(path).read_text())

@@ -1,0 +1,209 @@
+"""Batch reports: run every notebook through papermill, write executed copies, HTML and figures.
+
+One failing notebook does not stop the others; :func:`run_notebooks` returns a run record per
+notebook (status, seconds, where it failed) and :func:`format_table` prints them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+import json
+from pathlib import Path
+import time
+
+from tqdm.auto import tqdm
+
+__all__ = ["NotebookRun", "default_notebooks_dir", "find_notebooks", "run_notebooks", "format_table"]
+
+
+@dataclass(frozen=True)
+class NotebookRun:
+    """What happened to one notebook.
+
+    Attributes
+    ----------
+    name : str
+        The notebook's stem, e.g. ``"01_design_standard_errors"``.
+    status : {"ok", "failed"}
+    seconds : float
+        Wall time, including kernel start-up.
+    output : Path
+        The executed notebook (written also when it failed, up to the failing cell).
+    html : Path or None
+        The executed notebook rendered to HTML.
+    error : str or None
+        Where and why it failed: ``"cell 7: ValueError: ..."``.
+    """
+
+    name: str
+    status: str
+    seconds: float
+    output: Path
+    html: Path | None
+    error: str | None = None
+
+
+def default_notebooks_dir() -> Path:
+    """``./notebooks`` if it exists, else the ``notebooks/`` beside the installed package."""
+    here = Path.cwd() / "notebooks"
+    if here.is_dir():
+        return here
+    return Path(__file__).resolve().parent.parent / "notebooks"
+
+
+def find_notebooks(notebooks_dir, only=None) -> list[Path]:
+    """The notebooks to run, sorted by name.
+
+    Parameters
+    ----------
+    notebooks_dir : path
+    only : str or sequence of str, optional
+        Names (stem, file name, or a unique prefix such as ``"01"``) to keep.
+
+    Raises
+    ------
+    ValueError
+        If the directory has no notebooks or a name in ``only`` matches none or several.
+    """
+    directory = Path(notebooks_dir)
+    if not directory.is_dir():
+        raise ValueError(f"notebooks_dir={str(directory)!r}: not a directory")
+    notebooks = sorted(p for p in directory.glob("*.ipynb") if not p.name.startswith("."))
+    if not notebooks:
+        raise ValueError(f"notebooks_dir={str(directory)!r}: no .ipynb files")
+    if only is None:
+        return notebooks
+    wanted = [only] if isinstance(only, str) else list(only)
+    chosen = []
+    for name in wanted:
+        stem = name.removesuffix(".ipynb")
+        matches = [p for p in notebooks if p.stem == stem] or [p for p in notebooks if p.stem.startswith(stem)]
+        if len(matches) != 1:
+            available = ", ".join(p.stem for p in notebooks)
+            what = "matches no notebook" if not matches else "matches several notebooks"
+            raise ValueError(f"only={name!r}: {what}; available: {available}")
+        if matches[0] not in chosen:
+            chosen.append(matches[0])
+    return chosen
+
+
+def _describe_failure(error: BaseException, source_notebook: Path | None = None) -> str:
+    """``"cell 3 (raise ValueError(...)): ValueError: message"``, the cell counted in the source notebook.
+
+    papermill's executed copy has extra cells (injected parameters, an error banner), so its cell
+    index and execution count do not match the notebook the user opens; the failing cell is found
+    in the source notebook by its source instead, falling back to papermill's execution count.
+    """
+    ename = getattr(error, "ename", None)
+    if ename is None:
+        message = str(error).strip().splitlines()
+        return f"{type(error).__name__}: {message[0] if message else ''}"
+    evalue = str(getattr(error, "evalue", "")).strip().splitlines()
+    failing_source = getattr(error, "source", None)
+    where = f"executed cell [{getattr(error, 'exec_count', '?')}]"
+    if failing_source is not None and source_notebook is not None:
+        import nbformat
+
+        cells = nbformat.read(source_notebook, as_version=4).cells
+        matches = [i for i, c in enumerate(cells) if c.cell_type == "code" and c.source == failing_source]
+        if len(matches) == 1:
+            first_line = next((line for line in failing_source.splitlines() if line.strip()), "")
+            if len(first_line) > 40:
+                first_line = first_line[:39] + "\u2026"
+            where = f"cell {matches[0] + 1} ({first_line})"
+    return f"{where}: {ename}: {evalue[0] if evalue else ''}"
+
+
+def _to_html(notebook_path: Path) -> Path:
+    import nbformat
+    from nbconvert import HTMLExporter
+
+    body, _ = HTMLExporter().from_notebook_node(nbformat.read(notebook_path, as_version=4))
+    html_path = notebook_path.with_suffix(".html")
+    html_path.write_text(body, encoding="utf-8")
+    return html_path
+
+
+def run_notebooks(
+    *,
+    notebooks_dir=None,
+    out_dir="build",
+    figures_dir="figures",
+    quick: bool = False,
+    only=None,
+    timeout: float = 1800.0,
+    kernel_name: str = "python3",
+    html: bool = True,
+    progress: bool = True,
+) -> list[NotebookRun]:
+    """Execute notebooks with papermill; never stops at the first failure.
+
+    Each notebook gets the parameters it declares among ``quick``, ``out_dir`` and ``figures_dir``
+    (absolute paths), runs with its own directory as working directory, and is written to
+    ``out_dir/<name>.ipynb`` (and ``.html``). A summary goes to ``out_dir/report.json``.
+
+    Parameters
+    ----------
+    notebooks_dir : path, optional
+        Default: :func:`default_notebooks_dir`.
+    out_dir, figures_dir : path
+    quick : bool
+        Passed to the notebooks: shrink every size so each runs in seconds.
+    only : str or sequence of str, optional
+        See :func:`find_notebooks`.
+    timeout : float
+        Seconds any one cell may run before the notebook is failed.
+    kernel_name : str
+    html : bool
+        Also render the executed notebooks to HTML.
+    progress : bool
+        A bar over notebooks, and papermill's bar over cells.
+    """
+    import papermill as pm
+
+    if not (timeout > 0):
+        raise ValueError(f"timeout={timeout!r}: expected a positive number of seconds")
+    notebooks = find_notebooks(notebooks_dir or default_notebooks_dir(), only)
+    out = Path(out_dir).resolve()
+    figures = Path(figures_dir).resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    figures.mkdir(parents=True, exist_ok=True)
+    offered = {"quick": bool(quick), "out_dir": str(out), "figures_dir": str(figures)}
+
+    runs = []
+    bar = tqdm(notebooks, desc="notebooks", unit="nb", disable=not progress)
+    for path in bar:
+        bar.set_postfix_str(path.stem)
+        output = out / path.name
+        declared = pm.inspect_notebook(str(path))
+        parameters = {k: v for k, v in offered.items() if k in declared}
+        start = time.perf_counter()
+        error = None
+        try:
+            pm.execute_notebook(
+                str(path), str(output), parameters=parameters, kernel_name=kernel_name,
+                cwd=str(path.parent), execution_timeout=timeout, progress_bar=progress,
+            )
+        except Exception as exc:  # a notebook's failure is reported, not raised
+            error = _describe_failure(exc, path)
+        seconds = time.perf_counter() - start
+        html_path = None
+        if html and output.exists():
+            try:
+                html_path = _to_html(output)
+            except Exception as exc:  # rendering problems must not hide the run's own result
+                error = error or f"HTML export: {_describe_failure(exc)}"
+        runs.append(NotebookRun(path.stem, "failed" if error else "ok", seconds, output, html_path, error))
+    summary = [{**run.__dict__, "output": str(run.output), "html": str(run.html) if run.html else None}
+               for run in runs]
+    (out / "report.json").write_text(json.dumps(summary, indent=1))
+    return runs
+
+
+def format_table(runs) -> str:
+    """A plain-text table: notebook, status, seconds, where it failed."""
+    header = ("notebook", "status", "seconds", "where it failed")
+    rows = [(r.name, r.status, f"{r.seconds:.1f}", r.error or "") for r in runs]
+    widths = [max(len(str(x)) for x in column) for column in zip(header, *rows)]
+    line = lambda cells: "  ".join(str(c).ljust(w) for c, w in zip(cells, widths)).rstrip()
+    return "\n".join([line(header), line("-" * w for w in widths)] + [line(r) for r in rows])

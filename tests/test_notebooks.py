@@ -1,0 +1,99 @@
+"""The notebooks: committed clean, with a literal parameters cell, and executed in quick mode."""
+
+import ast
+import json
+from pathlib import Path
+
+import nbformat
+import numpy as np
+import pytest
+from scipy import stats
+
+from perfstudy.records import load_records
+from perfstudy.report import run_notebooks
+
+NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
+ALL = sorted(NOTEBOOKS.glob("*.ipynb"))
+LITERALS = (ast.Constant, ast.List, ast.Tuple, ast.Dict, ast.Set, ast.UnaryOp)
+
+
+def _is_literal(node) -> bool:
+    try:
+        ast.literal_eval(node)
+    except ValueError:
+        return False
+    return True
+
+
+@pytest.mark.parametrize("path", ALL, ids=lambda p: p.stem)
+def test_committed_without_outputs(path):
+    nb = nbformat.read(path, as_version=4)
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            assert cell.outputs == [] and cell.execution_count is None, f"{path.name}: cell has outputs"
+    assert "widgets" not in nb.metadata, f"{path.name}: widget state is committed"
+
+
+@pytest.mark.parametrize("path", ALL, ids=lambda p: p.stem)
+def test_one_parameters_cell_of_literals(path):
+    nb = nbformat.read(path, as_version=4)
+    tagged = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
+    assert len(tagged) == 1, f"{path.name}: expected exactly one cell tagged 'parameters'"
+    tree = ast.parse(tagged[0].source)
+    names = set()
+    for statement in tree.body:
+        assert isinstance(statement, ast.Assign), f"{path.name}: only assignments in the parameters cell"
+        assert _is_literal(statement.value), f"{path.name}: {ast.unparse(statement)} is not a literal"
+        names.update(t.id for t in statement.targets)
+    assert {"seed", "quick", "out_dir", "figures_dir"} <= names
+
+
+@pytest.fixture(scope="module")
+def design_notebook(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("nb01")
+    runs = run_notebooks(only="01", quick=True, out_dir=tmp / "build", figures_dir=tmp / "figures", progress=False)
+    assert [r.status for r in runs] == ["ok"], runs[0].error
+    return tmp, load_records(tmp / "build" / "01_design_standard_errors.json")
+
+
+@pytest.mark.notebook
+def test_design_notebook_table_3(design_notebook):
+    _, rec = design_notebook
+    for row in rec["table3_se"]:
+        # Table 3, "SE" column, printed to two decimals
+        assert round(row["closed_form"], 2) == row["paper"]
+        assert row["eq5_from_schedule"] == pytest.approx(row["closed_form"], rel=1e-12)
+
+
+@pytest.mark.notebook
+def test_design_notebook_simulations_match_theory(design_notebook):
+    _, rec = design_notebook
+    n = rec["parameters"]["experiments"]
+    assert rec["parameters"]["quick"] is True and n == 400
+    # Figure 4: 2 x 3 x 4 = 24 z-scores, each ~N(0, 1); P(any |z| > 4) ~ 24 * 6.3e-5
+    assert len(rec["fig4"]) == 24
+    assert rec["fig4_max_abs_z"] < 4
+    # Figure 5: (n - 1) s^2 / SE^2 ~ chi2(n - 1); accept the central 99.9% (alpha 1e-3 per design)
+    low, high = stats.chi2.ppf([5e-4, 1 - 5e-4], n - 1)
+    for row in rec["fig5"]:
+        q = (n - 1) * row["empirical_sd"] ** 2 / row["analytic_se"] ** 2
+        assert low < q < high, row
+    # Figure 2: Eq. 1 ratio sqrt((1 + 9 rho) / 10) for T = 10 vs 1, rho of endpoint 1
+    rho = 1.02**2 / (1.02**2 + 0.13**2)
+    assert rec["fig2_se_ratio_T10_vs_T1"] == pytest.approx(np.sqrt((1 + 9 * rho) / 10))
+
+
+@pytest.mark.notebook
+def test_design_notebook_budget_tables_and_outputs(design_notebook):
+    tmp, rec = design_notebook
+    best = {row["budget"]: row["design"] for row in rec["budget_table"] if row["best"]}
+    assert set(best.values()) == {"fully_balanced"} and len(best) == 3
+    assert rec["cheapest_design_by_target"] == {"0.03": ["fully_balanced"], "0.05": ["fully_balanced"],
+                                                "0.1": ["fully_balanced"]}
+    figures = sorted(p.name for p in (tmp / "figures").iterdir())
+    assert figures == [f"01_fig{k}.{ext}" for k in ("2_clustered_se", "4_design_standard_errors",
+                                                   "5_delta_hat_density") for ext in ("pdf", "png")]
+    executed = nbformat.read(tmp / "build" / "01_design_standard_errors.ipynb", as_version=4)
+    outputs = json.dumps([c.get("outputs", []) for c in executed.cells])
+    assert "application/vnd.jupyter.widget-view+json" in outputs  # the explorer rendered headless
+    assert (tmp / "build" / "01_design_standard_errors.html").stat().st_size > 10_000

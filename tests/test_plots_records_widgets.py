@@ -1,0 +1,67 @@
+import json
+import math
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import pytest
+
+from perfstudy import PERFLAB_ENDPOINTS, CostModel
+from perfstudy.designs import compare_designs
+from perfstudy.plots import plot_clustered_se, savefig
+from perfstudy.records import Recorder, load_records
+from perfstudy.widgets import design_explorer, render_comparison
+
+
+def test_savefig_is_byte_reproducible(tmp_path):
+    paths = []
+    for run in ("first", "second"):
+        fig = plot_clustered_se(rhos=(0.2, 0.9))
+        paths.append(savefig(fig, "fig", figures_dir=tmp_path / run))
+        plt.close(fig)
+    for a, b in zip(*paths):
+        assert a.read_bytes() == b.read_bytes(), a.name
+    assert b"CreationDate" not in paths[0][1].read_bytes()
+    with pytest.raises(ValueError, match="name"):
+        savefig(plt.figure(), "../escape", figures_dir=tmp_path)
+    with pytest.raises(ValueError, match="formats"):
+        savefig(plt.figure(), "fig", figures_dir=tmp_path, formats=("bmp",))
+
+
+def test_recorder_round_trip(tmp_path):
+    record = Recorder("nb", tmp_path)
+    assert record("x", np.float64(1.5)) == 1.5
+    record("frame", pd.DataFrame({"a": [1, 2], "b": [np.nan, 0.5]}))
+    record("array", np.arange(3))
+    record("flag", np.bool_(True))
+    values = load_records(tmp_path / "nb.json")
+    assert values == {"x": 1.5, "frame": [{"a": 1, "b": None}, {"a": 2, "b": 0.5}], "array": [0, 1, 2],
+                      "flag": True}
+    with pytest.raises(TypeError, match="cannot record"):
+        record("bad", object())
+    with pytest.raises(ValueError, match="name"):
+        Recorder("a/b", tmp_path)
+
+
+def test_compare_designs_and_render():
+    comparison = compare_designs(PERFLAB_ENDPOINTS[1], requests=256, hosts=16, costs=CostModel(600, 2, 0.5, 60),
+                                 target_se=0.05)
+    frame = comparison.to_frame()
+    assert list(frame.meets_target) == [False, False, False, True]
+    assert comparison.cheapest == "fully_balanced"
+    html = render_comparison(comparison)
+    assert '<tr style="font-weight:bold"><td>fully balanced' in html
+    assert "Cheapest way to meet it with 16 hosts" in html
+    none_meet = compare_designs(PERFLAB_ENDPOINTS[1], requests=256, hosts=16, target_se=0.001)
+    assert none_meet.cheapest is None and "No design meets" in render_comparison(none_meet)
+
+
+def test_explorer_builds_without_a_frontend():
+    explorer = design_explorer()
+    controls, output = explorer.children
+    assert len(controls.children) == 3
+    sliders = [w for box in controls.children for w in box.children]
+    assert {s.description for s in sliders} >= {"sigma_alpha", "requests R", "target SE"}
