@@ -26,7 +26,7 @@ test: $(STAMP)
 
 ## Speed benchmarks; prints medians against the issue's targets.
 bench: $(STAMP)
-	$(PY) benchmarks/run.py
+	$(PY) benchmarks/run.py --repeat 5
 
 clean:
 	rm -rf build .pytest_cache
