@@ -1,0 +1,148 @@
+"""Type I error of bootstrap confidence intervals under simulated A/A tests (Table 3).
+
+Bakshy & Frachtenberg, WWW 2015, section 5.2: 10,000 simulated A/A tests per design (endpoint 1,
+16 hosts, 512 requests per condition), each analysed with the iid, request, host and (for the
+request-balanced design) host-block bootstraps; the Type I error is the share of 95% intervals that
+exclude zero, beside the mean bootstrap SE and the true SE.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from perfstudy.bootstrap import WEIGHTS, clustered_bootstrap, host_blocks
+from perfstudy.designs import standard_error
+from perfstudy.model import PERFLAB_ENDPOINTS, VarianceComponents, simulate
+from perfstudy.parallel import map_tasks
+from perfstudy.schedules import Schedule, check_design
+
+__all__ = ["BOOTSTRAPS", "TABLE_3_ROWS", "TABLE_3_PAPER", "bootstrap_clusters", "type1_error_table"]
+
+BOOTSTRAPS = ("iid", "request", "host", "host_block")
+
+#: The 13 rows of Table 3, in the paper's order.
+TABLE_3_ROWS: tuple[tuple[str, str], ...] = (
+    ("unbalanced", "request"), ("unbalanced", "iid"), ("unbalanced", "host"),
+    ("request_balanced", "request"), ("request_balanced", "iid"), ("request_balanced", "host"),
+    ("request_balanced", "host_block"),
+    ("host_balanced", "request"), ("host_balanced", "iid"), ("host_balanced", "host"),
+    ("fully_balanced", "request"), ("fully_balanced", "host"), ("fully_balanced", "iid"),
+)
+
+#: Table 3 as printed: (Type I error, mean bootstrap SE ".SE", analytic "SE") per row.
+TABLE_3_PAPER: dict[tuple[str, str], tuple[float, float, float]] = dict(zip(TABLE_3_ROWS, [
+    (0.214, 0.07, 0.10), (0.178, 0.07, 0.10), (0.036, 0.11, 0.10),
+    (0.716, 0.01, 0.07), (0.108, 0.07, 0.07), (0.008, 0.11, 0.07), (0.057, 0.08, 0.07),
+    (0.084, 0.07, 0.07), (0.068, 0.07, 0.07), (0.050, 0.08, 0.07),
+    (0.468, 0.01, 0.03), (0.048, 0.03, 0.03), (0.000, 0.07, 0.03),
+]))
+
+#: Experiments per task: each task simulates this many experiments on its own spawned stream and
+#: bootstraps them with shared replicate weights. Fixed, so results do not depend on the executor.
+CHUNK = 1000
+
+
+def bootstrap_clusters(bootstrap: str, schedule: Schedule):
+    """The ``clusters`` argument of :func:`clustered_bootstrap` for a named bootstrap."""
+    if bootstrap == "iid":
+        return None
+    if bootstrap == "request":
+        return schedule.request
+    if bootstrap == "host":
+        return schedule.host
+    if bootstrap == "host_block":
+        return host_blocks(schedule.host, schedule.request)
+    raise ValueError(f"bootstrap={bootstrap!r}: expected one of {', '.join(map(repr, BOOTSTRAPS))}")
+
+
+def _task(task, rng):
+    design, bootstraps, components, requests, hosts, experiments, replicates, weights, levels = task
+    sim_rng, *boot_rngs = rng.spawn(1 + len(bootstraps))
+    sim = simulate(design, components, requests=requests, hosts=hosts, experiments=experiments, rng=sim_rng)
+    out = {"delta_hat": sim.delta_hat}
+    for bootstrap, stream in zip(bootstraps, boot_rngs):
+        result = clustered_bootstrap(sim.y, sim.schedule.version, bootstrap_clusters(bootstrap, sim.schedule),
+                                     replicates=replicates, weights=weights, rng=stream)
+        out[bootstrap] = (result.standard_error, result.clusters_per_condition, result.redrawn)
+    return out
+
+
+def type1_error_table(
+    components: VarianceComponents = PERFLAB_ENDPOINTS[1],
+    *,
+    requests: int = 512,
+    hosts: int = 16,
+    experiments: int = 10_000,
+    replicates: int = 1_000,
+    level: float = 0.95,
+    weights: str = "poisson",
+    rows=TABLE_3_ROWS,
+    rng=None,
+    executor=None,
+    progress: bool = False,
+) -> pd.DataFrame:
+    """Table 3: Type I error and mean bootstrap SE of each design x bootstrap under A/A tests.
+
+    Each design's experiments are simulated once (in chunks of ``CHUNK``, each on its own spawned
+    stream) and analysed by every bootstrap of that design, as in the paper.
+
+    Returns
+    -------
+    DataFrame
+        One row per ``(design, bootstrap)``: ``type1_error`` (share of CLT intervals at ``level``
+        excluding 0), ``type1_error_mc`` (its binomial Monte Carlo standard error),
+        ``type1_error_t`` (the same with Student-t intervals on ``C - 1`` df),
+        ``mean_estimated_se``, ``true_se`` (spread of ``delta_hat`` over the experiments),
+        ``analytic_se`` (section 4.2.1), ``clusters`` (per condition), ``redrawn`` replicates,
+        and the paper's three numbers.
+    """
+    if not isinstance(components, VarianceComponents):
+        raise TypeError(f"components: expected VarianceComponents, got {type(components).__name__}")
+    if isinstance(experiments, bool) or not isinstance(experiments, (int, np.integer)) or experiments < 2:
+        raise ValueError(f"experiments={experiments!r}: expected an integer of at least 2")
+    if not 0 < level < 1:
+        raise ValueError(f"level={level!r}: expected a confidence level in (0, 1)")
+    if weights not in WEIGHTS:
+        raise ValueError(f"weights={weights!r}: expected one of {', '.join(map(repr, WEIGHTS))}")
+    rows = [tuple(r) for r in rows]
+    for design, bootstrap in rows:
+        check_design(design)
+        if bootstrap not in BOOTSTRAPS:
+            raise ValueError(f"rows: bootstrap {bootstrap!r} is not one of {', '.join(BOOTSTRAPS)}")
+    designs = list(dict.fromkeys(d for d, _ in rows))
+    by_design = {d: list(dict.fromkeys(b for dd, b in rows if dd == d)) for d in designs}
+    sizes = [min(CHUNK, experiments - start) for start in range(0, experiments, CHUNK)]
+    tasks = [(d, tuple(by_design[d]), components, requests, hosts, size, replicates, weights, level)
+             for d in designs for size in sizes]
+    results = map_tasks(_task, tasks, rng=rng, executor=executor, progress=progress, desc="Table 3")
+
+    from scipy import stats
+
+    z = stats.norm.ppf(0.5 + level / 2)
+    table = []
+    for design in designs:
+        chunks = [r for t, r in zip(tasks, results) if t[0] == design]
+        delta_hat = np.concatenate([c["delta_hat"] for c in chunks])
+        for bootstrap in by_design[design]:
+            if (design, bootstrap) not in rows:
+                continue
+            se = np.concatenate([c[bootstrap][0] for c in chunks])
+            clusters = chunks[0][bootstrap][1]
+            t_crit = stats.t.ppf(0.5 + level / 2, df=max(1, min(clusters) - 1))
+            rate = float(np.mean(np.abs(delta_hat) > z * se))
+            paper = TABLE_3_PAPER.get((design, bootstrap), (math.nan,) * 3)
+            table.append(dict(
+                design=design, bootstrap=bootstrap, type1_error=rate,
+                type1_error_mc=math.sqrt(rate * (1 - rate) / delta_hat.size),
+                type1_error_t=float(np.mean(np.abs(delta_hat) > t_crit * se)),
+                mean_estimated_se=float(se.mean()), true_se=float(delta_hat.std(ddof=1)),
+                analytic_se=standard_error(design, components, requests=requests, hosts=hosts),
+                clusters=min(clusters), redrawn=int(sum(c[bootstrap][2] for c in chunks)),
+                paper_type1_error=paper[0], paper_mean_se=paper[1], paper_se=paper[2],
+            ))
+    order = {r: i for i, r in enumerate(rows)}
+    table.sort(key=lambda row: order[(row["design"], row["bootstrap"])])
+    return pd.DataFrame(table)
