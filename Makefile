@@ -3,6 +3,9 @@ PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
+# Real datasets: the shared mirror beside this checkout, unless the caller points elsewhere.
+# Without either, loaders use the user cache and download (and verify) on first use.
+export PERFSTUDY_DATA ?= $(wildcard $(abspath $(CURDIR)/../shared/datasets))
 
 .PHONY: report report-quick test bench clean
 

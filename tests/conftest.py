@@ -7,7 +7,13 @@ import os
 import numpy as np
 import pytest
 
+from pathlib import Path
+
 os.environ.setdefault("MPLBACKEND", "Agg")
+# As the Makefile does: the shared mirror beside the checkout, when the caller has not set one.
+_SHARED = Path(__file__).resolve().parents[2] / "shared" / "datasets"
+if not os.environ.get("PERFSTUDY_DATA") and _SHARED.is_dir():
+    os.environ["PERFSTUDY_DATA"] = str(_SHARED)
 
 
 def brute_force_variance(request, host, batch, version, sigmas) -> float:
