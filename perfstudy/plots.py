@@ -11,6 +11,7 @@ from typing import Mapping, Sequence
 
 import matplotlib
 import matplotlib.pyplot as plt
+import matplotlib.ticker
 import numpy as np
 from scipy import stats
 
@@ -152,5 +153,99 @@ def plot_delta_hat_densities(samples: Mapping[str, np.ndarray], analytic_se: Map
     ax.set(xlabel="delta_hat (A/A test: true effect 0)", ylabel="density")
     ax.legend(fontsize="small", title="dashed: N(0, SE^2), section 4.2.1")
     ax.set_title(f"Figure 5: delta_hat over {n:,} simulated experiments", fontsize="medium")
+    fig.tight_layout()
+    return fig
+
+
+def plot_bootstrap_vs_truth(true_delta_hat: np.ndarray, bootstraps: Mapping[str, np.ndarray], *, estimate: float):
+    """Figure 6: the true distribution of ``delta_hat`` against bootstrap distributions of one experiment.
+
+    Bootstrap replicates are shifted by ``-estimate`` so their spread is compared with the truth's
+    around the true effect (0 in an A/A test); the paper overlays them the same way.
+    """
+    fig, ax = plt.subplots(figsize=(6.4, 3.8))
+    spread = max(np.abs(true_delta_hat).max(), *(np.abs(b - estimate).max() for b in bootstraps.values()))
+    x = np.linspace(-spread, spread, 400)
+    ax.plot(x, stats.gaussian_kde(true_delta_hat)(x), color="k", lw=2,
+            label=f"true distribution ({true_delta_hat.size:,} simulations), sd {true_delta_hat.std(ddof=1):.4f}")
+    styles = ["--", ":", "-."]
+    for (name, replicates), style in zip(bootstraps.items(), styles):
+        centred = replicates - estimate
+        ax.plot(x, stats.gaussian_kde(centred)(x), ls=style, lw=1.6,
+                label=f"{name} bootstrap of one experiment, sd {replicates.std(ddof=1):.4f}")
+    ax.set(xlabel="delta_hat (bootstrap replicates centred on the experiment's estimate)", ylabel="density")
+    ax.legend(fontsize="small")
+    ax.set_title("Figure 6: which bootstrap reproduces the true spread?", fontsize="medium")
+    fig.tight_layout()
+    return fig
+
+
+def plot_ranked_intervals(intervals: Mapping[tuple[str, str], tuple[np.ndarray, np.ndarray, np.ndarray]]):
+    """Figure 7: A/A tests ranked by estimate, with their intervals; false positives shaded red.
+
+    Parameters
+    ----------
+    intervals : mapping (design, bootstrap) -> (estimate, low, high)
+        One panel per key, designs as columns and bootstraps as rows.
+    """
+    designs = list(dict.fromkeys(d for d, _ in intervals))
+    boots = list(dict.fromkeys(b for _, b in intervals))
+    fig, axes = plt.subplots(len(boots), len(designs), figsize=(3.1 * len(designs), 2.3 * len(boots)),
+                             sharex=True, sharey=True, squeeze=False)
+    for (design, boot), (estimate, low, high) in intervals.items():
+        ax = axes[boots.index(boot), designs.index(design)]
+        order = np.argsort(estimate)
+        rank = np.arange(order.size)
+        false_positive = (low[order] > 0) | (high[order] < 0)
+        ax.vlines(rank[~false_positive], low[order][~false_positive], high[order][~false_positive],
+                  color="0.65", lw=0.6)
+        ax.vlines(rank[false_positive], low[order][false_positive], high[order][false_positive],
+                  color="#d62728", lw=0.8)
+        ax.plot(rank, estimate[order], color="k", lw=0.8)
+        ax.axhline(0, color=DESIGN_COLORS.get(design, "k"), lw=0.8)
+        ax.text(0.03, 0.92, f"{false_positive.mean():.1%} false positives", transform=ax.transAxes,
+                fontsize="x-small", va="top")
+        if boots.index(boot) == 0:
+            ax.set_title(DESIGN_LABELS.get(design, design), fontsize="small")
+        if designs.index(design) == 0:
+            ax.set_ylabel(f"{boot} bootstrap\nestimated effect", fontsize="small")
+        if boots.index(boot) == len(boots) - 1:
+            ax.set_xlabel("rank")
+    fig.suptitle("Figure 7: A/A tests ranked by estimate; red intervals exclude 0", fontsize="medium")
+    fig.tight_layout()
+    return fig
+
+
+def plot_type1_by_series(frame, *, experiments: int, level: float = 0.95):
+    """Figure 8: Type I error per real series for the iid and clustered bootstraps, and SE ratios.
+
+    ``frame`` has columns ``series``, ``bootstrap``, ``type1_error``, ``type1_error_mc``, ``se_ratio``.
+    The shaded band is where a true rate of ``1 - level`` would be observed 95% of the time
+    (binomial, ``experiments`` tests).
+    """
+    nominal = 1 - level
+    series = list(dict.fromkeys(frame["series"]))
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 0.28 * len(series) + 1.6), sharey=True)
+    y = np.arange(len(series))
+    band = 1.96 * np.sqrt(nominal * (1 - nominal) / experiments)
+    left.axvspan(nominal - band, nominal + band, color="0.9")
+    left.axvline(nominal, color="k", lw=1)
+    colors = {"iid": "#d62728", "segment": "#1f77b4"}
+    for boot, group in frame.groupby("bootstrap", sort=False):
+        group = group.set_index("series").loc[series]
+        left.errorbar(group.type1_error, y, xerr=2 * group.type1_error_mc, fmt="o", ms=3.5,
+                      color=colors.get(boot), label=boot)
+        right.plot(group.se_ratio, y, "o", ms=3.5, color=colors.get(boot), label=boot)
+    left.set_xscale("symlog", linthresh=0.1, linscale=1)
+    left.set(yticks=y, yticklabels=series, xlabel="Type I error rate (linear to 10%, log above)",
+             xlim=(0, 1), title="Type I error (+-2 MC s.e.)")
+    left.set_xticks([0, 0.05, 0.1, 0.25, 0.5, 1.0])
+    left.xaxis.set_major_formatter(matplotlib.ticker.PercentFormatter(1.0, decimals=0))
+    left.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
+    right.axvline(1, color="k", lw=1)
+    right.set(xlabel="mean SE relative to the segment bootstrap", title="standard error")
+    left.legend(fontsize="small", loc="lower right")
+    left.invert_yaxis()
+    fig.suptitle("Figure 8 on public data: A/A tests cut from long real series", fontsize="medium")
     fig.tight_layout()
     return fig

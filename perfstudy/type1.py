@@ -146,3 +146,79 @@ def type1_error_table(
     order = {r: i for i, r in enumerate(rows)}
     table.sort(key=lambda row: order[(row["design"], row["bootstrap"])])
     return pd.DataFrame(table)
+
+
+def segment_aa_study(
+    values,
+    *,
+    segments: int = 8,
+    segment_length: int = 30,
+    experiments: int = 2000,
+    replicates: int = 500,
+    level: float = 0.95,
+    weights: str = "poisson",
+    rng=None,
+) -> pd.DataFrame:
+    """A/A tests cut from one long real series, in the spirit of Figure 8 (section 5.3).
+
+    The series (one system, one version, in time order) is divided into aligned, non-overlapping
+    segments of ``segment_length`` consecutive runs: pseudo-batches that share whatever drifts
+    slowly (a host's state, the time of day). Each experiment draws ``2 * segments`` distinct
+    segments at random, calls the first half "A" and the second "B", and tests the difference in
+    means with the iid bootstrap (one weight per run) and the segment-clustered bootstrap (one per
+    segment). Nothing differs between A and B, so every rejection is a false positive.
+
+    Parameters
+    ----------
+    values : array, shape (n,)
+        The series, in time order; ``n >= 2 * segments * segment_length``.
+    segments, segment_length : int
+    experiments, replicates : int
+    level : float
+    weights : str
+    rng : None, int, SeedSequence or Generator
+
+    Returns
+    -------
+    DataFrame
+        One row per bootstrap (``"iid"``, ``"segment"``): ``type1_error``, ``type1_error_mc``
+        (binomial; experiments reuse the same series, so read it as a lower bound),
+        ``type1_error_t`` (Student-t interval on ``C - 1`` df), ``mean_estimated_se``, ``true_se`` (spread of ``delta_hat`` over the experiments),
+        ``se_ratio`` (mean SE relative to the segment bootstrap's).
+    """
+    values = np.asarray(values, dtype=float)
+    if values.ndim != 1 or not np.all(np.isfinite(values)):
+        raise ValueError("values: expected a one-dimensional series of finite numbers")
+    for name, value, least in (("segments", segments, 2), ("segment_length", segment_length, 1),
+                               ("experiments", experiments, 2), ("replicates", replicates, 2)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < least:
+            raise ValueError(f"{name}={value!r}: expected an integer of at least {least}")
+    slots = values.size // segment_length
+    if slots < 2 * segments:
+        raise ValueError(
+            f"values: {values.size} runs hold {slots} segments of {segment_length}; "
+            f"{2 * segments} are needed (shorten segment_length or use fewer segments)"
+        )
+    from scipy import stats
+
+    rng = np.random.default_rng(rng)
+    draw_rng, *boot_rngs = rng.spawn(3)
+    keys = draw_rng.random((experiments, slots))
+    chosen = np.argpartition(keys, 2 * segments - 1, axis=1)[:, : 2 * segments]  # a random subset per row
+    index = (chosen[:, :, None] * segment_length + np.arange(segment_length)).reshape(experiments, -1)
+    y = values[index]
+    version = np.repeat([0, 1], segments * segment_length)
+    labels = np.repeat(np.arange(2 * segments), segment_length)
+    rows = []
+    for bootstrap, clusters, stream in (("iid", None, boot_rngs[0]), ("segment", labels, boot_rngs[1])):
+        result = clustered_bootstrap(y, version, clusters, replicates=replicates, weights=weights, rng=stream)
+        excess = np.abs(result.estimate) / result.standard_error
+        rate = float(np.mean(excess > result.critical_value(level, "normal")))
+        rows.append(dict(bootstrap=bootstrap, type1_error=rate,
+                         type1_error_mc=math.sqrt(rate * (1 - rate) / experiments),
+                         type1_error_t=float(np.mean(excess > result.critical_value(level, "t"))),
+                         mean_estimated_se=float(np.mean(result.standard_error)),
+                         true_se=float(np.std(result.estimate, ddof=1))))
+    frame = pd.DataFrame(rows)
+    frame["se_ratio"] = frame["mean_estimated_se"] / frame.loc[frame.bootstrap == "segment", "mean_estimated_se"].iloc[0]
+    return frame

@@ -97,3 +97,46 @@ def test_design_notebook_budget_tables_and_outputs(design_notebook):
     outputs = json.dumps([c.get("outputs", []) for c in executed.cells])
     assert "application/vnd.jupyter.widget-view+json" in outputs  # the explorer rendered headless
     assert (tmp / "build" / "01_design_standard_errors.html").stat().st_size > 10_000
+
+
+@pytest.fixture(scope="module")
+def bootstrap_notebook(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("nb02")
+    runs = run_notebooks(only="02", quick=True, out_dir=tmp / "build", figures_dir=tmp / "figures", progress=False)
+    assert [r.status for r in runs] == ["ok"], runs[0].error
+    return tmp, load_records(tmp / "build" / "02_bootstrap_type1_error.json")
+
+
+@pytest.mark.notebook
+def test_bootstrap_notebook_table_3(bootstrap_notebook):
+    _, rec = bootstrap_notebook
+    table = {(r["design"], r["bootstrap"]): r for r in rec["table3"]}
+    assert len(table) == 13 and rec["parameters"]["experiments"] == 1000
+    # quick mode (1,000 tests): the paper's pattern, with room for 1,000-test Monte Carlo error
+    assert table["request_balanced", "request"]["type1_error"] > 0.6
+    assert table["fully_balanced", "request"]["type1_error"] > 0.35
+    assert table["fully_balanced", "iid"]["type1_error"] < 0.01
+    assert table["unbalanced", "iid"]["type1_error"] > 0.12
+    for key in [("unbalanced", "host"), ("host_balanced", "host"), ("fully_balanced", "host")]:
+        assert table[key]["type1_error"] < 0.12
+    assert rec["table3_max_abs_se_diff"] < 0.02
+
+
+@pytest.mark.notebook
+def test_bootstrap_notebook_figures_and_real_data(bootstrap_notebook):
+    tmp, rec = bootstrap_notebook
+    # Figure 6: the request bootstrap of one fully balanced experiment is far narrower than the truth
+    assert rec["fig6"]["request_bootstrap_se"] < 0.6 * rec["fig6"]["true_sd"]
+    # Figure 7: the request bootstrap fails under request balance, the host bootstrap does not
+    fig7 = {(r["design"], r["bootstrap"]): r["false_positive_rate"] for r in rec["fig7"]}
+    assert fig7["request_balanced", "request"] > 0.5 and fig7["fully_balanced", "host"] < 0.15
+    # real data: 5 Azure files x 3 VMs, less fio's VM 0 (fewer than 2 x 8 x 30 runs), + 33 PT4Cloud
+    series = {r["series"] for r in rec["real_aa"]}
+    assert len(series) == 14 + 33 and "fio-randwrite-buffered-local-long vm0" not in series
+    summary = {r["bootstrap"]: r for r in rec["real_aa_summary"]}
+    assert summary["iid"]["median_type1"] > 0.2
+    assert summary["segment"]["median_type1"] < 0.1
+    assert summary["iid"]["median_se_ratio"] < 0.8
+    names = sorted(p.name for p in (tmp / "figures").glob("*.png"))
+    assert names == ["02_fig6_bootstrap_vs_truth.png", "02_fig7_ranked_intervals.png",
+                     "02_fig8_real_data_type1.png"]
