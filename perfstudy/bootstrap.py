@@ -17,12 +17,13 @@ replicates of many experiments are one dense matrix product.
 from __future__ import annotations
 
 from dataclasses import dataclass
-import math
 
 import numpy as np
 import pandas as pd
 from scipy import sparse, stats
 from scipy.sparse.csgraph import connected_components
+
+from perfstudy._checks import check_int
 
 __all__ = ["WEIGHTS", "BootstrapResult", "clustered_bootstrap", "host_blocks"]
 
@@ -32,6 +33,7 @@ WEIGHTS = ("poisson", "uniform", "exponential")
 
 #: Redraw attempts for replicates where a condition got zero total weight, before giving up.
 _MAX_REDRAWS = 1000
+
 
 
 @dataclass(frozen=True, eq=False)
@@ -302,8 +304,7 @@ def clustered_bootstrap(
     """
     if weights not in WEIGHTS:
         raise ValueError(f"weights={weights!r}: expected one of {', '.join(map(repr, WEIGHTS))}")
-    if isinstance(replicates, bool) or not isinstance(replicates, (int, np.integer)) or replicates < 2:
-        raise ValueError(f"replicates={replicates!r}: expected an integer of at least 2")
+    replicates = check_int("replicates", replicates, minimum=2)
     y2, single, version, codes = _prepare(y, version, clusters)
     rng = np.random.default_rng(rng)
     cells = _cells(version, codes)

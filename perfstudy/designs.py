@@ -14,6 +14,7 @@ import math
 import numpy as np
 import pandas as pd
 
+from perfstudy._checks import check_int, check_real
 from perfstudy.model import VarianceComponents
 from perfstudy.schedules import (
     BATCHES,
@@ -213,12 +214,7 @@ class CostModel:
 
     def __post_init__(self) -> None:
         for name in ("setup", "request", "repetition", "host"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-                raise TypeError(f"{name}={value!r}: expected a real number")
-            if not math.isfinite(value) or value < 0:
-                raise ValueError(f"{name}={value!r}: expected a finite, non-negative cost")
-            object.__setattr__(self, name, float(value))
+            object.__setattr__(self, name, check_real(name, getattr(self, name), nonnegative=True, what="cost"))
         if self.request + self.repetition <= 0:
             raise ValueError("request, repetition: at least one must be positive, else requests are free")
 
@@ -342,8 +338,7 @@ def optimal_allocation(
     for name, value in (("budget", budget), ("target_se", target_se)):
         if value is not None and (not math.isfinite(value) or value <= 0):
             raise ValueError(f"{name}={value!r}: expected a finite positive number")
-    if isinstance(max_repetitions, bool) or not isinstance(max_repetitions, (int, np.integer)) or max_repetitions < 1:
-        raise ValueError(f"max_repetitions={max_repetitions!r}: expected a positive integer")
+    max_repetitions = check_int("max_repetitions", max_repetitions)
     for design in designs:
         check_design(design)
 

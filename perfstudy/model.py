@@ -14,11 +14,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 from types import MappingProxyType
-import math
 
 import numpy as np
 import pandas as pd
 
+from perfstudy._checks import check_int, check_real
 from perfstudy.schedules import Schedule, schedule as build_schedule
 
 __all__ = [
@@ -72,17 +72,10 @@ class VarianceComponents:
 
     def __post_init__(self) -> None:
         for f in fields(self):
-            value = getattr(self, f.name)
-            if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-                raise TypeError(f"{f.name}={value!r}: expected a real number")
-            value = float(value)
-            if not math.isfinite(value):
-                raise ValueError(f"{f.name}={value!r}: expected a finite number")
-            if f.name != "mu" and value < 0:
-                raise ValueError(
-                    f"{f.name}={value!r}: expected a non-negative standard deviation "
-                    "(VarianceComponents takes sigmas, not variances)"
-                )
+            is_sigma = f.name != "mu"
+            value = check_real(f.name, getattr(self, f.name), nonnegative=is_sigma,
+                               what="standard deviation (VarianceComponents takes sigmas, not variances)"
+                               if is_sigma else "number")
             object.__setattr__(self, f.name, value)
 
     @property
@@ -281,12 +274,7 @@ def _resolve_schedule(design, requests, hosts, repetitions) -> Schedule:
 def _check_inputs(components, experiments, effect) -> tuple[int, float]:
     if not isinstance(components, VarianceComponents):
         raise TypeError(f"components: expected VarianceComponents, got {type(components).__name__}")
-    if isinstance(experiments, bool) or not isinstance(experiments, (int, np.integer)) or experiments < 1:
-        raise ValueError(f"experiments={experiments!r}: expected a positive integer")
-    effect = float(effect)
-    if not math.isfinite(effect):
-        raise ValueError(f"effect={effect!r}: expected a finite number")
-    return int(experiments), effect
+    return check_int("experiments", experiments), check_real("effect", effect)
 
 
 def _draw_chunks(sched: Schedule, components: VarianceComponents, experiments: int, rng):

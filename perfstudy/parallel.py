@@ -8,7 +8,7 @@ same ``rng`` gives the same results in-process, on a ``ProcessPoolExecutor`` or 
 from __future__ import annotations
 
 from concurrent.futures import Executor, as_completed
-from typing import Callable, Iterable, Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 from tqdm.auto import tqdm

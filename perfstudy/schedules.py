@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-import operator
 
 import numpy as np
 import pandas as pd
+
+from perfstudy._checks import check_int
 
 __all__ = ["DESIGNS", "BATCHES", "Schedule", "schedule", "check_design", "check_hosts"]
 
@@ -30,24 +31,12 @@ BATCHES: dict[str, int] = {
 }
 
 
+
 def check_design(design: str) -> str:
     """Return ``design`` if it is one of :data:`DESIGNS`, else raise ``ValueError``."""
     if design not in BATCHES:
         raise ValueError(f"design={design!r}: expected one of {', '.join(map(repr, DESIGNS))}")
     return design
-
-
-def _positive_int(name: str, value) -> int:
-    try:
-        as_int = operator.index(value)
-    except TypeError:
-        if isinstance(value, float) and value.is_integer():
-            as_int = int(value)
-        else:
-            raise TypeError(f"{name}={value!r}: expected a positive integer") from None
-    if as_int < 1:
-        raise ValueError(f"{name}={value!r}: expected a positive integer (at least 1)")
-    return as_int
 
 
 def check_hosts(design: str, hosts, requests) -> None:
@@ -232,9 +221,9 @@ def schedule(design: str, *, requests: int, hosts: int, repetitions: int = 1) ->
         Table 2 (with 0-based batches).
     """
     check_design(design)
-    requests = _positive_int("requests", requests)
-    hosts = _positive_int("hosts", hosts)
-    repetitions = _positive_int("repetitions", repetitions)
+    requests = check_int("requests", requests)
+    hosts = check_int("hosts", hosts)
+    repetitions = check_int("repetitions", repetitions)
     check_hosts(design, hosts, requests)
 
     r = np.arange(requests)

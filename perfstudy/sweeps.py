@@ -12,6 +12,7 @@ import itertools
 import numpy as np
 import pandas as pd
 
+from perfstudy._checks import check_int
 from perfstudy.designs import standard_error
 from perfstudy.model import VarianceComponents, sample_delta_hat
 from perfstudy.parallel import map_tasks
@@ -107,8 +108,7 @@ def standard_error_sweep(
     """
     for design in designs:
         check_design(design)
-    if isinstance(experiments, bool) or not isinstance(experiments, (int, np.integer)) or experiments < 2:
-        raise ValueError(f"experiments={experiments!r}: expected an integer of at least 2")
+    experiments = check_int("experiments", experiments, minimum=2)
     grid = list(itertools.product(designs, hosts, requests))
     if not grid:
         raise ValueError("designs, hosts, requests: the grid is empty")

@@ -13,6 +13,7 @@ import math
 import numpy as np
 import pandas as pd
 
+from perfstudy._checks import check_int
 from perfstudy.bootstrap import WEIGHTS, clustered_bootstrap, host_blocks
 from perfstudy.designs import standard_error
 from perfstudy.model import PERFLAB_ENDPOINTS, VarianceComponents, simulate
@@ -101,8 +102,8 @@ def type1_error_table(
     """
     if not isinstance(components, VarianceComponents):
         raise TypeError(f"components: expected VarianceComponents, got {type(components).__name__}")
-    if isinstance(experiments, bool) or not isinstance(experiments, (int, np.integer)) or experiments < 2:
-        raise ValueError(f"experiments={experiments!r}: expected an integer of at least 2")
+    experiments = check_int("experiments", experiments, minimum=2)
+    replicates = check_int("replicates", replicates, minimum=2)
     if not 0 < level < 1:
         raise ValueError(f"level={level!r}: expected a confidence level in (0, 1)")
     if weights not in WEIGHTS:
@@ -189,18 +190,16 @@ def segment_aa_study(
     values = np.asarray(values, dtype=float)
     if values.ndim != 1 or not np.all(np.isfinite(values)):
         raise ValueError("values: expected a one-dimensional series of finite numbers")
-    for name, value, least in (("segments", segments, 2), ("segment_length", segment_length, 1),
-                               ("experiments", experiments, 2), ("replicates", replicates, 2)):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < least:
-            raise ValueError(f"{name}={value!r}: expected an integer of at least {least}")
+    segments = check_int("segments", segments, minimum=2)
+    segment_length = check_int("segment_length", segment_length)
+    experiments = check_int("experiments", experiments, minimum=2)
+    replicates = check_int("replicates", replicates, minimum=2)
     slots = values.size // segment_length
     if slots < 2 * segments:
         raise ValueError(
             f"values: {values.size} runs hold {slots} segments of {segment_length}; "
             f"{2 * segments} are needed (shorten segment_length or use fewer segments)"
         )
-    from scipy import stats
-
     rng = np.random.default_rng(rng)
     draw_rng, *boot_rngs = rng.spawn(3)
     keys = draw_rng.random((experiments, slots))

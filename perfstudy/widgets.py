@@ -10,7 +10,6 @@ import html
 
 import ipywidgets as w
 import matplotlib.pyplot as plt
-import numpy as np
 from IPython.display import HTML, display
 
 from perfstudy.designs import CostModel, compare_designs

@@ -168,3 +168,19 @@ def test_simulate_accepts_a_custom_schedule(endpoint1):
     assert sim.schedule is s
     with pytest.raises(ValueError, match="not with a Schedule"):
         simulate(s, endpoint1, requests=4, hosts=2)
+
+
+def test_shared_argument_checks():
+    from perfstudy._checks import check_int, check_real
+
+    assert check_int("n", 4.0) == 4 and check_int("n", np.int64(3)) == 3
+    with pytest.raises(TypeError, match="not a bool"):
+        check_int("n", True)
+    with pytest.raises(TypeError, match="n=2.5"):
+        check_int("n", 2.5)
+    with pytest.raises(ValueError, match="n=1: expected an integer of at least 2"):
+        check_int("n", 1, minimum=2)
+    with pytest.raises(ValueError, match="non-negative cost"):
+        check_real("c", -1, nonnegative=True, what="cost")
+    with pytest.raises(TypeError, match="real number"):
+        check_real("c", "1")

@@ -1,6 +1,3 @@
-import json
-import math
-
 import matplotlib
 
 matplotlib.use("Agg")
