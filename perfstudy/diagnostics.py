@@ -1,0 +1,314 @@
+"""Variability diagnostics: CoV, normality, stationarity, autocorrelation-corrected SE, independence.
+
+Maricq et al., "Taming Performance Variability", OSDI 2018, sections 4.1 (CoV), 4.3 (Shapiro-Wilk
+across and within servers), 4.4 (augmented Dickey-Fuller), 7.4 (original against shuffled order);
+and "Estimating Benchmark Results Uncertainty" (blog), Eq. 6: the autocovariance-corrected
+standard error of the mean.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+import math
+import warnings
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from perfstudy._checks import check_int
+
+__all__ = [
+    "coefficient_of_variation",
+    "AutocorrelationSE",
+    "autocorrelation_se",
+    "effective_sample_size",
+    "normality",
+    "stationarity",
+    "IndependenceTest",
+    "independence_test",
+    "Warmup",
+    "warmup",
+]
+
+#: Shapiro-Wilk's p-value approximation (Royston) is validated up to 5,000 points (scipy warns
+#: beyond); larger groups are tested on a seeded random subsample of this size.
+SHAPIRO_MAX = 5000
+#: Fewest points for which the ADF regression with AIC lag selection is meaningful here.
+ADF_MIN = 20
+
+
+def _series(name: str, x, minimum: int = 2) -> np.ndarray:
+    x = np.asarray(x, dtype=float)
+    if x.ndim != 1:
+        raise ValueError(f"{name}: expected a one-dimensional series")
+    if x.size < minimum:
+        raise ValueError(f"{name}: {x.size} points; at least {minimum} are needed")
+    if not np.all(np.isfinite(x)):
+        raise ValueError(f"{name}: contains NaN or inf ({int(np.sum(~np.isfinite(x)))} of {x.size} values)")
+    return x
+
+
+def coefficient_of_variation(x, *, ddof: int = 1) -> float:
+    """CoV = standard deviation / mean (Maricq et al., section 4.1), as a fraction."""
+    x = _series("x", x)
+    mean = x.mean()
+    if mean == 0:
+        raise ValueError("x: the mean is 0, so the coefficient of variation is undefined")
+    return float(x.std(ddof=ddof) / abs(mean))
+
+
+def _autocovariances(x: np.ndarray, max_lag: int) -> np.ndarray:
+    """gamma_hat(k) = (1/N) sum_{i=1}^{N-k} (x_i - mean)(x_{i+k} - mean), k = 0..max_lag (by FFT)."""
+    n = x.size
+    d = x - x.mean()
+    size = 1 << (2 * n - 1).bit_length()
+    spectrum = np.fft.rfft(d, size)
+    acov = np.fft.irfft(spectrum * np.conj(spectrum), size)[: max_lag + 1] / n
+    return acov
+
+
+@dataclass(frozen=True)
+class AutocorrelationSE:
+    """Standard error of the mean of an autocorrelated series.
+
+    Attributes
+    ----------
+    mean, standard_error, naive_standard_error : float
+        ``naive_standard_error`` is ``s / sqrt(N)`` (ddof=1), right only for independent points.
+    effective_sample_size : float
+        ``gamma_hat(0) / standard_error^2``: how many independent points the series is worth.
+    lags : int
+        Largest lag used.
+    kernel : str
+    autocovariance : ndarray
+        ``gamma_hat(0..lags)``.
+    """
+
+    mean: float
+    standard_error: float
+    naive_standard_error: float
+    effective_sample_size: float
+    lags: int
+    kernel: str
+    autocovariance: np.ndarray
+
+    @property
+    def inflation(self) -> float:
+        """How many times too narrow the naive interval is: ``standard_error / naive_standard_error``."""
+        return self.standard_error / self.naive_standard_error
+
+
+def autocorrelation_se(x, *, max_lag="sqrt", kernel: str = "truncated") -> AutocorrelationSE:
+    """Autocovariance-corrected standard error of the mean (blog, Eq. 6).
+
+    Parameters
+    ----------
+    x : array, shape (N,)
+        The series in time order.
+    max_lag : "sqrt" or int
+        ``L``; ``"sqrt"`` is ``floor(sqrt(N))``, the blog's cut-off.
+    kernel : {"truncated", "bartlett"}
+        - ``"truncated"``: Eq. 6 as printed,
+          ``Var = (1/N) (gamma(0) + (2/N) sum_{k=1}^{L} (N - k) gamma(k))``, with the blog's
+          ``gamma_hat(k) = (1/N) sum (x_i - m)(x_{i+k} - m)``.
+        - ``"bartlett"``: Newey-West, ``Var = (1/N) (gamma(0) + 2 sum_{k=1}^{L} (1 - k/(L+1)) gamma(k))``,
+          the HAC variance of a regression on a constant (statsmodels ``cov_hac``); never negative.
+
+    A negative variance (possible with the truncated kernel) is clipped at 0, as in the blog's code.
+    """
+    x = _series("x", x, minimum=3)
+    n = x.size
+    if max_lag == "sqrt":
+        lags = int(math.isqrt(n))
+    else:
+        lags = check_int("max_lag", max_lag, minimum=0)
+    lags = min(lags, n - 1)
+    if kernel not in ("truncated", "bartlett"):
+        raise ValueError(f"kernel={kernel!r}: expected 'truncated' or 'bartlett'")
+    gamma = _autocovariances(x, lags)
+    k = np.arange(1, lags + 1)
+    if kernel == "truncated":
+        weights = 2.0 * (n - k) / n
+    else:
+        weights = 2.0 * (1.0 - k / (lags + 1.0))
+    variance = max(0.0, (gamma[0] + float(weights @ gamma[1:])) / n)
+    se = math.sqrt(variance)
+    naive = float(x.std(ddof=1) / math.sqrt(n))
+    ess = float(gamma[0] / variance) if variance > 0 else math.inf
+    return AutocorrelationSE(float(x.mean()), se, naive, ess, lags, kernel, gamma)
+
+
+def effective_sample_size(x, *, max_lag="sqrt", kernel: str = "truncated") -> float:
+    """Effective number of independent points, ``gamma_hat(0) / SE^2`` (see :func:`autocorrelation_se`)."""
+    return autocorrelation_se(x, max_lag=max_lag, kernel=kernel).effective_sample_size
+
+
+def _groups(df: pd.DataFrame, by, value: str):
+    if not isinstance(df, pd.DataFrame):
+        raise TypeError(f"df: expected a pandas DataFrame, got {type(df).__name__}")
+    if value not in df.columns:
+        raise ValueError(f"value={value!r}: no such column; columns are {list(df.columns)}")
+    keys = [] if by is None else ([by] if isinstance(by, str) else list(by))
+    missing = [k for k in keys if k not in df.columns]
+    if missing:
+        raise ValueError(f"by: no column(s) {missing}; columns are {list(df.columns)}")
+    if df.empty:
+        raise ValueError("df: no rows")
+    if not keys:
+        yield {}, df
+        return
+    for key, group in df.groupby(keys, sort=True, dropna=False):
+        key = key if isinstance(key, tuple) else (key,)
+        yield dict(zip(keys, key)), group
+
+
+def _label(key: dict) -> str:
+    return ", ".join(f"{k}={v!r}" for k, v in key.items()) or "the whole frame"
+
+
+def normality(df: pd.DataFrame, by=None, *, value: str = "value", alpha: float = 0.05, rng=None) -> pd.DataFrame:
+    """Shapiro-Wilk test per group (Maricq et al., section 4.3).
+
+    Use ``by="benchmark"`` for a test across servers and ``by=["benchmark", "host"]`` within each.
+    A group of more than ``SHAPIRO_MAX`` (5,000) points is tested on a seeded random subsample of
+    5,000 (scipy's p-value is not validated beyond); ``n_tested`` says so. With thousands of points
+    the test rejects even small departures from normality: read the statistic ``W`` too.
+
+    Returns
+    -------
+    DataFrame
+        The group keys, ``n``, ``n_tested``, ``statistic`` (W), ``p_value``, ``reject`` (p < alpha).
+
+    Raises
+    ------
+    ValueError
+        A group with fewer than 3 points, a constant group, NaN values, unknown columns.
+    """
+    rng = np.random.default_rng(rng)
+    rows = []
+    for key, group in _groups(df, by, value):
+        x = _series(f"{value} ({_label(key)})", group[value].to_numpy(), minimum=3)
+        if np.ptp(x) == 0:
+            raise ValueError(f"{value} ({_label(key)}): constant; Shapiro-Wilk is undefined")
+        tested = x if x.size <= SHAPIRO_MAX else rng.choice(x, SHAPIRO_MAX, replace=False)
+        statistic, p_value = stats.shapiro(tested)
+        rows.append({**key, "n": x.size, "n_tested": tested.size, "statistic": float(statistic),
+                     "p_value": float(p_value), "reject": bool(p_value < alpha)})
+    return pd.DataFrame(rows)
+
+
+def _adf(x: np.ndarray, name: str, regression: str, autolag):
+    from statsmodels.tsa.stattools import adfuller
+
+    x = _series(name, x, minimum=ADF_MIN)
+    if np.ptp(x) == 0:
+        raise ValueError(f"{name}: constant; the ADF test is undefined")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = adfuller(x, regression=regression, autolag=autolag)
+    return x.size, float(result[0]), float(result[1]), int(result[2])
+
+
+def stationarity(df: pd.DataFrame, by=None, *, value: str = "value", regression: str = "c",
+                 autolag="AIC", alpha: float = 0.05) -> pd.DataFrame:
+    """Augmented Dickey-Fuller test per group (Maricq et al., section 4.4; statsmodels ``adfuller``).
+
+    The null hypothesis is a unit root (non-stationary); ``reject`` means the series looks stationary.
+    Rows are taken in ``timestamp`` order if that column exists, else in the frame's order.
+
+    Returns
+    -------
+    DataFrame
+        The group keys, ``n``, ``statistic``, ``p_value``, ``lags`` (chosen by ``autolag``), ``reject``.
+    """
+    if regression not in ("c", "ct", "ctt", "n"):
+        raise ValueError(f"regression={regression!r}: expected 'c', 'ct', 'ctt' or 'n'")
+    rows = []
+    for key, group in _groups(df, by, value):
+        if "timestamp" in group.columns:
+            group = group.sort_values("timestamp", kind="stable")
+        n, statistic, p_value, lags = _adf(group[value].to_numpy(), f"{value} ({_label(key)})", regression, autolag)
+        rows.append({**key, "n": n, "statistic": statistic, "p_value": p_value, "lags": lags,
+                     "reject": bool(p_value < alpha)})
+    return pd.DataFrame(rows)
+
+
+@dataclass(frozen=True, eq=False)
+class IndependenceTest:
+    """Original order against shuffled orders (Maricq et al., section 7.4).
+
+    ``statistic`` is the lag-1 autocorrelation of the series as measured; ``null`` the same for
+    ``permutations`` random shuffles, which destroy any dependence on order; ``p_value`` is
+    ``(1 + #{|null| >= |statistic|}) / (permutations + 1)``.
+    """
+
+    statistic: float
+    p_value: float
+    null: np.ndarray
+    permutations: int
+
+
+def _lag1(x: np.ndarray) -> np.ndarray:
+    """Lag-1 autocorrelation along the last axis."""
+    d = x - x.mean(axis=-1, keepdims=True)
+    return np.sum(d[..., 1:] * d[..., :-1], axis=-1) / np.sum(d * d, axis=-1)
+
+
+def independence_test(x, *, permutations: int = 1000, rng=None) -> IndependenceTest:
+    """Does the order of the measurements matter? A permutation test of lag-1 autocorrelation."""
+    x = _series("x", x, minimum=3)
+    if np.ptp(x) == 0:
+        raise ValueError("x: constant; independence cannot be tested")
+    permutations = check_int("permutations", permutations)
+    rng = np.random.default_rng(rng)
+    statistic = float(_lag1(x))
+    null = np.empty(permutations)
+    block = max(1, min(permutations, 2**24 // x.size))  # bound memory: shuffle in blocks
+    for start in range(0, permutations, block):
+        stop = min(permutations, start + block)
+        null[start:stop] = _lag1(rng.permuted(np.broadcast_to(x, (stop - start, x.size)), axis=1))
+    p_value = (1 + int(np.sum(np.abs(null) >= abs(statistic)))) / (permutations + 1)
+    return IndependenceTest(statistic, p_value, null, permutations)
+
+
+@dataclass(frozen=True, eq=False)
+class Warmup:
+    """First index from which a series passes the ADF test, among ``candidates``.
+
+    ``index`` is None when no candidate start gives a stationary remainder.
+    """
+
+    index: int | None
+    candidates: np.ndarray
+    p_values: np.ndarray
+    alpha: float
+
+    def to_frame(self) -> pd.DataFrame:
+        return pd.DataFrame({"start": self.candidates, "p_value": self.p_values,
+                             "stationary": self.p_values < self.alpha})
+
+
+def warmup(x, *, step=None, max_fraction: float = 0.5, alpha: float = 0.05, regression: str = "c") -> Warmup:
+    """Warm-up detection: the first candidate start after which the rest of the series is stationary.
+
+    Candidates are ``0, step, 2 step, ...`` up to ``max_fraction`` of the series (``step`` defaults
+    to 2% of its length); each remainder gets the ADF test of :func:`stationarity` and the first
+    with ``p < alpha`` is returned. Discarding up to that index is the warm-up of Maricq et al.
+    (section 4.4) and of Bakshy & Frachtenberg (section 2.2).
+
+    ADF asks whether the remainder *as a whole* looks stationary, so a non-stationary start that is
+    short against the rest can pass: the index tends to fall before the true end of the warm-up
+    (in tests, 80 to 520 for an 800-run random-walk warm-up in 2,000 runs). Read it as the least
+    to discard, and look at the series.
+    """
+    x = _series("x", x, minimum=2 * ADF_MIN)
+    if not 0 < max_fraction < 1:
+        raise ValueError(f"max_fraction={max_fraction!r}: expected a fraction in (0, 1)")
+    step = max(1, x.size // 50) if step is None else check_int("step", step)
+    last = int(max_fraction * x.size)
+    candidates = np.arange(0, min(last, x.size - ADF_MIN) + 1, step)
+    p_values = np.array([_adf(x[start:], "x", regression, "AIC")[2] for start in candidates])
+    hits = np.flatnonzero(p_values < alpha)
+    index = int(candidates[hits[0]]) if hits.size else None
+    return Warmup(index, candidates, p_values, alpha)
