@@ -48,12 +48,17 @@ def test_one_parameters_cell_of_literals(path):
     assert {"seed", "quick", "out_dir", "figures_dir"} <= names
 
 
+def run_quick(tmp_path_factory, name):
+    """Execute one notebook in quick mode into a temporary directory; return it and its records."""
+    tmp = tmp_path_factory.mktemp(name[:2])
+    runs = run_notebooks(only=name, quick=True, out_dir=tmp / "build", figures_dir=tmp / "figures", progress=False)
+    assert [r.status for r in runs] == ["ok"], runs[0].error
+    return tmp, load_records(tmp / "build" / f"{name}.json")
+
+
 @pytest.fixture(scope="module")
 def design_notebook(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("nb01")
-    runs = run_notebooks(only="01", quick=True, out_dir=tmp / "build", figures_dir=tmp / "figures", progress=False)
-    assert [r.status for r in runs] == ["ok"], runs[0].error
-    return tmp, load_records(tmp / "build" / "01_design_standard_errors.json")
+    return run_quick(tmp_path_factory, "01_design_standard_errors")
 
 
 @pytest.mark.notebook
@@ -107,10 +112,7 @@ def bootstrap_notebook(tmp_path_factory):
         locate("pt4cloud-AWS-EP-L")
     except DataUnavailableError as error:
         pytest.skip(f"real datasets unavailable here: {error}")
-    tmp = tmp_path_factory.mktemp("nb02")
-    runs = run_notebooks(only="02", quick=True, out_dir=tmp / "build", figures_dir=tmp / "figures", progress=False)
-    assert [r.status for r in runs] == ["ok"], runs[0].error
-    return tmp, load_records(tmp / "build" / "02_bootstrap_type1_error.json")
+    return run_quick(tmp_path_factory, "02_bootstrap_type1_error")
 
 
 @pytest.mark.notebook
