@@ -7,7 +7,7 @@ import operator
 
 import numpy as np
 
-__all__ = ["check_int", "check_real"]
+__all__ = ["check_int", "check_real", "check_level", "check_version"]
 
 
 def check_int(name: str, value, minimum: int = 1) -> int:
@@ -39,3 +39,21 @@ def check_real(name: str, value, *, nonnegative: bool = False, what: str = "numb
     if nonnegative and value < 0:
         raise ValueError(f"{name}={value!r}: expected a non-negative {what}")
     return value
+
+
+def check_level(level) -> float:
+    """A confidence level in (0, 1) as a float; ValueError otherwise."""
+    level = float(level)
+    if not 0 < level < 1:
+        raise ValueError(f"level={level!r}: expected a confidence level in (0, 1)")
+    return level
+
+
+def check_version(version) -> np.ndarray:
+    """Condition labels as an int array: every entry 0 (control) or 1 (treatment), both present."""
+    version = np.asarray(version)
+    if not np.isin(version, (0, 1)).all():
+        raise ValueError("version: expected 0 (control) or 1 (treatment) for every observation")
+    if np.unique(version).size != 2:
+        raise ValueError("version: both conditions (0 and 1) must have observations")
+    return version.astype(np.intp)

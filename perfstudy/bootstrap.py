@@ -23,13 +23,20 @@ import pandas as pd
 from scipy import sparse, stats
 from scipy.sparse.csgraph import connected_components
 
-from perfstudy._checks import check_int
+from perfstudy._checks import check_int, check_level, check_version
 
-__all__ = ["WEIGHTS", "BootstrapResult", "clustered_bootstrap", "host_blocks"]
+__all__ = ["WEIGHTS", "BootstrapResult", "check_weights", "clustered_bootstrap", "host_blocks"]
 
 #: Mean-one, variance-one-or-less weight laws: Poisson(1) (the online bootstrap), Uniform(0, 2)
 #: (variance 1/3) and Exponential(1) (the Bayesian bootstrap, Rubin 1981).
 WEIGHTS = ("poisson", "uniform", "exponential")
+
+def check_weights(weights: str) -> str:
+    """``weights`` if it is one of :data:`WEIGHTS`, else a ValueError naming the argument."""
+    if weights not in WEIGHTS:
+        raise ValueError(f"weights={weights!r}: expected one of {', '.join(map(repr, WEIGHTS))}")
+    return weights
+
 
 #: Redraw attempts for replicates where a condition got zero total weight, before giving up.
 _MAX_REDRAWS = 1000
@@ -65,7 +72,7 @@ class BootstrapResult:
 
     def critical_value(self, level: float = 0.95, method: str = "normal") -> float:
         """The multiplier of ``standard_error`` in a ``"normal"`` or ``"t"`` interval."""
-        level = _check_level(level)
+        level = check_level(level)
         if method == "normal":
             return float(stats.norm.ppf(0.5 + level / 2))
         if method == "t":
@@ -81,7 +88,7 @@ class BootstrapResult:
         bootstrap SE is itself noisy and the normal interval is too narrow. ``method="percentile"``:
         the ``(1-level)/2`` and ``(1+level)/2`` quantiles of the replicates.
         """
-        level = _check_level(level)
+        level = check_level(level)
         if method in ("normal", "t"):
             half = self.critical_value(level, method) * np.asarray(self.standard_error)
             low, high = np.asarray(self.estimate) - half, np.asarray(self.estimate) + half
@@ -104,13 +111,6 @@ class BootstrapResult:
                 "ci_high": np.atleast_1d(high),
             }
         )
-
-
-def _check_level(level) -> float:
-    level = float(level)
-    if not 0 < level < 1:
-        raise ValueError(f"level={level!r}: expected a confidence level in (0, 1)")
-    return level
 
 
 def host_blocks(host, request) -> np.ndarray:
@@ -164,11 +164,7 @@ def _prepare(y, version, clusters):
     version = np.asarray(version)
     if version.shape != (n,):
         raise ValueError(f"version: expected {n} entries (one per observation in y), got shape {version.shape}")
-    if not np.isin(version, (0, 1)).all():
-        raise ValueError("version: expected 0 (control) or 1 (treatment) for every observation")
-    if version.min() == version.max():
-        raise ValueError("version: both conditions (0 and 1) must have observations")
-    version = version.astype(np.intp)
+    version = check_version(version)
 
     if clusters is None:
         factors = ()
@@ -302,8 +298,7 @@ def clustered_bootstrap(
     All experiments in one call share the same replicate weights (common random numbers): each
     experiment's bootstrap is exact, and one dense product computes them all.
     """
-    if weights not in WEIGHTS:
-        raise ValueError(f"weights={weights!r}: expected one of {', '.join(map(repr, WEIGHTS))}")
+    check_weights(weights)
     replicates = check_int("replicates", replicates, minimum=2)
     y2, single, version, codes = _prepare(y, version, clusters)
     rng = np.random.default_rng(rng)

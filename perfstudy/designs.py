@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from perfstudy._checks import check_int, check_real
-from perfstudy.model import VarianceComponents
+from perfstudy.model import VarianceComponents, check_components
 from perfstudy.schedules import (
     BATCHES,
     DESIGNS,
@@ -124,8 +124,7 @@ def variance_from_schedule(sched: Schedule, components: VarianceComponents) -> f
     conditions, which holds for all four designs. Here they carry their own coefficients, so the
     result is exact for every schedule.
     """
-    if not isinstance(components, VarianceComponents):
-        raise TypeError(f"components: expected VarianceComponents, got {type(components).__name__}")
+    check_components(components)
     dup = duplication_coefficients(sched)
     sigmas = components.sigmas
     total = sum(
@@ -172,8 +171,7 @@ def standard_error(design: str, components: VarianceComponents, *, requests, hos
     designs (Table 3's "SE" column: 0.10, 0.07, 0.07, 0.03).
     """
     check_design(design)
-    if not isinstance(components, VarianceComponents):
-        raise TypeError(f"components: expected VarianceComponents, got {type(components).__name__}")
+    check_components(components)
     arrays = {}
     for name, value in (("requests", requests), ("hosts", hosts), ("repetitions", repetitions)):
         array = np.asarray(value, dtype=float)
@@ -329,8 +327,7 @@ def optimal_allocation(
         If neither ``budget`` nor ``target_se`` is given, or if the budget cannot buy one request
         under any design.
     """
-    if not isinstance(components, VarianceComponents):
-        raise TypeError(f"components: expected VarianceComponents, got {type(components).__name__}")
+    check_components(components)
     if not isinstance(costs, CostModel):
         raise TypeError(f"costs: expected CostModel, got {type(costs).__name__}")
     if budget is None and target_se is None:

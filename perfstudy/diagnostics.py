@@ -38,7 +38,8 @@ SHAPIRO_MAX = 5000
 ADF_MIN = 20
 
 
-def _series(name: str, x, minimum: int = 2) -> np.ndarray:
+def _series(name: str, x, minimum: int = 2, *, method: str | None = None) -> np.ndarray:
+    """A finite 1-D float series of at least ``minimum`` points; with ``method``, also not constant."""
     x = np.asarray(x, dtype=float)
     if x.ndim != 1:
         raise ValueError(f"{name}: expected a one-dimensional series")
@@ -46,6 +47,8 @@ def _series(name: str, x, minimum: int = 2) -> np.ndarray:
         raise ValueError(f"{name}: {x.size} points; at least {minimum} are needed")
     if not np.all(np.isfinite(x)):
         raise ValueError(f"{name}: contains NaN or inf ({int(np.sum(~np.isfinite(x)))} of {x.size} values)")
+    if method is not None and np.ptp(x) == 0:
+        raise ValueError(f"{name}: constant; {method} is undefined")
     return x
 
 
@@ -188,9 +191,7 @@ def normality(df: pd.DataFrame, by=None, *, value: str = "value", alpha: float =
     rng = np.random.default_rng(rng)
     rows = []
     for key, group in _groups(df, by, value):
-        x = _series(f"{value} ({_label(key)})", group[value].to_numpy(), minimum=3)
-        if np.ptp(x) == 0:
-            raise ValueError(f"{value} ({_label(key)}): constant; Shapiro-Wilk is undefined")
+        x = _series(f"{value} ({_label(key)})", group[value].to_numpy(), minimum=3, method="Shapiro-Wilk")
         tested = x if x.size <= SHAPIRO_MAX else rng.choice(x, SHAPIRO_MAX, replace=False)
         statistic, p_value = stats.shapiro(tested)
         rows.append({**key, "n": x.size, "n_tested": tested.size, "statistic": float(statistic),
@@ -201,9 +202,7 @@ def normality(df: pd.DataFrame, by=None, *, value: str = "value", alpha: float =
 def _adf(x: np.ndarray, name: str, regression: str, autolag, maxlag=None):
     from statsmodels.tsa.stattools import adfuller
 
-    x = _series(name, x, minimum=ADF_MIN)
-    if np.ptp(x) == 0:
-        raise ValueError(f"{name}: constant; the ADF test is undefined")
+    x = _series(name, x, minimum=ADF_MIN, method="the ADF test")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         result = adfuller(x, maxlag=maxlag, regression=regression, autolag=autolag)
@@ -257,9 +256,7 @@ def _lag1(x: np.ndarray) -> np.ndarray:
 
 def independence_test(x, *, permutations: int = 1000, rng=None) -> IndependenceTest:
     """Does the order of the measurements matter? A permutation test of lag-1 autocorrelation."""
-    x = _series("x", x, minimum=3)
-    if np.ptp(x) == 0:
-        raise ValueError("x: constant; independence cannot be tested")
+    x = _series("x", x, minimum=3, method="the independence test")
     permutations = check_int("permutations", permutations)
     rng = np.random.default_rng(rng)
     statistic = float(_lag1(x))

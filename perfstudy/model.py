@@ -271,9 +271,15 @@ def _resolve_schedule(design, requests, hosts, repetitions) -> Schedule:
     return build_schedule(design, requests=requests, hosts=hosts, repetitions=repetitions)
 
 
-def _check_inputs(components, experiments, effect) -> tuple[int, float]:
+def check_components(components) -> VarianceComponents:
+    """``components`` if it is a :class:`VarianceComponents`, else a TypeError naming the argument."""
     if not isinstance(components, VarianceComponents):
         raise TypeError(f"components: expected VarianceComponents, got {type(components).__name__}")
+    return components
+
+
+def _check_inputs(components, experiments, effect) -> tuple[int, float]:
+    check_components(components)
     return check_int("experiments", experiments), check_real("effect", effect)
 
 

@@ -14,7 +14,7 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
-from perfstudy._checks import check_int
+from perfstudy._checks import check_int, check_version
 
 __all__ = ["DESIGNS", "BATCHES", "Schedule", "schedule", "check_design", "check_hosts"]
 
@@ -29,7 +29,6 @@ BATCHES: dict[str, int] = {
     "host_balanced": 2,
     "fully_balanced": 2,
 }
-
 
 
 def check_design(design: str) -> str:
@@ -121,10 +120,7 @@ class Schedule:
         lengths = {name: a.size for name, a in arrays.items()}
         if len(set(lengths.values())) != 1:
             raise ValueError(f"request, host, batch, version: mismatched lengths {lengths}")
-        if not np.isin(arrays["version"], (0, 1)).all():
-            raise ValueError("version: expected 0 (control) or 1 (treatment) for every observation")
-        if np.unique(arrays["version"]).size != 2:
-            raise ValueError("version: both conditions (0 and 1) must have observations")
+        arrays["version"] = check_version(arrays["version"])
         repetition = self.repetition
         if repetition is None:
             repetition = np.zeros(lengths["request"], dtype=np.intp)

@@ -13,10 +13,10 @@ import math
 import numpy as np
 import pandas as pd
 
-from perfstudy._checks import check_int
-from perfstudy.bootstrap import WEIGHTS, clustered_bootstrap, host_blocks
+from perfstudy._checks import check_int, check_level
+from perfstudy.bootstrap import check_weights, clustered_bootstrap, host_blocks
 from perfstudy.designs import standard_error
-from perfstudy.model import PERFLAB_ENDPOINTS, VarianceComponents, simulate
+from perfstudy.model import PERFLAB_ENDPOINTS, VarianceComponents, check_components, simulate
 from perfstudy.parallel import map_tasks
 from perfstudy.schedules import Schedule, check_design
 
@@ -60,14 +60,16 @@ def bootstrap_clusters(bootstrap: str, schedule: Schedule):
 
 
 def _task(task, rng):
-    design, bootstraps, components, requests, hosts, experiments, replicates, weights, levels = task
+    design, bootstraps, components, requests, hosts, experiments, replicates, weights, level = task
     sim_rng, *boot_rngs = rng.spawn(1 + len(bootstraps))
     sim = simulate(design, components, requests=requests, hosts=hosts, experiments=experiments, rng=sim_rng)
     out = {"delta_hat": sim.delta_hat}
     for bootstrap, stream in zip(bootstraps, boot_rngs):
         result = clustered_bootstrap(sim.y, sim.schedule.version, bootstrap_clusters(bootstrap, sim.schedule),
                                      replicates=replicates, weights=weights, rng=stream)
-        out[bootstrap] = (result.standard_error, result.clusters_per_condition, result.redrawn)
+        out[bootstrap] = dict(se=result.standard_error, clusters=result.clusters_per_condition,
+                              redrawn=result.redrawn, z=result.critical_value(level, "normal"),
+                              t=result.critical_value(level, "t"))
     return out
 
 
@@ -100,14 +102,11 @@ def type1_error_table(
         ``analytic_se`` (section 4.2.1), ``clusters`` (per condition), ``redrawn`` replicates,
         and the paper's three numbers.
     """
-    if not isinstance(components, VarianceComponents):
-        raise TypeError(f"components: expected VarianceComponents, got {type(components).__name__}")
+    check_components(components)
     experiments = check_int("experiments", experiments, minimum=2)
     replicates = check_int("replicates", replicates, minimum=2)
-    if not 0 < level < 1:
-        raise ValueError(f"level={level!r}: expected a confidence level in (0, 1)")
-    if weights not in WEIGHTS:
-        raise ValueError(f"weights={weights!r}: expected one of {', '.join(map(repr, WEIGHTS))}")
+    level = check_level(level)
+    check_weights(weights)  # here too: fail before any work is sent to an executor
     rows = [tuple(r) for r in rows]
     for design, bootstrap in rows:
         check_design(design)
@@ -120,28 +119,22 @@ def type1_error_table(
              for d in designs for size in sizes]
     results = map_tasks(_task, tasks, rng=rng, executor=executor, progress=progress, desc="Table 3")
 
-    from scipy import stats
-
-    z = stats.norm.ppf(0.5 + level / 2)
     table = []
     for design in designs:
         chunks = [r for t, r in zip(tasks, results) if t[0] == design]
         delta_hat = np.concatenate([c["delta_hat"] for c in chunks])
         for bootstrap in by_design[design]:
-            if (design, bootstrap) not in rows:
-                continue
-            se = np.concatenate([c[bootstrap][0] for c in chunks])
-            clusters = chunks[0][bootstrap][1]
-            t_crit = stats.t.ppf(0.5 + level / 2, df=max(1, min(clusters) - 1))
-            rate = float(np.mean(np.abs(delta_hat) > z * se))
+            se = np.concatenate([c[bootstrap]["se"] for c in chunks])
+            first = chunks[0][bootstrap]  # z, t and clusters are the same in every chunk
+            rate = float(np.mean(np.abs(delta_hat) > first["z"] * se))
             paper = TABLE_3_PAPER.get((design, bootstrap), (math.nan,) * 3)
             table.append(dict(
                 design=design, bootstrap=bootstrap, type1_error=rate,
                 type1_error_mc=math.sqrt(rate * (1 - rate) / delta_hat.size),
-                type1_error_t=float(np.mean(np.abs(delta_hat) > t_crit * se)),
+                type1_error_t=float(np.mean(np.abs(delta_hat) > first["t"] * se)),
                 mean_estimated_se=float(se.mean()), true_se=float(delta_hat.std(ddof=1)),
                 analytic_se=standard_error(design, components, requests=requests, hosts=hosts),
-                clusters=min(clusters), redrawn=int(sum(c[bootstrap][2] for c in chunks)),
+                clusters=min(first["clusters"]), redrawn=int(sum(c[bootstrap]["redrawn"] for c in chunks)),
                 paper_type1_error=paper[0], paper_mean_se=paper[1], paper_se=paper[2],
             ))
     order = {r: i for i, r in enumerate(rows)}
@@ -190,6 +183,7 @@ def segment_aa_study(
     values = np.asarray(values, dtype=float)
     if values.ndim != 1 or not np.all(np.isfinite(values)):
         raise ValueError("values: expected a one-dimensional series of finite numbers")
+    level = check_level(level)
     segments = check_int("segments", segments, minimum=2)
     segment_length = check_int("segment_length", segment_length)
     experiments = check_int("experiments", experiments, minimum=2)
