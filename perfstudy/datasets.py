@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 import hashlib
+from types import MappingProxyType
 import os
 from pathlib import Path
 import tomllib
@@ -24,7 +25,7 @@ import urllib.request
 import numpy as np
 import pandas as pd
 
-__all__ = ["Dataset", "registry", "list_datasets", "locate", "load", "DataUnavailableError"]
+__all__ = ["Dataset", "registry", "list_datasets", "locate", "load", "load_family", "DataUnavailableError"]
 
 ENV = "PERFSTUDY_DATA"
 
@@ -50,6 +51,7 @@ class Dataset:
     benchmark: str | None = None
     config: str | None = None
     split_row: int | None = None
+    metrics: "MappingProxyType[str, str] | None" = None
 
 
 def _registry_file() -> Path:
@@ -62,7 +64,12 @@ def _registry_file() -> Path:
 def registry() -> dict[str, Dataset]:
     """All registered datasets by name."""
     entries = tomllib.loads(_registry_file().read_text())
-    return {name: Dataset(name=name, **fields) for name, fields in entries.items()}
+    datasets = {}
+    for name, fields in entries.items():
+        if "metrics" in fields:
+            fields["metrics"] = MappingProxyType(dict(fields["metrics"]))
+        datasets[name] = Dataset(name=name, **fields)
+    return datasets
 
 
 def list_datasets() -> pd.DataFrame:
@@ -148,11 +155,15 @@ def locate(name: str, *, download: bool = True) -> Path:
     return cached
 
 
-def _load_azure(path: Path, dataset: Dataset) -> pd.DataFrame:
+def _columns(raw: pd.DataFrame, expected, dataset: Dataset) -> None:
+    missing = sorted(set(expected) - set(raw.columns))
+    if missing:
+        raise ValueError(f"{dataset.name}: columns {missing} missing; the file has {list(raw.columns)}")
+
+
+def _load_azure(path: Path, dataset: Dataset) -> tuple[pd.DataFrame, int]:
     raw = pd.read_csv(path)
-    expected = {"value", "runtime", "starttime", "VM_id"}
-    if set(raw.columns) != expected:
-        raise ValueError(f"{dataset.name}: expected columns {sorted(expected)}, got {list(raw.columns)}")
+    _columns(raw, {"value", "runtime", "starttime", "VM_id"}, dataset)
     frame = pd.DataFrame(
         {
             "timestamp": pd.to_datetime(raw["starttime"]),
@@ -162,13 +173,13 @@ def _load_azure(path: Path, dataset: Dataset) -> pd.DataFrame:
         }
     )
     frame.insert(0, "benchmark", dataset.name.removeprefix("azure-"))
-    return frame.sort_values(["vm", "timestamp"], kind="stable").reset_index(drop=True)
+    return frame.sort_values(["vm", "timestamp"], kind="stable").reset_index(drop=True), len(raw)
 
 
-def _load_pt4cloud(path: Path, dataset: Dataset) -> pd.DataFrame:
+def _load_pt4cloud(path: Path, dataset: Dataset) -> tuple[pd.DataFrame, int]:
     values = np.loadtxt(path, dtype=float, ndmin=1)
     index = np.arange(values.size)
-    return pd.DataFrame(
+    frame = pd.DataFrame(
         {
             "benchmark": dataset.benchmark,
             "config": dataset.config,
@@ -177,24 +188,128 @@ def _load_pt4cloud(path: Path, dataset: Dataset) -> pd.DataFrame:
             "value": values,
         }
     )
+    return frame, values.size
 
 
-_LOADERS = {"azure-vm-noise": _load_azure, "pt4cloud": _load_pt4cloud}
+def _load_sap_details(path: Path, dataset: Dataset) -> tuple[pd.DataFrame, int]:
+    raw = pd.read_csv(path, sep=";")
+    _columns(raw, {"Type", "Dataset", "Change Point"}, dataset)
+    label = raw["Type"].str.strip()
+    frame = pd.DataFrame(
+        {
+            "benchmark": raw["Dataset"].str.removesuffix(".csv"),
+            "label": label.str[:1].str.upper() + label.str[1:],
+            # "the last Index before the regression was introduced"; 0 stands for none
+            "change_point": raw["Change Point"].where(raw["Change Point"] > 0).astype("Int64"),
+        }
+    )
+    return frame.sort_values("benchmark", kind="stable").reset_index(drop=True), len(raw)
+
+
+def _load_sap(path: Path, dataset: Dataset) -> tuple[pd.DataFrame, int]:
+    raw = pd.read_csv(path)
+    _columns(raw, {"Index", "GHC", "Measurement"}, dataset)
+    details = load("sap-hana-details").set_index("benchmark").loc[dataset.benchmark]
+    change_point = details["change_point"]
+    index = raw["Index"].astype(int)
+    frame = pd.DataFrame(
+        {
+            "benchmark": dataset.benchmark,
+            "label": details["label"],
+            "index": index,
+            "build": raw["GHC"].astype(int),
+            "value": raw["Measurement"].astype(float),
+            "after_change": (index > change_point) if not pd.isna(change_point) else False,
+        }
+    )
+    return frame, len(raw)
+
+
+def _load_cwb(path: Path, dataset: Dataset) -> tuple[pd.DataFrame, int]:
+    raw = pd.read_csv(path, sep=";")
+    metrics = dict(dataset.metrics)
+    _columns(raw, {"provider_vm_id", "iteration", "source", *metrics}, dataset)
+    # source "rmit-combined_v3_aws-us_m3.medium": suite version, region prefix, instance type;
+    # no prefix or "eu" is eu-west-1a, "us" is us-east-1a (cwb-data-interim.upstream.md)
+    parts = raw["source"].str.extract(r"^rmit-combined_(?P<suite>v\d+)_aws(?:-(?P<region>eu|us))?_(?P<config>.+)$")
+    if parts["config"].isna().any():
+        raise ValueError(f"{dataset.name}: unrecognised source names {sorted(raw['source'][parts['config'].isna()].unique())}")
+    region = parts["region"].map({"us": "us-east-1a", "eu": "eu-west-1a"}).fillna("eu-west-1a")
+    ids = pd.DataFrame({"config": parts["config"], "region": region, "suite": parts["suite"],
+                        "vm": raw["provider_vm_id"], "batch": raw["iteration"].astype(int)})
+    wide = pd.concat([ids, raw[list(metrics)]], axis=1)
+    frame = wide.melt(id_vars=list(ids.columns), var_name="benchmark", value_name="value")
+    frame["unit"] = frame["benchmark"].map(metrics)
+    frame = frame[["benchmark", "config", "region", "suite", "vm", "batch", "value", "unit"]]
+    return frame.sort_values(["benchmark", "config", "vm", "batch"], kind="stable").reset_index(drop=True), len(raw)
+
+
+def _load_laaber(path: Path, dataset: Dataset) -> tuple[pd.DataFrame, int]:
+    raw = pd.read_csv(path, sep=";")
+    _columns(raw, {"project", "commit", "benchmark", "trial", "value"}, dataset)
+    frame = pd.DataFrame(
+        {
+            "project": raw["project"],
+            "commit": raw["commit"],
+            "benchmark": raw["benchmark"],
+            "batch": raw["trial"].astype(int),
+            "value": raw["value"].astype(float),
+        }
+    )
+    return frame.sort_values(["benchmark", "batch"], kind="stable").reset_index(drop=True), len(raw)
+
+
+_LOADERS = {
+    "azure-vm-noise": _load_azure,
+    "pt4cloud": _load_pt4cloud,
+    "sap-hana": _load_sap,
+    "sap-hana-details": _load_sap_details,
+    "cwb": _load_cwb,
+    "laaber-go": _load_laaber,
+}
 
 
 def load(name: str, *, download: bool = True) -> pd.DataFrame:
-    """Load a dataset as a tidy frame, one row per measurement, in time order.
+    """Load a dataset as a tidy frame, one row per measurement (time order wherever it is known).
 
     - ``azure-*``: ``benchmark``, ``timestamp`` (run start, UTC), ``vm`` (0..2 for long-lived VMs; a new
       VM each for short-lived), ``value`` (in the dataset's ``unit``), ``runtime_s``.
     - ``pt4cloud-*``: ``benchmark``, ``config``, ``index`` (run order), ``split`` (``"sampled"`` for
       the rows before the artifact's split row, the thinned three weeks; ``"ground_truth"`` after),
       ``value``.
+    - ``sap-hana-NNNN``: ``benchmark`` (the series, ``"0000"``..), ``label`` (SAP's judgement:
+      Stable, Spike, Regression, High deviation, Build-dependent), ``index``, ``build`` (GHC; rows
+      of one build are repeated measurements of it), ``value`` (a unitless duration),
+      ``after_change`` (True after a labelled regression's change point).
+    - ``sap-hana-details``: ``benchmark``, ``label``, ``change_point`` (last ``index`` before the
+      regression; missing when there is none).
+    - ``cwb-aws-microbench``: long format, ``benchmark`` (the metric), ``config`` (EC2 instance
+      type), ``region``, ``suite`` (CWB suite version), ``vm``, ``batch`` (iteration 1..3 on that VM),
+      ``value``, ``unit``. No timestamps: the order of VMs is not time order.
+    - ``laaber-*``: ``project``, ``commit``, ``benchmark``, ``batch`` (the repetition, ``trial``),
+      ``value`` (ns/op).
+
+    Raises
+    ------
+    ValueError
+        Unknown name, a file refused by its sha256, or a file that does not parse as registered.
+    DataUnavailableError
+        Not found locally and not downloadable; the message names ``$PERFSTUDY_DATA``.
     """
     dataset = _get(name)
-    frame = _LOADERS[dataset.family](locate(name, download=download), dataset)
-    if len(frame) != dataset.rows:
-        raise ValueError(f"{name}: parsed {len(frame)} rows, the registry says {dataset.rows}")
-    if not np.all(np.isfinite(frame["value"])):
+    frame, rows = _LOADERS[dataset.family](locate(name, download=download), dataset)
+    if rows != dataset.rows:
+        raise ValueError(f"{name}: parsed {rows} rows, the registry says {dataset.rows}")
+    if "value" in frame and not np.all(np.isfinite(frame["value"])):
         raise ValueError(f"{name}: non-finite values in the file")
     return frame
+
+
+def load_family(family: str, *, download: bool = True) -> pd.DataFrame:
+    """All datasets of one ``family`` (``list_datasets()["family"]``), concatenated, with a ``dataset`` column."""
+    names = [d.name for d in registry().values() if d.family == family]
+    if not names:
+        families = sorted({d.family for d in registry().values()})
+        raise ValueError(f"family={family!r}: no such family; expected one of {families}")
+    frames = [load(name, download=download).assign(dataset=name) for name in names]
+    return pd.concat(frames, ignore_index=True)
