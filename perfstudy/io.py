@@ -1,0 +1,268 @@
+"""Readers for the files that benchmark harnesses write, into perfstudy's tidy schema.
+
+Every reader returns one row per measured value with the columns
+
+``benchmark``
+    The tool's name for the benchmark (with its parameters, where the tool has them).
+``host``, ``timestamp``
+    Where and when, if the file says (else missing).
+``batch``
+    The unit that is re-initialised between groups of values: the *process* for pyperf and
+    hyperfine, the *fork* for JMH, the *repetition* for Google Benchmark. Values within a batch share
+    its start-up state, which is why the clustered bootstrap resamples batches, not values.
+``iteration``
+    Position within the batch, warm-ups first.
+``warmup``
+    True for warm-up values. They are flagged, never dropped: filter with ``df[~df.warmup]``.
+``value``, ``unit``
+    As the tool wrote them (a per-operation mean over the tool's inner loop where it has one).
+
+What each tool writes differs; the reader's docstring says what is and what is not in its file
+(hyperfine, JMH and Google Benchmark do not record their warm-up runs in their JSON, so
+``warmup`` is all False there). Settings that are not per-row (JMH's warm-up iterations, the
+context block of Google Benchmark, ...) are kept in ``DataFrame.attrs``.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+from pathlib import Path
+import warnings
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["COLUMNS", "read_pyperf", "read_hyperfine", "read_google_benchmark", "read_jmh"]
+
+#: The columns every reader returns, in this order; tool-specific columns follow.
+COLUMNS = ["benchmark", "host", "timestamp", "batch", "iteration", "warmup", "value", "unit"]
+
+
+def _read_json(source, tool: str):
+    """Parsed JSON from a path (``.gz`` decompressed), a file object, or an already parsed object."""
+    if isinstance(source, (dict, list)):
+        return source
+    if isinstance(source, (str, os.PathLike)):
+        path = Path(source)
+        if not path.exists():
+            raise FileNotFoundError(f"{path}: no such file")
+        opener = gzip.open if path.suffix == ".gz" else open
+        with opener(path, "rt", encoding="utf-8") as handle:
+            text = handle.read()
+        where = str(path)
+    elif hasattr(source, "read"):
+        text = source.read()
+        where = getattr(source, "name", "<stream>")
+    else:
+        raise TypeError(f"source: expected a path, a file object or parsed JSON, got {type(source).__name__}")
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        raise ValueError(f"{where}: not a {tool} JSON file ({error})") from error
+
+
+def _require(mapping, key: str, where: str, tool: str):
+    if not isinstance(mapping, dict) or key not in mapping:
+        raise ValueError(f"{where}: no {key!r} field; is this a {tool} JSON file?")
+    return mapping[key]
+
+
+def _frame(rows: list[dict], extra: list[str], attrs: dict) -> pd.DataFrame:
+    frame = pd.DataFrame(rows, columns=COLUMNS + extra)
+    if frame.empty:
+        raise ValueError("the file holds no measured values")
+    frame["timestamp"] = pd.to_datetime(frame["timestamp"])
+    frame["batch"] = frame["batch"].astype(int)
+    frame["iteration"] = frame["iteration"].astype(int)
+    frame["warmup"] = frame["warmup"].astype(bool)
+    frame["value"] = frame["value"].astype(float)
+    frame.attrs.update(attrs)
+    return frame
+
+
+def read_pyperf(source) -> pd.DataFrame:
+    """Read a pyperf JSON file (``python -m pyperf ... -o file.json``; ``.json.gz`` too).
+
+    pyperf runs each benchmark in several worker *processes* (``batch``); each process writes its
+    warm-up values first, then its measured values, all per loop iteration in the benchmark's unit
+    (seconds by default). Calibration processes, which hold warm-ups only, appear as batches whose
+    rows are all warm-ups. Metadata is merged suite -> benchmark -> run, as pyperf does; ``host``
+    is the ``hostname`` metadata, ``timestamp`` the run's ``date``.
+
+    Extra columns: ``loops`` (outer loop count behind each value), ``inner_loops``.
+    """
+    data = _read_json(source, "pyperf")
+    benchmarks = _require(data, "benchmarks", "pyperf file", "pyperf")
+    suite_meta = data.get("metadata", {})
+    rows = []
+    for b_index, bench in enumerate(benchmarks):
+        bench_meta = {**suite_meta, **bench.get("metadata", {})}
+        runs = _require(bench, "runs", f"benchmark {b_index}", "pyperf")
+        for batch, run in enumerate(runs):
+            meta = {**bench_meta, **run.get("metadata", {})}
+            name = meta.get("name")
+            if name is None:
+                raise ValueError(f"benchmark {b_index}: no 'name' in its metadata")
+            unit = meta.get("unit", "second")
+            warmups = [(loops, value) for loops, value in run.get("warmups", [])]
+            values = run.get("values", [])
+            loops = meta.get("loops", np.nan)
+            for iteration, (w_loops, value) in enumerate(warmups + [(loops, v) for v in values]):
+                rows.append(dict(benchmark=name, host=meta.get("hostname"), timestamp=meta.get("date"),
+                                 batch=batch, iteration=iteration, warmup=iteration < len(warmups),
+                                 value=value, unit=unit, loops=w_loops, inner_loops=meta.get("inner_loops", 1)))
+    return _frame(rows, ["loops", "inner_loops"], {"tool": "pyperf", "metadata": suite_meta})
+
+
+def read_hyperfine(source) -> pd.DataFrame:
+    """Read a hyperfine JSON export (``hyperfine --export-json file.json ...``).
+
+    Each timed run of a command is a fresh process: one row per run, ``batch`` = run index,
+    ``iteration`` = 0, wall-clock ``value`` in seconds. hyperfine executes ``--warmup`` runs but
+    does not write them to its JSON, so ``warmup`` is all False. Parameter-scan values are added
+    to ``benchmark`` (``"cmd [n=10]"``) and kept in ``params``.
+
+    Extra columns: ``command``, ``params``, ``exit_code`` (non-zero only with ``--ignore-failure``),
+    and per-run ``user``/``system`` CPU seconds where the file has them (hyperfine 1.16 and later).
+    """
+    data = _read_json(source, "hyperfine")
+    results = _require(data, "results", "hyperfine file", "hyperfine")
+    extra = ["command", "params", "exit_code", "user", "system"]
+    rows = []
+    for position, result in enumerate(results):
+        command = _require(result, "command", f"result {position}", "hyperfine")
+        times = _require(result, "times", f"result {position} ({command})", "hyperfine")
+        params = result.get("parameters") or {}
+        label = " ".join(f"{k}={v}" for k, v in params.items())
+        n = len(times)
+        codes = result.get("exit_codes") or [np.nan] * n
+        user = result.get("user_times") or [np.nan] * n  # hyperfine >= 1.16 writes per-run CPU times
+        system = result.get("system_times") or [np.nan] * n
+        for field, values in (("exit_codes", codes), ("user_times", user), ("system_times", system)):
+            if len(values) != n:
+                raise ValueError(f"result {position} ({command}): {len(values)} {field} for {n} times")
+        for run, value in enumerate(times):
+            rows.append(dict(benchmark=f"{command} [{label}]" if label else command, batch=run, iteration=0,
+                             warmup=False, value=value, unit="s", command=command, params=label or None,
+                             exit_code=codes[run], user=user[run], system=system[run]))
+    return _frame(rows, extra, {"tool": "hyperfine"})
+
+
+def read_google_benchmark(source, *, time: str = "real_time", errors: str = "raise") -> pd.DataFrame:
+    """Read Google Benchmark JSON (``--benchmark_format=json`` or ``--benchmark_out=file.json``).
+
+    Rows with ``run_type == "iteration"`` are the measured values, each the mean time per iteration
+    over ``iterations`` iterations; ``batch`` is the ``repetition_index`` (``--benchmark_repetitions``).
+    Aggregate rows (mean, median, stddev, cv, ...) are summaries, not measurements: they are not
+    returned, and ``attrs["aggregates"]`` counts them. Google Benchmark does not write its warm-up
+    (``--benchmark_min_warmup_time``) to the file: ``warmup`` is all False. ``host`` and
+    ``timestamp`` come from the ``context`` block, kept whole in ``attrs["context"]``.
+
+    Parameters
+    ----------
+    time : {"real_time", "cpu_time"}
+    errors : {"raise", "drop"}
+        A benchmark that reported an error (``error_occurred``) has no valid time. ``"raise"``
+        refuses the file; ``"drop"`` leaves those rows out with a warning that counts them, and
+        records their names in ``attrs["errors"]``.
+
+    Extra columns: ``iterations``, ``threads``.
+    """
+    if time not in ("real_time", "cpu_time"):
+        raise ValueError(f"time={time!r}: expected 'real_time' or 'cpu_time'")
+    if errors not in ("raise", "drop"):
+        raise ValueError(f"errors={errors!r}: expected 'raise' or 'drop'")
+    data = _read_json(source, "Google Benchmark")
+    benchmarks = _require(data, "benchmarks", "Google Benchmark file", "Google Benchmark")
+    context = data.get("context", {})
+    extra = ["iterations", "threads"]
+    rows = []
+    aggregates, failed, seen = 0, [], {}
+    for entry in benchmarks:
+        name = _require(entry, "name", "benchmark entry", "Google Benchmark")
+        if entry.get("run_type", "iteration") == "aggregate":
+            aggregates += 1
+            continue
+        if entry.get("error_occurred"):
+            failed.append(f"{name}: {entry.get('error_message', 'error')}")
+            continue
+        run_name = entry.get("run_name", name)
+        # older versions have no repetition_index: count the repetitions of each name in file order
+        repetition = entry.get("repetition_index", seen.get(run_name, 0))
+        seen[run_name] = repetition + 1
+        rows.append(dict(benchmark=run_name, host=context.get("host_name"), timestamp=context.get("date"),
+                         batch=repetition, iteration=0, warmup=False,
+                         value=_require(entry, time, name, "Google Benchmark"), unit=entry.get("time_unit", "ns"),
+                         iterations=entry.get("iterations"), threads=entry.get("threads", 1)))
+    if failed and errors == "raise":
+        raise ValueError(f"{len(failed)} benchmark(s) reported errors: {failed[:3]}; pass errors='drop' to leave them out")
+    if failed:
+        warnings.warn(f"{len(failed)} benchmark run(s) reported errors and were left out: {failed[:3]}", stacklevel=2)
+    return _frame(rows, extra, {"tool": "Google Benchmark", "context": context, "aggregates": aggregates,
+                                "errors": failed, "time": time})
+
+
+def _jmh_values(metric: dict, where: str) -> list[list[np.ndarray]]:
+    """Per fork, per iteration: the raw values (a SampleTime histogram expanded by its counts)."""
+    if "rawData" in metric:
+        return [[np.array([value], dtype=float) for value in fork] for fork in metric["rawData"]]
+    if "rawDataHistogram" in metric:
+        forks = []
+        for fork in metric["rawDataHistogram"]:
+            iterations = []
+            for histogram in fork:
+                pairs = np.asarray(histogram, dtype=float).reshape(-1, 2)
+                if np.any(pairs[:, 1] < 0) or np.any(pairs[:, 1] != np.round(pairs[:, 1])):
+                    raise ValueError(f"{where}: histogram counts must be non-negative integers")
+                iterations.append(np.repeat(pairs[:, 0], pairs[:, 1].astype(int)))
+            forks.append(iterations)
+        return forks
+    raise ValueError(f"{where}: neither 'rawData' nor 'rawDataHistogram'; was the result written with -rf json?")
+
+
+def read_jmh(source, *, metric: str | None = None) -> pd.DataFrame:
+    """Read JMH results (``java -jar benchmarks.jar -rf json -rff file.json``).
+
+    ``rawData`` holds, per *fork* (``batch``), the score of each measurement iteration
+    (``iteration``); in SampleTime mode ``rawDataHistogram`` holds per iteration a histogram of
+    ``[value, count]`` pairs, expanded here into ``count`` rows each. JMH does not write warm-up
+    iterations to its JSON: ``warmup`` is all False, and the per-benchmark warm-up settings are in
+    the ``warmup_iterations`` and ``warmup_time`` columns. ``@Param`` values are appended to
+    ``benchmark`` (``"pkg.Bench.method [size=10]"``).
+
+    Parameters
+    ----------
+    metric : str, optional
+        A secondary metric to read instead of the primary one (e.g. ``"gc.alloc.rate.norm"``);
+        it must have raw data.
+
+    Extra columns: ``mode`` (thrpt, avgt, sample, ss), ``threads``, ``params``,
+    ``warmup_iterations``, ``warmup_time``, ``jvm``.
+    """
+    data = _read_json(source, "JMH")
+    if not isinstance(data, list):
+        raise ValueError("JMH JSON is a list of results; got an object (is this a JMH -rf json file?)")
+    extra = ["mode", "threads", "params", "warmup_iterations", "warmup_time", "jvm"]
+    rows = []
+    for position, result in enumerate(data):
+        name = _require(result, "benchmark", f"result {position}", "JMH")
+        if metric is None:
+            chosen = _require(result, "primaryMetric", name, "JMH")
+        else:
+            secondary = result.get("secondaryMetrics", {})
+            if metric not in secondary:
+                raise ValueError(f"{name}: no secondary metric {metric!r}; it has {sorted(secondary)}")
+            chosen = secondary[metric]
+        params = result.get("params") or {}
+        label = ", ".join(f"{k}={v}" for k, v in params.items())
+        benchmark = f"{name} [{label}]" if label else name
+        common = dict(benchmark=benchmark, warmup=False, unit=chosen.get("scoreUnit"), mode=result.get("mode"),
+                      threads=result.get("threads"), params=label or None,
+                      warmup_iterations=result.get("warmupIterations"), warmup_time=result.get("warmupTime"),
+                      jvm=result.get("vmVersion"))
+        for fork, iterations in enumerate(_jmh_values(chosen, benchmark)):
+            for iteration, values in enumerate(iterations):
+                rows.extend(dict(common, batch=fork, iteration=iteration, value=value) for value in values)
+    return _frame(rows, extra, {"tool": "JMH", "metric": metric or "primary"})

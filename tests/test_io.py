@@ -1,0 +1,214 @@
+"""Readers against files written by the real tools (pyperf, hyperfine, Google Benchmark) and the
+documented JMH format, each checked against the tool's own summary of the same file."""
+
+import gzip
+import json
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from perfstudy.io import COLUMNS, read_google_benchmark, read_hyperfine, read_jmh, read_pyperf
+
+
+def _run(args, **kwargs):
+    return subprocess.run(args, check=True, capture_output=True, text=True, timeout=120, **kwargs)
+
+
+# --- pyperf: the real tool writes the file, pyperf's own loader is the reference ----------------
+
+@pytest.fixture(scope="module")
+def pyperf_file(tmp_path_factory):
+    pyperf = pytest.importorskip("pyperf")
+    path = tmp_path_factory.mktemp("pyperf") / "timeit.json"
+    # 3 worker processes, 2 warm-ups and 4 values each, fixed loops (no calibration process)
+    _run([sys.executable, "-m", "pyperf", "timeit", "--quiet", "-p", "3", "-w", "2", "-n", "4", "-l", "50",
+          "--name", "sum100", "-o", str(path), "sum(range(100))"])
+    return path, pyperf
+
+
+def test_pyperf_matches_pyperfs_own_loader(pyperf_file):
+    path, pyperf = pyperf_file
+    frame = read_pyperf(path)
+    assert list(frame.columns[: len(COLUMNS)]) == COLUMNS
+    bench = pyperf.BenchmarkSuite.load(str(path)).get_benchmark("sum100")
+    measured = frame[~frame.warmup]
+    np.testing.assert_array_equal(measured.value, bench.get_values())  # same values, same order
+    runs = bench.get_runs()
+    assert frame.batch.nunique() == len(runs) == 3
+    warm = frame[frame.warmup]
+    np.testing.assert_array_equal(warm.value, [value for run in runs for _, value in run.warmups])
+    # warm-ups come first within each process, and are flagged rather than dropped
+    assert (frame.groupby("batch").warmup.apply(lambda w: list(w)) == [[True] * 2 + [False] * 4] * 3).all()
+    assert (frame.loops == 50).all() and (frame.unit == "second").all()
+    assert frame.host.notna().all() and frame.timestamp.notna().all()
+
+
+def test_pyperf_calibration_and_gzip(tmp_path):
+    pytest.importorskip("pyperf")
+    path = tmp_path / "cal.json.gz"
+    # without -l, pyperf spends a first process calibrating the loop count: warm-ups only
+    _run([sys.executable, "-m", "pyperf", "timeit", "--quiet", "-p", "2", "-w", "1", "-n", "2",
+          "--name", "cal", "-o", str(path), "pass"])
+    frame = read_pyperf(path)
+    by_batch = frame.groupby("batch").warmup.all()
+    assert by_batch.iloc[0]  # the calibration process
+    assert (~frame[frame.batch > 0].warmup).sum() == 2 * 2
+    with gzip.open(path, "rt") as handle:
+        assert read_pyperf(json.load(handle)).equals(frame)
+
+
+# --- hyperfine: the real tool (Debian package), its mean/median are the reference ---------------
+
+needs_hyperfine = pytest.mark.skipif(shutil.which("hyperfine") is None,
+                                     reason="hyperfine is not installed (Debian package 'hyperfine'; .ci/run installs it)")
+
+
+@needs_hyperfine
+def test_hyperfine_runs_and_parameter_scan(tmp_path):
+    path = tmp_path / "h.json"
+    _run(["hyperfine", "--style", "none", "--warmup", "2", "--runs", "7", "-N", "--export-json", str(path),
+          "-P", "n", "1", "2", "sleep 0.00{n}"])
+    frame = read_hyperfine(path)
+    raw = json.loads(path.read_text())["results"]
+    assert sorted(frame.benchmark.unique()) == ["sleep 0.001 [n=1]", "sleep 0.002 [n=2]"]
+    for result in raw:
+        rows = frame[frame.params == f"n={result['parameters']['n']}"]
+        assert len(rows) == 7 and list(rows.batch) == list(range(7))  # warm-up runs are not in the file
+        assert rows.value.mean() == pytest.approx(result["mean"], rel=1e-12)
+        assert rows.value.median() == pytest.approx(result["median"], rel=1e-12)
+        assert (rows.exit_code == 0).all()
+    assert not frame.warmup.any()
+    # the 2 ms command takes longer than the 1 ms one
+    assert frame.groupby("params").value.median().diff().iloc[-1] > 0
+
+
+# --- Google Benchmark: a real benchmark compiled against Debian's libbenchmark -------------------
+
+GB_SOURCE = r"""
+#include <benchmark/benchmark.h>
+#include <numeric>
+#include <vector>
+static void BM_Sum(benchmark::State& state) {
+  std::vector<double> v(state.range(0), 1.0);
+  for (auto _ : state) benchmark::DoNotOptimize(std::accumulate(v.begin(), v.end(), 0.0));
+}
+BENCHMARK(BM_Sum)->Arg(64)->Arg(1024);
+BENCHMARK_MAIN();
+"""
+
+
+@pytest.fixture(scope="module")
+def google_benchmark_file(tmp_path_factory):
+    compiler = shutil.which("g++")
+    if compiler is None:
+        pytest.skip("g++ is not installed")
+    folder = tmp_path_factory.mktemp("gbench")
+    (folder / "b.cc").write_text(GB_SOURCE)
+    build = subprocess.run([compiler, "-O2", "b.cc", "-o", "b", "-lbenchmark", "-lpthread"], cwd=folder,
+                           capture_output=True, text=True)
+    if build.returncode != 0:
+        pytest.skip("Google Benchmark is not installed (Debian package 'libbenchmark-dev'; .ci/run installs it)")
+    out = folder / "out.json"
+    _run([str(folder / "b"), "--benchmark_repetitions=4", "--benchmark_min_time=0.005",
+          f"--benchmark_out={out}", "--benchmark_out_format=json"], cwd=folder)
+    return out
+
+
+def test_google_benchmark_repetitions_against_its_aggregates(google_benchmark_file):
+    frame = read_google_benchmark(google_benchmark_file)
+    raw = json.loads(google_benchmark_file.read_text())["benchmarks"]
+    assert sorted(frame.benchmark.unique()) == ["BM_Sum/1024", "BM_Sum/64"]
+    assert set(frame.groupby("benchmark").batch.apply(tuple)) == {(0, 1, 2, 3)}
+    means = {r["run_name"]: r["real_time"] for r in raw if r.get("aggregate_name") == "mean"}
+    assert frame.attrs["aggregates"] == sum(r["run_type"] == "aggregate" for r in raw) > 0
+    for name, mean in means.items():  # the library's own mean of the repetitions
+        assert frame[frame.benchmark == name].value.mean() == pytest.approx(mean, rel=1e-9)
+    cpu = read_google_benchmark(google_benchmark_file, time="cpu_time")
+    assert not np.array_equal(cpu.value, frame.value) and (frame.unit == "ns").all()
+
+
+def test_google_benchmark_errors_are_not_silent():
+    data = {"context": {"host_name": "h", "date": "2024-01-01T00:00:00+00:00"}, "benchmarks": [
+        {"name": "ok", "run_name": "ok", "run_type": "iteration", "repetition_index": 0, "iterations": 10,
+         "real_time": 5.0, "cpu_time": 5.0, "time_unit": "us"},
+        {"name": "bad", "run_name": "bad", "run_type": "iteration", "error_occurred": True,
+         "error_message": "out of memory", "iterations": 0, "real_time": 0.0, "cpu_time": 0.0, "time_unit": "us"},
+    ]}
+    with pytest.raises(ValueError, match="bad: out of memory"):
+        read_google_benchmark(data)
+    with pytest.warns(UserWarning, match="1 benchmark run"):
+        frame = read_google_benchmark(data, errors="drop")
+    assert list(frame.benchmark) == ["ok"] and frame.attrs["errors"] == ["bad: out of memory"]
+    with pytest.raises(ValueError, match="time="):
+        read_google_benchmark(data, time="wall")
+
+
+# --- JMH: the documented -rf json format (no JVM harness can be built offline here) --------------
+
+def _jmh_result(mode, metric, **extra):
+    return {"jmhVersion": "1.37", "benchmark": "org.example.Bench.hash", "mode": mode, "threads": 1, "forks": 2,
+            "jvm": "/usr/bin/java", "vmVersion": "17.0.15", "warmupIterations": 5, "warmupTime": "10 s",
+            "measurementIterations": 3, "measurementTime": "10 s", "params": {"size": "1024"},
+            "primaryMetric": metric, **extra}
+
+
+JMH_AVGT = _jmh_result("avgt", {
+    "score": 11.0, "scoreError": 3.2, "scoreConfidence": [7.8, 14.2], "scoreUnit": "ns/op",
+    "scorePercentiles": {"0.0": 9.0, "50.0": 11.0, "100.0": 13.0},
+    "rawData": [[9.0, 10.0, 11.0], [11.0, 12.0, 13.0]]},
+    secondaryMetrics={"gc.alloc.rate.norm": {"score": 16.0, "scoreUnit": "B/op",
+                                             "rawData": [[16.0, 16.0, 16.0], [16.0, 16.0, 16.0]]}})
+JMH_SAMPLE = _jmh_result("sample", {
+    "score": 2.125, "scoreUnit": "us/op", "scorePercentiles": {"50.0": 2.0},
+    "rawDataHistogram": [[[[1.0, 2], [3.0, 1]], [[2.0, 3]]], [[[4.0, 1]], [[2.0, 1], [5.0, 0]]]]})
+
+
+def test_jmh_forks_iterations_and_params():
+    frame = read_jmh([JMH_AVGT])
+    assert list(frame.benchmark.unique()) == ["org.example.Bench.hash [size=1024]"]
+    assert list(frame.batch) == [0, 0, 0, 1, 1, 1] and list(frame.iteration) == [0, 1, 2] * 2
+    assert frame.value.mean() == JMH_AVGT["primaryMetric"]["score"]  # JMH's avgt score: mean of all iterations
+    assert not frame.warmup.any() and (frame.warmup_iterations == 5).all()
+    gc = read_jmh([JMH_AVGT], metric="gc.alloc.rate.norm")
+    assert (gc.value == 16.0).all() and (gc.unit == "B/op").all()
+    with pytest.raises(ValueError, match="no secondary metric 'gc.count'"):
+        read_jmh([JMH_AVGT], metric="gc.count")
+
+
+def test_jmh_sample_histograms_are_expanded_by_count():
+    frame = read_jmh([JMH_SAMPLE])
+    # fork 0: iteration 0 -> 1,1,3; iteration 1 -> 2,2,2; fork 1: iteration 0 -> 4; iteration 1 -> 2
+    assert list(frame.value) == [1, 1, 3, 2, 2, 2, 4, 2]
+    assert list(frame.batch) == [0] * 6 + [1] * 2 and list(frame.iteration) == [0, 0, 0, 1, 1, 1, 0, 1]
+    assert frame.value.mean() == JMH_SAMPLE["primaryMetric"]["score"]
+    assert frame.value.median() == JMH_SAMPLE["primaryMetric"]["scorePercentiles"]["50.0"]
+
+
+# --- bad input -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("reader, data, message", [
+    (read_pyperf, {"results": []}, "no 'benchmarks' field; is this a pyperf"),
+    (read_hyperfine, {"benchmarks": []}, "no 'results' field; is this a hyperfine"),
+    (read_google_benchmark, [], "no 'benchmarks' field"),
+    (read_jmh, {"benchmarks": []}, "JMH JSON is a list"),
+    (read_jmh, [{"benchmark": "b", "primaryMetric": {"score": 1}}], "neither 'rawData' nor 'rawDataHistogram'"),
+    (read_hyperfine, {"results": []}, "no measured values"),
+    (read_hyperfine, {"results": [{"command": "x", "times": [1.0, 2.0], "exit_codes": [0]}]}, "1 exit_codes for 2 times"),
+])
+def test_malformed_files_say_what_is_wrong(reader, data, message):
+    with pytest.raises(ValueError, match=message):
+        reader(data)
+
+
+def test_paths_and_non_json(tmp_path):
+    with pytest.raises(FileNotFoundError, match="no such file"):
+        read_pyperf(tmp_path / "missing.json")
+    bad = tmp_path / "bad.json"
+    bad.write_text("Benchmark 1: sleep\n  Time (mean ± σ): ...")
+    with pytest.raises(ValueError, match="not a hyperfine JSON file"):
+        read_hyperfine(bad)
+    with pytest.raises(TypeError, match="source"):
+        read_jmh(42)
