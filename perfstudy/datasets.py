@@ -14,6 +14,7 @@ files themselves are never part of this repository.
 from __future__ import annotations
 
 from dataclasses import dataclass
+import functools
 import hashlib
 from types import MappingProxyType
 import os
@@ -63,9 +64,15 @@ def _registry_file() -> Path:
 
 def registry() -> dict[str, Dataset]:
     """All registered datasets by name."""
-    entries = tomllib.loads(_registry_file().read_text())
+    path = _registry_file()
+    return dict(_parse_registry(str(path), path.stat().st_mtime_ns))
+
+
+@functools.lru_cache(maxsize=4)
+def _parse_registry(path: str, mtime_ns: int) -> dict[str, Dataset]:
+    # parsed once per version of the file (the TOML parse costs ~20 ms, and loaders ask often)
     datasets = {}
-    for name, fields in entries.items():
+    for name, fields in tomllib.loads(Path(path).read_text()).items():
         if "metrics" in fields:
             fields["metrics"] = MappingProxyType(dict(fields["metrics"]))
         datasets[name] = Dataset(name=name, **fields)

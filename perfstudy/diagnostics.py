@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 import math
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -147,7 +148,8 @@ def effective_sample_size(x, *, max_lag="sqrt", kernel: str = "truncated") -> fl
     return autocorrelation_se(x, max_lag=max_lag, kernel=kernel).effective_sample_size
 
 
-def _groups(df: pd.DataFrame, by, value: str):
+def _groups(df: pd.DataFrame, by, value: str, dropna: bool = False):
+    """Yield ``(key, group, dropped)`` per group; ``dropped`` counts NaN/inf rows left out on request."""
     if not isinstance(df, pd.DataFrame):
         raise TypeError(f"df: expected a pandas DataFrame, got {type(df).__name__}")
     if value not in df.columns:
@@ -158,19 +160,27 @@ def _groups(df: pd.DataFrame, by, value: str):
         raise ValueError(f"by: no column(s) {missing}; columns are {list(df.columns)}")
     if df.empty:
         raise ValueError("df: no rows")
-    if not keys:
-        yield {}, df
-        return
-    for key, group in df.groupby(keys, sort=True, dropna=False):
+    finite = np.isfinite(pd.to_numeric(df[value], errors="coerce").to_numpy(dtype=float))
+    if dropna and not finite.all():
+        warnings.warn(f"{value}: {int((~finite).sum())} of {finite.size} rows are NaN or infinite and were "
+                      "left out (dropna=True); the 'dropped' column counts them per group", stacklevel=3)
+    groups = [((), df)] if not keys else df.groupby(keys, sort=True, dropna=False)
+    for key, group in groups:
         key = key if isinstance(key, tuple) else (key,)
-        yield dict(zip(keys, key)), group
+        dropped = 0
+        if dropna:
+            keep = np.isfinite(pd.to_numeric(group[value], errors="coerce").to_numpy(dtype=float))
+            dropped = int((~keep).sum())
+            group = group[keep]
+        yield dict(zip(keys, key)), group, dropped
 
 
 def _label(key: dict) -> str:
     return ", ".join(f"{k}={v!r}" for k, v in key.items()) or "the whole frame"
 
 
-def normality(df: pd.DataFrame, by=None, *, value: str = "value", alpha: float = 0.05, rng=None) -> pd.DataFrame:
+def normality(df: pd.DataFrame, by=None, *, value: str = "value", alpha: float = 0.05, dropna: bool = False,
+              rng=None) -> pd.DataFrame:
     """Shapiro-Wilk test per group (Maricq et al., section 4.3).
 
     Use ``by="benchmark"`` for a test across servers and ``by=["benchmark", "host"]`` within each.
@@ -178,10 +188,14 @@ def normality(df: pd.DataFrame, by=None, *, value: str = "value", alpha: float =
     5,000 (scipy's p-value is not validated beyond); ``n_tested`` says so. With thousands of points
     the test rejects even small departures from normality: read the statistic ``W`` too.
 
+    NaN or infinite values are an error unless ``dropna=True``, which leaves those rows out, warns
+    with their number and adds a ``dropped`` column (rows left out per group).
+
     Returns
     -------
     DataFrame
-        The group keys, ``n``, ``n_tested``, ``statistic`` (W), ``p_value``, ``reject`` (p < alpha).
+        The group keys, ``n``, ``n_tested``, ``statistic`` (W), ``p_value``, ``reject`` (p < alpha),
+        and ``dropped`` with ``dropna=True``.
 
     Raises
     ------
@@ -190,12 +204,13 @@ def normality(df: pd.DataFrame, by=None, *, value: str = "value", alpha: float =
     """
     rng = np.random.default_rng(rng)
     rows = []
-    for key, group in _groups(df, by, value):
+    for key, group, dropped in _groups(df, by, value, dropna):
         x = _series(f"{value} ({_label(key)})", group[value].to_numpy(), minimum=3, method="Shapiro-Wilk")
         tested = x if x.size <= SHAPIRO_MAX else rng.choice(x, SHAPIRO_MAX, replace=False)
         statistic, p_value = stats.shapiro(tested)
         rows.append({**key, "n": x.size, "n_tested": tested.size, "statistic": float(statistic),
-                     "p_value": float(p_value), "reject": bool(p_value < alpha)})
+                     "p_value": float(p_value), "reject": bool(p_value < alpha),
+                     **({"dropped": dropped} if dropna else {})})
     return pd.DataFrame(rows)
 
 
@@ -205,7 +220,7 @@ def _adf(x: np.ndarray, name: str, regression: str, autolag):
 
 
 def stationarity(df: pd.DataFrame, by=None, *, value: str = "value", regression: str = "c",
-                 autolag="AIC", alpha: float = 0.05) -> pd.DataFrame:
+                 autolag="AIC", alpha: float = 0.05, dropna: bool = False) -> pd.DataFrame:
     """Augmented Dickey-Fuller test per group (Maricq et al., section 4.4).
 
     The test is statsmodels' ``adfuller`` with its lag search done by one QR factorisation
@@ -214,20 +229,28 @@ def stationarity(df: pd.DataFrame, by=None, *, value: str = "value", regression:
     The null hypothesis is a unit root (non-stationary); ``reject`` means the series looks stationary.
     Rows are taken in ``timestamp`` order if that column exists, else in the frame's order.
 
+    NaN handling as in :func:`normality` (``dropna``). A group needs ``ADF_MIN`` (20) points.
+
     Returns
     -------
     DataFrame
-        The group keys, ``n``, ``statistic``, ``p_value``, ``lags`` (chosen by ``autolag``), ``reject``.
+        The group keys, ``n``, ``statistic``, ``p_value``, ``lags`` (chosen by ``autolag``), ``reject``,
+        and ``dropped`` with ``dropna=True``.
+
+    Raises
+    ------
+    ValueError
+        A group too short or constant, NaN values, unknown columns, an unknown ``regression``.
     """
     if regression not in ("c", "ct", "ctt", "n"):
         raise ValueError(f"regression={regression!r}: expected 'c', 'ct', 'ctt' or 'n'")
     rows = []
-    for key, group in _groups(df, by, value):
+    for key, group, dropped in _groups(df, by, value, dropna):
         if "timestamp" in group.columns:
             group = group.sort_values("timestamp", kind="stable")
         n, result = _adf(group[value].to_numpy(), f"{value} ({_label(key)})", regression, autolag)
         rows.append({**key, "n": n, "statistic": result.statistic, "p_value": result.p_value, "lags": result.lags,
-                     "reject": bool(result.p_value < alpha)})
+                     "reject": bool(result.p_value < alpha), **({"dropped": dropped} if dropna else {})})
     return pd.DataFrame(rows)
 
 
@@ -258,11 +281,15 @@ def independence_test(x, *, permutations: int = 1000, rng=None) -> IndependenceT
     permutations = check_int("permutations", permutations)
     rng = np.random.default_rng(rng)
     statistic = float(_lag1(x))
+    # shuffling changes neither the mean nor the sum of squares: only the lag-1 cross products
+    d = x - x.mean()
+    scale = float(d @ d)
     null = np.empty(permutations)
     block = max(1, min(permutations, 2**24 // x.size))  # bound memory: shuffle in blocks
     for start in range(0, permutations, block):
         stop = min(permutations, start + block)
-        null[start:stop] = _lag1(rng.permuted(np.broadcast_to(x, (stop - start, x.size)), axis=1))
+        shuffled = rng.permuted(np.broadcast_to(d, (stop - start, x.size)), axis=1)
+        null[start:stop] = np.einsum("ij,ij->i", shuffled[:, 1:], shuffled[:, :-1]) / scale
     p_value = (1 + int(np.sum(np.abs(null) >= abs(statistic)))) / (permutations + 1)
     return IndependenceTest(statistic, p_value, null, permutations)
 

@@ -209,3 +209,30 @@ def test_warmup_detection():
     assert list(warm.to_frame().columns) == ["start", "p_value", "stationary"]
     with pytest.raises(ValueError, match="max_fraction"):
         warmup(rng.normal(size=n), max_fraction=1.5)
+
+
+def test_independence_test_type1_error_is_nominal():
+    # 400 iid series, 199 shuffles each: the permutation test is exact, so the rejection rate at
+    # 0.05 is Binomial(400, 0.05)/400; 4 Monte Carlo SEs = 4 sqrt(0.05 0.95 / 400) = 0.044
+    rng = np.random.default_rng(21)
+    p = np.array([independence_test(rng.exponential(size=50), permutations=199, rng=rng).p_value for _ in range(400)])
+    assert abs(np.mean(p <= 0.05) - 0.05) < 0.044
+
+
+def test_nan_rows_are_an_error_or_dropped_and_counted():
+    rng = np.random.default_rng(3)
+    frame = pd.DataFrame({"host": np.repeat(["a", "b"], 60), "value": rng.normal(size=120)})
+    frame.loc[[5, 7, 100], "value"] = np.nan
+    with pytest.raises(ValueError, match=r"NaN or inf \(2 of 60 values\)"):
+        normality(frame, by="host")
+    with pytest.warns(UserWarning, match="3 of 120 rows are NaN"):
+        result = normality(frame, by="host", dropna=True)
+    assert result.dropped.tolist() == [2, 1] and result.n.tolist() == [58, 59]
+    clean = frame.dropna()
+    expected = [stats.shapiro(clean[clean.host == h].value).pvalue for h in "ab"]
+    np.testing.assert_allclose(result.p_value, expected)
+    with pytest.warns(UserWarning, match="3 of 120"):
+        adf_result = stationarity(frame, by="host", dropna=True)
+    assert adf_result.dropped.tolist() == [2, 1]
+    with pytest.raises(ValueError, match="NaN"):
+        stationarity(frame, by="host")
