@@ -70,6 +70,13 @@ def table_3_naive_loop():
                 (treated - control).std(ddof=1)
 
 
+def diagnostics_all_series():
+    """Issue 4: every diagnostic over every series of every registered dataset, files loaded and verified."""
+    from perfstudy.survey import survey_datasets
+
+    survey_datasets(rng=1)
+
+
 BENCHMARKS = {
     # name: (function, target seconds or None, target peak GiB or None, what it measures, scale)
     "simulate_10k_x_1024": (simulate_10k_by_1024, 2.0, None,
@@ -80,6 +87,10 @@ BENCHMARKS = {
     "figure4_in_process": (figure_4_in_process, 60.0, None, "the same in one process", 1),
     "table3_full": (table_3_full, 30.0, 4.0,
                     "Table 3 full size: 13 rows x 10,000 experiments x 1,000 Poisson replicates, in-process", 1),
+    "diagnostics_all_series": (diagnostics_all_series, 60.0, None,
+                               "CoV, Shapiro-Wilk, ADF, corrected SE, 1,000-shuffle independence test and "
+                               "warm-up search over all 766 series of the 67 datasets with series "
+                               "(needs PERFSTUDY_DATA or the cache)", 1),
     "table3_naive_loop": (table_3_naive_loop, None, None,
                           f"Table 3 by a loop over experiments, {NAIVE_EXPERIMENTS} experiments per design, "
                           f"seconds extrapolated x{10_000 // NAIVE_EXPERIMENTS} to 10,000", 10_000 // NAIVE_EXPERIMENTS),
