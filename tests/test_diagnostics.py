@@ -236,3 +236,26 @@ def test_nan_rows_are_an_error_or_dropped_and_counted():
     assert adf_result.dropped.tolist() == [2, 1]
     with pytest.raises(ValueError, match="NaN"):
         stationarity(frame, by="host")
+
+
+def test_batch_means_by_hand_and_calibrated_on_ar1():
+    from perfstudy.diagnostics import batch_means
+
+    x = np.arange(10.0) ** 2
+    result = batch_means(x, batches=3)  # blocks [0,1,4], [9,16,25], [36,49,64]; the 10th point is left out
+    np.testing.assert_allclose(result.means, [5 / 3, 50 / 3, 149 / 3])
+    assert result.standard_error == pytest.approx(np.std([5 / 3, 50 / 3, 149 / 3], ddof=1) / math.sqrt(3))
+    assert result.naive_standard_error == pytest.approx(np.std(x[:9], ddof=1) / 3)
+    # AR(1), phi = 0.6, unit innovations: Var(mean) -> 1 / ((1 - phi)^2 N). 300 series of 8,000 points,
+    # 20 batches of 400: the batch-means variance is unbiased up to O(1/400); its mean over 300 series
+    # has a relative Monte Carlo error of sqrt(2/19/300) = 1.9%: allow 4 of them (7.5%) plus a 2% bias
+    rng = np.random.default_rng(12)
+    phi, n = 0.6, 8000
+    series = ar1(n, phi, rng, size=300)
+    variances = np.array([batch_means(s).standard_error ** 2 for s in series])
+    truth = 1 / ((1 - phi) ** 2 * n)
+    assert variances.mean() / truth == pytest.approx(1.0, abs=0.095)
+    # and the naive SE is too narrow by about sqrt((1 + phi) / (1 - phi)) = 2
+    assert np.median([batch_means(s).too_narrow for s in series]) == pytest.approx(2.0, rel=0.1)
+    with pytest.raises(ValueError, match="at least 40"):
+        batch_means(np.arange(30.0))
