@@ -33,7 +33,7 @@ import warnings
 import numpy as np
 from scipy import linalg
 
-__all__ = ["ADFResult", "adf", "adf_suffixes", "default_maxlag"]
+__all__ = ["ADFResult", "adf", "adf_suffixes", "default_maxlag", "min_suffix"]
 
 REGRESSIONS = ("c", "ct", "ctt", "n")
 
@@ -89,6 +89,11 @@ def default_maxlag(n: int, regression: str = "c") -> int:
     if maxlag < 0:
         raise ValueError(f"x: {n} points are too few for the ADF regression {regression!r}")
     return maxlag
+
+
+def min_suffix(lags: int, regression: str = "c") -> int:
+    """Fewest points for which the ADF regression with ``lags`` lags is allowed (statsmodels' rule)."""
+    return 2 * (lags + _ntrend(regression) + 1)
 
 
 def _standardised(x: np.ndarray, regression: str) -> np.ndarray:
@@ -197,7 +202,7 @@ def adf_suffixes(x, starts, *, lags: int, regression: str = "c") -> tuple[np.nda
     k = _ntrend(regression) + 1 + lags
     shortest = x.size - int(starts.max())
     if starts.min() < 0 or shortest - 1 - lags <= k or lags > shortest // 2 - _ntrend(regression) - 1:
-        raise ValueError(f"starts: every suffix needs more than {2 * (lags + _ntrend(regression) + 1)} points "
+        raise ValueError(f"starts: every suffix needs at least {min_suffix(lags, regression)} points "
                          f"for {lags} lags; the shortest has {shortest}")
     z = _standardised(x, regression)
     X, y = _design(z, lags, regression)  # rows are times j = lags..n-2 of the differences

@@ -17,7 +17,7 @@ import pandas as pd
 from scipy import stats
 
 from perfstudy._checks import check_int
-from perfstudy.adf import adf, adf_suffixes
+from perfstudy.adf import adf, adf_suffixes, min_suffix
 
 __all__ = [
     "coefficient_of_variation",
@@ -198,8 +198,10 @@ def batch_means(x, *, batches: int = 20) -> BatchMeans:
     return BatchMeans(means, length, batches, se, naive)
 
 
-def _groups(df: pd.DataFrame, by, value: str, dropna: bool = False):
-    """Yield ``(key, group, dropped)`` per group; ``dropped`` counts NaN/inf rows left out on request."""
+def _groups(df: pd.DataFrame, by, value: str, dropna: bool = False, *, in_time_order: bool = False):
+    """Yield ``(key, values, dropped)`` per group: the group's values as a float array (in ``timestamp``
+    order with ``in_time_order`` if the frame has that column), and how many NaN/inf rows were left
+    out on request (``dropna``)."""
     if not isinstance(df, pd.DataFrame):
         raise TypeError(f"df: expected a pandas DataFrame, got {type(df).__name__}")
     if value not in df.columns:
@@ -210,19 +212,27 @@ def _groups(df: pd.DataFrame, by, value: str, dropna: bool = False):
         raise ValueError(f"by: no column(s) {missing}; columns are {list(df.columns)}")
     if df.empty:
         raise ValueError("df: no rows")
-    finite = np.isfinite(pd.to_numeric(df[value], errors="coerce").to_numpy(dtype=float))
+    if in_time_order and "timestamp" in df.columns:
+        df = df.sort_values("timestamp", kind="stable")
+    values = pd.to_numeric(df[value], errors="coerce").to_numpy(dtype=float)
+    finite = np.isfinite(values)
     if dropna and not finite.all():
         warnings.warn(f"{value}: {int((~finite).sum())} of {finite.size} rows are NaN or infinite and were "
                       "left out (dropna=True); the 'dropped' column counts them per group", stacklevel=3)
-    groups = [((), df)] if not keys else df.groupby(keys, sort=True, dropna=False)
-    for key, group in groups:
+    if keys:
+        # positions per group, in frame order; far faster than iterating over sub-frames
+        groups = df.groupby(keys, sort=True, dropna=False).indices.items()
+    else:
+        groups = [((), np.arange(len(df)))]
+    for key, positions in groups:
         key = key if isinstance(key, tuple) else (key,)
+        x = values[positions]
         dropped = 0
         if dropna:
-            keep = np.isfinite(pd.to_numeric(group[value], errors="coerce").to_numpy(dtype=float))
+            keep = finite[positions]
             dropped = int((~keep).sum())
-            group = group[keep]
-        yield dict(zip(keys, key)), group, dropped
+            x = x[keep]
+        yield dict(zip(keys, key)), x, dropped
 
 
 def _label(key: dict) -> str:
@@ -254,8 +264,8 @@ def normality(df: pd.DataFrame, by=None, *, value: str = "value", alpha: float =
     """
     rng = np.random.default_rng(rng)
     rows = []
-    for key, group, dropped in _groups(df, by, value, dropna):
-        x = _series(f"{value} ({_label(key)})", group[value].to_numpy(), minimum=3, method="Shapiro-Wilk")
+    for key, x, dropped in _groups(df, by, value, dropna):
+        x = _series(f"{value} ({_label(key)})", x, minimum=3, method="Shapiro-Wilk")
         tested = x if x.size <= SHAPIRO_MAX else rng.choice(x, SHAPIRO_MAX, replace=False)
         statistic, p_value = stats.shapiro(tested)
         rows.append({**key, "n": x.size, "n_tested": tested.size, "statistic": float(statistic),
@@ -295,10 +305,8 @@ def stationarity(df: pd.DataFrame, by=None, *, value: str = "value", regression:
     if regression not in ("c", "ct", "ctt", "n"):
         raise ValueError(f"regression={regression!r}: expected 'c', 'ct', 'ctt' or 'n'")
     rows = []
-    for key, group, dropped in _groups(df, by, value, dropna):
-        if "timestamp" in group.columns:
-            group = group.sort_values("timestamp", kind="stable")
-        n, result = _adf(group[value].to_numpy(), f"{value} ({_label(key)})", regression, autolag)
+    for key, x, dropped in _groups(df, by, value, dropna, in_time_order=True):
+        n, result = _adf(x, f"{value} ({_label(key)})", regression, autolag)
         rows.append({**key, "n": n, "statistic": result.statistic, "p_value": result.p_value, "lags": result.lags,
                      "reject": bool(result.p_value < alpha), **({"dropped": dropped} if dropna else {})})
     return pd.DataFrame(rows)
@@ -378,11 +386,11 @@ def warmup(x, *, step=None, max_fraction: float = 0.5, alpha: float = 0.05, regr
     if not 0 < max_fraction < 1:
         raise ValueError(f"max_fraction={max_fraction!r}: expected a fraction in (0, 1)")
     step = max(1, x.size // 50) if step is None else check_int("step", step)
-    last = int(max_fraction * x.size)
-    candidates = np.arange(0, min(last, x.size - ADF_MIN) + 1, step)
     # the lag order is chosen once, by AIC on the whole series, and kept for every remainder, whose
     # regressions then come from one pass over the series (perfstudy.adf.adf_suffixes)
     lags = adf(x, regression=regression, autolag="AIC").lags
+    last = min(int(max_fraction * x.size), x.size - max(ADF_MIN, min_suffix(lags, regression)))
+    candidates = np.arange(0, max(last, 0) + 1, step)
     p_values = adf_suffixes(x, candidates, lags=lags, regression=regression)[1]
     hits = np.flatnonzero(p_values < alpha)
     index = int(candidates[hits[0]]) if hits.size else None

@@ -13,6 +13,7 @@ import matplotlib
 import matplotlib.pyplot as plt
 import matplotlib.ticker
 import numpy as np
+import pandas as pd
 from scipy import stats
 
 from perfstudy.designs import standard_error
@@ -26,6 +27,13 @@ __all__ = [
     "plot_clustered_se",
     "plot_design_standard_errors",
     "plot_delta_hat_densities",
+    "plot_bootstrap_vs_truth",
+    "plot_ranked_intervals",
+    "plot_type1_by_series",
+    "FAMILY_COLORS",
+    "plot_cov_overview",
+    "plot_sorted_p_values",
+    "plot_standard_error_trap",
 ]
 
 DESIGN_COLORS = {
@@ -247,5 +255,108 @@ def plot_type1_by_series(frame, *, experiments: int, level: float = 0.95):
     left.legend(fontsize="small", loc="lower right")
     left.invert_yaxis()
     fig.suptitle("Figure 8 on public data: A/A tests cut from long real series", fontsize="medium")
+    fig.tight_layout()
+    return fig
+
+
+FAMILY_COLORS = {
+    "azure-vm-noise": "#1f77b4",
+    "pt4cloud": "#ff7f0e",
+    "sap-hana": "#2ca02c",
+    "laaber-go": "#9467bd",
+    "cwb": "#8c564b",
+}
+
+
+def _percent(value, _position=None) -> str:
+    return f"{100 * value:.3g}%"
+
+
+def plot_cov_overview(survey, *, label_top: int = 3):
+    """Figure 1 of Maricq et al. on public data: the CoV of every series, sorted, coloured by family.
+
+    ``survey`` is the frame of :func:`perfstudy.survey.survey_datasets` (columns ``family``,
+    ``dataset``, ``benchmark``, ``cov``). The y axis is logarithmic: CoVs span several decades.
+    Series with a CoV of 0 (constant) cannot be drawn on it and are counted in the title.
+    """
+    zero = int((survey["cov"] == 0).sum())
+    frame = survey[survey["cov"] > 0].sort_values("cov").reset_index(drop=True)
+    fig, ax = plt.subplots(figsize=(10, 4.2))
+    for family, group in frame.groupby("family", sort=False):
+        ax.scatter(group.index, group["cov"], s=8, color=FAMILY_COLORS.get(family), label=f"{family} ({len(group)})")
+    for rank, position in enumerate(range(len(frame) - 1, len(frame) - 1 - label_top, -1)):
+        row = frame.iloc[position]
+        where = ", ".join(str(row[k]) for k in ("benchmark", "config", "vm") if k in row and pd.notna(row[k]))
+        ax.annotate(f"{row['dataset']}: {where}", (position, row["cov"]), fontsize=6.5,
+                    xytext=(-8, -10 - 11 * rank), textcoords="offset points", ha="right",
+                    arrowprops=dict(arrowstyle="-", color="0.6", lw=0.5))
+    ax.set_yscale("log")
+    ax.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(_percent))
+    ax.axhline(0.10, color="0.5", lw=0.8, ls="--")
+    ax.text(0, 0.10, "10%: 'may be attributed to hardware variability' (section 4.1)", fontsize=7, va="bottom")
+    title = "Figure 1 on public data: CoV of every series"
+    ax.set(xlabel="series, ordered by CoV", ylabel="coefficient of variation (sd / mean)",
+           title=title + (f" ({zero} constant series not drawn)" if zero else ""))
+    ax.legend(fontsize="small", loc="lower right")
+    fig.tight_layout()
+    return fig
+
+
+def plot_sorted_p_values(panels: Mapping[str, Mapping[str, np.ndarray]], *, alpha: float = 0.05,
+                         ylabel: str = "p-value", title: str = "", floor: float = 1e-300):
+    """Figures 3 and 4 of Maricq et al.: p-values in increasing order with the ``alpha`` line.
+
+    ``panels`` maps a panel title to ``{label: p-values}``. Each label's p-values are drawn sorted
+    against their rank as a fraction (0 to 1), so families of very different sizes share one axis
+    and none hides another; the legend gives each one's share at or above ``alpha``. The y axis is
+    logarithmic; p-values below ``floor`` (0 included: MacKinnon's ADF p-values underflow) are drawn
+    at ``floor``, which the axis label says.
+    """
+    fig, axes = plt.subplots(1, len(panels), figsize=(5.4 * len(panels), 3.9), squeeze=False)
+    for ax, (name, groups) in zip(axes[0], panels.items()):
+        everything = np.concatenate([np.asarray(v, dtype=float) for v in groups.values()])
+        for label, values in groups.items():
+            values = np.sort(np.maximum(np.asarray(values, dtype=float), floor))
+            rank = (np.arange(values.size) + 0.5) / values.size
+            share = float(np.mean(values >= alpha))
+            style = dict(ls="-", marker="o" if values.size < 60 else None, ms=3, lw=1.4)
+            ax.plot(rank, values, color=FAMILY_COLORS.get(label), label=f"{label}: {share:.0%} of {values.size}", **style)
+        ax.axhline(alpha, color="k", lw=1, ls="--")
+        ax.set_yscale("log")
+        ax.set_ylim(floor / 3, 3)
+        ax.set(xlabel="fraction of series, ordered by p-value", xlim=(0, 1),
+               ylabel=ylabel + (f" (below {floor:g} drawn at it)" if floor > 1e-300 else ""),
+               title=f"{name}\n{np.mean(everything >= alpha):.0%} of {everything.size} at or above {alpha:g}")
+        ax.legend(fontsize="x-small", loc="lower right", title=f"share >= {alpha:g}", title_fontsize="x-small")
+    if title:
+        fig.suptitle(title, fontsize="medium")
+    fig.tight_layout()
+    return fig
+
+
+def plot_standard_error_trap(table):
+    """The blog's trap: naive SE of the mean against the corrected SEs and the batch-means SE.
+
+    ``table`` has one row per series with ``series``, ``naive_se``, ``truncated_se``, ``bartlett_se``
+    and ``batch_means_se``. Everything is drawn relative to the batch-means SE (the observed spread
+    of disjoint block means), so 1 is "as wide as the data say"; below 1 is too narrow.
+    """
+    frame = table.reset_index(drop=True)
+    y = np.arange(len(frame))
+    fig, ax = plt.subplots(figsize=(8, 0.3 * len(frame) + 1.9))
+    reference = frame["batch_means_se"].to_numpy()
+    for column, color, name in [("naive_se", "#d62728", "naive s/sqrt(N)"),
+                                ("truncated_se", "#1f77b4", "blog Eq. 6 (lags <= sqrt N)"),
+                                ("bartlett_se", "#2ca02c", "Newey-West (Bartlett)")]:
+        ax.plot(frame[column].to_numpy() / reference, y, "o", ms=4.5, color=color, label=name)
+    ax.axvline(1, color="k", lw=1)
+    ax.set_xscale("log")
+    ax.set_xticks([0.1, 0.2, 0.5, 1, 2])
+    ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+    ax.set(yticks=y, yticklabels=frame["series"], xlabel="standard error of the mean / batch-means SE",
+           title="SE estimates against the spread of disjoint block means")
+    ax.invert_yaxis()
+    ax.legend(fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.12 - 0.25 / max(len(frame), 1)), ncol=3)
     fig.tight_layout()
     return fig

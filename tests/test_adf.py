@@ -94,6 +94,6 @@ def test_bad_input():
         adf(np.random.default_rng(0).standard_normal(50), maxlag=30, autolag=None)
     with pytest.raises(ValueError, match="autolag="):
         adf(np.random.default_rng(0).standard_normal(50), autolag="t-stat")
-    with pytest.raises(ValueError, match="shortest has 10"):
+    with pytest.raises(ValueError, match="at least 12 points for 4 lags; the shortest has 10"):
         adf_suffixes(np.random.default_rng(0).standard_normal(50), [0, 40], lags=4)
     assert default_maxlag(61257) == 60 and default_maxlag(20, "ct") == 7

@@ -259,3 +259,17 @@ def test_batch_means_by_hand_and_calibrated_on_ar1():
     assert np.median([batch_means(s).too_narrow for s in series]) == pytest.approx(2.0, rel=0.1)
     with pytest.raises(ValueError, match="at least 40"):
         batch_means(np.arange(30.0))
+
+
+def test_warmup_on_a_short_series_keeps_enough_points_for_its_lags():
+    # 45 points: AIC may pick up to 10 lags, which need suffixes of at least 2 (10 + 2) = 24 points
+    from perfstudy.adf import adf
+
+    rng = np.random.default_rng(0)
+    lags = []
+    for seed in range(20):
+        x = np.cumsum(np.random.default_rng(seed).normal(size=45)) + rng.normal(size=45)
+        lags.append(adf(x).lags)
+        result = warmup(x)  # raised before the candidates were cut to what the lags allow
+        assert result.candidates.max() <= 45 - max(20, 2 * (lags[-1] + 2))
+    assert max(lags) == 10  # the case that needs the cut occurs

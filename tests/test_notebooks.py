@@ -104,14 +104,18 @@ def test_design_notebook_budget_tables_and_outputs(design_notebook):
     assert (tmp / "build" / "01_design_standard_errors.html").stat().st_size > 10_000
 
 
-@pytest.fixture(scope="module")
-def bootstrap_notebook(tmp_path_factory):
+def _needs_real_data():
     from perfstudy.datasets import DataUnavailableError, locate
 
-    try:  # the notebook reads real series: the mirror ($PERFSTUDY_DATA), the cache, or a download
+    try:  # these notebooks read real series: the mirror ($PERFSTUDY_DATA), the cache, or a download
         locate("pt4cloud-AWS-EP-L")
     except DataUnavailableError as error:
         pytest.skip(f"real datasets unavailable here: {error}")
+
+
+@pytest.fixture(scope="module")
+def bootstrap_notebook(tmp_path_factory):
+    _needs_real_data()
     return run_quick(tmp_path_factory, "02_bootstrap_type1_error")
 
 
@@ -148,3 +152,64 @@ def test_bootstrap_notebook_figures_and_real_data(bootstrap_notebook):
     names = sorted(p.name for p in (tmp / "figures").glob("*.png"))
     assert names == ["02_fig6_bootstrap_vs_truth.png", "02_fig7_ranked_intervals.png",
                      "02_fig8_real_data_type1.png"]
+
+
+@pytest.fixture(scope="module")
+def diagnostics_notebook(tmp_path_factory):
+    _needs_real_data()
+    return run_quick(tmp_path_factory, "03_normality_stationarity")
+
+
+@pytest.mark.notebook
+def test_diagnostics_notebook_covers_every_series(diagnostics_notebook):
+    tmp, rec = diagnostics_notebook
+    assert rec["parameters"]["quick"] is True and rec["parameters"]["permutations"] == 99
+    # 6 Azure files (3 long-lived VMs each, the short-lived fleet as one series); 33 PT4Cloud; 25 SAP;
+    # 14 + 6 Go benchmarks; CWB: 56 metrics x 12 instance types
+    assert rec["series_per_family"] == {"azure-vm-noise": 16, "pt4cloud": 33, "sap-hana": 25, "laaber-go": 20,
+                                        "cwb": 672}
+    # ../shared/datasets/README.md, PT4Cloud table, CoV column (printed to 0.01%, computed with ddof 0;
+    # ddof 1 here changes it by a factor sqrt(n/(n-1)) < 1.0003)
+    readme = {"pt4cloud-AWS-EP-L": 0.0113, "pt4cloud-AWS-FT-XL": 0.0959, "pt4cloud-AWS-IMA-L": 0.0781,
+              "pt4cloud-Chameleon-JPS-S": 0.1747, "pt4cloud-Chameleon-YCSB-S": 0.2739}
+    for name, cov in readme.items():
+        assert rec["pt4cloud_cov"][name] == pytest.approx(cov, abs=0.00005 + 3e-4 * cov), name
+    names = sorted(p.name for p in (tmp / "figures").glob("*.png"))
+    assert names == ["03_fig1_cov.png", "03_fig3_normality.png", "03_fig4_stationarity.png",
+                     "03_trap_standard_error.png"]
+
+
+@pytest.mark.notebook
+def test_diagnostics_notebook_normality_and_stationarity(diagnostics_notebook):
+    _, rec = diagnostics_notebook
+    # SAP's own labels (metadata/dataset_details.csv): ADF flags exactly the five series with a
+    # labelled regression, and none of the 20 others
+    assert rec["sap_nonstationary_by_label"] == {"Build-dependent": 0, "High deviation": 0, "Regression": 5,
+                                                 "Spike": 0, "Stable": 0}
+    assert rec["stationary_share_by_family"]["pt4cloud"] == 1.0
+    # across VMs: 145 CWB metric x instance-type groups with >= 20 VMs, plus the short-lived fleet;
+    # normality rejected for most (OSDI: 710 of 713). These tests involve no random numbers.
+    assert rec["across_tests"] == 145 and 0.75 < rec["across_reject_share"] < 0.9
+    # within one VM: OSDI found "roughly half" of single-server sets normal
+    assert rec["within_windows"] == 18120 and 0.35 < rec["within_normal_share"] < 0.6
+    assert rec["whole_long_series_reject_share"] == 1.0  # thousands of points: always rejected
+
+
+@pytest.mark.notebook
+def test_diagnostics_notebook_measures_the_trap(diagnostics_notebook):
+    _, rec = diagnostics_notebook
+    trap = {r["series"]: r for r in rec["trap"]}
+    assert len(trap) == 15  # 5 Azure datasets x 3 long-lived VMs
+    # an independent recomputation of one row from the loaded data
+    from perfstudy.datasets import load
+
+    frame = load("azure-redis-get-long")
+    x = frame[frame.vm == 0].sort_values("timestamp").value.to_numpy()
+    row = trap["redis-get-long vm0"]
+    assert row["naive_se"] == pytest.approx(x.std(ddof=1) / np.sqrt(x.size), rel=1e-12)
+    blocks = x[: 20 * (x.size // 20)].reshape(20, -1).mean(axis=1)
+    assert row["batch_means_se"] == pytest.approx(blocks.std(ddof=1) / np.sqrt(20), rel=1e-12)
+    # the naive interval is several times too narrow; Eq. 6 recovers most of the batch-means width
+    assert rec["trap_median_too_narrow"] > 3
+    assert 0.7 < rec["trap_median_corrected_vs_blocks"] < 1.1
+    assert sum(r["too_narrow"] > 1.5 for r in trap.values()) >= 12
