@@ -1,0 +1,150 @@
+"""Gaussian kernel density estimates on a grid of strips: exact, and binned with an FFT.
+
+PT4Cloud (He et al., ESEC/FSE 2019, section 3.1) compares kernel density estimates evaluated at
+the midpoints of 1,000 strips. The exact estimate at ``m`` points costs ``n m`` kernel evaluations
+(6e7 for 60,000 runs); the binned estimate (Wand 1994; Silverman 1982) costs O(n + M log M):
+
+1. a fine grid with spacing ``delta`` = strip width / ``k`` (``k`` chosen so that
+   ``delta <= bandwidth / 40``) that contains every strip midpoint;
+2. *linear binning*: each point puts weight ``1 - f`` on the fine-grid node below it and ``f`` on
+   the node above (``f`` its fractional position);
+3. the binned weights convolved (by FFT, over the whole grid: no kernel truncation) with the
+   Gaussian kernel sampled at multiples of ``delta``; read off at the strip midpoints.
+
+Linear binning makes an error of order ``(delta / bandwidth)^2 / 12`` relative to the density's
+curvature, under 1e-4 here; tests bound the difference from the exact estimate. FFT round-off is
+about 1e-16 of the peak: densities more than twelve orders of magnitude below the peak are noise,
+which is why :mod:`perfstudy.pt4cloud` floors densities at 1e-12 of the peak.
+
+The bandwidth is Scott's rule, ``sd(x) n^(-1/5)`` (sd with ddof = 1), scipy's default.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy import fft as sfft
+
+__all__ = ["scott_bandwidth", "Grid", "strip_grid", "exact_density", "binned_density", "bootstrap_densities"]
+
+#: fine-grid spacing is at most the bandwidth divided by this
+RESOLUTION = 40
+#: refuse fine grids beyond this many nodes (a bandwidth tiny against the range: heavy outliers)
+MAX_NODES = 1 << 22
+
+
+def scott_bandwidth(x: np.ndarray) -> float:
+    """Scott's rule, ``sd(x, ddof=1) * n^(-1/5)``: scipy's ``gaussian_kde`` default in one dimension."""
+    return float(np.std(x, ddof=1) * x.size ** (-0.2))
+
+
+class Grid:
+    """``n`` strips of equal width ``step`` from ``lo``; densities are evaluated at their midpoints."""
+
+    __slots__ = ("lo", "step", "n")
+
+    def __init__(self, lo: float, step: float, n: int):
+        self.lo, self.step, self.n = float(lo), float(step), int(n)
+
+    @property
+    def midpoints(self) -> np.ndarray:
+        return self.lo + (np.arange(self.n) + 0.5) * self.step
+
+    @property
+    def hi(self) -> float:
+        return self.lo + self.n * self.step
+
+
+def strip_grid(*samples: np.ndarray, strips: int = 1000) -> Grid:
+    """``strips`` strips over the range covered by all ``samples`` together."""
+    lo = min(float(np.min(s)) for s in samples)
+    hi = max(float(np.max(s)) for s in samples)
+    if not hi > lo:
+        raise ValueError("the samples have no spread: every value is the same, so no density can be estimated")
+    return Grid(lo, (hi - lo) / strips, strips)
+
+
+def exact_density(x: np.ndarray, grid: Grid, bandwidth: float) -> np.ndarray:
+    """The Gaussian KDE of ``x`` at the grid's midpoints by direct summation (``scipy.stats.gaussian_kde``)."""
+    from scipy.stats import gaussian_kde
+
+    kde = gaussian_kde(x, bw_method=bandwidth / np.std(x, ddof=1))
+    return kde(grid.midpoints)
+
+
+def _fine(grid: Grid, bandwidth: float, lo_data: float, hi_data: float):
+    """Fine grid: spacing ``delta`` = step / k <= bandwidth / RESOLUTION, midpoints on nodes, data inside."""
+    k = max(1, math.ceil(RESOLUTION * grid.step / bandwidth))
+    delta = grid.step / k
+    first_mid = grid.lo + 0.5 * grid.step
+    below = max(0, math.ceil((first_mid - lo_data) / delta)) + 1  # nodes below the first midpoint
+    last_mid = first_mid + (grid.n - 1) * grid.step
+    above = max(0, math.ceil((hi_data - last_mid) / delta)) + 1
+    nodes = below + (grid.n - 1) * k + 1 + above
+    if nodes > MAX_NODES:
+        raise ValueError(f"the bandwidth ({bandwidth:.3g}) is too small against the range of the data for a binned "
+                         f"estimate ({nodes} nodes); use method='exact'")
+    return first_mid - below * delta, delta, k, below, nodes
+
+
+def _binning(x: np.ndarray, grid: Grid, bandwidth: float):
+    origin, delta, k, below, nodes = _fine(grid, bandwidth, float(x.min()), float(x.max()))
+    position = (x - origin) / delta
+    left = np.floor(position).astype(np.int64)
+    return left, position - left, delta, k, below, nodes
+
+
+def _smooth(counts: np.ndarray, n: int, grid: Grid, bandwidth: float, delta: float, k: int, below: int,
+            nodes: int) -> np.ndarray:
+    """Convolve binned counts (..., nodes) with the Gaussian kernel by FFT; read off the midpoints."""
+    size = sfft.next_fast_len(2 * nodes)
+    # the kernel at every node offset -(nodes-1)..(nodes-1), in FFT (wrap-around) order: no truncation
+    lags = np.arange(size, dtype=float)
+    lags = np.where(lags < size / 2, lags, lags - size)
+    kernel = np.exp(-0.5 * (lags * delta / bandwidth) ** 2) / (bandwidth * math.sqrt(2 * math.pi))
+    smoothed = sfft.irfft(sfft.rfft(counts, size, axis=-1) * sfft.rfft(kernel), size, axis=-1)
+    return smoothed[..., below : below + (grid.n - 1) * k + 1 : k] / n
+
+
+def binned_density(x, grid: Grid, bandwidth: float) -> np.ndarray:
+    """The Gaussian KDE of ``x`` at the grid's midpoints, by linear binning and an FFT convolution.
+
+    Returns
+    -------
+    ndarray, shape (grid.n,)
+    """
+    x = np.asarray(x, dtype=float)
+    left, upper, delta, k, below, nodes = _binning(x, grid, bandwidth)
+    counts = np.bincount(left, 1.0 - upper, minlength=nodes + 1) + np.bincount(left + 1, upper, minlength=nodes + 1)
+    return _smooth(counts[:nodes], x.size, grid, bandwidth, delta, k, below, nodes)
+
+
+def bootstrap_densities(x, grid: Grid, bandwidth: float, *, replicates: int, rng, chunk: int = 100) -> np.ndarray:
+    """KDEs of ``replicates`` bootstrap resamples of ``x`` (same bandwidth) at the grid's midpoints.
+
+    Resample ``r`` is ``x[i]`` for ``i`` = ``rng.integers(0, n, (chunk, n), dtype=int32)`` row by row,
+    chunk after chunk. A resample's binned weights are its multiplicities times the sparse
+    linear-binning matrix of ``x``, so each replicate costs O(n) plus one batched FFT.
+
+    Returns
+    -------
+    ndarray, shape (replicates, grid.n)
+    """
+    from scipy import sparse
+
+    x = np.asarray(x, dtype=float)
+    n = x.size
+    left, upper, delta, k, below, nodes = _binning(x, grid, bandwidth)
+    rows = np.r_[left, left + 1]
+    columns = np.r_[np.arange(n), np.arange(n)]
+    binning = sparse.csr_matrix((np.r_[1.0 - upper, upper], (rows, columns)), shape=(nodes + 1, n))
+    out = np.empty((replicates, grid.n))
+    for start in range(0, replicates, chunk):
+        size = min(chunk, replicates - start)
+        draws = rng.integers(0, n, size=(size, n), dtype=np.int32)
+        offsets = (np.arange(size, dtype=np.int64) * n)[:, None]
+        multiplicity = np.bincount((draws + offsets).ravel(), minlength=size * n).reshape(size, n)
+        counts = (binning @ multiplicity.T.astype(float)).T[:, :nodes]
+        out[start : start + size] = _smooth(counts, n, grid, bandwidth, delta, k, below, nodes)
+    return out
