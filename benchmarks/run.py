@@ -77,6 +77,52 @@ def diagnostics_all_series():
     survey_datasets(rng=1)
 
 
+STABILITY_CALLS = 20
+
+
+def _two_60k_samples():
+    from perfstudy.datasets import load
+
+    x = load("pt4cloud-AWS-EP-2XL").value.to_numpy()  # 61,257 runs
+    return x[:60_000], x[-60_000:]
+
+
+def stability_60k():
+    """Issue 5: stability_probability, 60,000 vs 60,000 runs, binned KDE (per call, of STABILITY_CALLS)."""
+    from perfstudy.pt4cloud import stability_probability
+
+    x, y = _two_60k_samples()
+    for _ in range(STABILITY_CALLS):
+        stability_probability(x, y)
+
+
+def stability_60k_scipy():
+    """The same computation with scipy.stats.gaussian_kde integrated over each strip (method='exact')."""
+    from perfstudy.pt4cloud import stability_probability
+
+    x, y = _two_60k_samples()
+    stability_probability(x, y, method="exact")
+
+
+def band_60k():
+    """Issue 5: a 99% point-wise band from 1,000 bootstrap KDEs of 60,000 runs."""
+    from perfstudy.pt4cloud import confidence_band
+
+    confidence_band(_two_60k_samples()[0], level=0.99, replicates=1000, rng=1)
+
+
+def pt4cloud_33():
+    """Issue 5: notebook 04's analysis of the 33 configurations at full size: weekly workflow with
+    99% bands (1,000 resamples) and accuracy, interval reduction with and without hourly sampling,
+    SOTA1 over 18 parameter sets and SOTA2."""
+    from perfstudy.pt4cloud_study import baseline_study, reduction_study, weekly_study
+
+    weekly_study(rng=1)
+    reduction_study()
+    reduction_study(portion=0.5)
+    baseline_study(rng=2)
+
+
 BENCHMARKS = {
     # name: (function, target seconds or None, target peak GiB or None, what it measures, scale)
     "simulate_10k_x_1024": (simulate_10k_by_1024, 2.0, None,
@@ -91,6 +137,14 @@ BENCHMARKS = {
                                "CoV, Shapiro-Wilk, ADF, corrected SE, 1,000-shuffle independence test and "
                                "warm-up search over all 766 series of the 67 datasets with series "
                                "(needs PERFSTUDY_DATA or the cache)", 1),
+    "stability_60k": (stability_60k, 0.020, None,
+                      "stability_probability, 60,000 vs 60,000 runs (binned KDE, 1,000 strips), per call",
+                      1 / STABILITY_CALLS),
+    "stability_60k_scipy": (stability_60k_scipy, None, None,
+                            "the same with scipy.stats.gaussian_kde (method='exact'), one call", 1),
+    "band_60k": (band_60k, 2.0, None, "99% point-wise band, 1,000 bootstrap KDEs of 60,000 runs", 1),
+    "pt4cloud_33": (pt4cloud_33, 120.0, None,
+                    "notebook 04 at full size: 33 configurations, weekly + bands + accuracy, reductions, SOTA1/2", 1),
     "table3_naive_loop": (table_3_naive_loop, None, None,
                           f"Table 3 by a loop over experiments, {NAIVE_EXPERIMENTS} experiments per design, "
                           f"seconds extrapolated x{10_000 // NAIVE_EXPERIMENTS} to 10,000", 10_000 // NAIVE_EXPERIMENTS),
@@ -144,9 +198,13 @@ def main(argv=None) -> int:
                             repeats=len(times), peak_gib=peak, target_s=target_s, target_gib=target_gib,
                             meets_target=ok))
         target = " / ".join(t for t in (f"{target_s:g} s" if target_s else "", f"{target_gib:g} GiB" if target_gib else "") if t)
-        print(f"{name:22s} median {median:8.2f} s (min {min(times):.2f}, max {max(times):.2f}, n={len(times)})"
+        print(f"{name:22s} median {median:8.4g} s (min {min(times):.4g}, max {max(times):.4g}, n={len(times)})"
               f"  peak {peak:5.2f} GiB  target {target or '-':14s} {'OK' if ok else 'MISSED'}", flush=True)
     by_name = {r["name"]: r for r in results}
+    if {"stability_60k", "stability_60k_scipy"} <= set(by_name):
+        ratio = by_name["stability_60k_scipy"]["median_s"] / by_name["stability_60k"]["median_s"]
+        print(f"stability_probability, binned over scipy gaussian_kde: {ratio:.0f}x faster (medians)")
+        by_name["stability_60k"]["speedup_over_scipy"] = ratio
     if {"table3_full", "table3_naive_loop"} <= set(by_name):
         speedup = by_name["table3_naive_loop"]["median_s"] / by_name["table3_full"]["median_s"]
         print(f"Table 3 speed-up over the loop over experiments: {speedup:.0f}x (medians)")

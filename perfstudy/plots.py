@@ -6,6 +6,7 @@ figure, and returns the ``matplotlib`` figure. Colours of the four designs are f
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Mapping, Sequence
 
@@ -34,6 +35,8 @@ __all__ = [
     "plot_cov_overview",
     "plot_sorted_p_values",
     "plot_standard_error_trap",
+    "plot_pt4cloud_distributions",
+    "plot_method_accuracy",
 ]
 
 DESIGN_COLORS = {
@@ -358,5 +361,66 @@ def plot_standard_error_trap(table):
            title="SE estimates against the spread of disjoint block means")
     ax.invert_yaxis()
     ax.legend(fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.12 - 0.25 / max(len(frame), 1)), ncol=3)
+    fig.tight_layout()
+    return fig
+
+
+def plot_pt4cloud_distributions(cases: Mapping[str, tuple], *, columns: int = 2):
+    """Figures 4 and 5 of He et al.: the distribution after each interval, the ground truth, the band.
+
+    ``cases`` maps a panel title to ``(intervals, result, ground_truth)``: the list of per-interval
+    arrays, the :class:`perfstudy.pt4cloud.PT4CloudResult` (with its band), and the ground-truth
+    runs (or None). Cumulative KDEs after intervals 1, 2, ... are drawn in darkening greys; the
+    reported one is the last, with its point-wise band shaded.
+    """
+    from perfstudy.kde import binned_density, scott_bandwidth, strip_grid
+
+    rows = math.ceil(len(cases) / columns)
+    fig, axes = plt.subplots(rows, columns, figsize=(5.2 * columns, 3.3 * rows), squeeze=False)
+    for ax, (title, (intervals, result, ground_truth)) in zip(axes.ravel(), cases.items()):
+        used = result.intervals_used
+        greys = plt.cm.Greys(np.linspace(0.35, 0.8, used))
+        for k in range(used):
+            sample = np.concatenate(intervals[: k + 1])
+            grid = strip_grid(sample, strips=400)
+            ax.plot(grid.midpoints, binned_density(sample, grid, scott_bandwidth(sample)), color=greys[k], lw=1,
+                    label=f"after interval {k + 1}" + (" (reported)" if k == used - 1 else ""))
+        band = result.band
+        if band is not None:
+            ax.fill_between(band.midpoints, band.lower, band.upper, color="#1f77b4", alpha=0.3,
+                            label=f"{band.level:.0%} band")
+        if ground_truth is not None:
+            grid = strip_grid(ground_truth, strips=400)
+            ax.plot(grid.midpoints, binned_density(ground_truth, grid, scott_bandwidth(ground_truth)), color="#d62728",
+                    lw=1.2, ls="--", label="ground truth")
+        ax.set(title=title, xlabel="performance", ylabel="density")
+        ax.legend(fontsize="x-small")
+    for ax in axes.ravel()[len(cases):]:
+        ax.set_visible(False)
+    fig.tight_layout()
+    return fig
+
+
+def plot_method_accuracy(frame, *, methods: Sequence[str], labels: Mapping[str, str] | None = None):
+    """Figure 6/9 of He et al.: accuracy per configuration for several methods, with their averages.
+
+    ``frame`` has a ``config`` column and one accuracy column per entry of ``methods``.
+    """
+    labels = dict(labels or {})
+    frame = frame.reset_index(drop=True)
+    x = np.arange(len(frame))
+    width = 0.8 / len(methods)
+    fig, ax = plt.subplots(figsize=(max(8, 0.32 * len(frame) + 2), 3.8))
+    colors = plt.cm.tab10(np.arange(len(methods)))
+    for i, method in enumerate(methods):
+        values = frame[method].to_numpy(dtype=float)
+        ax.bar(x + (i - (len(methods) - 1) / 2) * width, values, width, color=colors[i],
+               label=f"{labels.get(method, method)} (mean {np.nanmean(values):.1%})")
+    ax.set_xticks(x)
+    ax.set_xticklabels(frame["config"], rotation=90, fontsize=7)
+    ax.set_ylim(0, 1.02)
+    ax.yaxis.set_major_formatter(matplotlib.ticker.PercentFormatter(1.0))
+    ax.set(ylabel="accuracy against the ground truth")
+    ax.legend(fontsize="small", loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=len(methods), frameon=False)
     fig.tight_layout()
     return fig

@@ -224,14 +224,16 @@ def confidence_band(samples, *, level: float = 0.99, replicates: int = 1000, str
     return ConfidenceBand(grid.midpoints, density, lower, upper, level, replicates, bandwidth)
 
 
-def split_intervals(samples, intervals=None) -> tuple[list[np.ndarray], int]:
+def split_intervals(samples, intervals=None, *, empty: str = "error") -> tuple[list[np.ndarray], int]:
     """Cut measurements into consecutive intervals.
 
     - ``samples`` a sequence of arrays, ``intervals`` None: one array per interval, as given.
     - ``samples`` a DataFrame with ``timestamp`` and ``value``, ``intervals`` a duration (``"7D"``,
       ``pd.Timedelta``): interval ``k`` holds the runs that started in
-      ``[t0 + k d, t0 + (k + 1) d)``, ``t0`` the first timestamp. Empty intervals are an error. The
-      last interval counts as complete if its last run started in its final 1%.
+      ``[t0 + k d, t0 + (k + 1) d)``, ``t0`` the first timestamp. The last interval counts as
+      complete if its last run started in its final 1%. An interval with no runs (a gap in the
+      measurements) is an error, or with ``empty="skip"`` is left out (the intervals then are the
+      periods that have runs).
     - ``samples`` a 1-D array in run order, ``intervals`` an int: consecutive intervals of that many
       runs.
 
@@ -258,11 +260,14 @@ def split_intervals(samples, intervals=None) -> tuple[list[np.ndarray], int]:
         # the last interval counts as complete if its last run started in its final 1%
         complete = int(index[-1]) + int(elapsed.iloc[-1] >= duration * (index[-1] + 0.99))
         values = frame["value"].to_numpy(dtype=float)
+        if empty not in ("error", "skip"):
+            raise ValueError(f"empty={empty!r}: expected 'error' or 'skip'")
         counts = np.bincount(index, minlength=complete + 1)
-        empty = np.flatnonzero(counts[:complete] == 0)
-        if empty.size:
-            raise ValueError(f"intervals: interval(s) {empty.tolist()} of {duration} hold no runs")
-        parts = [values[index == k] for k in range(complete)]
+        gaps = np.flatnonzero(counts[:complete] == 0)
+        if gaps.size and empty == "error":
+            raise ValueError(f"intervals: interval(s) {gaps.tolist()[:10]} of {duration} hold no runs; "
+                             "pass empty='skip' to leave them out")
+        parts = [values[index == k] for k in range(complete) if counts[k] > 0]
         return parts, int(counts[complete])
     if intervals is None:
         parts = [np.asarray(part, dtype=float) for part in samples]
@@ -329,7 +334,7 @@ def _check_probability(value: float) -> float:
 
 def pt4cloud(samples, *, intervals=None, objective_probability: float = 0.9, confidence: float = 0.99,
              replicates: int = 1000, strips: int = 1000, band: bool = True, method: str = "binned",
-             rng=None) -> PT4CloudResult:
+             empty: str = "error", rng=None) -> PT4CloudResult:
     """The PT4Cloud workflow of Figure 2 on recorded measurements.
 
     Step 1: ``S`` = interval 1, ``D1`` = KDE(S). Step 2-3: add the next interval to ``S``, ``D2`` =
@@ -342,6 +347,7 @@ def pt4cloud(samples, *, intervals=None, objective_probability: float = 0.9, con
     samples, intervals
         See :func:`split_intervals`: a sequence of per-interval arrays; a frame with ``timestamp``
         and a duration such as ``"7D"`` (the paper's week); or an array in run order and a run count.
+        ``empty`` says what to do with intervals without runs.
     objective_probability : float
         ``po``; 0.9 in the paper.
     confidence, replicates : float, int
@@ -355,7 +361,7 @@ def pt4cloud(samples, *, intervals=None, objective_probability: float = 0.9, con
     """
     objective_probability = _check_probability(objective_probability)
     confidence = check_level(confidence)
-    parts, unused = split_intervals(samples, intervals)
+    parts, unused = split_intervals(samples, intervals, empty=empty)
     if len(parts) < 2:
         raise ValueError(f"samples: {len(parts)} complete interval(s); PT4Cloud compares at least two")
     for k, part in enumerate(parts):
@@ -412,7 +418,7 @@ class ShortIntervalResult:
     standard: PT4CloudResult | None = field(default=None)
 
 
-def pt4cloud_short(samples, *, interval_lengths, validate: bool = False, objective_probability: float = 0.9,
+def pt4cloud_short(samples, *, interval_lengths, validate=False, objective_probability: float = 0.9,
                    strips: int = 1000, method: str = "binned") -> ShortIntervalResult:
     """The short-interval variant of Figure 7 (He et al., section 6.1).
 
@@ -424,7 +430,8 @@ def pt4cloud_short(samples, *, interval_lengths, validate: bool = False, objecti
     length the standard workflow (:func:`pt4cloud`) takes over, with as many intervals as the data hold.
 
     ``samples`` and each length are as in :func:`split_intervals` (a frame and durations, or an
-    array in run order and run counts).
+    array in run order and run counts). ``validate`` is True, False, or a length: validate the
+    lengths shorter than it (the paper recommends validation below 3.5 days).
     """
     objective_probability = _check_probability(objective_probability)
     lengths = list(interval_lengths)
@@ -453,7 +460,8 @@ def pt4cloud_short(samples, *, interval_lengths, validate: bool = False, objecti
             spent += runs
             rows.append(dict(row, outcome="unstable: longer interval"))
             continue
-        if not validate:
+        wants_check = validate if isinstance(validate, bool) else _shorter(length, validate)
+        if not wants_check:
             spent += runs
             rows.append(dict(row, outcome="stable"))
             return ShortIntervalResult(length, True, None, both, spent, pd.DataFrame(rows))
@@ -470,6 +478,12 @@ def pt4cloud_short(samples, *, interval_lengths, validate: bool = False, objecti
             return ShortIntervalResult(length, True, True, both, spent, pd.DataFrame(rows))
         rows.append(dict(row, outcome="validation failed: longer interval"))
     raise AssertionError("unreachable: the last length runs the standard workflow")
+
+
+def _shorter(length, threshold) -> bool:
+    if isinstance(length, (int, np.integer)) and isinstance(threshold, (int, np.integer)):
+        return length < threshold
+    return pd.Timedelta(length) < pd.Timedelta(threshold)
 
 
 def hourly_sample(samples, portion: float = 0.5, *, runs_per_hour: float | None = None):

@@ -203,3 +203,21 @@ def test_bad_input_to_the_probability():
         stability_probability(np.arange(6.0), np.arange(6.0), method="fft")
     with pytest.raises(ValueError, match="objective_probability"):
         pt4cloud([np.arange(6.0)] * 2, objective_probability=1.5)
+
+
+def test_gaps_can_be_skipped_and_validation_limited_to_short_lengths():
+    start = pd.Timestamp("2024-03-04")
+    hours = np.r_[np.arange(0, 24 * 7), np.arange(24 * 14, 24 * 28)]  # week 2 has no runs
+    frame = pd.DataFrame({"timestamp": start + pd.to_timedelta(hours, unit="h"),
+                          "value": np.random.default_rng(0).normal(size=hours.size)})
+    with pytest.raises(ValueError, match="empty='skip'"):
+        pt4cloud(frame, intervals="7D", band=False)
+    parts, _ = split_intervals(frame, "7D", empty="skip")
+    assert [p.size for p in parts] == [168, 168, 168]
+    assert pt4cloud(frame, intervals="7D", empty="skip", band=False).intervals_used == 2
+    iid = np.random.default_rng(1).normal(size=3000)
+    # validate only lengths below 300 runs: 100 is validated (4 intervals), 400 would not be
+    below = pt4cloud_short(iid, interval_lengths=[100, 400, 1000], validate=300)
+    assert below.validated and below.runs_spent == 400
+    above = pt4cloud_short(iid, interval_lengths=[100, 400, 1000], validate=50)
+    assert above.validated is None and above.runs_spent == 200
