@@ -25,8 +25,12 @@ def test_repetitiveness_and_sota1():
     assert shares[:3].tolist() == [0, 0, pytest.approx(2 / 3)] and np.all(shares[3:] == 1)
     result = sota1(alternating, period=20, span=60)
     assert result.stopped and result.runs == 140  # windows 4..7 (a 60-run span back from 7) all at 1
-    rising = np.arange(400.0) + rng.normal(0, 0.01, 400)  # no window is ever like another
-    assert not sota1(rising, period=20, span=60).stopped
+    assert sota1(alternating, period=20, span=80).runs == 160  # the 2/3 -> 1 step must leave the span
+    # no window is ever like another: repetitiveness stays 0, which the rule reads as "stopped
+    # changing" at the first full span; the early stop He et al. report for SOTA1
+    rising = np.arange(400.0) + rng.normal(0, 0.01, 400)
+    early = sota1(rising, period=20, span=60)
+    assert early.stopped and early.runs == 80 and early.checks.repetitiveness.max() == 0
 
 
 def test_sota2_against_a_loop():
