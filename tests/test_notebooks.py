@@ -104,6 +104,17 @@ def test_design_notebook_budget_tables_and_outputs(design_notebook):
     assert (tmp / "build" / "01_design_standard_errors.html").stat().st_size > 10_000
 
 
+def _real_data_notebook(name):
+    """A module-scoped fixture: ``name`` executed in quick mode, skipped when no real data is reachable."""
+
+    @pytest.fixture(scope="module")
+    def executed(tmp_path_factory):
+        _needs_real_data()
+        return run_quick(tmp_path_factory, name)
+
+    return executed
+
+
 def _needs_real_data():
     from perfstudy.datasets import DataUnavailableError, locate
 
@@ -113,10 +124,7 @@ def _needs_real_data():
         pytest.skip(f"real datasets unavailable here: {error}")
 
 
-@pytest.fixture(scope="module")
-def bootstrap_notebook(tmp_path_factory):
-    _needs_real_data()
-    return run_quick(tmp_path_factory, "02_bootstrap_type1_error")
+bootstrap_notebook = _real_data_notebook("02_bootstrap_type1_error")
 
 
 @pytest.mark.notebook
@@ -154,10 +162,7 @@ def test_bootstrap_notebook_figures_and_real_data(bootstrap_notebook):
                      "02_fig8_real_data_type1.png"]
 
 
-@pytest.fixture(scope="module")
-def diagnostics_notebook(tmp_path_factory):
-    _needs_real_data()
-    return run_quick(tmp_path_factory, "03_normality_stationarity")
+diagnostics_notebook = _real_data_notebook("03_normality_stationarity")
 
 
 @pytest.mark.notebook
@@ -215,10 +220,7 @@ def test_diagnostics_notebook_measures_the_trap(diagnostics_notebook):
     assert sum(r["too_narrow"] > 1.5 for r in trap.values()) >= 12
 
 
-@pytest.fixture(scope="module")
-def pt4cloud_notebook(tmp_path_factory):
-    _needs_real_data()
-    return run_quick(tmp_path_factory, "04_pt4cloud_convergence")
+pt4cloud_notebook = _real_data_notebook("04_pt4cloud_convergence")
 
 
 @pytest.mark.notebook
