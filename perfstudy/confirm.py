@@ -1,0 +1,222 @@
+"""How many repetitions does a benchmark need? Nonparametric median CIs and CONFIRM.
+
+Maricq et al., "Taming Performance Variability", OSDI 2018:
+
+- Section 2 (after Le Boudec): a distribution-free confidence interval for the median from order
+  statistics. With ``z`` the normal quantile of the confidence, the interval runs from the
+  ``floor((n - z sqrt n) / 2)``-th to the ``ceil(1 + (n + z sqrt n) / 2)``-th smallest value
+  (1-based).
+- Section 5, CONFIRM: for subset sizes ``s`` = ``start``, ``start + 1``, ..., draw ``trials`` random
+  subsets of ``s`` runs without replacement, compute each one's median CI, and average the lower and
+  upper bounds; the estimate is the smallest ``s`` whose mean bounds lie within ``+-error`` of the
+  median of all the runs.
+
+The resampling is computed for all sizes at once: each trial is a random permutation of the runs,
+and its subset of size ``s`` is the first ``s`` runs of the permutation, a uniform random subset of
+size ``s`` (so every mean bound has the expectation the published procedure gives; subsets of
+different sizes within one trial are nested, which correlates neighbouring sizes but not their
+means). A Fenwick tree over the ranks of the runs, one per trial and all trials advanced together,
+gives the k-th smallest of the first ``s`` runs in O(log n): O(trials n log n) in all, instead of
+O(trials n^2 log n) for sorting every subset.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from perfstudy._checks import check_int, check_level
+
+__all__ = ["MedianCI", "median_ci", "median_ci_indices", "Repetitions", "repetitions_needed"]
+
+METHODS = ("order_statistics", "confirm")
+
+
+def _series(x, minimum: int = 1) -> np.ndarray:
+    x = np.asarray(x, dtype=float)
+    if x.ndim != 1:
+        raise ValueError(f"x: expected a one-dimensional sample, got shape {x.shape}")
+    bad = ~np.isfinite(x)
+    if bad.any():
+        raise ValueError(f"x: {int(bad.sum())} of {x.size} values are NaN or infinite")
+    if x.size < minimum:
+        raise ValueError(f"x: {x.size} values; at least {minimum} are needed")
+    return x
+
+
+def median_ci_indices(n, confidence: float = 0.95, method: str = "order_statistics"):
+    """1-based indices of the order statistics that bound the median's CI for samples of size ``n``.
+
+    ``"order_statistics"``: ``floor((n - z sqrt n) / 2)`` and ``ceil(1 + (n + z sqrt n) / 2)``.
+    ``"confirm"``: the CONFIRM tool's rounding, 0-based ``rint(n/2 - z sqrt(n)/2)`` and
+    ``rint(1 + n/2 + z sqrt(n)/2)``, returned here + 1. ``n`` may be an array.
+    Indices outside ``1..n`` mean ``n`` is too small for that confidence.
+    """
+    confidence = check_level(confidence)
+    if method not in METHODS:
+        raise ValueError(f"method={method!r}: expected one of {METHODS}")
+    n = np.asarray(n, dtype=float)
+    z = stats.norm.ppf(0.5 + confidence / 2)
+    if method == "order_statistics":
+        low = np.floor((n - z * np.sqrt(n)) / 2)
+        high = np.ceil(1 + (n + z * np.sqrt(n)) / 2)
+    else:
+        low = np.rint(n / 2 - z * np.sqrt(n) / 2) + 1
+        high = np.rint(1 + n / 2 + z * np.sqrt(n) / 2) + 1
+    return low.astype(int), high.astype(int)
+
+
+@dataclass(frozen=True)
+class MedianCI:
+    """A distribution-free CI for the median: ``low`` and ``high`` are the ``lower_index``-th and
+    ``upper_index``-th smallest values (1-based)."""
+
+    low: float
+    median: float
+    high: float
+    lower_index: int
+    upper_index: int
+    n: int
+    confidence: float
+    method: str
+
+    @property
+    def relative_half_width(self) -> float:
+        """``max(median - low, high - median) / |median|``: CONFIRM's error."""
+        return max(self.median - self.low, self.high - self.median) / abs(self.median)
+
+
+def median_ci(x, *, confidence: float = 0.95, method: str = "order_statistics") -> MedianCI:
+    """Nonparametric CI for the median from order statistics (Maricq et al., section 2).
+
+    Raises
+    ------
+    ValueError
+        NaN values, or ``n`` too small for the confidence (an index outside ``1..n``: e.g. fewer
+        than 6 points at 95% with ``"order_statistics"``).
+    """
+    x = _series(x)
+    n = x.size
+    low, high = (int(i) for i in median_ci_indices(n, confidence, method))
+    if low < 1 or high > n:
+        raise ValueError(f"x: {n} points are too few for a {confidence:.0%} median CI "
+                         f"(order statistics {low} and {high} of {n})")
+    ordered = np.sort(x)
+    return MedianCI(float(ordered[low - 1]), float(np.median(x)), float(ordered[high - 1]), low, high, n,
+                    confidence, method)
+
+
+@dataclass(frozen=True, eq=False)
+class Repetitions:
+    """CONFIRM's estimate and the curve behind it (Maricq et al., section 5, Figure 5).
+
+    Attributes
+    ----------
+    estimate : int or None
+        Smallest subset size whose mean CI bounds lie within ``+-error`` of the median; None if
+        no size up to ``n`` does.
+    sizes, mean_low, mean_high : ndarray
+        The curve: subset size and the mean lower and upper bounds over the trials.
+    median : float
+        Median of all the runs (the reference of ``error``).
+    error, confidence : float
+    trials : int
+    """
+
+    estimate: int | None
+    sizes: np.ndarray
+    mean_low: np.ndarray
+    mean_high: np.ndarray
+    median: float
+    error: float
+    confidence: float
+    trials: int
+
+    def to_frame(self) -> pd.DataFrame:
+        return pd.DataFrame({"size": self.sizes, "mean_low": self.mean_low, "mean_high": self.mean_high,
+                             "median": self.median})
+
+
+def _kth(flat_tree: np.ndarray, offsets: np.ndarray, k: int, top: int, size: int) -> np.ndarray:
+    """Per trial, the 0-based rank of the k-th (1-based) smallest inserted run (Fenwick binary lifting).
+
+    ``flat_tree`` holds one tree of ``size + 2`` counts per trial (index ``size + 1`` is a sink)."""
+    position = np.zeros(offsets.size, dtype=np.int64)
+    remaining = np.full(offsets.size, k, dtype=np.int64)
+    step = top
+    while step:
+        nxt = np.minimum(position + step, size + 1)  # past the end: read the sink, and never step there
+        counts = flat_tree[offsets + nxt]
+        go = (position + step <= size) & (counts < remaining)
+        position = np.where(go, nxt, position)
+        remaining = np.where(go, remaining - counts, remaining)
+        step >>= 1
+    return position
+
+
+def repetitions_needed(x, *, error: float = 0.01, confidence: float = 0.95, trials: int = 200, start: int = 10,
+                       method: str = "order_statistics", rng=None) -> Repetitions:
+    """CONFIRM: how many repetitions until the median's CI is within ``+-error`` of it (section 5).
+
+    Parameters
+    ----------
+    x : array
+        All the runs available (their order does not matter).
+    error : float
+        ``r``, relative to the median (0.01: 1%).
+    confidence : float
+    trials : int
+        Random subsets per size.
+    start : int
+        Smallest subset size (the paper: 10).
+    method : {"order_statistics", "confirm"}
+        Rounding of the order-statistic indices, see :func:`median_ci_indices`. Sizes whose
+        indices fall outside ``1..s`` have no CI and are skipped.
+
+    Raises
+    ------
+    ValueError
+        Fewer than ``start`` points, NaN values, a median of 0 (no relative error).
+    """
+    start = check_int("start", start, minimum=2)
+    x = _series(x, minimum=start)
+    trials = check_int("trials", trials, minimum=1)
+    if not error > 0:
+        raise ValueError(f"error={error!r}: expected a positive fraction, e.g. 0.01 for 1%")
+    median = float(np.median(x))
+    if median == 0:
+        raise ValueError("x: the median is 0, so an error relative to it is undefined")
+    rng = np.random.default_rng(rng)
+    n = x.size
+    ordered = np.sort(x)
+    ranks = np.empty(n, dtype=np.int64)
+    ranks[np.argsort(x, kind="stable")] = np.arange(n)
+    permutations = ranks[rng.permuted(np.broadcast_to(np.arange(n), (trials, n)), axis=1)]
+    width = n + 2  # Fenwick indices 1..n, and n + 1 as a sink for updates that run past the end
+    flat_tree = np.zeros(trials * width, dtype=np.int64)
+    offsets = np.arange(trials, dtype=np.int64) * width
+    top = 1 << (n.bit_length() - 1)
+    levels = n.bit_length() + 1
+    sizes = np.arange(1, n + 1)
+    low_index, high_index = median_ci_indices(sizes, confidence, method)
+    mean_low = np.full(n, np.nan)
+    mean_high = np.full(n, np.nan)
+    for s in range(1, n + 1):
+        index = permutations[:, s - 1] + 1
+        for _ in range(levels):  # Fenwick insert, all trials at once; finished ones park in the sink
+            flat_tree[offsets + index] += 1
+            index = np.minimum(index + (index & -index), n + 1)
+        flat_tree[offsets + n + 1] = 0
+        if s < start or low_index[s - 1] < 1 or high_index[s - 1] > s:
+            continue
+        mean_low[s - 1] = ordered[_kth(flat_tree, offsets, low_index[s - 1], top, n)].mean()
+        mean_high[s - 1] = ordered[_kth(flat_tree, offsets, high_index[s - 1], top, n)].mean()
+    keep = sizes >= start
+    sizes, mean_low, mean_high = sizes[keep], mean_low[keep], mean_high[keep]
+    within = (mean_low >= median - error * abs(median)) & (mean_high <= median + error * abs(median))
+    hits = np.flatnonzero(within)
+    estimate = int(sizes[hits[0]]) if hits.size else None
+    return Repetitions(estimate, sizes, mean_low, mean_high, median, float(error), confidence, trials)

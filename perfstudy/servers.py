@@ -1,0 +1,240 @@
+"""Which servers of a supposedly identical fleet do not behave like the rest? (MMD, section 6)
+
+Maricq et al., "Taming Performance Variability", OSDI 2018, section 6: compare each server's
+measurements with those of all the other servers by the maximum mean discrepancy (Gretton et
+al., JMLR 2012) with a Gaussian kernel, rank servers by it, and remove the most dissimilar one at a
+time, recomputing after each removal (Figure 7).
+
+``MMD^2_u`` is the unbiased quadratic-time statistic (Gretton et al., Eq. 3):
+``(1/(m(m-1))) sum_{i != j} k(x_i, x_j) + (1/(n(n-1))) sum_{i != j} k(y_i, y_j) - (2/(mn)) sum k(x_i, y_j)``.
+The permutation test reuses one kernel matrix of the pooled sample: for a relabelling that puts the
+``m`` points of the smaller group at positions ``S``, the three sums follow from
+``sum_{i,j in S} K``, ``sum_{i in S} rowsum_i`` and the total, so each permutation costs
+O(m^2) instead of O((m + n)^2). The p-value is ``(1 + #{perm >= observed}) / (permutations + 1)``.
+The bandwidth is the median heuristic: the median distance between distinct pooled points.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy.spatial.distance import pdist, squareform
+from tqdm.auto import tqdm
+
+from perfstudy._checks import check_int
+
+__all__ = ["MMDTest", "mmd_test", "rank_servers", "Elimination", "eliminate_unrepresentative", "MIN_SERVER_SAMPLES"]
+
+#: a server needs at least this many measurements for the unbiased statistic
+MIN_SERVER_SAMPLES = 2
+
+
+def _points(name: str, x) -> np.ndarray:
+    x = np.asarray(x, dtype=float)
+    if x.ndim == 1:
+        x = x[:, None]
+    if x.ndim != 2:
+        raise ValueError(f"{name}: expected shape (n,) or (n, metrics), got {x.shape}")
+    if x.shape[0] < MIN_SERVER_SAMPLES:
+        raise ValueError(f"{name}: {x.shape[0]} sample(s); the unbiased MMD needs at least {MIN_SERVER_SAMPLES}")
+    bad = ~np.isfinite(x)
+    if bad.any():
+        raise ValueError(f"{name}: {int(bad.sum())} NaN or infinite values")
+    return x
+
+
+@dataclass(frozen=True, eq=False)
+class MMDTest:
+    """Unbiased ``MMD^2`` of two samples and its permutation p-value.
+
+    Attributes
+    ----------
+    mmd2 : float
+        ``MMD^2_u`` (may be slightly negative when the distributions agree).
+    p_value : float
+    bandwidth : float
+    null : ndarray
+        ``MMD^2_u`` under ``permutations`` relabellings.
+    """
+
+    mmd2: float
+    p_value: float
+    bandwidth: float
+    null: np.ndarray
+
+    @property
+    def permutations(self) -> int:
+        return int(self.null.size)
+
+
+def _bandwidth(pooled: np.ndarray, bandwidth) -> float:
+    if bandwidth == "median":
+        distances = pdist(pooled)
+        positive = distances[distances > 0]
+        if positive.size == 0:
+            raise ValueError("x, y: every point is the same; the median-distance bandwidth is 0")
+        return float(np.median(positive))
+    value = float(bandwidth)
+    if not value > 0:
+        raise ValueError(f"bandwidth={bandwidth!r}: expected 'median' or a positive number")
+    return value
+
+
+def _statistics(kernel: np.ndarray, rowsum: np.ndarray, total: float, subsets: np.ndarray) -> np.ndarray:
+    """``MMD^2_u`` for each row of ``subsets`` taken as the first group (size m) of the pooled sample."""
+    m = subsets.shape[1]
+    n = kernel.shape[0] - m
+    inner = kernel[subsets[:, :, None], subsets[:, None, :]].sum(axis=(1, 2))  # sum_{i,j in S} K, diagonal incl.
+    rows = rowsum[subsets].sum(axis=1)  # sum_{i in S} sum_j K_ij
+    # with K_ii = 1: XX = inner - m; XY = rows - inner; YY = total - 2 rows + inner - n
+    xx = (inner - m) / (m * (m - 1))
+    yy = (total - 2 * rows + inner - n) / (n * (n - 1))
+    xy = (rows - inner) / (m * n)
+    return xx + yy - 2 * xy
+
+
+def mmd_test(x, y, *, permutations: int = 1000, bandwidth="median", rng=None) -> MMDTest:
+    """Two-sample test by the unbiased ``MMD^2`` with a Gaussian kernel (Gretton et al. 2012).
+
+    Parameters
+    ----------
+    x, y : array, shape (m,) or (m, d); (n,) or (n, d)
+        Univariate or multivariate samples (rows are observations).
+    permutations : int
+    bandwidth : "median" or float
+        ``sigma`` of ``k(a, b) = exp(-|a - b|^2 / (2 sigma^2))``; "median" is the median distance
+        between distinct points of the pooled sample.
+    """
+    x = _points("x", x)
+    y = _points("y", y)
+    if x.shape[1] != y.shape[1]:
+        raise ValueError(f"x has {x.shape[1]} metrics, y has {y.shape[1]}")
+    permutations = check_int("permutations", permutations)
+    rng = np.random.default_rng(rng)
+    small, large = (x, y) if x.shape[0] <= y.shape[0] else (y, x)
+    pooled = np.vstack([small, large])
+    sigma = _bandwidth(pooled, bandwidth)
+    kernel = np.exp(-squareform(pdist(pooled, "sqeuclidean")) / (2 * sigma**2))
+    rowsum = kernel.sum(axis=1)
+    total = float(rowsum.sum())
+    m = small.shape[0]
+    observed = float(_statistics(kernel, rowsum, total, np.arange(m)[None, :])[0])
+    null = np.empty(permutations)
+    chunk = max(1, min(permutations, 2**22 // (m * m)))
+    for start in range(0, permutations, chunk):
+        size = min(chunk, permutations - start)
+        keys = rng.random((size, pooled.shape[0]))
+        subsets = np.argpartition(keys, m - 1, axis=1)[:, :m]  # a uniform random m-subset per row
+        null[start : start + size] = _statistics(kernel, rowsum, total, subsets)
+    p_value = (1 + int(np.sum(null >= observed))) / (permutations + 1)
+    return MMDTest(observed, p_value, sigma, null)
+
+
+def _scaled(df: pd.DataFrame, server: str, metrics) -> pd.DataFrame:
+    if not isinstance(df, pd.DataFrame):
+        raise TypeError(f"df: expected a pandas DataFrame, got {type(df).__name__}")
+    metrics = [metrics] if isinstance(metrics, str) else list(metrics)
+    missing = [c for c in [server, *metrics] if c not in df.columns]
+    if missing:
+        raise ValueError(f"columns {missing} not in the frame; it has {list(df.columns)}")
+    if not metrics:
+        raise ValueError("metrics: name at least one column")
+    frame = df[[server, *metrics]]
+    holes = frame[metrics].isna()
+    if holes.any().any():
+        where = frame.loc[holes.any(axis=1), server].unique()[:5].tolist()
+        raise ValueError(f"metrics: {int(holes.sum().sum())} missing values (servers {where}); every server needs "
+                         "every metric: drop those servers or metrics first")
+    counts = frame.groupby(server).size()
+    few = counts[counts < MIN_SERVER_SAMPLES]
+    if not few.empty:
+        raise ValueError(f"{server}: {len(few)} server(s) with fewer than {MIN_SERVER_SAMPLES} samples: "
+                         f"{few.index[:5].tolist()}")
+    if counts.size < 2:
+        raise ValueError(f"{server}: {counts.size} server(s); ranking needs at least 2")
+    medians = frame[metrics].median()
+    if (medians == 0).any():
+        raise ValueError(f"metrics {medians.index[medians == 0].tolist()}: median 0, cannot scale by it")
+    scaled = frame.copy()
+    scaled[metrics] = frame[metrics] / medians  # section 6: each metric divided by its median
+    return scaled
+
+
+def rank_servers(df: pd.DataFrame, *, server: str = "host", metrics=("value",), permutations: int = 1000,
+                 bandwidth="median", rng=None, progress: bool = False) -> pd.DataFrame:
+    """Each server's samples against all the other servers' together, most dissimilar first (section 6).
+
+    Every metric is divided by its median over the fleet first, so that metrics in different units
+    weigh alike; the samples are the rows (each a vector of ``metrics``).
+
+    Returns
+    -------
+    DataFrame
+        ``server`` column, ``mmd`` (``MMD^2_u``), ``p_value``, ``n`` (the server's samples), sorted
+        by ``mmd`` descending.
+    """
+    metrics = [metrics] if isinstance(metrics, str) else list(metrics)
+    scaled = _scaled(df, server, metrics)
+    values = scaled[metrics].to_numpy(dtype=float)
+    labels = scaled[server].to_numpy()
+    names = pd.unique(labels)
+    streams = np.random.default_rng(rng).spawn(len(names))
+    rows = []
+    for name, stream in zip(tqdm(names, desc="servers", disable=not progress), streams):
+        mine = labels == name
+        test = mmd_test(values[mine], values[~mine], permutations=permutations, bandwidth=bandwidth, rng=stream)
+        rows.append({server: name, "mmd": test.mmd2, "p_value": test.p_value, "n": int(mine.sum())})
+    return pd.DataFrame(rows).sort_values("mmd", ascending=False, kind="stable").reset_index(drop=True)
+
+
+@dataclass(frozen=True, eq=False)
+class Elimination:
+    """Iterative removal of the most dissimilar server (Figure 7(c)).
+
+    Attributes
+    ----------
+    removed : list
+        Servers in the order they were removed.
+    curve : DataFrame
+        One row per round: ``round``, ``removed`` (the server taken out), ``mmd`` and ``p_value`` of
+        that server against the rest, ``servers_left``, ``max_mmd_after`` (the largest MMD among
+        the servers left, recomputed).
+    final_ranking : DataFrame
+        The ranking of the servers left.
+    """
+
+    removed: list
+    curve: pd.DataFrame
+    final_ranking: pd.DataFrame
+
+
+def eliminate_unrepresentative(df: pd.DataFrame, *, server: str = "host", metrics=("value",),
+                               alpha: float = 0.05, max_remove: int | None = None, permutations: int = 1000,
+                               bandwidth="median", rng=None, progress: bool = False) -> Elimination:
+    """Remove the most dissimilar server while its MMD test rejects at ``alpha``; recompute after each.
+
+    Stops when the top-ranked server is no longer significantly different from the rest, when
+    ``max_remove`` servers are gone, or when two servers are left. Medians for scaling are
+    recomputed on the servers left.
+    """
+    if not 0 < alpha < 1:
+        raise ValueError(f"alpha={alpha!r}: expected a level in (0, 1)")
+    frame = df
+    limit = np.inf if max_remove is None else check_int("max_remove", max_remove, minimum=0)
+    streams = iter(np.random.default_rng(rng).spawn(10_000))
+    removed, rows = [], []
+    ranking = rank_servers(frame, server=server, metrics=metrics, permutations=permutations, bandwidth=bandwidth,
+                           rng=next(streams), progress=progress)
+    while len(removed) < limit and len(ranking) > 2 and ranking.p_value.iloc[0] < alpha:
+        worst = ranking.iloc[0]
+        removed.append(worst[server])
+        frame = frame[frame[server] != worst[server]]
+        ranking = rank_servers(frame, server=server, metrics=metrics, permutations=permutations,
+                               bandwidth=bandwidth, rng=next(streams), progress=progress)
+        rows.append({"round": len(removed), "removed": worst[server], "mmd": worst["mmd"],
+                     "p_value": worst["p_value"], "servers_left": len(ranking),
+                     "max_mmd_after": float(ranking.mmd.iloc[0])})
+    curve = pd.DataFrame(rows, columns=["round", "removed", "mmd", "p_value", "servers_left", "max_mmd_after"])
+    return Elimination(removed, curve, ranking)
