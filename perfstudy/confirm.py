@@ -140,17 +140,17 @@ class Repetitions:
                              "median": self.median})
 
 
-def _kth(flat_tree: np.ndarray, offsets: np.ndarray, k: int, top: int, size: int) -> np.ndarray:
-    """Per trial, the 0-based rank of the k-th (1-based) smallest inserted run (Fenwick binary lifting).
-
-    ``flat_tree`` holds one tree of ``size + 2`` counts per trial (index ``size + 1`` is a sink)."""
+def _kth(flat_tree: np.ndarray, offsets: np.ndarray, k: np.ndarray, top: int, size: int) -> np.ndarray:
+    """For each entry, the 0-based rank of the ``k``-th (1-based) smallest run inserted in the Fenwick
+    tree starting at ``offsets`` (binary lifting). Each tree holds ``size + 2`` counts (index
+    ``size + 1`` is a sink)."""
     position = np.zeros(offsets.size, dtype=np.int64)
-    remaining = np.full(offsets.size, k, dtype=np.int64)
+    remaining = k.astype(np.int64)
     step = top
     while step:
-        nxt = np.minimum(position + step, size + 1)  # past the end: read the sink, and never step there
-        counts = flat_tree[offsets + nxt]
-        go = (position + step <= size) & (counts < remaining)
+        nxt = position + step
+        counts = flat_tree[offsets + np.minimum(nxt, size + 1)]  # past the end: read the sink, never step there
+        go = (nxt <= size) & (counts < remaining)
         position = np.where(go, nxt, position)
         remaining = np.where(go, remaining - counts, remaining)
         step >>= 1
@@ -158,7 +158,7 @@ def _kth(flat_tree: np.ndarray, offsets: np.ndarray, k: int, top: int, size: int
 
 
 def repetitions_needed(x, *, error: float = 0.01, confidence: float = 0.95, trials: int = 200, start: int = 10,
-                       method: str = "order_statistics", rng=None) -> Repetitions:
+                       max_size: int | None = None, method: str = "order_statistics", rng=None) -> Repetitions:
     """CONFIRM: how many repetitions until the median's CI is within ``+-error`` of it (section 5).
 
     Parameters
@@ -172,6 +172,9 @@ def repetitions_needed(x, *, error: float = 0.01, confidence: float = 0.95, tria
         Random subsets per size.
     start : int
         Smallest subset size (the paper: 10).
+    max_size : int, optional
+        Largest subset size to try (default ``n``); the cost grows linearly with it. With it the
+        estimate is None when no size up to ``max_size`` suffices.
     method : {"order_statistics", "confirm"}
         Rounding of the order-statistic indices, see :func:`median_ci_indices`. Sizes whose
         indices fall outside ``1..s`` have no CI and are skipped.
@@ -191,20 +194,25 @@ def repetitions_needed(x, *, error: float = 0.01, confidence: float = 0.95, tria
         raise ValueError("x: the median is 0, so an error relative to it is undefined")
     rng = np.random.default_rng(rng)
     n = x.size
+    largest = n if max_size is None else min(n, check_int("max_size", max_size, minimum=start))
     ordered = np.sort(x)
     ranks = np.empty(n, dtype=np.int64)
     ranks[np.argsort(x, kind="stable")] = np.arange(n)
-    permutations = ranks[rng.permuted(np.broadcast_to(np.arange(n), (trials, n)), axis=1)]
+    if largest == n:
+        permutations = ranks[rng.permuted(np.broadcast_to(np.arange(n), (trials, n)), axis=1)]
+    else:  # only the first max_size runs of each permutation are needed: draw just those
+        permutations = ranks[np.array([rng.choice(n, size=largest, replace=False) for _ in range(trials)])]
     width = n + 2  # Fenwick indices 1..n, and n + 1 as a sink for updates that run past the end
     flat_tree = np.zeros(trials * width, dtype=np.int64)
     offsets = np.arange(trials, dtype=np.int64) * width
+    both_offsets = np.tile(offsets, 2)
     top = 1 << (n.bit_length() - 1)
     levels = n.bit_length() + 1
-    sizes = np.arange(1, n + 1)
+    sizes = np.arange(1, largest + 1)
     low_index, high_index = median_ci_indices(sizes, confidence, method)
-    mean_low = np.full(n, np.nan)
-    mean_high = np.full(n, np.nan)
-    for s in range(1, n + 1):
+    mean_low = np.full(largest, np.nan)
+    mean_high = np.full(largest, np.nan)
+    for s in range(1, largest + 1):
         index = permutations[:, s - 1] + 1
         for _ in range(levels):  # Fenwick insert, all trials at once; finished ones park in the sink
             flat_tree[offsets + index] += 1
@@ -212,8 +220,10 @@ def repetitions_needed(x, *, error: float = 0.01, confidence: float = 0.95, tria
         flat_tree[offsets + n + 1] = 0
         if s < start or low_index[s - 1] < 1 or high_index[s - 1] > s:
             continue
-        mean_low[s - 1] = ordered[_kth(flat_tree, offsets, low_index[s - 1], top, n)].mean()
-        mean_high[s - 1] = ordered[_kth(flat_tree, offsets, high_index[s - 1], top, n)].mean()
+        # both bounds in one pass: the trials' trees twice, asked for the low and the high order statistic
+        k = np.repeat([low_index[s - 1], high_index[s - 1]], trials)
+        bounds = ordered[_kth(flat_tree, both_offsets, k, top, n)].reshape(2, trials).mean(axis=1)
+        mean_low[s - 1], mean_high[s - 1] = bounds
     keep = sizes >= start
     sizes, mean_low, mean_high = sizes[keep], mean_low[keep], mean_high[keep]
     within = (mean_low >= median - error * abs(median)) & (mean_high <= median + error * abs(median))

@@ -37,6 +37,9 @@ __all__ = [
     "plot_standard_error_trap",
     "plot_pt4cloud_distributions",
     "plot_method_accuracy",
+    "plot_confirm_convergence",
+    "plot_cov_vs_repetitions",
+    "plot_server_ranking",
 ]
 
 DESIGN_COLORS = {
@@ -422,5 +425,89 @@ def plot_method_accuracy(frame, *, methods: Sequence[str], labels: Mapping[str, 
     ax.yaxis.set_major_formatter(matplotlib.ticker.PercentFormatter(1.0))
     ax.set(ylabel="accuracy against the ground truth")
     ax.legend(fontsize="small", loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=len(methods), frameon=False)
+    fig.tight_layout()
+    return fig
+
+
+def plot_confirm_convergence(cases: Mapping[str, object], *, columns: int = 3):
+    """Figure 5 of Maricq et al.: mean CI bounds of the median against the number of runs.
+
+    ``cases`` maps a panel title to a :class:`perfstudy.confirm.Repetitions`. The band is the mean
+    lower to mean upper bound, the dashed lines the ``+-error`` bounds around the median, and the
+    red line CONFIRM's estimate, annotated.
+    """
+    rows = math.ceil(len(cases) / columns)
+    fig, axes = plt.subplots(rows, columns, figsize=(4.6 * columns, 3.3 * rows), squeeze=False)
+    for ax, (title, rep) in zip(axes.ravel(), cases.items()):
+        relative_low = rep.mean_low / rep.median - 1
+        relative_high = rep.mean_high / rep.median - 1
+        ax.fill_between(rep.sizes, relative_low, relative_high, color="#1f77b4", alpha=0.35,
+                        label=f"mean {rep.confidence:.0%} CI of the median")
+        ax.axhline(0, color="#1f77b4", lw=1.5)
+        for sign in (-1, 1):
+            ax.axhline(sign * rep.error, color="k", ls="--", lw=0.8)
+        if rep.estimate is not None:
+            ax.axvline(rep.estimate, color="#d62728", lw=1.2)
+            ax.annotate(f"{rep.estimate} runs", (rep.estimate, 3 * rep.error), color="#d62728", fontsize=8,
+                        xytext=(4, 0), textcoords="offset points")
+        ax.set_xscale("log")
+        ax.set_ylim(-6 * rep.error, 6 * rep.error)
+        ax.yaxis.set_major_formatter(matplotlib.ticker.PercentFormatter(1.0, decimals=1))
+        ax.set(title=title, xlabel="runs (subset size)", ylabel="relative to the median")
+        ax.legend(fontsize="x-small", loc="lower right")
+    for ax in axes.ravel()[len(cases):]:
+        ax.set_visible(False)
+    fig.tight_layout()
+    return fig
+
+
+def plot_cov_vs_repetitions(frame, *, max_size: int):
+    """Figure 6 of Maricq et al.: CoV against CONFIRM's estimate, one point per series.
+
+    ``frame`` has ``family``, ``cov`` and ``estimate`` (None/NaN when ``max_size`` runs were not
+    enough; those are drawn at ``max_size`` with an upward triangle).
+    """
+    fig, ax = plt.subplots(figsize=(7, 4.2))
+    for family, group in frame.groupby("family", sort=False):
+        found = group["estimate"].notna()
+        color = FAMILY_COLORS.get(family)
+        ax.scatter(group.loc[found, "cov"], group.loc[found, "estimate"], s=16, color=color,
+                   label=f"{family} ({int(found.sum())} of {len(group)})")
+        ax.scatter(group.loc[~found, "cov"], np.full(int((~found).sum()), max_size), marker="^", s=22,
+                   color=color)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(_percent))
+    ax.axhline(max_size, color="0.6", ls=":", lw=0.8)
+    ax.set(xlabel="coefficient of variation", ylabel="runs for a 95% CI within +-1% of the median",
+           title=f"Figure 6 on public data (triangles: more than {max_size} runs)")
+    ax.legend(fontsize="x-small", loc="upper left")
+    fig.tight_layout()
+    return fig
+
+
+def plot_server_ranking(ranking, *, server: str, highlight=None, curve=None, top: int = 30):
+    """Figure 7 of Maricq et al.: servers by MMD against the rest (b), and the elimination curve (c).
+
+    ``ranking`` comes from :func:`perfstudy.servers.rank_servers`; ``highlight`` names servers to
+    mark (e.g. a deliberately degraded copy); ``curve`` is an elimination curve to draw beside it.
+    """
+    panels = 2 if curve is not None and len(curve) else 1
+    fig, axes = plt.subplots(1, panels, figsize=(5.5 * panels, 3.8), squeeze=False)
+    ax = axes[0, 0]
+    shown = ranking.head(top)
+    marked = set([] if highlight is None else ([highlight] if isinstance(highlight, str) else highlight))
+    colors = ["#d62728" if s in marked else ("#1f77b4" if p < 0.05 else "0.6")
+              for s, p in zip(shown[server], shown["p_value"])]
+    ax.bar(np.arange(len(shown)), shown["mmd"], color=colors)
+    ax.set(xlabel=f"{server}, most dissimilar first (blue: p < 0.05; red: marked)", ylabel="MMD^2 against the rest",
+           title=f"{len(ranking)} servers ranked (top {len(shown)})")
+    ax.set_xticks([])
+    if panels == 2:
+        ax = axes[0, 1]
+        ax.plot(curve["round"], curve["mmd"], "o-", label="MMD^2 of the server removed")
+        ax.plot(curve["round"], curve["max_mmd_after"], "s--", label="largest MMD^2 left")
+        ax.set(xlabel="servers removed", ylabel="MMD^2", title="iterative elimination")
+        ax.legend(fontsize="x-small")
     fig.tight_layout()
     return fig

@@ -163,29 +163,45 @@ def _scaled(df: pd.DataFrame, server: str, metrics) -> pd.DataFrame:
 
 
 def rank_servers(df: pd.DataFrame, *, server: str = "host", metrics=("value",), permutations: int = 1000,
-                 bandwidth="median", rng=None, progress: bool = False) -> pd.DataFrame:
+                 bandwidth="median", max_samples: int | None = 500, rng=None, progress: bool = False) -> pd.DataFrame:
     """Each server's samples against all the other servers' together, most dissimilar first (section 6).
 
     Every metric is divided by its median over the fleet first, so that metrics in different units
     weigh alike; the samples are the rows (each a vector of ``metrics``).
 
+    The statistic costs O((m + n)^2) memory and time. With ``max_samples`` (default 500), a server
+    with more rows contributes a seeded random subset of that many, to its own test and to the
+    "rest" of every other test; ``n_used`` says how many. ``None`` uses every row.
+
     Returns
     -------
     DataFrame
-        ``server`` column, ``mmd`` (``MMD^2_u``), ``p_value``, ``n`` (the server's samples), sorted
-        by ``mmd`` descending.
+        ``server`` column, ``mmd`` (``MMD^2_u``), ``p_value``, ``n`` (the server's samples), ``n_used``,
+        sorted by ``mmd`` descending.
     """
     metrics = [metrics] if isinstance(metrics, str) else list(metrics)
     scaled = _scaled(df, server, metrics)
+    rng = np.random.default_rng(rng)
+    counts = scaled.groupby(server, sort=False).size()
+    if max_samples is not None:
+        limit = check_int("max_samples", max_samples, minimum=MIN_SERVER_SAMPLES)
+        subsample_rng, rng = rng.spawn(2)
+        keep = []
+        for positions in scaled.groupby(server, sort=False).indices.values():
+            if positions.size > limit:
+                positions = np.sort(subsample_rng.choice(positions, limit, replace=False))
+            keep.append(positions)
+        scaled = scaled.iloc[np.sort(np.concatenate(keep))]
     values = scaled[metrics].to_numpy(dtype=float)
     labels = scaled[server].to_numpy()
     names = pd.unique(labels)
-    streams = np.random.default_rng(rng).spawn(len(names))
+    streams = rng.spawn(len(names))
     rows = []
     for name, stream in zip(tqdm(names, desc="servers", disable=not progress), streams):
         mine = labels == name
         test = mmd_test(values[mine], values[~mine], permutations=permutations, bandwidth=bandwidth, rng=stream)
-        rows.append({server: name, "mmd": test.mmd2, "p_value": test.p_value, "n": int(mine.sum())})
+        rows.append({server: name, "mmd": test.mmd2, "p_value": test.p_value, "n": int(counts[name]),
+                     "n_used": int(mine.sum())})
     return pd.DataFrame(rows).sort_values("mmd", ascending=False, kind="stable").reset_index(drop=True)
 
 
@@ -212,7 +228,8 @@ class Elimination:
 
 def eliminate_unrepresentative(df: pd.DataFrame, *, server: str = "host", metrics=("value",),
                                alpha: float = 0.05, max_remove: int | None = None, permutations: int = 1000,
-                               bandwidth="median", rng=None, progress: bool = False) -> Elimination:
+                               bandwidth="median", max_samples: int | None = 500, rng=None,
+                               progress: bool = False) -> Elimination:
     """Remove the most dissimilar server while its MMD test rejects at ``alpha``; recompute after each.
 
     Stops when the top-ranked server is no longer significantly different from the rest, when
@@ -226,13 +243,13 @@ def eliminate_unrepresentative(df: pd.DataFrame, *, server: str = "host", metric
     streams = iter(np.random.default_rng(rng).spawn(10_000))
     removed, rows = [], []
     ranking = rank_servers(frame, server=server, metrics=metrics, permutations=permutations, bandwidth=bandwidth,
-                           rng=next(streams), progress=progress)
+                           max_samples=max_samples, rng=next(streams), progress=progress)
     while len(removed) < limit and len(ranking) > 2 and ranking.p_value.iloc[0] < alpha:
         worst = ranking.iloc[0]
         removed.append(worst[server])
         frame = frame[frame[server] != worst[server]]
         ranking = rank_servers(frame, server=server, metrics=metrics, permutations=permutations,
-                               bandwidth=bandwidth, rng=next(streams), progress=progress)
+                               bandwidth=bandwidth, max_samples=max_samples, rng=next(streams), progress=progress)
         rows.append({"round": len(removed), "removed": worst[server], "mmd": worst["mmd"],
                      "p_value": worst["p_value"], "servers_left": len(ranking),
                      "max_mmd_after": float(ranking.mmd.iloc[0])})

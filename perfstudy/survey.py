@@ -13,6 +13,7 @@ order; :func:`survey_datasets` applies :func:`diagnose` to all of them.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 import warnings
 
 import numpy as np
@@ -30,7 +31,7 @@ from perfstudy.diagnostics import (
     warmup,
 )
 
-__all__ = ["SERIES", "diagnose", "survey_datasets"]
+__all__ = ["SERIES", "Series", "iter_series", "diagnose", "survey_datasets"]
 
 #: family -> (columns that identify one series, column giving time order or None if unordered)
 SERIES = {
@@ -43,6 +44,45 @@ SERIES = {
 }
 #: the short-lived Azure VMs run once each: their series is the fleet, in time order across VMs
 SHORT_LIVED = ["benchmark"]
+
+
+@dataclass(frozen=True, eq=False)
+class Series:
+    """One series of a registered dataset: its values in time order (where there is one)."""
+
+    family: str
+    dataset: str
+    key: dict
+    values: np.ndarray
+
+    @property
+    def label(self) -> str:
+        return " ".join(str(v) for v in self.key.values())
+
+
+def _series_keys(name: str, frame: pd.DataFrame) -> tuple[list[str], str | None]:
+    family = datasets.registry()[name].family
+    keys, order = SERIES[family]
+    if family == "azure-vm-noise" and frame.groupby("vm").size().max() == 1:
+        keys = SHORT_LIVED
+    return keys, order
+
+
+def iter_series(names=None):
+    """Every series of the registered datasets (or of ``names``), as :class:`Series`, in the order of
+    :func:`perfstudy.datasets.registry`; what a series is per family is :data:`SERIES`."""
+    registry = datasets.registry()
+    names = [n for n, d in registry.items() if d.family in SERIES] if names is None else list(names)
+    for name in names:
+        if name not in registry or registry[name].family not in SERIES:
+            raise ValueError(f"{name!r}: not a registered dataset with series (families {sorted(SERIES)})")
+        frame = datasets.load(name)
+        keys, order = _series_keys(name, frame)
+        if order:
+            frame = frame.sort_values(keys + [order], kind="stable")
+        for key, group in frame.groupby(keys, sort=True):
+            key = key if isinstance(key, tuple) else (key,)
+            yield Series(registry[name].family, name, dict(zip(keys, key)), group["value"].to_numpy(dtype=float))
 
 
 def _one(x: np.ndarray, ordered: bool, rng: np.random.Generator, *, alpha: float, permutations: int) -> dict:
@@ -180,10 +220,8 @@ def survey_datasets(names=None, *, alpha: float = 0.05, permutations: int = 1000
         family = registry[name].family if name in registry else None
         if family not in SERIES:
             raise ValueError(f"{name!r}: not a registered dataset with series (families {sorted(SERIES)})")
-        keys, order = SERIES[family]
         frame = datasets.load(name)
-        if family == "azure-vm-noise" and frame.groupby("vm").size().max() == 1:
-            keys = SHORT_LIVED
+        keys, order = _series_keys(name, frame)
         result = diagnose(frame, keys, order=order, alpha=alpha, permutations=permutations, rng=stream)
         result.insert(0, "family", family)
         result.insert(0, "dataset", name)

@@ -79,3 +79,11 @@ def test_repetitions_needed_scales_with_spread_and_says_when_n_is_not_enough():
         repetitions_needed(np.r_[np.arange(1.0, 20.0), np.nan])
     with pytest.raises(ValueError, match="median is 0"):
         repetitions_needed(np.r_[np.zeros(11), np.ones(10)])
+
+
+def test_max_size_bounds_the_search():
+    x = np.random.default_rng(7).lognormal(0, 0.05, 2000)
+    full = repetitions_needed(x, rng=8)
+    capped = repetitions_needed(x, max_size=full.estimate - 1, rng=8)
+    assert capped.estimate is None and capped.sizes[-1] == full.estimate - 1
+    assert repetitions_needed(x, max_size=full.estimate + 50, rng=9).estimate == pytest.approx(full.estimate, rel=0.1)

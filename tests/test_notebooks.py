@@ -254,3 +254,37 @@ def test_pt4cloud_notebook_reduction_and_baselines(pt4cloud_notebook):
     assert sota["pt4cloud"] > sota["sota1"] + 0.1 and sota["pt4cloud"] > sota["sota2"] + 0.1
     azure = rec["azure"]
     assert len(azure) == 15 and all(r["stopped"] for r in azure)
+
+
+servers_notebook = _real_data_notebook("05_repetitions_and_servers")
+
+
+@pytest.mark.notebook
+def test_servers_notebook_repetitions(servers_notebook):
+    tmp, rec = servers_notebook
+    assert rec["parameters"]["quick"] is True and rec["parameters"]["trials"] == 40
+    indices = {r["n"]: r for r in rec["indices"]}
+    # by hand: n = 8, z = 1.96: floor((8 - 5.54)/2) = 1, ceil(1 + 13.54/2) = 8; n = 7 has no interval
+    assert (indices[8]["order_statistics_low"], indices[8]["order_statistics_high"]) == (1, 8)
+    assert indices[7]["order_statistics_low"] == 0
+    assert (indices[100]["confirm_low"], indices[100]["confirm_high"]) == (41, 62)
+    figure5 = {r["dataset"]: r for r in rec["figure5"]}
+    assert figure5["pt4cloud-AWS-EP-L"]["estimate"] is not None
+    summary = rec["figure6_summary"]
+    assert summary["series"] > 200 and summary["spearman_cov_estimate"] > 0.5  # related, not identical
+    # Table 4 of Maricq et al.: one outlier server multiplies the estimate by 2.1 to 5.9
+    table4 = rec["table4"]
+    assert all(r["estimate_with_outlier"] is None or r["estimate_with_outlier"] > r["estimate"] for r in table4)
+    assert max(r["inflation"] for r in table4 if r["inflation"] is not None) > 2
+    names = sorted(p.name for p in (tmp / "figures").glob("*.png"))
+    assert names == ["05_fig5_confirm.png", "05_fig6_cov_vs_repetitions.png", "05_fig7_servers_cwb.png"]
+
+
+@pytest.mark.notebook
+def test_servers_notebook_mmd(servers_notebook):
+    _, rec = servers_notebook
+    assert [r["copy_rank"] for r in rec["azure_copy"]] == [1, 1, 1]  # the degraded copy ranks first
+    assert rec["cwb_servers"] == 96
+    assert rec["cwb_copy_rank"]["before"] > 20 and rec["cwb_copy_rank"]["after"] <= 3
+    curve = rec["cwb_elimination"]
+    assert len(curve) == 5 and curve[0]["mmd"] >= max(r["mmd"] for r in curve[1:])

@@ -69,7 +69,7 @@ def test_ranking_puts_a_degraded_server_first_and_elimination_stops():
     fleet = _fleet(rng, bad=7, shift=0.1)
     ranking = rank_servers(fleet, metrics=["latency", "bandwidth"], permutations=199, rng=5)
     assert ranking.host.iloc[0] == "h07" and ranking.p_value.iloc[0] < 0.01
-    assert list(ranking.columns) == ["host", "mmd", "p_value", "n"] and (ranking.n == 20).all()
+    assert list(ranking.columns) == ["host", "mmd", "p_value", "n", "n_used"] and (ranking.n == 20).all()
     result = eliminate_unrepresentative(fleet, metrics=["latency", "bandwidth"], permutations=199, rng=6)
     assert result.removed[0] == "h07"
     assert len(result.curve) == len(result.removed) and (result.curve.p_value < 0.05).all()
@@ -96,3 +96,13 @@ def test_bad_input():
         mmd_test(np.array([1.0]), np.arange(5.0))
     with pytest.raises(ValueError, match="2 metrics, y has 1"):
         mmd_test(np.ones((5, 2)), np.arange(5.0))
+
+
+def test_large_servers_are_subsampled_and_say_so():
+    rng = np.random.default_rng(8)
+    fleet = _fleet(rng, servers=4, per=300, bad=2, shift=0.05)
+    ranking = rank_servers(fleet, metrics=["latency"], permutations=99, max_samples=50, rng=9)
+    assert (ranking.n == 300).all() and (ranking.n_used == 50).all()
+    assert ranking.host.iloc[0] == "h02"
+    again = rank_servers(fleet, metrics=["latency"], permutations=99, max_samples=50, rng=9)
+    pd.testing.assert_frame_equal(ranking, again)
