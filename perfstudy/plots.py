@@ -40,6 +40,8 @@ __all__ = [
     "plot_confirm_convergence",
     "plot_cov_vs_repetitions",
     "plot_server_ranking",
+    "plot_search_traces",
+    "plot_lines",
 ]
 
 DESIGN_COLORS = {
@@ -509,5 +511,37 @@ def plot_server_ranking(ranking, *, server: str, highlight=None, curve=None, top
         ax.plot(curve["round"], curve["max_mmd_after"], "s--", label="largest MMD^2 left")
         ax.set(xlabel="servers removed", ylabel="MMD^2", title="iterative elimination")
         ax.legend(fontsize="x-small")
+    fig.tight_layout()
+    return fig
+
+
+def plot_search_traces(traces: Mapping[str, tuple]):
+    """Figures 3 and 7 of Shivam et al.: each trial's load factor against cumulative benchmarking time.
+
+    ``traces`` maps a label to ``(search, true_peak_rate)``, a :class:`perfstudy.workbench.PeakSearch`
+    and the server's true peak rate (load factor = load / true peak rate).
+    """
+    fig, ax = plt.subplots(figsize=(8, 4))
+    for label, (search, peak) in traces.items():
+        trials = search.trials
+        ax.plot(trials["elapsed"] / 3600, trials["load"] / peak, "o-", ms=3, lw=0.8,
+                label=f"{label}: {search.cost / 3600:.1f} h" + ("" if search.converged else " (not converged)"))
+    ax.axhline(1.0, color="k", lw=0.8, ls="--")
+    ax.set(xlabel="cumulative benchmarking time (hours)", ylabel="load factor (load / true peak rate)")
+    ax.legend(fontsize="small")
+    fig.tight_layout()
+    return fig
+
+
+def plot_lines(frame, *, x: str, y: str, hue: str, xlabel: str, ylabel: str, title: str = "", logx: bool = False):
+    """One line per value of ``hue``: ``y`` against ``x`` (Figures 6, 9 and 10 of Shivam et al.)."""
+    fig, ax = plt.subplots(figsize=(6.5, 4))
+    for value, group in frame.groupby(hue, sort=True):
+        group = group.sort_values(x)
+        ax.plot(group[x], group[y], "o-", label=f"{hue} = {value}")
+    if logx:
+        ax.set_xscale("log")
+    ax.set(xlabel=xlabel, ylabel=ylabel, title=title)
+    ax.legend(fontsize="small")
     fig.tight_layout()
     return fig

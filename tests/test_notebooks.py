@@ -288,3 +288,31 @@ def test_servers_notebook_mmd(servers_notebook):
     assert rec["cwb_copy_rank"]["before"] > 20 and rec["cwb_copy_rank"]["after"] <= 3
     curve = rec["cwb_elimination"]
     assert len(curve) == 5 and curve[0]["mmd"] >= max(r["mmd"] for r in curve[1:])
+
+
+@pytest.fixture(scope="module")
+def workbench_notebook(tmp_path_factory):
+    return run_quick(tmp_path_factory, "06_peak_rate_search")  # simulated: no real data needed
+
+
+@pytest.mark.notebook
+def test_workbench_notebook(workbench_notebook):
+    tmp, rec = workbench_notebook
+    assert rec["parameters"]["quick"] is True and rec["parameters"]["calibration_seeds"] == 100
+    # the promise: within the target accuracy at least as often as the target confidence (95%)
+    assert rec["calibration"]["within_target"] >= 0.95 and rec["calibration"]["converged"] == 1.0
+    figure3 = rec["figure3"]
+    assert figure3["strawman_hours"] > 2 * figure3["binsearch_hours"]
+    growth = {(r["policy"], r["scale"]): r["test_loads"] for r in rec["growth"]}
+    assert growth["linear", 16] > 10 * growth["linear", 1]  # proportional to the peak rate
+    assert growth["binsearch", 16] < 4 * growth["binsearch", 1]  # logarithmic
+    costs = {(r["policy"], r["seeding"]): r["hours"] for r in rec["surface_costs"]}
+    for policy in ["binsearch", "linear", "model"]:
+        assert costs[policy, True] < costs[policy, False], policy
+    figure9 = {(r["confidence"], r["target_accuracy"]): r["hours"] for r in rec["figure9"]}
+    assert figure9[0.99, 0.05] > figure9[0.8, 0.2]
+    table4 = {r["samples"]: r["mape_measured"] for r in rec["table4"]}
+    assert table4[10] <= table4[6] < 0.5
+    names = sorted(p.name for p in (tmp / "figures").glob("*.png"))
+    assert names == ["06_fig10_cost_region_width.png", "06_fig3_strawman_vs_binsearch.png", "06_fig6_sweet_spot.png",
+                     "06_fig6_trials_vs_runlength.png", "06_fig7_policies.png", "06_fig9_cost_confidence_accuracy.png"]
