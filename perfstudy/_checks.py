@@ -7,7 +7,7 @@ import operator
 
 import numpy as np
 
-__all__ = ["check_int", "check_real", "check_level", "check_version"]
+__all__ = ["check_int", "check_real", "check_level", "check_version", "check_sample"]
 
 
 def check_int(name: str, value, minimum: int = 1) -> int:
@@ -41,11 +41,11 @@ def check_real(name: str, value, *, nonnegative: bool = False, what: str = "numb
     return value
 
 
-def check_level(level) -> float:
-    """A confidence level in (0, 1) as a float; ValueError otherwise."""
+def check_level(level, name: str = "level") -> float:
+    """A level, probability or fraction strictly between 0 and 1, as a float; ValueError naming ``name`` otherwise."""
     level = float(level)
     if not 0 < level < 1:
-        raise ValueError(f"level={level!r}: expected a confidence level in (0, 1)")
+        raise ValueError(f"{name}={level!r}: expected a value in (0, 1)")
     return level
 
 
@@ -57,3 +57,24 @@ def check_version(version) -> np.ndarray:
     if np.unique(version).size != 2:
         raise ValueError("version: both conditions (0 and 1) must have observations")
     return version.astype(np.intp)
+
+
+def check_sample(name: str, x, *, minimum: int = 1, method: str | None = None) -> np.ndarray:
+    """A one-dimensional sample as a float array: at least ``minimum`` values, all finite; with
+    ``method``, also not constant (``method`` names what a constant sample makes undefined).
+
+    Every message starts with ``name``: "``n`` values; at least ``minimum`` are needed",
+    "``k`` of ``n`` values are NaN or infinite", "every value is ``v``; ``method`` is undefined for a
+    constant sample".
+    """
+    x = np.asarray(x, dtype=float)
+    if x.ndim != 1:
+        raise ValueError(f"{name}: expected a one-dimensional sample, got shape {x.shape}")
+    if x.size < minimum:
+        raise ValueError(f"{name}: {x.size} values; at least {minimum} are needed")
+    bad = ~np.isfinite(x)
+    if bad.any():
+        raise ValueError(f"{name}: {int(bad.sum())} of {x.size} values are NaN or infinite")
+    if method is not None and x.size and np.ptp(x) == 0:
+        raise ValueError(f"{name}: every value is {x[0]!r}; {method} is undefined for a constant sample")
+    return x

@@ -33,6 +33,8 @@ import warnings
 import numpy as np
 from scipy import linalg
 
+from perfstudy._checks import check_sample
+
 __all__ = ["ADFResult", "adf", "adf_suffixes", "default_maxlag", "min_suffix"]
 
 REGRESSIONS = ("c", "ct", "ctt", "n")
@@ -69,14 +71,7 @@ class ADFResult:
 def _check(x, regression: str) -> np.ndarray:
     if regression not in REGRESSIONS:
         raise ValueError(f"regression={regression!r}: expected one of {REGRESSIONS}")
-    x = np.asarray(x, dtype=float)
-    if x.ndim != 1:
-        raise ValueError("x: expected a one-dimensional series")
-    if not np.all(np.isfinite(x)):
-        raise ValueError(f"x: contains NaN or inf ({int(np.sum(~np.isfinite(x)))} of {x.size} values)")
-    if x.size < 4 or np.ptp(x) == 0:
-        raise ValueError("x: constant or shorter than 4 points; the ADF test is undefined")
-    return x
+    return check_sample("x", x, minimum=4, method="the ADF test")
 
 
 def _ntrend(regression: str) -> int:

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 from scipy import special
 
-from perfstudy._checks import check_int, check_level
+from perfstudy._checks import check_int, check_level, check_sample
 
 __all__ = ["StoppingResult", "sota1", "sota2", "repetitiveness"]
 
@@ -50,12 +50,7 @@ class StoppingResult:
 
 
 def _series(x) -> np.ndarray:
-    x = np.asarray(x, dtype=float)
-    if x.ndim != 1 or x.size < 4:
-        raise ValueError("x: expected a one-dimensional series of at least 4 runs, in run order")
-    if not np.all(np.isfinite(x)):
-        raise ValueError(f"x: {int(np.sum(~np.isfinite(x)))} NaN or infinite values")
-    return x
+    return check_sample("x", x, minimum=4)
 
 
 def _alike(new: np.ndarray, old: np.ndarray, alpha: float, effect: float) -> np.ndarray:
@@ -126,7 +121,7 @@ def sota2(x, *, step: int, margin: float = 0.1, percentiles=None, confidence: fl
     """
     x = _series(x)
     step = check_int("step", step, minimum=1)
-    confidence = check_level(confidence)
+    confidence = check_level(confidence, "confidence")
     replicates = check_int("replicates", replicates, minimum=10)
     if not margin > 0:
         raise ValueError(f"margin={margin!r}: expected a positive fraction")

@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from perfstudy._checks import check_int, check_level
+from perfstudy._checks import check_int, check_level, check_sample
 
 __all__ = ["MedianCI", "median_ci", "median_ci_indices", "Repetitions", "repetitions_needed"]
 
@@ -36,15 +36,7 @@ METHODS = ("order_statistics", "confirm")
 
 
 def _series(x, minimum: int = 1) -> np.ndarray:
-    x = np.asarray(x, dtype=float)
-    if x.ndim != 1:
-        raise ValueError(f"x: expected a one-dimensional sample, got shape {x.shape}")
-    bad = ~np.isfinite(x)
-    if bad.any():
-        raise ValueError(f"x: {int(bad.sum())} of {x.size} values are NaN or infinite")
-    if x.size < minimum:
-        raise ValueError(f"x: {x.size} values; at least {minimum} are needed")
-    return x
+    return check_sample("x", x, minimum=minimum)
 
 
 def median_ci_indices(n, confidence: float = 0.95, method: str = "order_statistics"):
@@ -55,7 +47,7 @@ def median_ci_indices(n, confidence: float = 0.95, method: str = "order_statisti
     ``rint(1 + n/2 + z sqrt(n)/2)``, returned here + 1. ``n`` may be an array.
     Indices outside ``1..n`` mean ``n`` is too small for that confidence.
     """
-    confidence = check_level(confidence)
+    confidence = check_level(confidence, "confidence")
     if method not in METHODS:
         raise ValueError(f"method={method!r}: expected one of {METHODS}")
     n = np.asarray(n, dtype=float)

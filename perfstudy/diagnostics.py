@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from perfstudy._checks import check_int
+from perfstudy._checks import check_int, check_sample
 from perfstudy.adf import adf, adf_suffixes, min_suffix
 
 __all__ = [
@@ -43,16 +43,7 @@ ADF_MIN = 20
 
 def _series(name: str, x, minimum: int = 2, *, method: str | None = None) -> np.ndarray:
     """A finite 1-D float series of at least ``minimum`` points; with ``method``, also not constant."""
-    x = np.asarray(x, dtype=float)
-    if x.ndim != 1:
-        raise ValueError(f"{name}: expected a one-dimensional series")
-    if x.size < minimum:
-        raise ValueError(f"{name}: {x.size} points; at least {minimum} are needed")
-    if not np.all(np.isfinite(x)):
-        raise ValueError(f"{name}: contains NaN or inf ({int(np.sum(~np.isfinite(x)))} of {x.size} values)")
-    if method is not None and np.ptp(x) == 0:
-        raise ValueError(f"{name}: constant; {method} is undefined")
-    return x
+    return check_sample(name, x, minimum=minimum, method=method)
 
 
 def coefficient_of_variation(x, *, ddof: int = 1) -> float:

@@ -34,7 +34,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from perfstudy._checks import check_int, check_level
+from perfstudy._checks import check_int, check_level, check_sample
 from perfstudy.kde import RESOLUTION, Grid, GridTooFine, binned_density, bootstrap_densities, exact_density, scott_bandwidth, strip_grid
 
 __all__ = [
@@ -61,17 +61,7 @@ MIN_SAMPLES = 5
 
 
 def _sample(name: str, x) -> np.ndarray:
-    x = np.asarray(x, dtype=float)
-    if x.ndim != 1:
-        raise ValueError(f"{name}: expected a one-dimensional sample, got shape {x.shape}")
-    if x.size < MIN_SAMPLES:
-        raise ValueError(f"{name}: {x.size} values; a kernel density estimate needs at least {MIN_SAMPLES}")
-    bad = ~np.isfinite(x)
-    if bad.any():
-        raise ValueError(f"{name}: {int(bad.sum())} of {x.size} values are NaN or infinite")
-    if np.ptp(x) == 0:
-        raise ValueError(f"{name}: every value is {x[0]!r}; a constant sample has no density (bandwidth 0)")
-    return x
+    return check_sample(name, x, minimum=MIN_SAMPLES, method="a kernel density estimate (bandwidth 0)")
 
 
 def _density(x: np.ndarray, grid: Grid, method: str) -> np.ndarray:
@@ -325,13 +315,6 @@ class PT4CloudResult:
                              "stable": self.probabilities >= self.objective_probability})
 
 
-def _check_probability(value: float) -> float:
-    value = float(value)
-    if not 0 < value < 1:
-        raise ValueError(f"objective_probability={value!r}: expected a probability in (0, 1)")
-    return value
-
-
 def pt4cloud(samples, *, intervals=None, objective_probability: float = 0.9, confidence: float = 0.99,
              replicates: int = 1000, strips: int = 1000, band: bool = True, method: str = "binned",
              empty: str = "error", rng=None) -> PT4CloudResult:
@@ -359,8 +342,8 @@ def pt4cloud(samples, *, intervals=None, objective_probability: float = 0.9, con
         Fewer than two intervals; an interval with fewer than ``MIN_SAMPLES`` runs, with NaN, or
         (the first one) constant.
     """
-    objective_probability = _check_probability(objective_probability)
-    confidence = check_level(confidence)
+    objective_probability = check_level(objective_probability, "objective_probability")
+    confidence = check_level(confidence, "confidence")
     parts, unused = split_intervals(samples, intervals, empty=empty)
     if len(parts) < 2:
         raise ValueError(f"samples: {len(parts)} complete interval(s); PT4Cloud compares at least two")
@@ -433,7 +416,7 @@ def pt4cloud_short(samples, *, interval_lengths, validate=False, objective_proba
     array in run order and run counts). ``validate`` is True, False, or a length: validate the
     lengths shorter than it (the paper recommends validation below 3.5 days).
     """
-    objective_probability = _check_probability(objective_probability)
+    objective_probability = check_level(objective_probability, "objective_probability")
     lengths = list(interval_lengths)
     if not lengths:
         raise ValueError("interval_lengths: expected at least one length")

@@ -23,7 +23,7 @@ import pandas as pd
 from scipy.spatial.distance import pdist, squareform
 from tqdm.auto import tqdm
 
-from perfstudy._checks import check_int
+from perfstudy._checks import check_int, check_level
 
 __all__ = ["MMDTest", "mmd_test", "rank_servers", "Elimination", "eliminate_unrepresentative", "MIN_SERVER_SAMPLES"]
 
@@ -236,8 +236,7 @@ def eliminate_unrepresentative(df: pd.DataFrame, *, server: str = "host", metric
     ``max_remove`` servers are gone, or when two servers are left. Medians for scaling are
     recomputed on the servers left.
     """
-    if not 0 < alpha < 1:
-        raise ValueError(f"alpha={alpha!r}: expected a level in (0, 1)")
+    alpha = check_level(alpha, "alpha")
     frame = df
     limit = np.inf if max_remove is None else check_int("max_remove", max_remove, minimum=0)
     streams = iter(np.random.default_rng(rng).spawn(10_000))

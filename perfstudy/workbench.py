@@ -35,7 +35,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from perfstudy._checks import check_int
+from perfstudy._checks import check_int, check_level
 
 __all__ = ["SimulatedServer", "PeakSearch", "find_peak_rate", "trials_needed", "Surface", "map_response_surface",
            "d_optimal", "quadratic_design", "POLICIES"]
@@ -163,13 +163,6 @@ class PeakSearch:
     policy: str = field(default="binsearch")
 
 
-def _check_fraction(name: str, value: float) -> float:
-    value = float(value)
-    if not 0 < value < 1:
-        raise ValueError(f"{name}={value!r}: expected a fraction in (0, 1)")
-    return value
-
-
 def find_peak_rate(server: SimulatedServer, *, policy: str = "binsearch", seed_load: float | None = None,
                    target_accuracy: float = 0.10, confidence: float = 0.95, region_width: float = 0.10,
                    runlength: float = 300.0, increment: float | None = None, max_trials: int = 30,
@@ -203,9 +196,9 @@ def find_peak_rate(server: SimulatedServer, *, policy: str = "binsearch", seed_l
     ValueError
         ``target_accuracy``, ``confidence`` or ``region_width`` outside (0, 1); an unknown policy.
     """
-    target_accuracy = _check_fraction("target_accuracy", target_accuracy)
-    confidence = _check_fraction("confidence", confidence)
-    region_width = _check_fraction("region_width", region_width)
+    target_accuracy = check_level(target_accuracy, "target_accuracy")
+    confidence = check_level(confidence, "confidence")
+    region_width = check_level(region_width, "region_width")
     if policy not in POLICIES:
         raise ValueError(f"policy={policy!r}: expected one of {POLICIES}")
     max_trials = check_int("max_trials", max_trials, minimum=2)
@@ -312,7 +305,7 @@ def trials_needed(server: SimulatedServer, *, load: float, runlength: float, tar
                   confidence: float = 0.95, max_trials: int = 200, rng=None) -> int:
     """Trials until the interval of the mean response time at ``load`` reaches ``target_accuracy``
     (Figure 6); ``max_trials`` if it never does."""
-    target_accuracy = _check_fraction("target_accuracy", target_accuracy)
+    target_accuracy = check_level(target_accuracy, "target_accuracy")
     rng = np.random.default_rng(rng)
     values = server.run(load, runlength, rng, trials=2)
     while values.size < max_trials:
