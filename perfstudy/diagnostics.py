@@ -230,6 +230,14 @@ def _label(key: dict) -> str:
     return ", ".join(f"{k}={v!r}" for k, v in key.items()) or "the whole frame"
 
 
+def _shapiro(x: np.ndarray, rng: np.random.Generator) -> tuple[float, float, int]:
+    """Shapiro-Wilk W and p-value, on a seeded random ``SHAPIRO_MAX`` of ``x`` if it is longer;
+    also returns how many points were tested."""
+    tested = x if x.size <= SHAPIRO_MAX else rng.choice(x, SHAPIRO_MAX, replace=False)
+    statistic, p_value = stats.shapiro(tested)
+    return float(statistic), float(p_value), tested.size
+
+
 def normality(df: pd.DataFrame, by=None, *, value: str = "value", alpha: float = 0.05, dropna: bool = False,
               rng=None) -> pd.DataFrame:
     """Shapiro-Wilk test per group (Maricq et al., section 4.3).
@@ -257,10 +265,9 @@ def normality(df: pd.DataFrame, by=None, *, value: str = "value", alpha: float =
     rows = []
     for key, x, dropped in _groups(df, by, value, dropna):
         x = _series(f"{value} ({_label(key)})", x, minimum=3, method="Shapiro-Wilk")
-        tested = x if x.size <= SHAPIRO_MAX else rng.choice(x, SHAPIRO_MAX, replace=False)
-        statistic, p_value = stats.shapiro(tested)
-        rows.append({**key, "n": x.size, "n_tested": tested.size, "statistic": float(statistic),
-                     "p_value": float(p_value), "reject": bool(p_value < alpha),
+        statistic, p_value, tested = _shapiro(x, rng)
+        rows.append({**key, "n": x.size, "n_tested": tested, "statistic": statistic,
+                     "p_value": p_value, "reject": bool(p_value < alpha),
                      **({"dropped": dropped} if dropna else {})})
     return pd.DataFrame(rows)
 

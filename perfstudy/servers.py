@@ -69,9 +69,9 @@ class MMDTest:
         return int(self.null.size)
 
 
-def _bandwidth(pooled: np.ndarray, bandwidth) -> float:
+def _bandwidth(distances: np.ndarray, bandwidth) -> float:
+    """``bandwidth``, or with "median" the median of the positive pairwise ``distances``."""
     if bandwidth == "median":
-        distances = pdist(pooled)
         positive = distances[distances > 0]
         if positive.size == 0:
             raise ValueError("x, y: every point is the same; the median-distance bandwidth is 0")
@@ -115,8 +115,9 @@ def mmd_test(x, y, *, permutations: int = 1000, bandwidth="median", rng=None) ->
     rng = np.random.default_rng(rng)
     small, large = (x, y) if x.shape[0] <= y.shape[0] else (y, x)
     pooled = np.vstack([small, large])
-    sigma = _bandwidth(pooled, bandwidth)
-    kernel = np.exp(-squareform(pdist(pooled, "sqeuclidean")) / (2 * sigma**2))
+    distances = pdist(pooled)  # one pass serves the bandwidth and the kernel
+    sigma = _bandwidth(distances, bandwidth)
+    kernel = np.exp(-squareform(distances**2) / (2 * sigma**2))
     rowsum = kernel.sum(axis=1)
     total = float(rowsum.sum())
     m = small.shape[0]

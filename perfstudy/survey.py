@@ -18,7 +18,6 @@ import warnings
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 from tqdm.auto import tqdm
 
 from perfstudy import datasets
@@ -26,6 +25,7 @@ from perfstudy.adf import adf
 from perfstudy.diagnostics import (
     ADF_MIN,
     SHAPIRO_MAX,
+    _shapiro,
     autocorrelation_se,
     independence_test,
     warmup,
@@ -94,10 +94,9 @@ def _one(x: np.ndarray, ordered: bool, rng: np.random.Generator, *, alpha: float
     if np.ptp(x) == 0:
         return {**row, "notes": "constant: no test applies"}
     if x.size >= 3:
-        tested = x if x.size <= SHAPIRO_MAX else rng.choice(x, SHAPIRO_MAX, replace=False)
-        w, p = stats.shapiro(tested)
-        row.update(shapiro_w=float(w), shapiro_p=float(p), normal=bool(p >= alpha))
-        if tested.size < x.size:
+        w, p, tested = _shapiro(x, rng)
+        row.update(shapiro_w=w, shapiro_p=p, normal=bool(p >= alpha))
+        if tested < x.size:
             notes.append(f"Shapiro-Wilk on a random {SHAPIRO_MAX} of {x.size}")
     else:
         notes.append("fewer than 3 points: no Shapiro-Wilk")

@@ -215,13 +215,15 @@ def find_peak_rate(server: SimulatedServer, *, policy: str = "binsearch", seed_l
     below, above = [], []  # loads judged below / above the peak
     history = []  # (load, mean response) for the model-guided picker
 
+    trials_at: dict[float, int] = {}
+
     def measure(at: float, count: int, length: float) -> np.ndarray:
         nonlocal cost
         values = server.run(at, length, rng, trials=count)
         for value in values:
             cost += length + server.setup
-            trial_rows.append(dict(load=at, trial=len([r for r in trial_rows if r["load"] == at]), response=value,
-                                   elapsed=cost))
+            trial_rows.append(dict(load=at, trial=trials_at.get(at, 0), response=value, elapsed=cost))
+            trials_at[at] = trials_at.get(at, 0) + 1
         return values
 
     if policy == "strawman":
