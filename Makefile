@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed-stamp
 # Without either, loaders use the user cache and download (and verify) on first use.
 export PERFSTUDY_DATA ?= $(wildcard $(abspath $(CURDIR)/../shared/datasets))
 
-.PHONY: report report-quick test bench clean
+.PHONY: report report-quick test lint wheel-check bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -26,6 +26,15 @@ report-quick: $(STAMP)
 ## Unit, reference, calibration, notebook (quick) and CLI tests.
 test: $(STAMP)
 	$(PY) -m pytest
+
+## ruff: lint and format check of the package, tests, benchmarks and notebooks.
+lint: $(STAMP)
+	$(VENV)/bin/ruff check perfstudy tests benchmarks notebooks
+	$(VENV)/bin/ruff format --check perfstudy tests benchmarks notebooks
+
+## Build a wheel, install it into a fresh virtualenv outside the checkout, run notebook 01 and load a dataset.
+wheel-check: $(STAMP)
+	bash .ci/wheel-check
 
 ## Speed benchmarks; prints medians against the issue's targets.
 bench: $(STAMP)

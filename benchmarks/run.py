@@ -55,7 +55,8 @@ def table_3_full():
 def table_3_naive_loop():
     """The same 13 rows by a straightforward loop over experiments (one simulation, one weight draw
     and one replicate computation per experiment and bootstrap), on NAIVE_EXPERIMENTS experiments."""
-    from perfstudy.type1 import TABLE_3_ROWS, bootstrap_clusters
+    from perfstudy.studies.bakshy2015 import TABLE_3_ROWS
+    from perfstudy.type1 import bootstrap_clusters
 
     rng = np.random.default_rng(1)
     for design in dict.fromkeys(d for d, _ in TABLE_3_ROWS):
@@ -74,7 +75,7 @@ def table_3_naive_loop():
 
 def diagnostics_all_series():
     """Issue 4: every diagnostic over every series of every registered dataset, files loaded and verified."""
-    from perfstudy.survey import survey_datasets
+    from perfstudy.studies.public_data import survey_datasets
 
     survey_datasets(rng=1)
 
@@ -110,14 +111,14 @@ def band_60k():
     """Issue 5: a 99% point-wise band from 1,000 bootstrap KDEs of 60,000 runs."""
     from perfstudy.pt4cloud import confidence_band
 
-    confidence_band(_two_60k_samples()[0], level=0.99, replicates=1000, rng=1)
+    confidence_band(_two_60k_samples()[0], confidence=0.99, replicates=1000, rng=1)
 
 
 def pt4cloud_33():
     """Issue 5: notebook 04's analysis of the 33 configurations at full size: weekly workflow with
     99% bands (1,000 resamples) and accuracy, interval reduction with and without hourly sampling,
     SOTA1 over 18 parameter sets and SOTA2."""
-    from perfstudy.pt4cloud_study import baseline_study, reduction_study, weekly_study
+    from perfstudy.studies.he2019 import baseline_study, reduction_study, weekly_study
 
     weekly_study(rng=1)
     reduction_study()
@@ -162,48 +163,99 @@ def rank_60x4():
     from perfstudy.servers import rank_servers
 
     cwb = load("cwb-aws-microbench")
-    metrics = ["sysbench/cpu-single-thread-duration", "sysbench/memory-default-block-size-throughput",
-               "fio/4k-seq-write-bandwidth", "md-sim-duration"]
-    fleet = (cwb[(cwb.config == "m3.large") & cwb.benchmark.isin(metrics)]
-             .pivot_table(index=["vm", "batch"], columns="benchmark", values="value").reset_index())
-    fleet = fleet[fleet.vm.isin(fleet.vm.unique()[:60])]
-    rank_servers(fleet, server="vm", metrics=metrics, permutations=1000, rng=1)
+    metrics = [
+        "sysbench/cpu-single-thread-duration",
+        "sysbench/memory-default-block-size-throughput",
+        "fio/4k-seq-write-bandwidth",
+        "md-sim-duration",
+    ]
+    fleet = (
+        cwb[(cwb.config == "m3.large") & cwb.benchmark.isin(metrics)]
+        .pivot_table(index=["host", "batch"], columns="benchmark", values="value")
+        .reset_index()
+    )
+    fleet = fleet[fleet.host.isin(fleet.host.unique()[:60])]
+    rank_servers(fleet, metrics=metrics, permutations=1000, rng=1)
 
 
 BENCHMARKS = {
     # name: (function, target seconds or None, target peak GiB or None, what it measures, scale)
-    "simulate_10k_x_1024": (simulate_10k_by_1024, 2.0, None,
-                            "simulate(): 10,000 experiments x 1,024 observations, y materialised", 1),
-    "figure4_2_processes": (figure_4_two_processes, 60.0, None,
-                            "Figure 4 full size: 4 designs x 4 hosts x 8 request counts x 10,000 experiments, "
-                            "ProcessPoolExecutor(2), pool start-up included", 1),
+    "simulate_10k_x_1024": (
+        simulate_10k_by_1024,
+        2.0,
+        None,
+        "simulate(): 10,000 experiments x 1,024 observations, y materialised",
+        1,
+    ),
+    "figure4_2_processes": (
+        figure_4_two_processes,
+        60.0,
+        None,
+        "Figure 4 full size: 4 designs x 4 hosts x 8 request counts x 10,000 experiments, "
+        "ProcessPoolExecutor(2), pool start-up included",
+        1,
+    ),
     "figure4_in_process": (figure_4_in_process, 60.0, None, "the same in one process", 1),
-    "table3_full": (table_3_full, 30.0, 4.0,
-                    "Table 3 full size: 13 rows x 10,000 experiments x 1,000 Poisson replicates, in-process", 1),
-    "diagnostics_all_series": (diagnostics_all_series, 60.0, None,
-                               "CoV, Shapiro-Wilk, ADF, corrected SE, 1,000-shuffle independence test and "
-                               "warm-up search over all 766 series of the 67 datasets with series "
-                               "(needs PERFSTUDY_DATA or the cache)", 1),
-    "stability_60k": (stability_60k, 0.020, None,
-                      "stability_probability, 60,000 vs 60,000 runs (binned KDE, 1,000 strips), per call",
-                      1 / STABILITY_CALLS),
-    "stability_60k_scipy": (stability_60k_scipy, None, None,
-                            "the same with scipy.stats.gaussian_kde (method='exact'), one call", 1),
+    "table3_full": (
+        table_3_full,
+        30.0,
+        4.0,
+        "Table 3 full size: 13 rows x 10,000 experiments x 1,000 Poisson replicates, in-process",
+        1,
+    ),
+    "diagnostics_all_series": (
+        diagnostics_all_series,
+        60.0,
+        None,
+        "CoV, Shapiro-Wilk, ADF, corrected SE, 1,000-shuffle independence test and "
+        "warm-up search over all 766 series of the 67 datasets with series "
+        "(needs PERFSTUDY_DATA or the cache)",
+        1,
+    ),
+    "stability_60k": (
+        stability_60k,
+        0.020,
+        None,
+        "stability_probability, 60,000 vs 60,000 runs (binned KDE, 1,000 strips), per call",
+        1 / STABILITY_CALLS,
+    ),
+    "stability_60k_scipy": (
+        stability_60k_scipy,
+        None,
+        None,
+        "the same with scipy.stats.gaussian_kde (method='exact'), one call",
+        1,
+    ),
     "band_60k": (band_60k, 2.0, None, "99% point-wise band, 1,000 bootstrap KDEs of 60,000 runs", 1),
-    "pt4cloud_33": (pt4cloud_33, 120.0, None,
-                    "notebook 04 at full size: 33 configurations, weekly + bands + accuracy, reductions, SOTA1/2", 1),
+    "pt4cloud_33": (
+        pt4cloud_33,
+        120.0,
+        None,
+        "notebook 04 at full size: 33 configurations, weekly + bands + accuracy, reductions, SOTA1/2",
+        1,
+    ),
     "confirm_3571": (confirm_3571, 2.0, None, "repetitions_needed: 3,571 runs, 200 trials, sizes 10..3,571", 1),
     "mmd_2x200": (mmd_2x200, 0.5, None, "mmd_test: 200 vs 200 points, 1,000 permutations", 1),
     "rank_60x4": (rank_60x4, 10.0, None, "rank_servers: 60 CWB VMs x 4 metrics, 1,000 permutations each", 1),
-    "table3_naive_loop": (table_3_naive_loop, None, None,
-                          f"Table 3 by a loop over experiments, {NAIVE_EXPERIMENTS} experiments per design, "
-                          f"seconds extrapolated x{10_000 // NAIVE_EXPERIMENTS} to 10,000", 10_000 // NAIVE_EXPERIMENTS),
+    "table3_naive_loop": (
+        table_3_naive_loop,
+        None,
+        None,
+        f"Table 3 by a loop over experiments, {NAIVE_EXPERIMENTS} experiments per design, "
+        f"seconds extrapolated x{10_000 // NAIVE_EXPERIMENTS} to 10,000",
+        10_000 // NAIVE_EXPERIMENTS,
+    ),
 }
 
 
 if importlib.util.find_spec("hyppo") is not None:  # optional: not a dependency of perfstudy
-    BENCHMARKS["mmd_2x200_hyppo"] = (mmd_2x200_hyppo, None, None,
-                                     "the same MMD test with hyppo.ksample.MMD (reps=1000, workers=1)", 1)
+    BENCHMARKS["mmd_2x200_hyppo"] = (
+        mmd_2x200_hyppo,
+        None,
+        None,
+        "the same MMD test with hyppo.ksample.MMD (reps=1000, workers=1)",
+        1,
+    )
 
 
 def machine() -> str:
@@ -252,12 +304,28 @@ def main(argv=None) -> int:
         ok = (target_s is None or median <= target_s) and (target_gib is None or peak <= target_gib)
         if not ok:
             missed.append(name)
-        results.append(dict(name=name, what=what, median_s=median, min_s=min(times), max_s=max(times),
-                            repeats=len(times), peak_gib=peak, target_s=target_s, target_gib=target_gib,
-                            meets_target=ok))
-        target = " / ".join(t for t in (f"{target_s:g} s" if target_s else "", f"{target_gib:g} GiB" if target_gib else "") if t)
-        print(f"{name:22s} median {median:8.4g} s (min {min(times):.4g}, max {max(times):.4g}, n={len(times)})"
-              f"  peak {peak:5.2f} GiB  target {target or '-':14s} {'OK' if ok else 'MISSED'}", flush=True)
+        results.append(
+            dict(
+                name=name,
+                what=what,
+                median_s=median,
+                min_s=min(times),
+                max_s=max(times),
+                repeats=len(times),
+                peak_gib=peak,
+                target_s=target_s,
+                target_gib=target_gib,
+                meets_target=ok,
+            )
+        )
+        target = " / ".join(
+            t for t in (f"{target_s:g} s" if target_s else "", f"{target_gib:g} GiB" if target_gib else "") if t
+        )
+        print(
+            f"{name:22s} median {median:8.4g} s (min {min(times):.4g}, max {max(times):.4g}, n={len(times)})"
+            f"  peak {peak:5.2f} GiB  target {target or '-':14s} {'OK' if ok else 'MISSED'}",
+            flush=True,
+        )
     by_name = {r["name"]: r for r in results}
     if {"stability_60k", "stability_60k_scipy"} <= set(by_name):
         ratio = by_name["stability_60k_scipy"]["median_s"] / by_name["stability_60k"]["median_s"]

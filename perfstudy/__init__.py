@@ -5,6 +5,13 @@ Modules, one concept each (see DESIGN.md): ``schedules`` (who runs what where), 
 studies), ``parallel`` (executors), ``plots``, ``widgets``, ``records``, ``report``/``cli``.
 """
 
+from perfstudy.designs import (
+    CostModel,
+    duplication_coefficients,
+    optimal_allocation,
+    standard_error,
+    variance_from_schedule,
+)
 from perfstudy.model import (
     PERFLAB_ENDPOINTS,
     Simulation,
@@ -16,13 +23,6 @@ from perfstudy.model import (
     simulate,
 )
 from perfstudy.schedules import DESIGNS, Schedule, schedule
-from perfstudy.designs import (
-    CostModel,
-    duplication_coefficients,
-    optimal_allocation,
-    standard_error,
-    variance_from_schedule,
-)
 
 __version__ = "0.1.0"
 

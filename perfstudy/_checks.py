@@ -7,7 +7,7 @@ import operator
 
 import numpy as np
 
-__all__ = ["check_int", "check_real", "check_level", "check_version", "check_sample"]
+__all__ = ["check_int", "check_real", "check_fraction", "check_version", "check_sample"]
 
 
 def check_int(name: str, value, minimum: int = 1) -> int:
@@ -29,8 +29,9 @@ def check_int(name: str, value, minimum: int = 1) -> int:
     return as_int
 
 
-def check_real(name: str, value, *, nonnegative: bool = False, what: str = "number") -> float:
-    """``value`` as a finite float; TypeError if not a real number, ValueError if NaN, inf or negative."""
+def check_real(name: str, value, *, nonnegative: bool = False, positive: bool = False, what: str = "number") -> float:
+    """``value`` as a finite float; TypeError if not a real number, ValueError if NaN, inf, negative
+    (with ``nonnegative``) or not above 0 (with ``positive``)."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
         raise TypeError(f"{name}={value!r}: expected a real number")
     value = float(value)
@@ -38,15 +39,20 @@ def check_real(name: str, value, *, nonnegative: bool = False, what: str = "numb
         raise ValueError(f"{name}={value!r}: expected a finite {what}")
     if nonnegative and value < 0:
         raise ValueError(f"{name}={value!r}: expected a non-negative {what}")
+    if positive and value <= 0:
+        raise ValueError(f"{name}={value!r}: expected a positive {what}")
     return value
 
 
-def check_level(level, name: str = "level") -> float:
-    """A level, probability or fraction strictly between 0 and 1, as a float; ValueError naming ``name`` otherwise."""
-    level = float(level)
-    if not 0 < level < 1:
-        raise ValueError(f"{name}={level!r}: expected a value in (0, 1)")
-    return level
+def check_fraction(name: str, value) -> float:
+    """A probability or fraction strictly between 0 and 1 (a ``confidence``, an ``alpha``, a portion),
+    as a float; TypeError if not a real number, ValueError naming ``name`` otherwise (NaN included)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name}={value!r}: expected a real number in (0, 1)")
+    value = float(value)
+    if not 0 < value < 1:
+        raise ValueError(f"{name}={value!r}: expected a value in (0, 1)")
+    return value
 
 
 def check_version(version) -> np.ndarray:

@@ -26,14 +26,14 @@ conditioned. Every function here is tested against ``statsmodels.tsa.stattools.a
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 import math
 import warnings
+from dataclasses import dataclass
 
 import numpy as np
 from scipy import linalg
 
-from perfstudy._checks import check_sample
+from perfstudy._checks import check_fraction, check_sample
 
 __all__ = ["ADFResult", "adf", "adf_suffixes", "default_maxlag", "min_suffix"]
 
@@ -50,6 +50,9 @@ class ADFResult:
         t-ratio of the lagged level; more negative is more evidence against a unit root.
     p_value : float
         MacKinnon's approximate p-value; small means the series looks stationary.
+    reject : bool
+        ``p_value < alpha``: the unit root is rejected, the series looks stationary.
+    alpha : float
     lags : int
         Lagged differences in the regression.
     nobs : int
@@ -62,6 +65,8 @@ class ADFResult:
 
     statistic: float
     p_value: float
+    reject: bool
+    alpha: float
     lags: int
     nobs: int
     critical_values: dict
@@ -132,7 +137,9 @@ def _search_lag(z: np.ndarray, maxlag: int, regression: str, autolag: str, scale
     return best, float(ic[best])
 
 
-def adf(x, *, regression: str = "c", autolag: str | None = "AIC", maxlag: int | None = None) -> ADFResult:
+def adf(
+    x, *, regression: str = "c", autolag: str | None = "AIC", maxlag: int | None = None, alpha: float = 0.05
+) -> ADFResult:
     """Augmented Dickey-Fuller test, as ``statsmodels.tsa.stattools.adfuller``, with a one-QR lag search.
 
     Parameters
@@ -146,13 +153,30 @@ def adf(x, *, regression: str = "c", autolag: str | None = "AIC", maxlag: int | 
         sample; with None, use ``maxlag`` lags.
     maxlag : int, optional
         Default :func:`default_maxlag`.
+    alpha : float
+        Size of the test, for ``reject``.
+
+    Returns
+    -------
+    ADFResult
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from perfstudy.adf import adf
+    >>> noise = np.random.default_rng(0).normal(size=500)
+    >>> bool(adf(noise).reject), bool(adf(np.cumsum(noise)).reject)
+    (True, False)
     """
     x = _check(x, regression)
+    alpha = check_fraction("alpha", alpha)
     n = x.size
     if maxlag is None:
         maxlag = default_maxlag(n, regression)
     elif not 0 <= maxlag <= n // 2 - _ntrend(regression) - 1:
-        raise ValueError(f"maxlag={maxlag!r}: expected 0 <= maxlag <= n//2 - ntrend - 1 = {n // 2 - _ntrend(regression) - 1}")
+        raise ValueError(
+            f"maxlag={maxlag!r}: expected 0 <= maxlag <= n//2 - ntrend - 1 = {n // 2 - _ntrend(regression) - 1}"
+        )
     z = _standardised(x, regression)
     ic = None
     if autolag is None:
@@ -163,7 +187,7 @@ def adf(x, *, regression: str = "c", autolag: str | None = "AIC", maxlag: int | 
         raise ValueError(f"autolag={autolag!r}: expected 'AIC', 'BIC' or None")
     statistic, nobs = _t_level(z, lags, regression)
     p_value, critical = _mackinnon(statistic, regression, nobs)
-    return ADFResult(statistic, p_value, lags, nobs, critical, ic)
+    return ADFResult(statistic, p_value, bool(p_value < alpha), alpha, lags, nobs, critical, ic)
 
 
 def _t_level(z: np.ndarray, lags: int, regression: str) -> tuple[float, int]:
@@ -197,8 +221,10 @@ def adf_suffixes(x, starts, *, lags: int, regression: str = "c") -> tuple[np.nda
     k = _ntrend(regression) + 1 + lags
     shortest = x.size - int(starts.max())
     if starts.min() < 0 or shortest - 1 - lags <= k or lags > shortest // 2 - _ntrend(regression) - 1:
-        raise ValueError(f"starts: every suffix needs at least {min_suffix(lags, regression)} points "
-                         f"for {lags} lags; the shortest has {shortest}")
+        raise ValueError(
+            f"starts: every suffix needs at least {min_suffix(lags, regression)} points "
+            f"for {lags} lags; the shortest has {shortest}"
+        )
     z = _standardised(x, regression)
     X, y = _design(z, lags, regression)  # rows are times j = lags..n-2 of the differences
     # suffix x[s:] uses the rows j >= s + lags, i.e. design rows from s on

@@ -16,14 +16,14 @@ grid in notebook 04) are our reading, stated where used.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 import math
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 from scipy import special
 
-from perfstudy._checks import check_int, check_level, check_sample
+from perfstudy._checks import check_fraction, check_int, check_real, check_sample
 
 __all__ = ["StoppingResult", "sota1", "sota2", "repetitiveness"]
 
@@ -66,9 +66,27 @@ def _alike(new: np.ndarray, old: np.ndarray, alpha: float, effect: float) -> np.
 
 
 def repetitiveness(x, period: int, *, alpha: float = 0.05, effect: float = 0.147) -> np.ndarray:
-    """Repetitiveness after each complete window of ``period`` runs: the share of windows alike another."""
+    """Repetitiveness after each complete window of ``period`` runs: the share of windows alike another.
+
+    Parameters
+    ----------
+    x : array
+        Runs in order.
+    period : int
+        Runs per window.
+    alpha : float
+        Windows are alike when Mann-Whitney's p-value is at least ``alpha`` ...
+    effect : float
+        ... or Cliff's ``|delta|`` is below ``effect`` (0.147: "negligible").
+
+    Returns
+    -------
+    ndarray, shape (windows,)
+    """
     x = _series(x)
     period = check_int("period", period, minimum=2)
+    alpha = check_fraction("alpha", alpha)
+    effect = check_real("effect", effect, nonnegative=True)
     windows = x[: x.size // period * period].reshape(-1, period)
     repeated = np.zeros(len(windows), dtype=bool)
     shares = np.zeros(len(windows))
@@ -81,8 +99,9 @@ def repetitiveness(x, period: int, *, alpha: float = 0.05, effect: float = 0.147
     return shares
 
 
-def sota1(x, *, period: int, span: int, threshold: float = 0.01, alpha: float = 0.05,
-          effect: float = 0.147) -> StoppingResult:
+def sota1(
+    x, *, period: int, span: int, threshold: float = 0.01, alpha: float = 0.05, effect: float = 0.147
+) -> StoppingResult:
     """SOTA1: stop when repetitiveness changed by at most ``threshold`` over the last ``span`` runs.
 
     Parameters
@@ -93,6 +112,14 @@ def sota1(x, *, period: int, span: int, threshold: float = 0.01, alpha: float = 
         Runs per window.
     span : int
         Runs over which repetitiveness must stay within ``threshold`` (at least one window).
+    threshold : float
+        Largest change of repetitiveness over ``span`` that counts as no change.
+    alpha, effect : float
+        See :func:`repetitiveness`.
+
+    Returns
+    -------
+    StoppingResult
     """
     x = _series(x)
     period = check_int("period", period, minimum=2)
@@ -108,8 +135,17 @@ def sota1(x, *, period: int, span: int, threshold: float = 0.01, alpha: float = 
     return StoppingResult(False, x.size, x, checks)
 
 
-def sota2(x, *, step: int, margin: float = 0.1, percentiles=None, confidence: float = 0.95,
-          replicates: int = 200, min_runs: int | None = None, rng=None) -> StoppingResult:
+def sota2(
+    x,
+    *,
+    step: int,
+    margin: float = 0.1,
+    percentiles=None,
+    confidence: float = 0.95,
+    replicates: int = 200,
+    min_runs: int | None = None,
+    rng=None,
+) -> StoppingResult:
     """SOTA2: stop when the bootstrap CI of every percentile is within ``+-margin`` of it.
 
     Checked after every ``step`` runs (from ``min_runs``, default ``step``): ``replicates``
@@ -121,7 +157,7 @@ def sota2(x, *, step: int, margin: float = 0.1, percentiles=None, confidence: fl
     """
     x = _series(x)
     step = check_int("step", step, minimum=1)
-    confidence = check_level(confidence, "confidence")
+    confidence = check_fraction("confidence", confidence)
     replicates = check_int("replicates", replicates, minimum=10)
     if not margin > 0:
         raise ValueError(f"margin={margin!r}: expected a positive fraction")
@@ -133,8 +169,9 @@ def sota2(x, *, step: int, margin: float = 0.1, percentiles=None, confidence: fl
         sample = x[:runs]
         observed = np.percentile(sample, q)
         resamples = sample[rng.integers(0, runs, size=(replicates, runs))]
-        lower, upper = np.quantile(np.percentile(resamples, q, axis=1), [(1 - confidence) / 2, (1 + confidence) / 2],
-                                   axis=1)
+        lower, upper = np.quantile(
+            np.percentile(resamples, q, axis=1), [(1 - confidence) / 2, (1 + confidence) / 2], axis=1
+        )
         half = np.maximum(observed - lower, upper - observed)
         scale = np.abs(observed)
         with np.errstate(divide="ignore", invalid="ignore"):

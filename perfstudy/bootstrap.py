@@ -23,13 +23,14 @@ import pandas as pd
 from scipy import sparse, stats
 from scipy.sparse.csgraph import connected_components
 
-from perfstudy._checks import check_int, check_level, check_version
+from perfstudy._checks import check_fraction, check_int, check_version
 
 __all__ = ["WEIGHTS", "BootstrapResult", "check_weights", "clustered_bootstrap", "host_blocks"]
 
 #: Mean-one, variance-one-or-less weight laws: Poisson(1) (the online bootstrap), Uniform(0, 2)
 #: (variance 1/3) and Exponential(1) (the Bayesian bootstrap, Rubin 1981).
 WEIGHTS = ("poisson", "uniform", "exponential")
+
 
 def check_weights(weights: str) -> str:
     """``weights`` if it is one of :data:`WEIGHTS`, else a ValueError naming the argument."""
@@ -40,7 +41,6 @@ def check_weights(weights: str) -> str:
 
 #: Redraw attempts for replicates where a condition got zero total weight, before giving up.
 _MAX_REDRAWS = 1000
-
 
 
 @dataclass(frozen=True, eq=False)
@@ -70,45 +70,69 @@ class BootstrapResult:
     redrawn: int
     clusters_per_condition: tuple[int, int]
 
-    def critical_value(self, level: float = 0.95, method: str = "normal") -> float:
-        """The multiplier of ``standard_error`` in a ``"normal"`` or ``"t"`` interval."""
-        level = check_level(level)
+    def critical_value(self, confidence: float = 0.95, method: str = "normal") -> float:
+        """The multiplier of ``standard_error`` in a ``"normal"`` or ``"t"`` interval.
+
+        Parameters
+        ----------
+        confidence : float
+            Coverage of the two-sided interval, in (0, 1).
+        method : {"normal", "t"}
+            The normal quantile ``z_{(1+confidence)/2}``, or Student's t on ``C - 1`` degrees of
+            freedom, ``C`` the fewer clusters of the two conditions.
+        """
+        confidence = check_fraction("confidence", confidence)
         if method == "normal":
-            return float(stats.norm.ppf(0.5 + level / 2))
+            return float(stats.norm.ppf(0.5 + confidence / 2))
         if method == "t":
-            return float(stats.t.ppf(0.5 + level / 2, df=max(1, min(self.clusters_per_condition) - 1)))
+            return float(stats.t.ppf(0.5 + confidence / 2, df=max(1, min(self.clusters_per_condition) - 1)))
         raise ValueError(f"method={method!r}: expected 'normal' or 't'")
 
-    def confidence_interval(self, level: float = 0.95, method: str = "normal"):
-        """``(low, high)`` at ``level``.
+    def confidence_interval(self, confidence: float = 0.95, method: str = "normal"):
+        """``(low, high)`` at ``confidence``.
 
-        ``method="normal"``: ``estimate +- z_{(1+level)/2} standard_error``, the CLT interval of
-        section 5.1 (the paper's choice). ``method="t"``: the same with Student's t on ``C - 1``
-        degrees of freedom, ``C`` the fewer clusters of the two conditions; with few clusters the
-        bootstrap SE is itself noisy and the normal interval is too narrow. ``method="percentile"``:
-        the ``(1-level)/2`` and ``(1+level)/2`` quantiles of the replicates.
+        Parameters
+        ----------
+        confidence : float
+            Coverage of the two-sided interval, in (0, 1).
+        method : {"normal", "t", "percentile"}
+            ``"normal"``: ``estimate +- z_{(1+confidence)/2} standard_error``, the CLT interval of
+            section 5.1 (the paper's choice). ``"t"``: the same with Student's t on ``C - 1``
+            degrees of freedom, ``C`` the fewer clusters of the two conditions; with few clusters the
+            bootstrap SE is itself noisy and the normal interval is too narrow. ``"percentile"``:
+            the ``(1-confidence)/2`` and ``(1+confidence)/2`` quantiles of the replicates.
+
+        Returns
+        -------
+        low, high : float or ndarray, shape (experiments,)
         """
-        level = check_level(level)
+        confidence = check_fraction("confidence", confidence)
         if method in ("normal", "t"):
-            half = self.critical_value(level, method) * np.asarray(self.standard_error)
+            half = self.critical_value(confidence, method) * np.asarray(self.standard_error)
             low, high = np.asarray(self.estimate) - half, np.asarray(self.estimate) + half
         elif method == "percentile":
-            low, high = np.quantile(self.distribution, [0.5 - level / 2, 0.5 + level / 2], axis=-1)
+            low, high = np.quantile(self.distribution, [0.5 - confidence / 2, 0.5 + confidence / 2], axis=-1)
         else:
             raise ValueError(f"method={method!r}: expected 'normal', 't' or 'percentile'")
         if np.ndim(self.estimate) == 0:
             return float(low), float(high)
         return low, high
 
-    def to_frame(self, level: float = 0.95) -> pd.DataFrame:
-        """One row per experiment: ``estimate``, ``standard_error``, normal-interval bounds."""
-        low, high = self.confidence_interval(level)
+    def to_frame(self, confidence: float = 0.95, method: str = "normal") -> pd.DataFrame:
+        """One row per experiment: ``estimate``, ``standard_error``, and the interval's ``low`` and ``high``.
+
+        Parameters
+        ----------
+        confidence, method
+            As in :meth:`confidence_interval`.
+        """
+        low, high = self.confidence_interval(confidence, method)
         return pd.DataFrame(
             {
                 "estimate": np.atleast_1d(self.estimate),
                 "standard_error": np.atleast_1d(self.standard_error),
-                "ci_low": np.atleast_1d(low),
-                "ci_high": np.atleast_1d(high),
+                "low": np.atleast_1d(low),
+                "high": np.atleast_1d(high),
             }
         )
 

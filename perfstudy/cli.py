@@ -20,8 +20,12 @@ def _parser() -> argparse.ArgumentParser:
     report.add_argument("--quick", action="store_true", help="small sizes: each notebook runs in seconds")
     report.add_argument("--out", default="build", help="where executed notebooks and HTML go (default: build)")
     report.add_argument("--figures", default="figures", help="where figures go (default: figures)")
-    report.add_argument("--only", action="append", metavar="NAME",
-                        help="run only this notebook (name or unique prefix, e.g. 01); repeatable")
+    report.add_argument(
+        "--only",
+        action="append",
+        metavar="NAME",
+        help="run only this notebook (name or unique prefix, e.g. 01); repeatable",
+    )
     report.add_argument("--notebooks", default=None, help="notebook directory (default: ./notebooks)")
     report.add_argument("--timeout", type=float, default=1800.0, help="seconds a cell may run (default: 1800)")
     report.add_argument("--kernel", default="python3", help="Jupyter kernel name (default: python3)")
@@ -37,8 +41,14 @@ def main(argv=None) -> int:
 
         try:
             runs = run_notebooks(
-                notebooks_dir=args.notebooks, out_dir=args.out, figures_dir=args.figures, quick=args.quick,
-                only=args.only, timeout=args.timeout, kernel_name=args.kernel, html=not args.no_html,
+                notebooks_dir=args.notebooks,
+                out_dir=args.out,
+                figures_dir=args.figures,
+                quick=args.quick,
+                only=args.only,
+                timeout=args.timeout,
+                kernel_name=args.kernel,
+                html=not args.no_html,
                 progress=not args.no_progress,
             )
         except ValueError as error:

@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from perfstudy._checks import check_int, check_level, check_sample
+from perfstudy._checks import check_fraction, check_int, check_sample
 
 __all__ = ["MedianCI", "median_ci", "median_ci_indices", "Repetitions", "repetitions_needed"]
 
@@ -47,7 +47,7 @@ def median_ci_indices(n, confidence: float = 0.95, method: str = "order_statisti
     ``rint(1 + n/2 + z sqrt(n)/2)``, returned here + 1. ``n`` may be an array.
     Indices outside ``1..n`` mean ``n`` is too small for that confidence.
     """
-    confidence = check_level(confidence, "confidence")
+    confidence = check_fraction("confidence", confidence)
     if method not in METHODS:
         raise ValueError(f"method={method!r}: expected one of {METHODS}")
     n = np.asarray(n, dtype=float)
@@ -94,11 +94,13 @@ def median_ci(x, *, confidence: float = 0.95, method: str = "order_statistics") 
     n = x.size
     low, high = (int(i) for i in median_ci_indices(n, confidence, method))
     if low < 1 or high > n:
-        raise ValueError(f"x: {n} points are too few for a {confidence:.0%} median CI "
-                         f"(order statistics {low} and {high} of {n})")
+        raise ValueError(
+            f"x: {n} points are too few for a {confidence:.0%} median CI (order statistics {low} and {high} of {n})"
+        )
     ordered = np.sort(x)
-    return MedianCI(float(ordered[low - 1]), float(np.median(x)), float(ordered[high - 1]), low, high, n,
-                    confidence, method)
+    return MedianCI(
+        float(ordered[low - 1]), float(np.median(x)), float(ordered[high - 1]), low, high, n, confidence, method
+    )
 
 
 @dataclass(frozen=True, eq=False)
@@ -128,8 +130,9 @@ class Repetitions:
     trials: int
 
     def to_frame(self) -> pd.DataFrame:
-        return pd.DataFrame({"size": self.sizes, "mean_low": self.mean_low, "mean_high": self.mean_high,
-                             "median": self.median})
+        return pd.DataFrame(
+            {"size": self.sizes, "mean_low": self.mean_low, "mean_high": self.mean_high, "median": self.median}
+        )
 
 
 def _kth(flat_tree: np.ndarray, offsets: np.ndarray, k: np.ndarray, top: int, size: int) -> np.ndarray:
@@ -149,8 +152,17 @@ def _kth(flat_tree: np.ndarray, offsets: np.ndarray, k: np.ndarray, top: int, si
     return position
 
 
-def repetitions_needed(x, *, error: float = 0.01, confidence: float = 0.95, trials: int = 200, start: int = 10,
-                       max_size: int | None = None, method: str = "order_statistics", rng=None) -> Repetitions:
+def repetitions_needed(
+    x,
+    *,
+    error: float = 0.01,
+    confidence: float = 0.95,
+    trials: int = 200,
+    start: int = 10,
+    max_size: int | None = None,
+    method: str = "order_statistics",
+    rng=None,
+) -> Repetitions:
     """CONFIRM: how many repetitions until the median's CI is within ``+-error`` of it (section 5).
 
     Parameters

@@ -1,7 +1,7 @@
 """Real published measurements: a registry with pinned URLs and sha256, and tidy loaders.
 
-The registry is the repository's ``data/datasets.toml`` (perfstudy is installed editable from its
-checkout, as the Makefile does). A file is looked for in
+The registry is ``data/datasets.toml``, shipped inside the package and read with
+:mod:`importlib.resources`, so an installed wheel has it too. A file is looked for in
 
 1. ``$PERFSTUDY_DATA/<path>`` (CI points it at ``../shared/datasets``),
 2. the user cache, ``$XDG_CACHE_HOME/perfstudy`` or ``~/.cache/perfstudy``,
@@ -13,15 +13,16 @@ files themselves are never part of this repository.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 import functools
 import hashlib
-from types import MappingProxyType
+import importlib.resources
 import os
-from pathlib import Path
 import tomllib
 import urllib.error
 import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+from types import MappingProxyType
 
 import numpy as np
 import pandas as pd
@@ -52,13 +53,14 @@ class Dataset:
     benchmark: str | None = None
     config: str | None = None
     split_row: int | None = None
-    metrics: "MappingProxyType[str, str] | None" = None
+    metrics: MappingProxyType[str, str] | None = None
 
 
 def _registry_file() -> Path:
-    candidate = Path(__file__).resolve().parent.parent / "data" / "datasets.toml"
+    """The registry shipped with the package (``perfstudy/data/datasets.toml``, package data)."""
+    candidate = Path(str(importlib.resources.files("perfstudy") / "data" / "datasets.toml"))
     if not candidate.exists():
-        raise FileNotFoundError(f"{candidate}: the dataset registry is missing; install perfstudy editable from its checkout")
+        raise FileNotFoundError(f"{candidate}: the dataset registry is missing from the installed package")
     return candidate
 
 
@@ -82,8 +84,18 @@ def _parse_registry(path: str, mtime_ns: int) -> dict[str, Dataset]:
 def list_datasets() -> pd.DataFrame:
     """One row per dataset: name, family, description, rows, unit, licence, citation."""
     return pd.DataFrame(
-        [dict(name=d.name, family=d.family, description=d.description, rows=d.rows, unit=d.unit,
-              licence=d.licence, citation=d.citation) for d in registry().values()]
+        [
+            dict(
+                name=d.name,
+                family=d.family,
+                description=d.description,
+                rows=d.rows,
+                unit=d.unit,
+                licence=d.licence,
+                citation=d.citation,
+            )
+            for d in registry().values()
+        ]
     )
 
 
@@ -174,13 +186,13 @@ def _load_azure(path: Path, dataset: Dataset) -> tuple[pd.DataFrame, int]:
     frame = pd.DataFrame(
         {
             "timestamp": pd.to_datetime(raw["starttime"]),
-            "vm": raw["VM_id"].astype(int),
+            "host": raw["VM_id"].astype(int),
             "value": raw["value"].astype(float),
             "runtime_s": raw["runtime"].astype(float),
         }
     )
     frame.insert(0, "benchmark", dataset.name.removeprefix("azure-"))
-    return frame.sort_values(["vm", "timestamp"], kind="stable").reset_index(drop=True), len(raw)
+    return frame.sort_values(["host", "timestamp"], kind="stable").reset_index(drop=True), len(raw)
 
 
 def _load_pt4cloud(path: Path, dataset: Dataset) -> tuple[pd.DataFrame, int]:
@@ -240,15 +252,24 @@ def _load_cwb(path: Path, dataset: Dataset) -> tuple[pd.DataFrame, int]:
     # no prefix or "eu" is eu-west-1a, "us" is us-east-1a (cwb-data-interim.upstream.md)
     parts = raw["source"].str.extract(r"^rmit-combined_(?P<suite>v\d+)_aws(?:-(?P<region>eu|us))?_(?P<config>.+)$")
     if parts["config"].isna().any():
-        raise ValueError(f"{dataset.name}: unrecognised source names {sorted(raw['source'][parts['config'].isna()].unique())}")
+        raise ValueError(
+            f"{dataset.name}: unrecognised source names {sorted(raw['source'][parts['config'].isna()].unique())}"
+        )
     region = parts["region"].map({"us": "us-east-1a", "eu": "eu-west-1a"}).fillna("eu-west-1a")
-    ids = pd.DataFrame({"config": parts["config"], "region": region, "suite": parts["suite"],
-                        "vm": raw["provider_vm_id"], "batch": raw["iteration"].astype(int)})
+    ids = pd.DataFrame(
+        {
+            "config": parts["config"],
+            "region": region,
+            "suite": parts["suite"],
+            "host": raw["provider_vm_id"],
+            "batch": raw["iteration"].astype(int),
+        }
+    )
     wide = pd.concat([ids, raw[list(metrics)]], axis=1)
     frame = wide.melt(id_vars=list(ids.columns), var_name="benchmark", value_name="value")
     frame["unit"] = frame["benchmark"].map(metrics)
-    frame = frame[["benchmark", "config", "region", "suite", "vm", "batch", "value", "unit"]]
-    return frame.sort_values(["benchmark", "config", "vm", "batch"], kind="stable").reset_index(drop=True), len(raw)
+    frame = frame[["benchmark", "config", "region", "suite", "host", "batch", "value", "unit"]]
+    return frame.sort_values(["benchmark", "config", "host", "batch"], kind="stable").reset_index(drop=True), len(raw)
 
 
 def _load_laaber(path: Path, dataset: Dataset) -> tuple[pd.DataFrame, int]:
@@ -279,8 +300,8 @@ _LOADERS = {
 def load(name: str, *, download: bool = True) -> pd.DataFrame:
     """Load a dataset as a tidy frame, one row per measurement (time order wherever it is known).
 
-    - ``azure-*``: ``benchmark``, ``timestamp`` (run start, UTC), ``vm`` (0..2 for long-lived VMs; a new
-      VM each for short-lived), ``value`` (in the dataset's ``unit``), ``runtime_s``.
+    - ``azure-*``: ``benchmark``, ``timestamp`` (run start, UTC), ``host`` (the VM: 0..2 for long-lived
+      VMs; a new VM each for short-lived), ``value`` (in the dataset's ``unit``), ``runtime_s``.
     - ``pt4cloud-*``: ``benchmark``, ``config``, ``index`` (run order), ``split`` (``"sampled"`` for
       the rows before the artifact's split row, the thinned three weeks; ``"ground_truth"`` after),
       ``value``.
@@ -291,7 +312,7 @@ def load(name: str, *, download: bool = True) -> pd.DataFrame:
     - ``sap-hana-details``: ``benchmark``, ``label``, ``change_point`` (last ``index`` before the
       regression; missing when there is none).
     - ``cwb-aws-microbench``: long format, ``benchmark`` (the metric), ``config`` (EC2 instance
-      type), ``region``, ``suite`` (CWB suite version), ``vm``, ``batch`` (iteration 1..3 on that VM),
+      type), ``region``, ``suite`` (CWB suite version), ``host`` (the VM), ``batch`` (iteration 1..3 on it),
       ``value``, ``unit``. No timestamps: the order of VMs is not time order.
     - ``laaber-*``: ``project``, ``commit``, ``benchmark``, ``batch`` (the repetition, ``trial``),
       ``value`` (ns/op).

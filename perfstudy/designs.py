@@ -8,8 +8,8 @@ designs' batches and hosts.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 import math
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -92,9 +92,7 @@ class DuplicationCoefficients:
 def _per_condition(sched: Schedule) -> int:
     n0, n1 = sched.observations_per_condition
     if n0 != n1:
-        raise ValueError(
-            f"schedule: Eq. 5 needs the same number of observations in both conditions, got {n0} and {n1}"
-        )
+        raise ValueError(f"schedule: Eq. 5 needs the same number of observations in both conditions, got {n0} and {n1}")
     return n0
 
 
@@ -127,9 +125,7 @@ def variance_from_schedule(sched: Schedule, components: VarianceComponents) -> f
     check_components(components)
     dup = duplication_coefficients(sched)
     sigmas = components.sigmas
-    total = sum(
-        sigmas[k] ** 2 * (dup.nu[k][0] + dup.nu[k][1] - 2.0 * dup.omega[k]) for k in _FACTORS
-    )
+    total = sum(sigmas[k] ** 2 * (dup.nu[k][0] + dup.nu[k][1] - 2.0 * dup.omega[k]) for k in _FACTORS)
     total += 2.0 * sigmas["noise"] ** 2
     return total / dup.observations_per_condition
 
@@ -165,10 +161,26 @@ def standard_error(design: str, components: VarianceComponents, *, requests, hos
     ``R`` a multiple of the hosts per condition; :func:`variance_from_schedule` is exact otherwise.
     Broadcasts over arrays of ``requests``, ``hosts`` and ``repetitions``.
 
+    Parameters
+    ----------
+    design : {"unbalanced", "request_balanced", "host_balanced", "fully_balanced"}
+        The design.
+    components : VarianceComponents
+        The sigmas of Eq. 3.
+    requests : int or array
+        ``R``, requests per condition.
+    hosts : int or array
+        ``H``, hosts in all.
+    repetitions : int or array
+        ``T``, repetitions of each request per batch.
+
     Examples
     --------
-    Endpoint 1 of Table 1, 16 hosts, 512 requests, T = 1: 0.097, 0.073, 0.070, 0.030 for the four
-    designs (Table 3's "SE" column: 0.10, 0.07, 0.07, 0.03).
+    Endpoint 1 of Table 1, 16 hosts, 512 requests, T = 1 (Table 3's "SE" column: 0.10, 0.07, 0.07, 0.03):
+
+    >>> from perfstudy import DESIGNS, PERFLAB_ENDPOINTS, standard_error
+    >>> [round(standard_error(d, PERFLAB_ENDPOINTS[1], requests=512, hosts=16), 3) for d in DESIGNS]
+    [0.097, 0.073, 0.07, 0.03]
     """
     check_design(design)
     check_components(components)
@@ -450,14 +462,17 @@ def compare_designs(
     This is what the design explorer widget shows.
     """
     ses = {d: standard_error(d, components, requests=requests, hosts=hosts, repetitions=repetitions) for d in DESIGNS}
-    cost = {d: (costs.cost(d, requests=requests, hosts=hosts, repetitions=repetitions) if costs else math.nan)
-            for d in DESIGNS}
+    cost = {
+        d: (costs.cost(d, requests=requests, hosts=hosts, repetitions=repetitions) if costs else math.nan)
+        for d in DESIGNS
+    }
     cheapest, allocation = None, None
     if target_se is not None:
         meeting = [d for d in DESIGNS if ses[d] <= target_se]
         if meeting:
             cheapest = min(meeting, key=lambda d: (cost[d] if costs else 0.0, ses[d]))
         if costs is not None:
-            allocation = optimal_allocation(components, costs, target_se=target_se, hosts=hosts,
-                                            max_repetitions=max_repetitions)
+            allocation = optimal_allocation(
+                components, costs, target_se=target_se, hosts=hosts, max_repetitions=max_repetitions
+            )
     return DesignComparison(int(requests), int(hosts), int(repetitions), ses, cost, target_se, cheapest, allocation)

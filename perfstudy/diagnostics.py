@@ -8,15 +8,15 @@ standard error of the mean.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 import math
 import warnings
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
-from perfstudy._checks import check_int, check_sample
+from perfstudy._checks import check_fraction, check_int, check_sample
 from perfstudy.adf import adf, adf_suffixes, min_suffix
 
 __all__ = [
@@ -208,8 +208,11 @@ def _groups(df: pd.DataFrame, by, value: str, dropna: bool = False, *, in_time_o
     values = pd.to_numeric(df[value], errors="coerce").to_numpy(dtype=float)
     finite = np.isfinite(values)
     if dropna and not finite.all():
-        warnings.warn(f"{value}: {int((~finite).sum())} of {finite.size} rows are NaN or infinite and were "
-                      "left out (dropna=True); the 'dropped' column counts them per group", stacklevel=3)
+        warnings.warn(
+            f"{value}: {int((~finite).sum())} of {finite.size} rows are NaN or infinite and were "
+            "left out (dropna=True); the 'dropped' column counts them per group",
+            stacklevel=3,
+        )
     if keys:
         # positions per group, in frame order; far faster than iterating over sub-frames
         groups = df.groupby(keys, sort=True, dropna=False).indices.items()
@@ -238,8 +241,9 @@ def _shapiro(x: np.ndarray, rng: np.random.Generator) -> tuple[float, float, int
     return float(statistic), float(p_value), tested.size
 
 
-def normality(df: pd.DataFrame, by=None, *, value: str = "value", alpha: float = 0.05, dropna: bool = False,
-              rng=None) -> pd.DataFrame:
+def normality(
+    df: pd.DataFrame, by=None, *, value: str = "value", alpha: float = 0.05, dropna: bool = False, rng=None
+) -> pd.DataFrame:
     """Shapiro-Wilk test per group (Maricq et al., section 4.3).
 
     Use ``by="benchmark"`` for a test across servers and ``by=["benchmark", "host"]`` within each.
@@ -261,14 +265,23 @@ def normality(df: pd.DataFrame, by=None, *, value: str = "value", alpha: float =
     ValueError
         A group with fewer than 3 points, a constant group, NaN values, unknown columns.
     """
+    alpha = check_fraction("alpha", alpha)
     rng = np.random.default_rng(rng)
     rows = []
     for key, x, dropped in _groups(df, by, value, dropna):
         x = _series(f"{value} ({_label(key)})", x, minimum=3, method="Shapiro-Wilk")
         statistic, p_value, tested = _shapiro(x, rng)
-        rows.append({**key, "n": x.size, "n_tested": tested, "statistic": statistic,
-                     "p_value": p_value, "reject": bool(p_value < alpha),
-                     **({"dropped": dropped} if dropna else {})})
+        rows.append(
+            {
+                **key,
+                "n": x.size,
+                "n_tested": tested,
+                "statistic": statistic,
+                "p_value": p_value,
+                "reject": bool(p_value < alpha),
+                **({"dropped": dropped} if dropna else {}),
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -277,8 +290,16 @@ def _adf(x: np.ndarray, name: str, regression: str, autolag):
     return x.size, adf(x, regression=regression, autolag=autolag)
 
 
-def stationarity(df: pd.DataFrame, by=None, *, value: str = "value", regression: str = "c",
-                 autolag="AIC", alpha: float = 0.05, dropna: bool = False) -> pd.DataFrame:
+def stationarity(
+    df: pd.DataFrame,
+    by=None,
+    *,
+    value: str = "value",
+    regression: str = "c",
+    autolag="AIC",
+    alpha: float = 0.05,
+    dropna: bool = False,
+) -> pd.DataFrame:
     """Augmented Dickey-Fuller test per group (Maricq et al., section 4.4).
 
     The test is statsmodels' ``adfuller`` with its lag search done by one QR factorisation
@@ -302,11 +323,21 @@ def stationarity(df: pd.DataFrame, by=None, *, value: str = "value", regression:
     """
     if regression not in ("c", "ct", "ctt", "n"):
         raise ValueError(f"regression={regression!r}: expected 'c', 'ct', 'ctt' or 'n'")
+    alpha = check_fraction("alpha", alpha)
     rows = []
     for key, x, dropped in _groups(df, by, value, dropna, in_time_order=True):
         n, result = _adf(x, f"{value} ({_label(key)})", regression, autolag)
-        rows.append({**key, "n": n, "statistic": result.statistic, "p_value": result.p_value, "lags": result.lags,
-                     "reject": bool(result.p_value < alpha), **({"dropped": dropped} if dropna else {})})
+        rows.append(
+            {
+                **key,
+                "n": n,
+                "statistic": result.statistic,
+                "p_value": result.p_value,
+                "lags": result.lags,
+                "reject": bool(result.p_value < alpha),
+                **({"dropped": dropped} if dropna else {}),
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -316,11 +347,14 @@ class IndependenceTest:
 
     ``statistic`` is the lag-1 autocorrelation of the series as measured; ``null`` the same for
     ``permutations`` random shuffles, which destroy any dependence on order; ``p_value`` is
-    ``(1 + #{|null| >= |statistic|}) / (permutations + 1)``.
+    ``(1 + #{|null| >= |statistic|}) / (permutations + 1)``; ``reject`` is ``p_value < alpha``:
+    the order matters.
     """
 
     statistic: float
     p_value: float
+    reject: bool
+    alpha: float
     null: np.ndarray
     permutations: int
 
@@ -331,10 +365,31 @@ def _lag1(x: np.ndarray) -> np.ndarray:
     return np.sum(d[..., 1:] * d[..., :-1], axis=-1) / np.sum(d * d, axis=-1)
 
 
-def independence_test(x, *, permutations: int = 1000, rng=None) -> IndependenceTest:
-    """Does the order of the measurements matter? A permutation test of lag-1 autocorrelation."""
+def independence_test(x, *, permutations: int = 1000, alpha: float = 0.05, rng=None) -> IndependenceTest:
+    """Does the order of the measurements matter? A permutation test of lag-1 autocorrelation.
+
+    Maricq et al. (section 7.4) compare the original order against shuffled orders; this is that
+    comparison with the lag-1 autocorrelation as its statistic (they compare the two orders'
+    results by Mann-Whitney or MMD instead).
+
+    Parameters
+    ----------
+    x : array, shape (N,)
+        The series in time order.
+    permutations : int
+        Shuffles for the null distribution.
+    alpha : float
+        Size of the test, for ``reject``.
+    rng : None, int, SeedSequence or Generator
+        Draws the shuffles.
+
+    Returns
+    -------
+    IndependenceTest
+    """
     x = _series("x", x, minimum=3, method="the independence test")
     permutations = check_int("permutations", permutations)
+    alpha = check_fraction("alpha", alpha)
     rng = np.random.default_rng(rng)
     statistic = float(_lag1(x))
     # shuffling changes neither the mean nor the sum of squares: only the lag-1 cross products
@@ -347,7 +402,7 @@ def independence_test(x, *, permutations: int = 1000, rng=None) -> IndependenceT
         shuffled = rng.permuted(np.broadcast_to(d, (stop - start, x.size)), axis=1)
         null[start:stop] = np.einsum("ij,ij->i", shuffled[:, 1:], shuffled[:, :-1]) / scale
     p_value = (1 + int(np.sum(np.abs(null) >= abs(statistic)))) / (permutations + 1)
-    return IndependenceTest(statistic, p_value, null, permutations)
+    return IndependenceTest(statistic, p_value, bool(p_value < alpha), alpha, null, permutations)
 
 
 @dataclass(frozen=True, eq=False)
@@ -363,8 +418,7 @@ class Warmup:
     alpha: float
 
     def to_frame(self) -> pd.DataFrame:
-        return pd.DataFrame({"start": self.candidates, "p_value": self.p_values,
-                             "stationary": self.p_values < self.alpha})
+        return pd.DataFrame({"start": self.candidates, "p_value": self.p_values, "reject": self.p_values < self.alpha})
 
 
 def warmup(x, *, step=None, max_fraction: float = 0.5, alpha: float = 0.05, regression: str = "c") -> Warmup:
@@ -381,8 +435,8 @@ def warmup(x, *, step=None, max_fraction: float = 0.5, alpha: float = 0.05, regr
     to discard, and look at the series. The ADF lag order is chosen once, by AIC on the whole series.
     """
     x = _series("x", x, minimum=2 * ADF_MIN)
-    if not 0 < max_fraction < 1:
-        raise ValueError(f"max_fraction={max_fraction!r}: expected a fraction in (0, 1)")
+    max_fraction = check_fraction("max_fraction", max_fraction)
+    alpha = check_fraction("alpha", alpha)
     step = max(1, x.size // 50) if step is None else check_int("step", step)
     # the lag order is chosen once, by AIC on the whole series, and kept for every remainder, whose
     # regressions then come from one pass over the series (perfstudy.adf.adf_suffixes)

@@ -28,8 +28,8 @@ from __future__ import annotations
 import gzip
 import json
 import os
-from pathlib import Path
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -110,9 +110,20 @@ def read_pyperf(source) -> pd.DataFrame:
             values = run.get("values", [])
             loops = meta.get("loops", np.nan)
             for iteration, (w_loops, value) in enumerate(warmups + [(loops, v) for v in values]):
-                rows.append(dict(benchmark=name, host=meta.get("hostname"), timestamp=meta.get("date"),
-                                 batch=batch, iteration=iteration, warmup=iteration < len(warmups),
-                                 value=value, unit=unit, loops=w_loops, inner_loops=meta.get("inner_loops", 1)))
+                rows.append(
+                    dict(
+                        benchmark=name,
+                        host=meta.get("hostname"),
+                        timestamp=meta.get("date"),
+                        batch=batch,
+                        iteration=iteration,
+                        warmup=iteration < len(warmups),
+                        value=value,
+                        unit=unit,
+                        loops=w_loops,
+                        inner_loops=meta.get("inner_loops", 1),
+                    )
+                )
     return _frame(rows, ["loops", "inner_loops"], {"tool": "pyperf", "metadata": suite_meta})
 
 
@@ -144,9 +155,21 @@ def read_hyperfine(source) -> pd.DataFrame:
             if len(values) != n:
                 raise ValueError(f"result {position} ({command}): {len(values)} {field} for {n} times")
         for run, value in enumerate(times):
-            rows.append(dict(benchmark=f"{command} [{label}]" if label else command, batch=run, iteration=0,
-                             warmup=False, value=value, unit="s", command=command, params=label or None,
-                             exit_code=codes[run], user=user[run], system=system[run]))
+            rows.append(
+                dict(
+                    benchmark=f"{command} [{label}]" if label else command,
+                    batch=run,
+                    iteration=0,
+                    warmup=False,
+                    value=value,
+                    unit="s",
+                    command=command,
+                    params=label or None,
+                    exit_code=codes[run],
+                    user=user[run],
+                    system=system[run],
+                )
+            )
     return _frame(rows, extra, {"tool": "hyperfine"})
 
 
@@ -192,16 +215,31 @@ def read_google_benchmark(source, *, time: str = "real_time", errors: str = "rai
         # older versions have no repetition_index: count the repetitions of each name in file order
         repetition = entry.get("repetition_index", seen.get(run_name, 0))
         seen[run_name] = repetition + 1
-        rows.append(dict(benchmark=run_name, host=context.get("host_name"), timestamp=context.get("date"),
-                         batch=repetition, iteration=0, warmup=False,
-                         value=_require(entry, time, name, "Google Benchmark"), unit=entry.get("time_unit", "ns"),
-                         iterations=entry.get("iterations"), threads=entry.get("threads", 1)))
+        rows.append(
+            dict(
+                benchmark=run_name,
+                host=context.get("host_name"),
+                timestamp=context.get("date"),
+                batch=repetition,
+                iteration=0,
+                warmup=False,
+                value=_require(entry, time, name, "Google Benchmark"),
+                unit=entry.get("time_unit", "ns"),
+                iterations=entry.get("iterations"),
+                threads=entry.get("threads", 1),
+            )
+        )
     if failed and errors == "raise":
-        raise ValueError(f"{len(failed)} benchmark(s) reported errors: {failed[:3]}; pass errors='drop' to leave them out")
+        raise ValueError(
+            f"{len(failed)} benchmark(s) reported errors: {failed[:3]}; pass errors='drop' to leave them out"
+        )
     if failed:
         warnings.warn(f"{len(failed)} benchmark run(s) reported errors and were left out: {failed[:3]}", stacklevel=2)
-    return _frame(rows, extra, {"tool": "Google Benchmark", "context": context, "aggregates": aggregates,
-                                "errors": failed, "time": time})
+    return _frame(
+        rows,
+        extra,
+        {"tool": "Google Benchmark", "context": context, "aggregates": aggregates, "errors": failed, "time": time},
+    )
 
 
 def _jmh_values(metric: dict, where: str) -> list[list[np.ndarray]]:
@@ -258,10 +296,17 @@ def read_jmh(source, *, metric: str | None = None) -> pd.DataFrame:
         params = result.get("params") or {}
         label = ", ".join(f"{k}={v}" for k, v in params.items())
         benchmark = f"{name} [{label}]" if label else name
-        common = dict(benchmark=benchmark, warmup=False, unit=chosen.get("scoreUnit"), mode=result.get("mode"),
-                      threads=result.get("threads"), params=label or None,
-                      warmup_iterations=result.get("warmupIterations"), warmup_time=result.get("warmupTime"),
-                      jvm=result.get("vmVersion"))
+        common = dict(
+            benchmark=benchmark,
+            warmup=False,
+            unit=chosen.get("scoreUnit"),
+            mode=result.get("mode"),
+            threads=result.get("threads"),
+            params=label or None,
+            warmup_iterations=result.get("warmupIterations"),
+            warmup_time=result.get("warmupTime"),
+            jvm=result.get("vmVersion"),
+        )
         for fork, iterations in enumerate(_jmh_values(chosen, benchmark)):
             for iteration, values in enumerate(iterations):
                 rows.extend(dict(common, batch=fork, iteration=iteration, value=value) for value in values)

@@ -32,7 +32,15 @@ import math
 import numpy as np
 from scipy import fft as sfft
 
-__all__ = ["GridTooFine", "scott_bandwidth", "Grid", "strip_grid", "exact_density", "binned_density", "bootstrap_densities"]
+__all__ = [
+    "GridTooFine",
+    "scott_bandwidth",
+    "Grid",
+    "strip_grid",
+    "exact_density",
+    "binned_density",
+    "bootstrap_densities",
+]
 
 #: fine-grid spacing is at most the bandwidth divided by this
 RESOLUTION = 40
@@ -96,8 +104,10 @@ def _fine(grid: Grid, bandwidth: float, lo_data: float, hi_data: float, resoluti
     above = max(0, math.ceil((hi_data - last) / delta)) + 1
     nodes = below + grid.n * k + above
     if nodes > MAX_NODES:
-        raise GridTooFine(f"the bandwidth ({bandwidth:.3g}) is too small against the range of the data for a "
-                          f"binned estimate ({nodes} nodes); use method='exact'")
+        raise GridTooFine(
+            f"the bandwidth ({bandwidth:.3g}) is too small against the range of the data for a "
+            f"binned estimate ({nodes} nodes); use method='exact'"
+        )
     return first - below * delta, delta, k, below, nodes
 
 
@@ -108,8 +118,9 @@ def _binning(x: np.ndarray, grid: Grid, bandwidth: float, resolution: float = RE
     return left, position - left, delta, k, below, nodes
 
 
-def _smooth(counts: np.ndarray, n: int, grid: Grid, bandwidth: float, delta: float, k: int, below: int,
-            nodes: int) -> np.ndarray:
+def _smooth(
+    counts: np.ndarray, n: int, grid: Grid, bandwidth: float, delta: float, k: int, below: int, nodes: int
+) -> np.ndarray:
     """Convolve binned counts (..., nodes) with the Gaussian kernel by FFT; average each strip's nodes."""
     size = sfft.next_fast_len(2 * nodes)
     # the kernel at every node offset -(nodes-1)..(nodes-1), in FFT (wrap-around) order: no truncation
@@ -134,13 +145,31 @@ def binned_density(x, grid: Grid, bandwidth: float) -> np.ndarray:
     return _smooth(counts[:nodes], x.size, grid, bandwidth, delta, k, below, nodes)
 
 
-def bootstrap_densities(x, grid: Grid, bandwidth: float, *, replicates: int, rng, chunk: int = 100,
-                        resolution: float = RESOLUTION) -> np.ndarray:
+def bootstrap_densities(
+    x, grid: Grid, bandwidth: float, *, replicates: int, chunk: int = 100, resolution: float = RESOLUTION, rng=None
+) -> np.ndarray:
     """KDEs of ``replicates`` bootstrap resamples of ``x`` (same bandwidth), averaged over each strip.
 
     Resample ``r`` is ``x[i]`` for ``i`` = ``rng.integers(0, n, (chunk, n), dtype=int32)`` row by row,
     chunk after chunk. A resample's binned weights are its multiplicities times the sparse
     linear-binning matrix of ``x``, so each replicate costs O(n) plus one batched FFT.
+
+    Parameters
+    ----------
+    x : array, shape (n,)
+        The sample.
+    grid : Grid
+        The strips.
+    bandwidth : float
+        The Gaussian kernel's standard deviation (the original sample's, for every resample).
+    replicates : int
+        Resamples.
+    chunk : int
+        Resamples drawn and binned at once (memory ``chunk * n``).
+    resolution : float
+        Fine-grid nodes per bandwidth.
+    rng : None, int, SeedSequence or Generator
+        Draws the resamples.
 
     Returns
     -------
@@ -148,6 +177,7 @@ def bootstrap_densities(x, grid: Grid, bandwidth: float, *, replicates: int, rng
     """
     from scipy import sparse
 
+    rng = np.random.default_rng(rng)
     x = np.asarray(x, dtype=float)
     n = x.size
     left, upper, delta, k, below, nodes = _binning(x, grid, bandwidth, resolution)

@@ -19,7 +19,8 @@ import numpy as np
 import pandas as pd
 
 from perfstudy._checks import check_int, check_real
-from perfstudy.schedules import Schedule, schedule as build_schedule
+from perfstudy.schedules import Schedule
+from perfstudy.schedules import schedule as build_schedule
 
 __all__ = [
     "VarianceComponents",
@@ -32,6 +33,7 @@ __all__ = [
     "simulate",
     "sample_delta_hat",
     "CHUNK_EXPERIMENTS",
+    "check_components",
 ]
 
 #: Experiments drawn per block. Fixed (never derived from the machine) so that a seed gives the same
@@ -73,9 +75,12 @@ class VarianceComponents:
     def __post_init__(self) -> None:
         for f in fields(self):
             is_sigma = f.name != "mu"
-            value = check_real(f.name, getattr(self, f.name), nonnegative=is_sigma,
-                               what="standard deviation (VarianceComponents takes sigmas, not variances)"
-                               if is_sigma else "number")
+            value = check_real(
+                f.name,
+                getattr(self, f.name),
+                nonnegative=is_sigma,
+                what="standard deviation (VarianceComponents takes sigmas, not variances)" if is_sigma else "number",
+            )
             object.__setattr__(self, f.name, value)
 
     @property
@@ -103,9 +108,7 @@ class VarianceComponents:
 #: (outcomes standardised, footnote 2), keyed 1..5.
 PERFLAB_ENDPOINTS: MappingProxyType[int, VarianceComponents] = MappingProxyType(
     {
-        endpoint: VarianceComponents(
-            request=alpha, host=beta, request_batch=gamma, host_batch=eta, noise=eps, mu=mu
-        )
+        endpoint: VarianceComponents(request=alpha, host=beta, request_batch=gamma, host_batch=eta, noise=eps, mu=mu)
         for endpoint, (mu, alpha, beta, gamma, eta, eps) in {
             1: (0.06, 1.02, 0.12, 0.10, 0.08, 0.13),
             2: (0.08, 1.08, 0.10, 0.05, 0.06, 0.08),
@@ -272,7 +275,13 @@ def _resolve_schedule(design, requests, hosts, repetitions) -> Schedule:
 
 
 def check_components(components) -> VarianceComponents:
-    """``components`` if it is a :class:`VarianceComponents`, else a TypeError naming the argument."""
+    """``components`` if it is a :class:`VarianceComponents`, else a TypeError naming the argument.
+
+    Parameters
+    ----------
+    components : object
+        What the caller passed as ``components``.
+    """
     if not isinstance(components, VarianceComponents):
         raise TypeError(f"components: expected VarianceComponents, got {type(components).__name__}")
     return components
@@ -291,10 +300,7 @@ def _draw_chunks(sched: Schedule, components: VarianceComponents, experiments: i
     sigmas = components.sigmas
     for start in range(0, experiments, CHUNK_EXPERIMENTS):
         size = min(CHUNK_EXPERIMENTS, experiments - start)
-        drawn = {
-            name: sigmas[name] * rng.standard_normal((size, sched.levels[name][1]))
-            for name in _EFFECTS
-        }
+        drawn = {name: sigmas[name] * rng.standard_normal((size, sched.levels[name][1])) for name in _EFFECTS}
         drawn["noise"] = sigmas["noise"] * rng.standard_normal((size, sched.observations))
         yield slice(start, start + size), DrawnEffects(**drawn)
 

@@ -7,17 +7,27 @@ same ``rng`` gives the same results in-process, on a ``ProcessPoolExecutor`` or 
 
 from __future__ import annotations
 
-from concurrent.futures import Executor, as_completed
-from typing import Callable, Sequence
+import multiprocessing
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
+from contextlib import contextmanager
 
 import numpy as np
 from tqdm.auto import tqdm
 
-__all__ = ["spawn", "map_tasks"]
+__all__ = ["spawn", "map_tasks", "local_executor"]
 
 
-def spawn(rng, n: int) -> list[np.random.Generator]:
-    """``n`` independent child generators of ``rng`` (None, int, SeedSequence or Generator)."""
+def spawn(n: int, *, rng=None) -> list[np.random.Generator]:
+    """``n`` independent child generators of ``rng``.
+
+    Parameters
+    ----------
+    n : int
+        How many streams.
+    rng : None, int, SeedSequence or Generator
+        The parent (``numpy.random.default_rng(rng).spawn(n)``).
+    """
     return np.random.default_rng(rng).spawn(n)
 
 
@@ -48,7 +58,7 @@ def map_tasks(
     if executor is not None and not isinstance(executor, Executor):
         raise TypeError(f"executor: expected a concurrent.futures.Executor, got {type(executor).__name__}")
     tasks = list(tasks)
-    streams = spawn(rng, len(tasks))
+    streams = spawn(len(tasks), rng=rng)
     bar = tqdm(total=len(tasks), desc=desc, disable=not progress)
     results: list = [None] * len(tasks)
     try:
@@ -64,3 +74,32 @@ def map_tasks(
     finally:
         bar.close()
     return results
+
+
+@contextmanager
+def local_executor(workers: int) -> Iterator[Executor | None]:
+    """A process pool of ``workers`` local processes (spawned, so notebooks and threads are safe),
+    shut down on exit; ``None`` (run in-process) for ``workers <= 1``.
+
+    Parameters
+    ----------
+    workers : int
+        Processes; 1 or less runs in this process.
+
+    Examples
+    --------
+    >>> from perfstudy.parallel import local_executor, map_tasks
+    >>> with local_executor(1) as executor:
+    ...     map_tasks(lambda task, rng: task * 2, [1, 2], executor=executor)
+    [2, 4]
+    """
+    if isinstance(workers, bool) or not isinstance(workers, int):
+        raise TypeError(f"workers={workers!r}: expected an integer")
+    if workers <= 1:
+        yield None
+        return
+    executor = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
+    try:
+        yield executor
+    finally:
+        executor.shutdown()

@@ -7,8 +7,8 @@ figure, and returns the ``matplotlib`` figure. Colours of the four designs are f
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Mapping, Sequence
 
 import matplotlib
 import matplotlib.pyplot as plt
@@ -114,7 +114,7 @@ def plot_clustered_se(
     return fig
 
 
-def plot_design_standard_errors(sweep, components: VarianceComponents, *, line_points: int = 60):
+def plot_design_standard_errors(sweep, components: VarianceComponents, *, line_points: int = 60, title: str = ""):
     """Figure 4: theoretical SE lines and empirical points, one panel per host count.
 
     Parameters
@@ -136,24 +136,35 @@ def plot_design_standard_errors(sweep, components: VarianceComponents, *, line_p
                 continue
             color = DESIGN_COLORS[design]
             grid = np.unique(np.round(np.geomspace(max(r_min, h), r_max, line_points)))
-            theory = standard_error(design, components, requests=grid, hosts=h,
-                                    repetitions=int(points.repetitions.iloc[0]))
+            theory = standard_error(
+                design, components, requests=grid, hosts=h, repetitions=int(points.repetitions.iloc[0])
+            )
             ax.plot(grid, theory, color=color, lw=1.5, label=DESIGN_LABELS[design])
-            ax.errorbar(points.requests, points.empirical_se, yerr=2 * points.monte_carlo_error,
-                        fmt="o", ms=3.5, color=color, mfc="white")
+            ax.errorbar(
+                points.requests,
+                points.empirical_se,
+                yerr=2 * points.monte_carlo_error,
+                fmt="o",
+                ms=3.5,
+                color=color,
+                mfc="white",
+            )
         ax.set(xscale="log", title=f"{h} hosts", xlabel="requests per condition")
         ax.grid(True, which="both", alpha=0.3)
     axes[0, 0].set_ylabel("standard error of delta_hat")
     axes[0, -1].legend(fontsize="small")
     fig.suptitle(
-        f"Figure 4: lines = section 4.2.1, points = {sweep.experiments:,} simulations (+-2 MC s.e.)",
+        (f"{title}: " if title else "")
+        + f"lines = section 4.2.1, points = {sweep.experiments:,} simulations (+-2 MC s.e.)",
         fontsize="medium",
     )
     fig.tight_layout()
     return fig
 
 
-def plot_delta_hat_densities(samples: Mapping[str, np.ndarray], analytic_se: Mapping[str, float] | None = None):
+def plot_delta_hat_densities(
+    samples: Mapping[str, np.ndarray], analytic_se: Mapping[str, float] | None = None, *, title: str = ""
+):
     """Figure 5: density of ``delta_hat`` per design (histogram), with the normal of the closed-form SE."""
     fig, ax = plt.subplots(figsize=(6.4, 3.8))
     spread = max(np.abs(v).max() for v in samples.values())
@@ -168,12 +179,14 @@ def plot_delta_hat_densities(samples: Mapping[str, np.ndarray], analytic_se: Map
             ax.plot(x, stats.norm.pdf(x, scale=analytic_se[design]), color=color, lw=1, ls="--")
     ax.set(xlabel="delta_hat (A/A test: true effect 0)", ylabel="density")
     ax.legend(fontsize="small", title="dashed: N(0, SE^2), section 4.2.1")
-    ax.set_title(f"Figure 5: delta_hat over {n:,} simulated experiments", fontsize="medium")
+    ax.set_title((f"{title}: " if title else "") + f"delta_hat over {n:,} simulated experiments", fontsize="medium")
     fig.tight_layout()
     return fig
 
 
-def plot_bootstrap_vs_truth(true_delta_hat: np.ndarray, bootstraps: Mapping[str, np.ndarray], *, estimate: float):
+def plot_bootstrap_vs_truth(
+    true_delta_hat: np.ndarray, bootstraps: Mapping[str, np.ndarray], *, estimate: float, title: str = ""
+):
     """Figure 6: the true distribution of ``delta_hat`` against bootstrap distributions of one experiment.
 
     Bootstrap replicates are shifted by ``-estimate`` so their spread is compared with the truth's
@@ -182,21 +195,33 @@ def plot_bootstrap_vs_truth(true_delta_hat: np.ndarray, bootstraps: Mapping[str,
     fig, ax = plt.subplots(figsize=(6.4, 3.8))
     spread = max(np.abs(true_delta_hat).max(), *(np.abs(b - estimate).max() for b in bootstraps.values()))
     x = np.linspace(-spread, spread, 400)
-    ax.plot(x, stats.gaussian_kde(true_delta_hat)(x), color="k", lw=2,
-            label=f"true distribution ({true_delta_hat.size:,} simulations), sd {true_delta_hat.std(ddof=1):.4f}")
+    ax.plot(
+        x,
+        stats.gaussian_kde(true_delta_hat)(x),
+        color="k",
+        lw=2,
+        label=f"true distribution ({true_delta_hat.size:,} simulations), sd {true_delta_hat.std(ddof=1):.4f}",
+    )
     styles = ["--", ":", "-."]
     for (name, replicates), style in zip(bootstraps.items(), styles):
         centred = replicates - estimate
-        ax.plot(x, stats.gaussian_kde(centred)(x), ls=style, lw=1.6,
-                label=f"{name} bootstrap of one experiment, sd {replicates.std(ddof=1):.4f}")
+        ax.plot(
+            x,
+            stats.gaussian_kde(centred)(x),
+            ls=style,
+            lw=1.6,
+            label=f"{name} bootstrap of one experiment, sd {replicates.std(ddof=1):.4f}",
+        )
     ax.set(xlabel="delta_hat (bootstrap replicates centred on the experiment's estimate)", ylabel="density")
     ax.legend(fontsize="small")
-    ax.set_title("Figure 6: which bootstrap reproduces the true spread?", fontsize="medium")
+    ax.set_title((f"{title}: " if title else "") + "which bootstrap reproduces the true spread?", fontsize="medium")
     fig.tight_layout()
     return fig
 
 
-def plot_ranked_intervals(intervals: Mapping[tuple[str, str], tuple[np.ndarray, np.ndarray, np.ndarray]]):
+def plot_ranked_intervals(
+    intervals: Mapping[tuple[str, str], tuple[np.ndarray, np.ndarray, np.ndarray]], *, title: str = ""
+):
     """Figure 7: A/A tests ranked by estimate, with their intervals; false positives shaded red.
 
     Parameters
@@ -206,40 +231,56 @@ def plot_ranked_intervals(intervals: Mapping[tuple[str, str], tuple[np.ndarray, 
     """
     designs = list(dict.fromkeys(d for d, _ in intervals))
     boots = list(dict.fromkeys(b for _, b in intervals))
-    fig, axes = plt.subplots(len(boots), len(designs), figsize=(3.1 * len(designs), 2.3 * len(boots)),
-                             sharex=True, sharey=True, squeeze=False)
+    fig, axes = plt.subplots(
+        len(boots),
+        len(designs),
+        figsize=(3.1 * len(designs), 2.3 * len(boots)),
+        sharex=True,
+        sharey=True,
+        squeeze=False,
+    )
     for (design, boot), (estimate, low, high) in intervals.items():
         ax = axes[boots.index(boot), designs.index(design)]
         order = np.argsort(estimate)
         rank = np.arange(order.size)
         false_positive = (low[order] > 0) | (high[order] < 0)
-        ax.vlines(rank[~false_positive], low[order][~false_positive], high[order][~false_positive],
-                  color="0.65", lw=0.6)
-        ax.vlines(rank[false_positive], low[order][false_positive], high[order][false_positive],
-                  color="#d62728", lw=0.8)
+        ax.vlines(
+            rank[~false_positive], low[order][~false_positive], high[order][~false_positive], color="0.65", lw=0.6
+        )
+        ax.vlines(
+            rank[false_positive], low[order][false_positive], high[order][false_positive], color="#d62728", lw=0.8
+        )
         ax.plot(rank, estimate[order], color="k", lw=0.8)
         ax.axhline(0, color=DESIGN_COLORS.get(design, "k"), lw=0.8)
-        ax.text(0.03, 0.92, f"{false_positive.mean():.1%} false positives", transform=ax.transAxes,
-                fontsize="x-small", va="top")
+        ax.text(
+            0.03,
+            0.92,
+            f"{false_positive.mean():.1%} false positives",
+            transform=ax.transAxes,
+            fontsize="x-small",
+            va="top",
+        )
         if boots.index(boot) == 0:
             ax.set_title(DESIGN_LABELS.get(design, design), fontsize="small")
         if designs.index(design) == 0:
             ax.set_ylabel(f"{boot} bootstrap\nestimated effect", fontsize="small")
         if boots.index(boot) == len(boots) - 1:
             ax.set_xlabel("rank")
-    fig.suptitle("Figure 7: A/A tests ranked by estimate; red intervals exclude 0", fontsize="medium")
+    fig.suptitle(
+        (f"{title}: " if title else "") + "A/A tests ranked by estimate; red intervals exclude 0", fontsize="medium"
+    )
     fig.tight_layout()
     return fig
 
 
-def plot_type1_by_series(frame, *, experiments: int, level: float = 0.95):
+def plot_type1_by_series(frame, *, experiments: int, confidence: float = 0.95, title: str = ""):
     """Figure 8: Type I error per real series for the iid and clustered bootstraps, and SE ratios.
 
     ``frame`` has columns ``series``, ``bootstrap``, ``type1_error``, ``type1_error_mc``, ``se_ratio``.
-    The shaded band is where a true rate of ``1 - level`` would be observed 95% of the time
+    The shaded band is where a true rate of ``1 - confidence`` would be observed 95% of the time
     (binomial, ``experiments`` tests).
     """
-    nominal = 1 - level
+    nominal = 1 - confidence
     series = list(dict.fromkeys(frame["series"]))
     fig, (left, right) = plt.subplots(1, 2, figsize=(10, 0.28 * len(series) + 1.6), sharey=True)
     y = np.arange(len(series))
@@ -249,12 +290,18 @@ def plot_type1_by_series(frame, *, experiments: int, level: float = 0.95):
     colors = {"iid": "#d62728", "segment": "#1f77b4"}
     for boot, group in frame.groupby("bootstrap", sort=False):
         group = group.set_index("series").loc[series]
-        left.errorbar(group.type1_error, y, xerr=2 * group.type1_error_mc, fmt="o", ms=3.5,
-                      color=colors.get(boot), label=boot)
+        left.errorbar(
+            group.type1_error, y, xerr=2 * group.type1_error_mc, fmt="o", ms=3.5, color=colors.get(boot), label=boot
+        )
         right.plot(group.se_ratio, y, "o", ms=3.5, color=colors.get(boot), label=boot)
     left.set_xscale("symlog", linthresh=0.1, linscale=1)
-    left.set(yticks=y, yticklabels=series, xlabel="Type I error rate (linear to 10%, log above)",
-             xlim=(0, 1), title="Type I error (+-2 MC s.e.)")
+    left.set(
+        yticks=y,
+        yticklabels=series,
+        xlabel="Type I error rate (linear to 10%, log above)",
+        xlim=(0, 1),
+        title="Type I error (+-2 MC s.e.)",
+    )
     left.set_xticks([0, 0.05, 0.1, 0.25, 0.5, 1.0])
     left.xaxis.set_major_formatter(matplotlib.ticker.PercentFormatter(1.0, decimals=0))
     left.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
@@ -262,7 +309,7 @@ def plot_type1_by_series(frame, *, experiments: int, level: float = 0.95):
     right.set(xlabel="mean SE relative to the segment bootstrap", title="standard error")
     left.legend(fontsize="small", loc="lower right")
     left.invert_yaxis()
-    fig.suptitle("Figure 8 on public data: A/A tests cut from long real series", fontsize="medium")
+    fig.suptitle((f"{title}: " if title else "") + "A/A tests cut from long real series", fontsize="medium")
     fig.tight_layout()
     return fig
 
@@ -280,7 +327,7 @@ def _percent(value, _position=None) -> str:
     return f"{100 * value:.3g}%"
 
 
-def plot_cov_overview(survey, *, label_top: int = 3):
+def plot_cov_overview(survey, *, label_top: int = 3, title: str = ""):
     """Figure 1 of Maricq et al. on public data: the CoV of every series, sorted, coloured by family.
 
     ``survey`` is the frame of :func:`perfstudy.survey.survey_datasets` (columns ``family``,
@@ -294,24 +341,39 @@ def plot_cov_overview(survey, *, label_top: int = 3):
         ax.scatter(group.index, group["cov"], s=8, color=FAMILY_COLORS.get(family), label=f"{family} ({len(group)})")
     for rank, position in enumerate(range(len(frame) - 1, len(frame) - 1 - label_top, -1)):
         row = frame.iloc[position]
-        where = ", ".join(str(row[k]) for k in ("benchmark", "config", "vm") if k in row and pd.notna(row[k]))
-        ax.annotate(f"{row['dataset']}: {where}", (position, row["cov"]), fontsize=6.5,
-                    xytext=(-8, -10 - 11 * rank), textcoords="offset points", ha="right",
-                    arrowprops=dict(arrowstyle="-", color="0.6", lw=0.5))
+        where = ", ".join(str(row[k]) for k in ("benchmark", "config", "host") if k in row and pd.notna(row[k]))
+        ax.annotate(
+            f"{row['dataset']}: {where}",
+            (position, row["cov"]),
+            fontsize=6.5,
+            xytext=(-8, -10 - 11 * rank),
+            textcoords="offset points",
+            ha="right",
+            arrowprops=dict(arrowstyle="-", color="0.6", lw=0.5),
+        )
     ax.set_yscale("log")
     ax.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(_percent))
     ax.axhline(0.10, color="0.5", lw=0.8, ls="--")
     ax.text(0, 0.10, "10%: 'may be attributed to hardware variability' (section 4.1)", fontsize=7, va="bottom")
-    title = "Figure 1 on public data: CoV of every series"
-    ax.set(xlabel="series, ordered by CoV", ylabel="coefficient of variation (sd / mean)",
-           title=title + (f" ({zero} constant series not drawn)" if zero else ""))
+    title = (f"{title}: " if title else "") + "CoV of every series"
+    ax.set(
+        xlabel="series, ordered by CoV",
+        ylabel="coefficient of variation (sd / mean)",
+        title=title + (f" ({zero} constant series not drawn)" if zero else ""),
+    )
     ax.legend(fontsize="small", loc="lower right")
     fig.tight_layout()
     return fig
 
 
-def plot_sorted_p_values(panels: Mapping[str, Mapping[str, np.ndarray]], *, alpha: float = 0.05,
-                         ylabel: str = "p-value", title: str = "", floor: float = 1e-300):
+def plot_sorted_p_values(
+    panels: Mapping[str, Mapping[str, np.ndarray]],
+    *,
+    alpha: float = 0.05,
+    ylabel: str = "p-value",
+    title: str = "",
+    floor: float = 1e-300,
+):
     """Figures 3 and 4 of Maricq et al.: p-values in increasing order with the ``alpha`` line.
 
     ``panels`` maps a panel title to ``{label: p-values}``. Each label's p-values are drawn sorted
@@ -328,13 +390,18 @@ def plot_sorted_p_values(panels: Mapping[str, Mapping[str, np.ndarray]], *, alph
             rank = (np.arange(values.size) + 0.5) / values.size
             share = float(np.mean(values >= alpha))
             style = dict(ls="-", marker="o" if values.size < 60 else None, ms=3, lw=1.4)
-            ax.plot(rank, values, color=FAMILY_COLORS.get(label), label=f"{label}: {share:.0%} of {values.size}", **style)
+            ax.plot(
+                rank, values, color=FAMILY_COLORS.get(label), label=f"{label}: {share:.0%} of {values.size}", **style
+            )
         ax.axhline(alpha, color="k", lw=1, ls="--")
         ax.set_yscale("log")
         ax.set_ylim(floor / 3, 3)
-        ax.set(xlabel="fraction of series, ordered by p-value", xlim=(0, 1),
-               ylabel=ylabel + (f" (below {floor:g} drawn at it)" if floor > 1e-300 else ""),
-               title=f"{name}\n{np.mean(everything >= alpha):.0%} of {everything.size} at or above {alpha:g}")
+        ax.set(
+            xlabel="fraction of series, ordered by p-value",
+            xlim=(0, 1),
+            ylabel=ylabel + (f" (below {floor:g} drawn at it)" if floor > 1e-300 else ""),
+            title=f"{name}\n{np.mean(everything >= alpha):.0%} of {everything.size} at or above {alpha:g}",
+        )
         ax.legend(fontsize="x-small", loc="lower right", title=f"share >= {alpha:g}", title_fontsize="x-small")
     if title:
         fig.suptitle(title, fontsize="medium")
@@ -353,17 +420,23 @@ def plot_standard_error_trap(table):
     y = np.arange(len(frame))
     fig, ax = plt.subplots(figsize=(8, 0.3 * len(frame) + 1.9))
     reference = frame["batch_means_se"].to_numpy()
-    for column, color, name in [("naive_se", "#d62728", "naive s/sqrt(N)"),
-                                ("truncated_se", "#1f77b4", "blog Eq. 6 (lags <= sqrt N)"),
-                                ("bartlett_se", "#2ca02c", "Newey-West (Bartlett)")]:
+    for column, color, name in [
+        ("naive_se", "#d62728", "naive s/sqrt(N)"),
+        ("truncated_se", "#1f77b4", "blog Eq. 6 (lags <= sqrt N)"),
+        ("bartlett_se", "#2ca02c", "Newey-West (Bartlett)"),
+    ]:
         ax.plot(frame[column].to_numpy() / reference, y, "o", ms=4.5, color=color, label=name)
     ax.axvline(1, color="k", lw=1)
     ax.set_xscale("log")
     ax.set_xticks([0.1, 0.2, 0.5, 1, 2])
     ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}"))
     ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
-    ax.set(yticks=y, yticklabels=frame["series"], xlabel="standard error of the mean / batch-means SE",
-           title="SE estimates against the spread of disjoint block means")
+    ax.set(
+        yticks=y,
+        yticklabels=frame["series"],
+        xlabel="standard error of the mean / batch-means SE",
+        title="SE estimates against the spread of disjoint block means",
+    )
     ax.invert_yaxis()
     ax.legend(fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.12 - 0.25 / max(len(frame), 1)), ncol=3)
     fig.tight_layout()
@@ -388,19 +461,31 @@ def plot_pt4cloud_distributions(cases: Mapping[str, tuple], *, columns: int = 2)
         for k in range(used):
             sample = np.concatenate(intervals[: k + 1])
             grid = strip_grid(sample, strips=400)
-            ax.plot(grid.midpoints, binned_density(sample, grid, scott_bandwidth(sample)), color=greys[k], lw=1,
-                    label=f"after interval {k + 1}" + (" (reported)" if k == used - 1 else ""))
+            ax.plot(
+                grid.midpoints,
+                binned_density(sample, grid, scott_bandwidth(sample)),
+                color=greys[k],
+                lw=1,
+                label=f"after interval {k + 1}" + (" (reported)" if k == used - 1 else ""),
+            )
         band = result.band
         if band is not None:
-            ax.fill_between(band.midpoints, band.lower, band.upper, color="#1f77b4", alpha=0.3,
-                            label=f"{band.level:.0%} band")
+            ax.fill_between(
+                band.midpoints, band.low, band.high, color="#1f77b4", alpha=0.3, label=f"{band.confidence:.0%} band"
+            )
         if ground_truth is not None:
             grid = strip_grid(ground_truth, strips=400)
-            ax.plot(grid.midpoints, binned_density(ground_truth, grid, scott_bandwidth(ground_truth)), color="#d62728",
-                    lw=1.2, ls="--", label="ground truth")
+            ax.plot(
+                grid.midpoints,
+                binned_density(ground_truth, grid, scott_bandwidth(ground_truth)),
+                color="#d62728",
+                lw=1.2,
+                ls="--",
+                label="ground truth",
+            )
         ax.set(title=title, xlabel="performance", ylabel="density")
         ax.legend(fontsize="x-small")
-    for ax in axes.ravel()[len(cases):]:
+    for ax in axes.ravel()[len(cases) :]:
         ax.set_visible(False)
     fig.tight_layout()
     return fig
@@ -419,8 +504,13 @@ def plot_method_accuracy(frame, *, methods: Sequence[str], labels: Mapping[str, 
     colors = plt.cm.tab10(np.arange(len(methods)))
     for i, method in enumerate(methods):
         values = frame[method].to_numpy(dtype=float)
-        ax.bar(x + (i - (len(methods) - 1) / 2) * width, values, width, color=colors[i],
-               label=f"{labels.get(method, method)} (mean {np.nanmean(values):.1%})")
+        ax.bar(
+            x + (i - (len(methods) - 1) / 2) * width,
+            values,
+            width,
+            color=colors[i],
+            label=f"{labels.get(method, method)} (mean {np.nanmean(values):.1%})",
+        )
     ax.set_xticks(x)
     ax.set_xticklabels(frame["config"], rotation=90, fontsize=7)
     ax.set_ylim(0, 1.02)
@@ -443,27 +533,39 @@ def plot_confirm_convergence(cases: Mapping[str, object], *, columns: int = 3):
     for ax, (title, rep) in zip(axes.ravel(), cases.items()):
         relative_low = rep.mean_low / rep.median - 1
         relative_high = rep.mean_high / rep.median - 1
-        ax.fill_between(rep.sizes, relative_low, relative_high, color="#1f77b4", alpha=0.35,
-                        label=f"mean {rep.confidence:.0%} CI of the median")
+        ax.fill_between(
+            rep.sizes,
+            relative_low,
+            relative_high,
+            color="#1f77b4",
+            alpha=0.35,
+            label=f"mean {rep.confidence:.0%} CI of the median",
+        )
         ax.axhline(0, color="#1f77b4", lw=1.5)
         for sign in (-1, 1):
             ax.axhline(sign * rep.error, color="k", ls="--", lw=0.8)
         if rep.estimate is not None:
             ax.axvline(rep.estimate, color="#d62728", lw=1.2)
-            ax.annotate(f"{rep.estimate} runs", (rep.estimate, 3 * rep.error), color="#d62728", fontsize=8,
-                        xytext=(4, 0), textcoords="offset points")
+            ax.annotate(
+                f"{rep.estimate} runs",
+                (rep.estimate, 3 * rep.error),
+                color="#d62728",
+                fontsize=8,
+                xytext=(4, 0),
+                textcoords="offset points",
+            )
         ax.set_xscale("log")
         ax.set_ylim(-6 * rep.error, 6 * rep.error)
         ax.yaxis.set_major_formatter(matplotlib.ticker.PercentFormatter(1.0, decimals=1))
         ax.set(title=title, xlabel="runs (subset size)", ylabel="relative to the median")
         ax.legend(fontsize="x-small", loc="lower right")
-    for ax in axes.ravel()[len(cases):]:
+    for ax in axes.ravel()[len(cases) :]:
         ax.set_visible(False)
     fig.tight_layout()
     return fig
 
 
-def plot_cov_vs_repetitions(frame, *, max_size: int):
+def plot_cov_vs_repetitions(frame, *, max_size: int, title: str = ""):
     """Figure 6 of Maricq et al.: CoV against CONFIRM's estimate, one point per series.
 
     ``frame`` has ``family``, ``cov`` and ``estimate`` (None/NaN when ``max_size`` runs were not
@@ -473,22 +575,29 @@ def plot_cov_vs_repetitions(frame, *, max_size: int):
     for family, group in frame.groupby("family", sort=False):
         found = group["estimate"].notna()
         color = FAMILY_COLORS.get(family)
-        ax.scatter(group.loc[found, "cov"], group.loc[found, "estimate"], s=16, color=color,
-                   label=f"{family} ({int(found.sum())} of {len(group)})")
-        ax.scatter(group.loc[~found, "cov"], np.full(int((~found).sum()), max_size), marker="^", s=22,
-                   color=color)
+        ax.scatter(
+            group.loc[found, "cov"],
+            group.loc[found, "estimate"],
+            s=16,
+            color=color,
+            label=f"{family} ({int(found.sum())} of {len(group)})",
+        )
+        ax.scatter(group.loc[~found, "cov"], np.full(int((~found).sum()), max_size), marker="^", s=22, color=color)
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(_percent))
     ax.axhline(max_size, color="0.6", ls=":", lw=0.8)
-    ax.set(xlabel="coefficient of variation", ylabel="runs for a 95% CI within +-1% of the median",
-           title=f"Figure 6 on public data (triangles: more than {max_size} runs)")
+    ax.set(
+        xlabel="coefficient of variation",
+        ylabel="runs for a 95% CI within +-1% of the median",
+        title=(f"{title} " if title else "") + f"(triangles: more than {max_size} runs)",
+    )
     ax.legend(fontsize="x-small", loc="upper left")
     fig.tight_layout()
     return fig
 
 
-def plot_server_ranking(ranking, *, server: str, highlight=None, curve=None, top: int = 30):
+def plot_server_ranking(ranking, *, by: str = "host", highlight=None, curve=None, top: int = 30):
     """Figure 7 of Maricq et al.: servers by MMD against the rest (b), and the elimination curve (c).
 
     ``ranking`` comes from :func:`perfstudy.servers.rank_servers`; ``highlight`` names servers to
@@ -499,16 +608,20 @@ def plot_server_ranking(ranking, *, server: str, highlight=None, curve=None, top
     ax = axes[0, 0]
     shown = ranking.head(top)
     marked = set([] if highlight is None else ([highlight] if isinstance(highlight, str) else highlight))
-    colors = ["#d62728" if s in marked else ("#1f77b4" if p < 0.05 else "0.6")
-              for s, p in zip(shown[server], shown["p_value"])]
-    ax.bar(np.arange(len(shown)), shown["mmd"], color=colors)
-    ax.set(xlabel=f"{server}, most dissimilar first (blue: p < 0.05; red: marked)", ylabel="MMD^2 against the rest",
-           title=f"{len(ranking)} servers ranked (top {len(shown)})")
+    colors = [
+        "#d62728" if s in marked else ("#1f77b4" if p < 0.05 else "0.6") for s, p in zip(shown[by], shown["p_value"])
+    ]
+    ax.bar(np.arange(len(shown)), shown["statistic"], color=colors)
+    ax.set(
+        xlabel=f"{by}, most dissimilar first (blue: p < 0.05; red: marked)",
+        ylabel="MMD^2 against the rest",
+        title=f"{len(ranking)} servers ranked (top {len(shown)})",
+    )
     ax.set_xticks([])
     if panels == 2:
         ax = axes[0, 1]
-        ax.plot(curve["round"], curve["mmd"], "o-", label="MMD^2 of the server removed")
-        ax.plot(curve["round"], curve["max_mmd_after"], "s--", label="largest MMD^2 left")
+        ax.plot(curve["round"], curve["statistic"], "o-", label="MMD^2 of the server removed")
+        ax.plot(curve["round"], curve["max_statistic_after"], "s--", label="largest MMD^2 left")
         ax.set(xlabel="servers removed", ylabel="MMD^2", title="iterative elimination")
         ax.legend(fontsize="x-small")
     fig.tight_layout()
@@ -524,8 +637,14 @@ def plot_search_traces(traces: Mapping[str, tuple]):
     fig, ax = plt.subplots(figsize=(8, 4))
     for label, (search, peak) in traces.items():
         trials = search.trials
-        ax.plot(trials["elapsed"] / 3600, trials["load"] / peak, "o-", ms=3, lw=0.8,
-                label=f"{label}: {search.cost / 3600:.1f} h" + ("" if search.converged else " (not converged)"))
+        ax.plot(
+            trials["elapsed"] / 3600,
+            trials["load"] / peak,
+            "o-",
+            ms=3,
+            lw=0.8,
+            label=f"{label}: {search.cost / 3600:.1f} h" + ("" if search.converged else " (not converged)"),
+        )
     ax.axhline(1.0, color="k", lw=0.8, ls="--")
     ax.set(xlabel="cumulative benchmarking time (hours)", ylabel="load factor (load / true peak rate)")
     ax.legend(fontsize="small")

@@ -28,14 +28,23 @@ Choices the paper leaves open, made here and documented:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 import warnings
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
-from perfstudy._checks import check_int, check_level, check_sample
-from perfstudy.kde import RESOLUTION, Grid, GridTooFine, binned_density, bootstrap_densities, exact_density, scott_bandwidth, strip_grid
+from perfstudy._checks import check_fraction, check_int, check_sample
+from perfstudy.kde import (
+    RESOLUTION,
+    Grid,
+    GridTooFine,
+    binned_density,
+    bootstrap_densities,
+    exact_density,
+    scott_bandwidth,
+    strip_grid,
+)
 
 __all__ = [
     "FLOOR",
@@ -138,7 +147,7 @@ def divergence(d1, d2, *, strips: int = 1000, method: str = "binned") -> Diverge
     kl_pq = max(_kl_bits(p, q, grid.step), 0.0)  # >= 0 up to round-off
     kl_qp = max(_kl_bits(q, p, grid.step), 0.0)
     bits = kl_pq + kl_qp
-    return Divergence(float(2.0 ** -bits), bits, kl_pq, kl_qp, grid.midpoints, p, q)
+    return Divergence(float(2.0**-bits), bits, kl_pq, kl_qp, grid.midpoints, p, q)
 
 
 def stability_probability(d1, d2, *, strips: int = 1000, method: str = "binned") -> float:
@@ -162,38 +171,40 @@ class ConfidenceBand:
     ----------
     midpoints, density : ndarray
         The KDE of the sample at the strip midpoints.
-    lower, upper : ndarray
-        Point-wise ``level`` percentile band of the KDEs of ``replicates`` resamples (same bandwidth).
-    level : float
+    low, high : ndarray
+        Point-wise percentile band at ``confidence`` of the KDEs of ``replicates`` resamples (same
+        bandwidth).
+    confidence : float
     replicates : int
     bandwidth : float
     """
 
     midpoints: np.ndarray
     density: np.ndarray
-    lower: np.ndarray
-    upper: np.ndarray
-    level: float
+    low: np.ndarray
+    high: np.ndarray
+    confidence: float
     replicates: int
     bandwidth: float
 
     def to_frame(self) -> pd.DataFrame:
-        return pd.DataFrame({"value": self.midpoints, "density": self.density, "lower": self.lower,
-                             "upper": self.upper})
+        """One row per strip: ``value`` (its midpoint), ``density``, ``low``, ``high``."""
+        return pd.DataFrame({"value": self.midpoints, "density": self.density, "low": self.low, "high": self.high})
 
 
-def confidence_band(samples, *, level: float = 0.99, replicates: int = 1000, strips: int = 1000,
-                    grid: Grid | None = None, rng=None) -> ConfidenceBand:
+def confidence_band(
+    samples, *, confidence: float = 0.99, replicates: int = 1000, strips: int = 1000, grid: Grid | None = None, rng=None
+) -> ConfidenceBand:
     """Point-wise bootstrap confidence band of the density (He et al., section 3.2).
 
     Each of ``replicates`` resamples (with replacement, same size) gets a KDE with the bandwidth of
-    the original sample; at each strip midpoint the band runs from the ``(1 - level)/2`` to the
-    ``(1 + level)/2`` quantile of those KDEs. Keeping the bandwidth fixed makes the band one for the
+    the original sample; at each strip midpoint the band runs from the ``(1 - confidence)/2`` to the
+    ``(1 + confidence)/2`` quantile of those KDEs. Keeping the bandwidth fixed makes the band one for the
     smoothed density ``E[f_h]`` that the KDE estimates. Resampled KDEs are binned (see
     :mod:`perfstudy.kde`); if outliers make the fine grid too large, it is coarsened with a warning.
     """
     x = _sample("samples", samples)
-    level = check_level(level)
+    confidence = check_fraction("confidence", confidence)
     replicates = check_int("replicates", replicates, minimum=2)
     rng = np.random.default_rng(rng)
     grid = strip_grid(x, strips=check_int("strips", strips, minimum=2)) if grid is None else grid
@@ -208,10 +219,13 @@ def confidence_band(samples, *, level: float = 0.99, replicates: int = 1000, str
             if resolution <= 1:
                 raise
             resolution /= 4
-            warnings.warn(f"confidence_band: the bandwidth is tiny against the range; resampled KDEs binned at "
-                          f"bandwidth/{resolution:g}", stacklevel=2)
-    lower, upper = np.quantile(resampled, [(1 - level) / 2, (1 + level) / 2], axis=0)
-    return ConfidenceBand(grid.midpoints, density, lower, upper, level, replicates, bandwidth)
+            warnings.warn(
+                f"confidence_band: the bandwidth is tiny against the range; resampled KDEs binned at "
+                f"bandwidth/{resolution:g}",
+                stacklevel=2,
+            )
+    low, high = np.quantile(resampled, [(1 - confidence) / 2, (1 + confidence) / 2], axis=0)
+    return ConfidenceBand(grid.midpoints, density, low, high, confidence, replicates, bandwidth)
 
 
 def split_intervals(samples, intervals=None, *, empty: str = "error") -> tuple[list[np.ndarray], int]:
@@ -255,8 +269,10 @@ def split_intervals(samples, intervals=None, *, empty: str = "error") -> tuple[l
         counts = np.bincount(index, minlength=complete + 1)
         gaps = np.flatnonzero(counts[:complete] == 0)
         if gaps.size and empty == "error":
-            raise ValueError(f"intervals: interval(s) {gaps.tolist()[:10]} of {duration} hold no runs; "
-                             "pass empty='skip' to leave them out")
+            raise ValueError(
+                f"intervals: interval(s) {gaps.tolist()[:10]} of {duration} hold no runs; "
+                "pass empty='skip' to leave them out"
+            )
         parts = [values[index == k] for k in range(complete) if counts[k] > 0]
         return parts, int(counts[complete])
     if intervals is None:
@@ -310,14 +326,29 @@ class PT4CloudResult:
     def to_frame(self) -> pd.DataFrame:
         """One row per comparison: the interval added, runs so far, P, and whether it met the objective."""
         k = np.arange(2, 2 + self.probabilities.size)
-        return pd.DataFrame({"interval": k, "runs": np.cumsum(self.runs_per_interval)[k - 1],
-                             "probability": self.probabilities,
-                             "stable": self.probabilities >= self.objective_probability})
+        return pd.DataFrame(
+            {
+                "interval": k,
+                "runs": np.cumsum(self.runs_per_interval)[k - 1],
+                "probability": self.probabilities,
+                "stable": self.probabilities >= self.objective_probability,
+            }
+        )
 
 
-def pt4cloud(samples, *, intervals=None, objective_probability: float = 0.9, confidence: float = 0.99,
-             replicates: int = 1000, strips: int = 1000, band: bool = True, method: str = "binned",
-             empty: str = "error", rng=None) -> PT4CloudResult:
+def pt4cloud(
+    samples,
+    *,
+    intervals=None,
+    objective_probability: float = 0.9,
+    confidence: float = 0.99,
+    replicates: int = 1000,
+    strips: int = 1000,
+    band: bool = True,
+    method: str = "binned",
+    empty: str = "error",
+    rng=None,
+) -> PT4CloudResult:
     """The PT4Cloud workflow of Figure 2 on recorded measurements.
 
     Step 1: ``S`` = interval 1, ``D1`` = KDE(S). Step 2-3: add the next interval to ``S``, ``D2`` =
@@ -342,8 +373,8 @@ def pt4cloud(samples, *, intervals=None, objective_probability: float = 0.9, con
         Fewer than two intervals; an interval with fewer than ``MIN_SAMPLES`` runs, with NaN, or
         (the first one) constant.
     """
-    objective_probability = check_level(objective_probability, "objective_probability")
-    confidence = check_level(confidence, "confidence")
+    objective_probability = check_fraction("objective_probability", objective_probability)
+    confidence = check_fraction("confidence", confidence)
     parts, unused = split_intervals(samples, intervals, empty=empty)
     if len(parts) < 2:
         raise ValueError(f"samples: {len(parts)} complete interval(s); PT4Cloud compares at least two")
@@ -363,10 +394,20 @@ def pt4cloud(samples, *, intervals=None, objective_probability: float = 0.9, con
         if probabilities[-1] >= objective_probability:
             used, stopped = k + 1, True
             break
-    result_band = confidence_band(current, level=confidence, replicates=replicates, strips=strips,
-                                  rng=rng) if band else None
-    return PT4CloudResult(used, stopped, np.array(probabilities), np.array([p.size for p in parts]), current,
-                          result_band, objective_probability, confidence, unused)
+    result_band = (
+        confidence_band(current, confidence=confidence, replicates=replicates, strips=strips, rng=rng) if band else None
+    )
+    return PT4CloudResult(
+        used,
+        stopped,
+        np.array(probabilities),
+        np.array([p.size for p in parts]),
+        current,
+        result_band,
+        objective_probability,
+        confidence,
+        unused,
+    )
 
 
 @dataclass(frozen=True, eq=False)
@@ -401,8 +442,15 @@ class ShortIntervalResult:
     standard: PT4CloudResult | None = field(default=None)
 
 
-def pt4cloud_short(samples, *, interval_lengths, validate=False, objective_probability: float = 0.9,
-                   strips: int = 1000, method: str = "binned") -> ShortIntervalResult:
+def pt4cloud_short(
+    samples,
+    *,
+    interval_lengths,
+    validate=False,
+    objective_probability: float = 0.9,
+    strips: int = 1000,
+    method: str = "binned",
+) -> ShortIntervalResult:
     """The short-interval variant of Figure 7 (He et al., section 6.1).
 
     For each length in ``interval_lengths`` (ascending; the last is the standard interval, a week
@@ -416,7 +464,7 @@ def pt4cloud_short(samples, *, interval_lengths, validate=False, objective_proba
     array in run order and run counts). ``validate`` is True, False, or a length: validate the
     lengths shorter than it (the paper recommends validation below 3.5 days).
     """
-    objective_probability = check_level(objective_probability, "objective_probability")
+    objective_probability = check_fraction("objective_probability", objective_probability)
     lengths = list(interval_lengths)
     if not lengths:
         raise ValueError("interval_lengths: expected at least one length")
@@ -424,16 +472,32 @@ def pt4cloud_short(samples, *, interval_lengths, validate=False, objective_proba
     for position, length in enumerate(lengths):
         parts, _ = split_intervals(samples, length)
         if position == len(lengths) - 1:
-            standard = pt4cloud(parts, objective_probability=objective_probability, strips=strips, band=False,
-                                method=method)
+            standard = pt4cloud(
+                parts, objective_probability=objective_probability, strips=strips, band=False, method=method
+            )
             spent += standard.runs
-            rows.append(dict(interval=length, probability=standard.probabilities[-1], validation_probability=np.nan,
-                             runs=standard.runs, outcome="standard workflow"))
-            return ShortIntervalResult(length, standard.stopped, None, standard.sample, spent, pd.DataFrame(rows),
-                                       standard)
+            rows.append(
+                dict(
+                    interval=length,
+                    probability=standard.probabilities[-1],
+                    validation_probability=np.nan,
+                    runs=standard.runs,
+                    outcome="standard workflow",
+                )
+            )
+            return ShortIntervalResult(
+                length, standard.stopped, None, standard.sample, spent, pd.DataFrame(rows), standard
+            )
         if len(parts) < 2:
-            rows.append(dict(interval=length, probability=np.nan, validation_probability=np.nan, runs=0,
-                             outcome="too few runs for two intervals"))
+            rows.append(
+                dict(
+                    interval=length,
+                    probability=np.nan,
+                    validation_probability=np.nan,
+                    runs=0,
+                    outcome="too few runs for two intervals",
+                )
+            )
             continue
         first, both = _sample("interval 0", parts[0]), np.concatenate(parts[:2])
         probability = stability_probability(first, both, strips=strips, method=method)

@@ -6,10 +6,11 @@ notebook (status, seconds, where it failed) and :func:`format_table` prints them
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import importlib.resources
 import json
-from pathlib import Path
 import time
+from dataclasses import dataclass
+from pathlib import Path
 
 from tqdm.auto import tqdm
 
@@ -48,7 +49,7 @@ def default_notebooks_dir() -> Path:
     here = Path.cwd() / "notebooks"
     if here.is_dir():
         return here
-    return Path(__file__).resolve().parent.parent / "notebooks"
+    return Path(str(importlib.resources.files("perfstudy") / "notebooks"))
 
 
 def find_notebooks(notebooks_dir, only=None) -> list[Path]:
@@ -181,8 +182,13 @@ def run_notebooks(
         error = None
         try:
             pm.execute_notebook(
-                str(path), str(output), parameters=parameters, kernel_name=kernel_name,
-                cwd=str(path.parent), execution_timeout=timeout, progress_bar=progress,
+                str(path),
+                str(output),
+                parameters=parameters,
+                kernel_name=kernel_name,
+                cwd=str(path.parent),
+                execution_timeout=timeout,
+                progress_bar=progress,
             )
         except Exception as exc:  # a notebook's failure is reported, not raised
             error = _describe_failure(exc, path)
@@ -194,8 +200,7 @@ def run_notebooks(
             except Exception as exc:  # rendering problems must not hide the run's own result
                 error = error or f"HTML export: {_describe_failure(exc)}"
         runs.append(NotebookRun(path.stem, "failed" if error else "ok", seconds, output, html_path, error))
-    summary = [{**run.__dict__, "output": str(run.output), "html": str(run.html) if run.html else None}
-               for run in runs]
+    summary = [{**run.__dict__, "output": str(run.output), "html": str(run.html) if run.html else None} for run in runs]
     (out / "report.json").write_text(json.dumps(summary, indent=1))
     return runs
 

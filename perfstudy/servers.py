@@ -23,7 +23,7 @@ import pandas as pd
 from scipy.spatial.distance import pdist, squareform
 from tqdm.auto import tqdm
 
-from perfstudy._checks import check_int, check_level
+from perfstudy._checks import check_fraction, check_int, check_real
 
 __all__ = ["MMDTest", "mmd_test", "rank_servers", "Elimination", "eliminate_unrepresentative", "MIN_SERVER_SAMPLES"]
 
@@ -51,21 +51,29 @@ class MMDTest:
 
     Attributes
     ----------
-    mmd2 : float
+    statistic : float
         ``MMD^2_u`` (may be slightly negative when the distributions agree).
     p_value : float
+        ``(1 + #{null >= statistic}) / (permutations + 1)``.
+    reject : bool
+        ``p_value < alpha``: the two samples differ.
+    alpha : float
     bandwidth : float
+        The Gaussian kernel's ``sigma``.
     null : ndarray
         ``MMD^2_u`` under ``permutations`` relabellings.
     """
 
-    mmd2: float
+    statistic: float
     p_value: float
+    reject: bool
+    alpha: float
     bandwidth: float
     null: np.ndarray
 
     @property
     def permutations(self) -> int:
+        """Relabellings drawn for the null distribution."""
         return int(self.null.size)
 
 
@@ -76,10 +84,9 @@ def _bandwidth(distances: np.ndarray, bandwidth) -> float:
         if positive.size == 0:
             raise ValueError("x, y: every point is the same; the median-distance bandwidth is 0")
         return float(np.median(positive))
-    value = float(bandwidth)
-    if not value > 0:
+    if isinstance(bandwidth, str):
         raise ValueError(f"bandwidth={bandwidth!r}: expected 'median' or a positive number")
-    return value
+    return check_real("bandwidth", bandwidth, positive=True, what="bandwidth (or 'median')")
 
 
 def _statistics(kernel: np.ndarray, rowsum: np.ndarray, total: float, subsets: np.ndarray) -> np.ndarray:
@@ -95,7 +102,7 @@ def _statistics(kernel: np.ndarray, rowsum: np.ndarray, total: float, subsets: n
     return xx + yy - 2 * xy
 
 
-def mmd_test(x, y, *, permutations: int = 1000, bandwidth="median", rng=None) -> MMDTest:
+def mmd_test(x, y, *, permutations: int = 1000, bandwidth="median", alpha: float = 0.05, rng=None) -> MMDTest:
     """Two-sample test by the unbiased ``MMD^2`` with a Gaussian kernel (Gretton et al. 2012).
 
     Parameters
@@ -103,15 +110,34 @@ def mmd_test(x, y, *, permutations: int = 1000, bandwidth="median", rng=None) ->
     x, y : array, shape (m,) or (m, d); (n,) or (n, d)
         Univariate or multivariate samples (rows are observations).
     permutations : int
+        Relabellings for the null distribution.
     bandwidth : "median" or float
         ``sigma`` of ``k(a, b) = exp(-|a - b|^2 / (2 sigma^2))``; "median" is the median distance
-        between distinct points of the pooled sample.
+        between distinct points of the pooled sample. A finite positive number otherwise.
+    alpha : float
+        Size of the test, for ``reject``.
+    rng : None, int, SeedSequence or Generator
+        Draws the relabellings.
+
+    Returns
+    -------
+    MMDTest
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from perfstudy.servers import mmd_test
+    >>> rng = np.random.default_rng(0)
+    >>> test = mmd_test(rng.normal(0, 1, 100), rng.normal(1, 1, 100), permutations=200, rng=1)
+    >>> bool(test.reject), test.p_value < 0.01
+    (True, True)
     """
     x = _points("x", x)
     y = _points("y", y)
     if x.shape[1] != y.shape[1]:
         raise ValueError(f"x has {x.shape[1]} metrics, y has {y.shape[1]}")
     permutations = check_int("permutations", permutations)
+    alpha = check_fraction("alpha", alpha)
     rng = np.random.default_rng(rng)
     small, large = (x, y) if x.shape[0] <= y.shape[0] else (y, x)
     pooled = np.vstack([small, large])
@@ -130,31 +156,36 @@ def mmd_test(x, y, *, permutations: int = 1000, bandwidth="median", rng=None) ->
         subsets = np.argpartition(keys, m - 1, axis=1)[:, :m]  # a uniform random m-subset per row
         null[start : start + size] = _statistics(kernel, rowsum, total, subsets)
     p_value = (1 + int(np.sum(null >= observed))) / (permutations + 1)
-    return MMDTest(observed, p_value, sigma, null)
+    return MMDTest(observed, p_value, bool(p_value < alpha), alpha, sigma, null)
 
 
-def _scaled(df: pd.DataFrame, server: str, metrics) -> pd.DataFrame:
+def _scaled(df: pd.DataFrame, by: str, metrics) -> pd.DataFrame:
     if not isinstance(df, pd.DataFrame):
         raise TypeError(f"df: expected a pandas DataFrame, got {type(df).__name__}")
+    if not isinstance(by, str):
+        raise TypeError(f"by={by!r}: expected the name of the column that identifies a server")
     metrics = [metrics] if isinstance(metrics, str) else list(metrics)
-    missing = [c for c in [server, *metrics] if c not in df.columns]
+    missing = [c for c in [by, *metrics] if c not in df.columns]
     if missing:
         raise ValueError(f"columns {missing} not in the frame; it has {list(df.columns)}")
     if not metrics:
         raise ValueError("metrics: name at least one column")
-    frame = df[[server, *metrics]]
+    frame = df[[by, *metrics]]
     holes = frame[metrics].isna()
     if holes.any().any():
-        where = frame.loc[holes.any(axis=1), server].unique()[:5].tolist()
-        raise ValueError(f"metrics: {int(holes.sum().sum())} missing values (servers {where}); every server needs "
-                         "every metric: drop those servers or metrics first")
-    counts = frame.groupby(server).size()
+        where = frame.loc[holes.any(axis=1), by].unique()[:5].tolist()
+        raise ValueError(
+            f"metrics: {int(holes.sum().sum())} missing values (servers {where}); every server needs "
+            "every metric: drop those servers or metrics first"
+        )
+    counts = frame.groupby(by).size()
     few = counts[counts < MIN_SERVER_SAMPLES]
     if not few.empty:
-        raise ValueError(f"{server}: {len(few)} server(s) with fewer than {MIN_SERVER_SAMPLES} samples: "
-                         f"{few.index[:5].tolist()}")
+        raise ValueError(
+            f"{by}: {len(few)} server(s) with fewer than {MIN_SERVER_SAMPLES} samples: {few.index[:5].tolist()}"
+        )
     if counts.size < 2:
-        raise ValueError(f"{server}: {counts.size} server(s); ranking needs at least 2")
+        raise ValueError(f"{by}: {counts.size} server(s); ranking needs at least 2")
     medians = frame[metrics].median()
     if (medians == 0).any():
         raise ValueError(f"metrics {medians.index[medians == 0].tolist()}: median 0, cannot scale by it")
@@ -163,8 +194,18 @@ def _scaled(df: pd.DataFrame, server: str, metrics) -> pd.DataFrame:
     return scaled
 
 
-def rank_servers(df: pd.DataFrame, *, server: str = "host", metrics=("value",), permutations: int = 1000,
-                 bandwidth="median", max_samples: int | None = 500, rng=None, progress: bool = False) -> pd.DataFrame:
+def rank_servers(
+    df: pd.DataFrame,
+    *,
+    by: str = "host",
+    metrics=("value",),
+    permutations: int = 1000,
+    bandwidth="median",
+    alpha: float = 0.05,
+    max_samples: int | None = 500,
+    rng=None,
+    progress: bool = False,
+) -> pd.DataFrame:
     """Each server's samples against all the other servers' together, most dissimilar first (section 6).
 
     Every metric is divided by its median over the fleet first, so that metrics in different units
@@ -174,36 +215,68 @@ def rank_servers(df: pd.DataFrame, *, server: str = "host", metrics=("value",), 
     with more rows contributes a seeded random subset of that many, to its own test and to the
     "rest" of every other test; ``n_used`` says how many. ``None`` uses every row.
 
+    Parameters
+    ----------
+    df : DataFrame
+        Tidy measurements, one row per sample.
+    by : str
+        The column that identifies a server (the loaders call it ``host``).
+    metrics : str or sequence of str
+        The columns of a sample.
+    permutations : int
+        Relabellings per test.
+    bandwidth : "median" or float
+        See :func:`mmd_test`.
+    alpha : float
+        Size of each test, for ``reject``.
+    max_samples : int or None
+        Rows per server at most (a seeded random subset beyond).
+    rng : None, int, SeedSequence or Generator
+        One stream per server.
+    progress : bool
+        Show a progress bar.
+
     Returns
     -------
     DataFrame
-        ``server`` column, ``mmd`` (``MMD^2_u``), ``p_value``, ``n`` (the server's samples), ``n_used``,
-        sorted by ``mmd`` descending.
+        The ``by`` column, ``statistic`` (``MMD^2_u``), ``p_value``, ``reject``, ``n`` (the
+        server's samples), ``n_used``, sorted by ``statistic`` descending.
     """
     metrics = [metrics] if isinstance(metrics, str) else list(metrics)
-    scaled = _scaled(df, server, metrics)
+    scaled = _scaled(df, by, metrics)
+    alpha = check_fraction("alpha", alpha)
     rng = np.random.default_rng(rng)
-    counts = scaled.groupby(server, sort=False).size()
+    counts = scaled.groupby(by, sort=False).size()
     if max_samples is not None:
         limit = check_int("max_samples", max_samples, minimum=MIN_SERVER_SAMPLES)
         subsample_rng, rng = rng.spawn(2)
         keep = []
-        for positions in scaled.groupby(server, sort=False).indices.values():
+        for positions in scaled.groupby(by, sort=False).indices.values():
             if positions.size > limit:
                 positions = np.sort(subsample_rng.choice(positions, limit, replace=False))
             keep.append(positions)
         scaled = scaled.iloc[np.sort(np.concatenate(keep))]
     values = scaled[metrics].to_numpy(dtype=float)
-    labels = scaled[server].to_numpy()
+    labels = scaled[by].to_numpy()
     names = pd.unique(labels)
     streams = rng.spawn(len(names))
     rows = []
     for name, stream in zip(tqdm(names, desc="servers", disable=not progress), streams):
         mine = labels == name
-        test = mmd_test(values[mine], values[~mine], permutations=permutations, bandwidth=bandwidth, rng=stream)
-        rows.append({server: name, "mmd": test.mmd2, "p_value": test.p_value, "n": int(counts[name]),
-                     "n_used": int(mine.sum())})
-    return pd.DataFrame(rows).sort_values("mmd", ascending=False, kind="stable").reset_index(drop=True)
+        test = mmd_test(
+            values[mine], values[~mine], permutations=permutations, bandwidth=bandwidth, alpha=alpha, rng=stream
+        )
+        rows.append(
+            {
+                by: name,
+                "statistic": test.statistic,
+                "p_value": test.p_value,
+                "reject": test.reject,
+                "n": int(counts[name]),
+                "n_used": int(mine.sum()),
+            }
+        )
+    return pd.DataFrame(rows).sort_values("statistic", ascending=False, kind="stable").reset_index(drop=True)
 
 
 @dataclass(frozen=True, eq=False)
@@ -215,9 +288,9 @@ class Elimination:
     removed : list
         Servers in the order they were removed.
     curve : DataFrame
-        One row per round: ``round``, ``removed`` (the server taken out), ``mmd`` and ``p_value`` of
-        that server against the rest, ``servers_left``, ``max_mmd_after`` (the largest MMD among
-        the servers left, recomputed).
+        One row per round: ``round``, ``removed`` (the server taken out), ``statistic`` and
+        ``p_value`` of that server against the rest, ``servers_left``, ``max_statistic_after``
+        (the largest statistic among the servers left, recomputed).
     final_ranking : DataFrame
         The ranking of the servers left.
     """
@@ -227,31 +300,69 @@ class Elimination:
     final_ranking: pd.DataFrame
 
 
-def eliminate_unrepresentative(df: pd.DataFrame, *, server: str = "host", metrics=("value",),
-                               alpha: float = 0.05, max_remove: int | None = None, permutations: int = 1000,
-                               bandwidth="median", max_samples: int | None = 500, rng=None,
-                               progress: bool = False) -> Elimination:
+def eliminate_unrepresentative(
+    df: pd.DataFrame,
+    *,
+    by: str = "host",
+    metrics=("value",),
+    alpha: float = 0.05,
+    max_remove: int | None = None,
+    permutations: int = 1000,
+    bandwidth="median",
+    max_samples: int | None = 500,
+    rng=None,
+    progress: bool = False,
+) -> Elimination:
     """Remove the most dissimilar server while its MMD test rejects at ``alpha``; recompute after each.
 
     Stops when the top-ranked server is no longer significantly different from the rest, when
     ``max_remove`` servers are gone, or when two servers are left. Medians for scaling are
     recomputed on the servers left.
+
+    Parameters
+    ----------
+    df, by, metrics, permutations, bandwidth, max_samples, progress
+        As in :func:`rank_servers`.
+    alpha : float
+        Size of each test: a server is removed while its test rejects.
+    max_remove : int or None
+        Most servers to remove (None: no bound but the two that must remain).
+    rng : None, int, SeedSequence or Generator
+        One stream per ranking.
+
+    Returns
+    -------
+    Elimination
     """
-    alpha = check_level(alpha, "alpha")
+    alpha = check_fraction("alpha", alpha)
     frame = df
     limit = np.inf if max_remove is None else check_int("max_remove", max_remove, minimum=0)
-    streams = iter(np.random.default_rng(rng).spawn(10_000))
+    rng = np.random.default_rng(rng)
+    settings = dict(
+        by=by,
+        metrics=metrics,
+        permutations=permutations,
+        bandwidth=bandwidth,
+        alpha=alpha,
+        max_samples=max_samples,
+        progress=progress,
+    )
     removed, rows = [], []
-    ranking = rank_servers(frame, server=server, metrics=metrics, permutations=permutations, bandwidth=bandwidth,
-                           max_samples=max_samples, rng=next(streams), progress=progress)
-    while len(removed) < limit and len(ranking) > 2 and ranking.p_value.iloc[0] < alpha:
+    ranking = rank_servers(frame, rng=rng.spawn(1)[0], **settings)
+    while len(removed) < limit and len(ranking) > 2 and ranking.reject.iloc[0]:
         worst = ranking.iloc[0]
-        removed.append(worst[server])
-        frame = frame[frame[server] != worst[server]]
-        ranking = rank_servers(frame, server=server, metrics=metrics, permutations=permutations,
-                               bandwidth=bandwidth, max_samples=max_samples, rng=next(streams), progress=progress)
-        rows.append({"round": len(removed), "removed": worst[server], "mmd": worst["mmd"],
-                     "p_value": worst["p_value"], "servers_left": len(ranking),
-                     "max_mmd_after": float(ranking.mmd.iloc[0])})
-    curve = pd.DataFrame(rows, columns=["round", "removed", "mmd", "p_value", "servers_left", "max_mmd_after"])
-    return Elimination(removed, curve, ranking)
+        removed.append(worst[by])
+        frame = frame[frame[by] != worst[by]]
+        ranking = rank_servers(frame, rng=rng.spawn(1)[0], **settings)
+        rows.append(
+            {
+                "round": len(removed),
+                "removed": worst[by],
+                "statistic": worst["statistic"],
+                "p_value": worst["p_value"],
+                "servers_left": len(ranking),
+                "max_statistic_after": float(ranking.statistic.iloc[0]),
+            }
+        )
+    columns = ["round", "removed", "statistic", "p_value", "servers_left", "max_statistic_after"]
+    return Elimination(removed, pd.DataFrame(rows, columns=columns), ranking)

@@ -6,8 +6,8 @@ Section 4.2.1 and points are empirical standard errors from 10,000 simulations."
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 import itertools
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -56,8 +56,14 @@ class SweepResult:
             {
                 name: getattr(self, name)
                 for name in (
-                    "design", "hosts", "requests", "repetitions", "analytic_se",
-                    "empirical_se", "monte_carlo_error", "mean_delta_hat",
+                    "design",
+                    "hosts",
+                    "requests",
+                    "repetitions",
+                    "analytic_se",
+                    "empirical_se",
+                    "monte_carlo_error",
+                    "mean_delta_hat",
                 )
             }
         )
@@ -68,8 +74,13 @@ class SweepResult:
 def _sweep_task(task, rng):
     design, hosts, requests, repetitions, components, experiments = task
     delta_hat = sample_delta_hat(
-        design, components, requests=requests, hosts=hosts, repetitions=repetitions,
-        experiments=experiments, rng=rng,
+        design,
+        components,
+        requests=requests,
+        hosts=hosts,
+        repetitions=repetitions,
+        experiments=experiments,
+        rng=rng,
     )
     return float(delta_hat.std(ddof=1)), float(delta_hat.mean())
 
@@ -115,8 +126,7 @@ def standard_error_sweep(
     for design, h, r in grid:
         check_hosts(design, h, r)
     tasks = [(d, int(h), int(r), int(repetitions), components, int(experiments)) for d, h, r in grid]
-    results = map_tasks(_sweep_task, tasks, rng=rng, executor=executor, progress=progress,
-                        desc="SE sweep")
+    results = map_tasks(_sweep_task, tasks, rng=rng, executor=executor, progress=progress, desc="SE sweep")
     empirical = np.array([r[0] for r in results])
     design = np.array([g[0] for g in grid])
     host_arr = np.array([g[1] for g in grid], dtype=int)

@@ -9,37 +9,31 @@ exclude zero, beside the mean bootstrap SE and the true SE.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from perfstudy._checks import check_int, check_level
+from perfstudy._checks import check_fraction, check_int
 from perfstudy.bootstrap import check_weights, clustered_bootstrap, host_blocks
 from perfstudy.designs import standard_error
 from perfstudy.model import PERFLAB_ENDPOINTS, VarianceComponents, check_components, simulate
 from perfstudy.parallel import map_tasks
 from perfstudy.schedules import Schedule, check_design
 
-__all__ = ["BOOTSTRAPS", "TABLE_3_ROWS", "TABLE_3_PAPER", "bootstrap_clusters", "type1_error_table"]
+__all__ = ["BOOTSTRAPS", "ROWS", "bootstrap_clusters", "AATests", "aa_tests", "type1_error_table", "segment_aa_study"]
 
 BOOTSTRAPS = ("iid", "request", "host", "host_block")
 
-#: The 13 rows of Table 3, in the paper's order.
-TABLE_3_ROWS: tuple[tuple[str, str], ...] = (
-    ("unbalanced", "request"), ("unbalanced", "iid"), ("unbalanced", "host"),
-    ("request_balanced", "request"), ("request_balanced", "iid"), ("request_balanced", "host"),
-    ("request_balanced", "host_block"),
-    ("host_balanced", "request"), ("host_balanced", "iid"), ("host_balanced", "host"),
-    ("fully_balanced", "request"), ("fully_balanced", "host"), ("fully_balanced", "iid"),
+#: The default design x bootstrap pairs, design by design: every design with the iid, request and
+#: host bootstraps, and the host-block bootstrap for the request-balanced design, the one design
+#: whose host blocks are neither single hosts nor one block of all of them (section 5.2).
+ROWS: tuple[tuple[str, str], ...] = tuple(
+    (design, bootstrap)
+    for design in ("unbalanced", "request_balanced", "host_balanced", "fully_balanced")
+    for bootstrap in BOOTSTRAPS
+    if bootstrap != "host_block" or design == "request_balanced"
 )
-
-#: Table 3 as printed: (Type I error, mean bootstrap SE ".SE", analytic "SE") per row.
-TABLE_3_PAPER: dict[tuple[str, str], tuple[float, float, float]] = dict(zip(TABLE_3_ROWS, [
-    (0.214, 0.07, 0.10), (0.178, 0.07, 0.10), (0.036, 0.11, 0.10),
-    (0.716, 0.01, 0.07), (0.108, 0.07, 0.07), (0.008, 0.11, 0.07), (0.057, 0.08, 0.07),
-    (0.084, 0.07, 0.07), (0.068, 0.07, 0.07), (0.050, 0.08, 0.07),
-    (0.468, 0.01, 0.03), (0.048, 0.03, 0.03), (0.000, 0.07, 0.03),
-]))
 
 #: Experiments per task: each task simulates this many experiments on its own spawned stream and
 #: bootstraps them with shared replicate weights. Fixed, so results do not depend on the executor.
@@ -47,7 +41,16 @@ CHUNK = 1000
 
 
 def bootstrap_clusters(bootstrap: str, schedule: Schedule):
-    """The ``clusters`` argument of :func:`clustered_bootstrap` for a named bootstrap."""
+    """The ``clusters`` argument of :func:`clustered_bootstrap` for a named bootstrap.
+
+    Parameters
+    ----------
+    bootstrap : {"iid", "request", "host", "host_block"}
+        Which unit gets one weight: the observation, the request, the host, or the host block
+        (:func:`perfstudy.bootstrap.host_blocks`).
+    schedule : Schedule
+        Who runs what where.
+    """
     if bootstrap == "iid":
         return None
     if bootstrap == "request":
@@ -59,18 +62,110 @@ def bootstrap_clusters(bootstrap: str, schedule: Schedule):
     raise ValueError(f"bootstrap={bootstrap!r}: expected one of {', '.join(map(repr, BOOTSTRAPS))}")
 
 
-def _task(task, rng):
-    design, bootstraps, components, requests, hosts, experiments, replicates, weights, level = task
-    sim_rng, *boot_rngs = rng.spawn(1 + len(bootstraps))
+@dataclass(frozen=True, eq=False)
+class AATests:
+    """Simulated A/A tests of one design, each analysed by several bootstraps.
+
+    Attributes
+    ----------
+    design : str
+    delta_hat : ndarray, shape (experiments,)
+        Each test's difference in means (the true effect is 0).
+    bootstraps : dict of str to BootstrapResult
+        One vectorised bootstrap per named bootstrap, over all the tests.
+    """
+
+    design: str
+    delta_hat: np.ndarray
+    bootstraps: dict
+
+
+def aa_tests(
+    design: str,
+    components: VarianceComponents,
+    *,
+    bootstraps=("iid", "request", "host"),
+    requests: int,
+    hosts: int,
+    experiments: int,
+    replicates: int = 1000,
+    weights: str = "poisson",
+    rng=None,
+) -> AATests:
+    """Simulate ``experiments`` A/A tests of ``design`` and bootstrap each with every named bootstrap.
+
+    The random stream is spawned into one child for the simulation and one per bootstrap, in that
+    order, so a bootstrap's replicates do not depend on which others run beside it.
+
+    Parameters
+    ----------
+    design : str
+        One of the four designs.
+    components : VarianceComponents
+        The model the tests are simulated from.
+    bootstraps : sequence of {"iid", "request", "host", "host_block"}
+        Which bootstraps analyse the tests.
+    requests, hosts : int
+        Requests per condition, hosts.
+    experiments : int
+        A/A tests.
+    replicates : int
+        Bootstrap replicates per test.
+    weights : {"poisson", "uniform", "exponential"}
+        The bootstrap weight law.
+    rng : None, int, SeedSequence or Generator
+        Parent of the simulation's and the bootstraps' streams.
+
+    Returns
+    -------
+    AATests
+    """
+    bootstraps = tuple(bootstraps)
+    for name in bootstraps:
+        if name not in BOOTSTRAPS:
+            raise ValueError(f"bootstraps: {name!r} is not one of {', '.join(BOOTSTRAPS)}")
+    sim_rng, *boot_rngs = np.random.default_rng(rng).spawn(1 + len(bootstraps))
     sim = simulate(design, components, requests=requests, hosts=hosts, experiments=experiments, rng=sim_rng)
-    out = {"delta_hat": sim.delta_hat}
-    for bootstrap, stream in zip(bootstraps, boot_rngs):
-        result = clustered_bootstrap(sim.y, sim.schedule.version, bootstrap_clusters(bootstrap, sim.schedule),
-                                     replicates=replicates, weights=weights, rng=stream)
-        out[bootstrap] = dict(se=result.standard_error, clusters=result.clusters_per_condition,
-                              redrawn=result.redrawn, z=result.critical_value(level, "normal"),
-                              t=result.critical_value(level, "t"))
-    return out
+    results = {
+        name: clustered_bootstrap(
+            sim.y,
+            sim.schedule.version,
+            bootstrap_clusters(name, sim.schedule),
+            replicates=replicates,
+            weights=weights,
+            rng=stream,
+        )
+        for name, stream in zip(bootstraps, boot_rngs)
+    }
+    return AATests(design, sim.delta_hat, results)
+
+
+def _task(task, rng):
+    design, bootstraps, components, requests, hosts, experiments, replicates, weights, confidence = task
+    tests = aa_tests(
+        design,
+        components,
+        bootstraps=bootstraps,
+        requests=requests,
+        hosts=hosts,
+        experiments=experiments,
+        replicates=replicates,
+        weights=weights,
+        rng=rng,
+    )
+    return {
+        "delta_hat": tests.delta_hat,
+        **{
+            name: dict(
+                se=result.standard_error,
+                clusters=result.clusters_per_condition,
+                redrawn=result.redrawn,
+                z=result.critical_value(confidence, "normal"),
+                t=result.critical_value(confidence, "t"),
+            )
+            for name, result in tests.bootstraps.items()
+        },
+    }
 
 
 def type1_error_table(
@@ -80,32 +175,64 @@ def type1_error_table(
     hosts: int = 16,
     experiments: int = 10_000,
     replicates: int = 1_000,
-    level: float = 0.95,
+    confidence: float = 0.95,
     weights: str = "poisson",
-    rows=TABLE_3_ROWS,
+    rows=ROWS,
     rng=None,
     executor=None,
     progress: bool = False,
 ) -> pd.DataFrame:
-    """Table 3: Type I error and mean bootstrap SE of each design x bootstrap under A/A tests.
+    """Type I error and mean bootstrap SE of design x bootstrap pairs under simulated A/A tests.
 
-    Each design's experiments are simulated once (in chunks of ``CHUNK``, each on its own spawned
-    stream) and analysed by every bootstrap of that design, as in the paper.
+    Bakshy & Frachtenberg, section 5.2 (their Table 3: endpoint 1, 16 hosts, 512 requests, 10,000
+    tests, 1,000 replicates, the defaults here). Each design's experiments are simulated once (in
+    chunks of ``CHUNK``, each on its own spawned stream) and analysed by every bootstrap of that
+    design.
+
+    Parameters
+    ----------
+    components : VarianceComponents
+        The model the A/A tests are simulated from (no effect: ``delta = 0``).
+    requests, hosts : int
+        Requests per condition and hosts of each design.
+    experiments : int
+        Simulated A/A tests per design.
+    replicates : int
+        Bootstrap replicates per test.
+    confidence : float
+        Coverage of the intervals; a test is a false positive when its interval excludes 0.
+    weights : {"poisson", "uniform", "exponential"}
+        The bootstrap weight law.
+    rows : sequence of (design, bootstrap)
+        Which pairs, in the order of the result (default :data:`ROWS`).
+    rng : None, int, SeedSequence or Generator
+        Parent of one stream per task.
+    executor : concurrent.futures.Executor, optional
+        Runs the tasks elsewhere; the same ``rng`` gives the same table on any executor.
+    progress : bool
+        Show a progress bar.
 
     Returns
     -------
     DataFrame
-        One row per ``(design, bootstrap)``: ``type1_error`` (share of CLT intervals at ``level``
-        excluding 0), ``type1_error_mc`` (its binomial Monte Carlo standard error),
+        One row per ``(design, bootstrap)``: ``type1_error`` (share of CLT intervals at
+        ``confidence`` excluding 0), ``type1_error_mc`` (its binomial Monte Carlo standard error),
         ``type1_error_t`` (the same with Student-t intervals on ``C - 1`` df),
         ``mean_estimated_se``, ``true_se`` (spread of ``delta_hat`` over the experiments),
-        ``analytic_se`` (section 4.2.1), ``clusters`` (per condition), ``redrawn`` replicates,
-        and the paper's three numbers.
+        ``analytic_se`` (section 4.2.1), ``clusters`` (per condition), ``redrawn`` replicates.
+
+    Examples
+    --------
+    >>> from perfstudy.type1 import type1_error_table
+    >>> table = type1_error_table(requests=32, hosts=4, experiments=200, replicates=50,
+    ...                           rows=[("fully_balanced", "host")], rng=1)
+    >>> table[["design", "bootstrap", "type1_error"]].shape
+    (1, 3)
     """
     check_components(components)
     experiments = check_int("experiments", experiments, minimum=2)
     replicates = check_int("replicates", replicates, minimum=2)
-    level = check_level(level)
+    confidence = check_fraction("confidence", confidence)
     check_weights(weights)  # here too: fail before any work is sent to an executor
     rows = [tuple(r) for r in rows]
     for design, bootstrap in rows:
@@ -115,8 +242,11 @@ def type1_error_table(
     designs = list(dict.fromkeys(d for d, _ in rows))
     by_design = {d: list(dict.fromkeys(b for dd, b in rows if dd == d)) for d in designs}
     sizes = [min(CHUNK, experiments - start) for start in range(0, experiments, CHUNK)]
-    tasks = [(d, tuple(by_design[d]), components, requests, hosts, size, replicates, weights, level)
-             for d in designs for size in sizes]
+    tasks = [
+        (d, tuple(by_design[d]), components, requests, hosts, size, replicates, weights, confidence)
+        for d in designs
+        for size in sizes
+    ]
     results = map_tasks(_task, tasks, rng=rng, executor=executor, progress=progress, desc="Table 3")
 
     table = []
@@ -127,16 +257,20 @@ def type1_error_table(
             se = np.concatenate([c[bootstrap]["se"] for c in chunks])
             first = chunks[0][bootstrap]  # z, t and clusters are the same in every chunk
             rate = float(np.mean(np.abs(delta_hat) > first["z"] * se))
-            paper = TABLE_3_PAPER.get((design, bootstrap), (math.nan,) * 3)
-            table.append(dict(
-                design=design, bootstrap=bootstrap, type1_error=rate,
-                type1_error_mc=math.sqrt(rate * (1 - rate) / delta_hat.size),
-                type1_error_t=float(np.mean(np.abs(delta_hat) > first["t"] * se)),
-                mean_estimated_se=float(se.mean()), true_se=float(delta_hat.std(ddof=1)),
-                analytic_se=standard_error(design, components, requests=requests, hosts=hosts),
-                clusters=min(first["clusters"]), redrawn=int(sum(c[bootstrap]["redrawn"] for c in chunks)),
-                paper_type1_error=paper[0], paper_mean_se=paper[1], paper_se=paper[2],
-            ))
+            table.append(
+                dict(
+                    design=design,
+                    bootstrap=bootstrap,
+                    type1_error=rate,
+                    type1_error_mc=math.sqrt(rate * (1 - rate) / delta_hat.size),
+                    type1_error_t=float(np.mean(np.abs(delta_hat) > first["t"] * se)),
+                    mean_estimated_se=float(se.mean()),
+                    true_se=float(delta_hat.std(ddof=1)),
+                    analytic_se=standard_error(design, components, requests=requests, hosts=hosts),
+                    clusters=min(first["clusters"]),
+                    redrawn=int(sum(c[bootstrap]["redrawn"] for c in chunks)),
+                )
+            )
     order = {r: i for i, r in enumerate(rows)}
     table.sort(key=lambda row: order[(row["design"], row["bootstrap"])])
     return pd.DataFrame(table)
@@ -149,7 +283,7 @@ def segment_aa_study(
     segment_length: int = 30,
     experiments: int = 2000,
     replicates: int = 500,
-    level: float = 0.95,
+    confidence: float = 0.95,
     weights: str = "poisson",
     rng=None,
 ) -> pd.DataFrame:
@@ -166,11 +300,20 @@ def segment_aa_study(
     ----------
     values : array, shape (n,)
         The series, in time order; ``n >= 2 * segments * segment_length``.
-    segments, segment_length : int
-    experiments, replicates : int
-    level : float
-    weights : str
+    segments : int
+        Segments per condition.
+    segment_length : int
+        Consecutive runs per segment (the pseudo-batch).
+    experiments : int
+        A/A tests drawn.
+    replicates : int
+        Bootstrap replicates per test.
+    confidence : float
+        Coverage of the intervals.
+    weights : {"poisson", "uniform", "exponential"}
+        The bootstrap weight law.
     rng : None, int, SeedSequence or Generator
+        Draws the segments and the bootstrap weights.
 
     Returns
     -------
@@ -183,7 +326,7 @@ def segment_aa_study(
     values = np.asarray(values, dtype=float)
     if values.ndim != 1 or not np.all(np.isfinite(values)):
         raise ValueError("values: expected a one-dimensional series of finite numbers")
-    level = check_level(level)
+    confidence = check_fraction("confidence", confidence)
     segments = check_int("segments", segments, minimum=2)
     segment_length = check_int("segment_length", segment_length)
     experiments = check_int("experiments", experiments, minimum=2)
@@ -206,12 +349,19 @@ def segment_aa_study(
     for bootstrap, clusters, stream in (("iid", None, boot_rngs[0]), ("segment", labels, boot_rngs[1])):
         result = clustered_bootstrap(y, version, clusters, replicates=replicates, weights=weights, rng=stream)
         excess = np.abs(result.estimate) / result.standard_error
-        rate = float(np.mean(excess > result.critical_value(level, "normal")))
-        rows.append(dict(bootstrap=bootstrap, type1_error=rate,
-                         type1_error_mc=math.sqrt(rate * (1 - rate) / experiments),
-                         type1_error_t=float(np.mean(excess > result.critical_value(level, "t"))),
-                         mean_estimated_se=float(np.mean(result.standard_error)),
-                         true_se=float(np.std(result.estimate, ddof=1))))
+        rate = float(np.mean(excess > result.critical_value(confidence, "normal")))
+        rows.append(
+            dict(
+                bootstrap=bootstrap,
+                type1_error=rate,
+                type1_error_mc=math.sqrt(rate * (1 - rate) / experiments),
+                type1_error_t=float(np.mean(excess > result.critical_value(confidence, "t"))),
+                mean_estimated_se=float(np.mean(result.standard_error)),
+                true_se=float(np.std(result.estimate, ddof=1)),
+            )
+        )
     frame = pd.DataFrame(rows)
-    frame["se_ratio"] = frame["mean_estimated_se"] / frame.loc[frame.bootstrap == "segment", "mean_estimated_se"].iloc[0]
+    frame["se_ratio"] = (
+        frame["mean_estimated_se"] / frame.loc[frame.bootstrap == "segment", "mean_estimated_se"].iloc[0]
+    )
     return frame

@@ -33,8 +33,10 @@ def render_comparison(comparison) -> str:
     text = [f"<table>{head}{''.join(rows)}</table>"]
     if comparison.target_se is not None:
         if comparison.cheapest:
-            text.append(f"<p>Cheapest design meeting SE &le; {comparison.target_se:g} at these sizes: "
-                        f"<b>{DESIGN_LABELS[comparison.cheapest]}</b>.</p>")
+            text.append(
+                f"<p>Cheapest design meeting SE &le; {comparison.target_se:g} at these sizes: "
+                f"<b>{DESIGN_LABELS[comparison.cheapest]}</b>.</p>"
+            )
         else:
             text.append(f"<p>No design meets SE &le; {comparison.target_se:g} at these sizes.</p>")
         if comparison.allocation is not None and comparison.allocation.best:
@@ -70,11 +72,13 @@ def design_explorer(
         "request_batch": w.FloatSlider(value=components.request_batch, description="sigma_gamma", **sigma),
         "host_batch": w.FloatSlider(value=components.host_batch, description="sigma_eta", **sigma),
         "noise": w.FloatSlider(value=components.noise, description="sigma_eps", **sigma),
-        "requests": w.IntSlider(value=requests, min=32, max=4096, step=32, description="requests R",
-                                continuous_update=False),
+        "requests": w.IntSlider(
+            value=requests, min=32, max=4096, step=32, description="requests R", continuous_update=False
+        ),
         "hosts": w.IntSlider(value=hosts, min=2, max=32, step=2, description="hosts H", continuous_update=False),
-        "repetitions": w.IntSlider(value=repetitions, min=1, max=50, description="repetitions T",
-                                   continuous_update=False),
+        "repetitions": w.IntSlider(
+            value=repetitions, min=1, max=50, description="repetitions T", continuous_update=False
+        ),
         "setup": w.FloatText(value=costs.setup, description="setup S_f"),
         "request_cost": w.FloatText(value=costs.request, description="request C_f"),
         "repetition_cost": w.FloatText(value=costs.repetition, description="repetition C_m"),
@@ -87,21 +91,34 @@ def design_explorer(
         out.clear_output(wait=True)
         with out:
             try:
-                comps = VarianceComponents(**{k: values[k] for k in
-                                              ("request", "host", "request_batch", "host_batch", "noise")})
-                cost_model = CostModel(setup=values["setup"], request=values["request_cost"],
-                                       repetition=values["repetition_cost"], host=values["host_cost"])
-                comparison = compare_designs(comps, requests=values["requests"], hosts=values["hosts"],
-                                             repetitions=values["repetitions"], costs=cost_model,
-                                             target_se=values["target_se"])
+                comps = VarianceComponents(
+                    **{k: values[k] for k in ("request", "host", "request_batch", "host_batch", "noise")}
+                )
+                cost_model = CostModel(
+                    setup=values["setup"],
+                    request=values["request_cost"],
+                    repetition=values["repetition_cost"],
+                    host=values["host_cost"],
+                )
+                comparison = compare_designs(
+                    comps,
+                    requests=values["requests"],
+                    hosts=values["hosts"],
+                    repetitions=values["repetitions"],
+                    costs=cost_model,
+                    target_se=values["target_se"],
+                )
             except (TypeError, ValueError) as error:
                 display(HTML(f"<p style='color:#b00'>{html.escape(str(error))}</p>"))
                 return
             display(HTML(render_comparison(comparison)))
             fig, ax = plt.subplots(figsize=(5.5, 2.2))
             names = list(comparison.standard_errors)
-            ax.barh([DESIGN_LABELS[d] for d in names], [comparison.standard_errors[d] for d in names],
-                    color=[DESIGN_COLORS[d] for d in names])
+            ax.barh(
+                [DESIGN_LABELS[d] for d in names],
+                [comparison.standard_errors[d] for d in names],
+                color=[DESIGN_COLORS[d] for d in names],
+            )
             ax.axvline(values["target_se"], color="k", ls="--", lw=1)
             ax.set_xlabel("standard error of delta_hat")
             fig.tight_layout()

@@ -28,17 +28,28 @@ The true peak rate solves ``R(lambda*) = R*``: ``lambda* = mu - 1 / (R* - S)``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 import math
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
-from perfstudy._checks import check_int, check_level
+from perfstudy._checks import check_fraction, check_int
 
-__all__ = ["SimulatedServer", "PeakSearch", "find_peak_rate", "trials_needed", "Surface", "map_response_surface",
-           "d_optimal", "quadratic_design", "POLICIES"]
+__all__ = [
+    "SimulatedServer",
+    "PeakSearch",
+    "find_peak_rate",
+    "trials_needed",
+    "Surface",
+    "map_response_surface",
+    "d_optimal",
+    "quadratic_design",
+    "fit_quadratic_surface",
+    "QuadraticSurface",
+    "POLICIES",
+]
 
 POLICIES = ("binsearch", "linear", "model", "strawman")
 
@@ -118,10 +129,29 @@ class SimulatedServer:
             queueing = min(self.burstiness * (1 + rho) / ((1 - rho) ** 2 * load * runlength), self.cv_max**2)
         return math.sqrt(self.cv_floor**2 + queueing)
 
-    def run(self, load: float, runlength: float, rng, trials: int = 1) -> np.ndarray:
-        """Mean response time of ``trials`` independent runs (lognormal around the expected mean)."""
+    def run(self, load: float, runlength: float, *, trials: int = 1, rng=None) -> np.ndarray:
+        """Mean response time of ``trials`` independent runs (lognormal around the expected mean).
+
+        Parameters
+        ----------
+        load : float
+            Arrival rate, requests/s.
+        runlength : float
+            Seconds per run.
+        trials : int
+            Independent runs.
+        rng : None, int, SeedSequence or Generator
+            A Generator is used as it is, so consecutive calls continue its stream.
+
+        Returns
+        -------
+        ndarray, shape (trials,)
+            Each run's mean response time, seconds.
+        """
         if not load > 0 or not runlength > 0:
             raise ValueError(f"load={load!r}, runlength={runlength!r}: expected positive numbers")
+        trials = check_int("trials", trials)
+        rng = np.random.default_rng(rng)
         cv = self.noise_cv(load, runlength)
         sigma = math.sqrt(math.log1p(cv * cv))
         return self.mean_response(load, runlength) * np.exp(rng.normal(-sigma * sigma / 2, sigma, size=trials))
@@ -163,11 +193,23 @@ class PeakSearch:
     policy: str = field(default="binsearch")
 
 
-def find_peak_rate(server: SimulatedServer, *, policy: str = "binsearch", seed_load: float | None = None,
-                   target_accuracy: float = 0.10, confidence: float = 0.95, region_width: float = 0.10,
-                   runlength: float = 300.0, increment: float | None = None, max_trials: int = 30,
-                   max_loads: int = 60, max_load: float | None = None, strawman_trials: int = 5,
-                   strawman_runlength: float = 600.0, rng=None) -> PeakSearch:
+def find_peak_rate(
+    server: SimulatedServer,
+    *,
+    policy: str = "binsearch",
+    seed_load: float | None = None,
+    target_accuracy: float = 0.10,
+    confidence: float = 0.95,
+    region_width: float = 0.10,
+    runlength: float = 300.0,
+    increment: float | None = None,
+    max_trials: int = 30,
+    max_loads: int = 60,
+    max_load: float | None = None,
+    strawman_trials: int = 5,
+    strawman_runlength: float = 600.0,
+    rng=None,
+) -> PeakSearch:
     """Algorithm 2: search for the peak rate at a target confidence and accuracy.
 
     At each test load: two trials; a 95% Student-t interval of the mean response time. If it misses
@@ -196,9 +238,9 @@ def find_peak_rate(server: SimulatedServer, *, policy: str = "binsearch", seed_l
     ValueError
         ``target_accuracy``, ``confidence`` or ``region_width`` outside (0, 1); an unknown policy.
     """
-    target_accuracy = check_level(target_accuracy, "target_accuracy")
-    confidence = check_level(confidence, "confidence")
-    region_width = check_level(region_width, "region_width")
+    target_accuracy = check_fraction("target_accuracy", target_accuracy)
+    confidence = check_fraction("confidence", confidence)
+    region_width = check_fraction("region_width", region_width)
     if policy not in POLICIES:
         raise ValueError(f"policy={policy!r}: expected one of {POLICIES}")
     max_trials = check_int("max_trials", max_trials, minimum=2)
@@ -219,7 +261,7 @@ def find_peak_rate(server: SimulatedServer, *, policy: str = "binsearch", seed_l
 
     def measure(at: float, count: int, length: float) -> np.ndarray:
         nonlocal cost
-        values = server.run(at, length, rng, trials=count)
+        values = server.run(at, length, trials=count, rng=rng)
         for value in values:
             cost += length + server.setup
             trial_rows.append(dict(load=at, trial=trials_at.get(at, 0), response=value, elapsed=cost))
@@ -234,20 +276,49 @@ def find_peak_rate(server: SimulatedServer, *, policy: str = "binsearch", seed_l
             values = measure(load, strawman_trials, strawman_runlength)
             mean, low, high = _interval(values, 0.95)
             saturated = mean > target
-            load_rows.append(dict(load=load, trials=values.size, mean=mean, low=low, high=high,
-                                  verdict="above" if saturated else "below"))
+            load_rows.append(
+                dict(
+                    load=load,
+                    trials=values.size,
+                    mean=mean,
+                    low=low,
+                    high=high,
+                    verdict="above" if saturated else "below",
+                )
+            )
             if saturated:
                 converged = previous is not None
-                return PeakSearch(previous, converged, "saturated" if converged else "saturated at the first load",
-                                  cost, pd.DataFrame(trial_rows), pd.DataFrame(load_rows), policy)
+                return PeakSearch(
+                    previous,
+                    converged,
+                    "saturated" if converged else "saturated at the first load",
+                    cost,
+                    pd.DataFrame(trial_rows),
+                    pd.DataFrame(load_rows),
+                    policy,
+                )
             previous, load = load, load + step
-        return PeakSearch(None, False, f"no saturation up to max_load={ceiling:g}", cost, pd.DataFrame(trial_rows),
-                          pd.DataFrame(load_rows), policy)
+        return PeakSearch(
+            None,
+            False,
+            f"no saturation up to max_load={ceiling:g}",
+            cost,
+            pd.DataFrame(trial_rows),
+            pd.DataFrame(load_rows),
+            policy,
+        )
 
     for _ in range(check_int("max_loads", max_loads)):
         if load > ceiling:
-            return PeakSearch(None, False, f"no saturation up to max_load={ceiling:g}", cost,
-                              pd.DataFrame(trial_rows), pd.DataFrame(load_rows), policy)
+            return PeakSearch(
+                None,
+                False,
+                f"no saturation up to max_load={ceiling:g}",
+                cost,
+                pd.DataFrame(trial_rows),
+                pd.DataFrame(load_rows),
+                policy,
+            )
         values = measure(load, 2, runlength)
         verdict = "undecided"
         while True:
@@ -269,18 +340,31 @@ def find_peak_rate(server: SimulatedServer, *, policy: str = "binsearch", seed_l
         load_rows.append(dict(load=load, trials=values.size, mean=mean, low=low, high=high, verdict=verdict))
         history.append((load, mean))
         if verdict == "peak":
-            return PeakSearch(load, True, "peak-rate region reached at the target accuracy", cost,
-                              pd.DataFrame(trial_rows), pd.DataFrame(load_rows), policy)
+            return PeakSearch(
+                load,
+                True,
+                "peak-rate region reached at the target accuracy",
+                cost,
+                pd.DataFrame(trial_rows),
+                pd.DataFrame(load_rows),
+                policy,
+            )
         (below if verdict == "below" else above).append(load)
         load = _next_load(policy, load, below, above, history, step, target)
         if not load > 0:
             break
-    return PeakSearch(None, False, f"no peak found in {max_loads} test loads", cost, pd.DataFrame(trial_rows),
-                      pd.DataFrame(load_rows), policy)
+    return PeakSearch(
+        None,
+        False,
+        f"no peak found in {max_loads} test loads",
+        cost,
+        pd.DataFrame(trial_rows),
+        pd.DataFrame(load_rows),
+        policy,
+    )
 
 
-def _next_load(policy: str, load: float, below: list, above: list, history: list, step: float,
-               target: float) -> float:
+def _next_load(policy: str, load: float, below: list, above: list, history: list, step: float, target: float) -> float:
     lo = max(below) if below else None
     hi = min(above) if above else None
     if policy == "model" and len(history) >= 2:
@@ -303,18 +387,26 @@ def _next_load(policy: str, load: float, below: list, above: list, history: list
     return (lo + hi) / 2
 
 
-def trials_needed(server: SimulatedServer, *, load: float, runlength: float, target_accuracy: float = 0.10,
-                  confidence: float = 0.95, max_trials: int = 200, rng=None) -> int:
+def trials_needed(
+    server: SimulatedServer,
+    *,
+    load: float,
+    runlength: float,
+    target_accuracy: float = 0.10,
+    confidence: float = 0.95,
+    max_trials: int = 200,
+    rng=None,
+) -> int:
     """Trials until the interval of the mean response time at ``load`` reaches ``target_accuracy``
     (Figure 6); ``max_trials`` if it never does."""
-    target_accuracy = check_level(target_accuracy, "target_accuracy")
+    target_accuracy = check_fraction("target_accuracy", target_accuracy)
     rng = np.random.default_rng(rng)
-    values = server.run(load, runlength, rng, trials=2)
+    values = server.run(load, runlength, trials=2, rng=rng)
     while values.size < max_trials:
         _, low, high = _interval(values, confidence)
         if (high - low) / (high + low) <= target_accuracy:
             break
-        values = np.append(values, server.run(load, runlength, rng))
+        values = np.append(values, server.run(load, runlength, rng=rng))
     return int(values.size)
 
 
@@ -327,8 +419,16 @@ class Surface:
     searches: list
 
 
-def map_response_surface(samples, *, server_factory=SimulatedServer, policy: str = "binsearch",
-                         seeding: bool = True, default_seed: float = 10.0, rng=None, **search) -> Surface:
+def map_response_surface(
+    samples,
+    *,
+    server_factory=SimulatedServer,
+    policy: str = "binsearch",
+    seeding: bool = True,
+    default_seed: float = 10.0,
+    rng=None,
+    **search,
+) -> Surface:
     """Algorithm 1's outer loop: the peak rate of every sample, seeding each search from the peak
     of the nearest sample measured so far (section 3.7) when ``seeding``.
 
@@ -353,16 +453,32 @@ def map_response_surface(samples, *, server_factory=SimulatedServer, policy: str
         if result.converged:
             found.append((i, result.peak_rate))
         searches.append(result)
-        rows.append({**row, "true_peak_rate": server.true_peak_rate, "peak_rate": result.peak_rate,
-                     "converged": result.converged, "cost": result.cost, "seed_load": seed,
-                     "test_loads": len(result.loads)})
+        rows.append(
+            {
+                **row,
+                "true_peak_rate": server.true_peak_rate,
+                "peak_rate": result.peak_rate,
+                "converged": result.converged,
+                "cost": result.cost,
+                "seed_load": seed,
+                "test_loads": len(result.loads),
+            }
+        )
     table = pd.DataFrame(rows)
     return Surface(table, float(table.cost.sum()), searches)
 
 
 def quadratic_design(points) -> np.ndarray:
-    """Model matrix of a full quadratic surface in the columns of ``points``: 1, x_i, x_i^2, x_i x_j."""
+    """Model matrix of a full quadratic surface in the columns of ``points``: 1, x_i, x_i^2, x_i x_j.
+
+    Parameters
+    ----------
+    points : array or DataFrame, shape (n, factors)
+        One row per sample, one column per factor.
+    """
     x = np.asarray(points, dtype=float)
+    if x.ndim != 2:
+        raise ValueError(f"points: expected shape (samples, factors), got {x.shape}")
     columns = [np.ones(len(x))] + [x[:, i] for i in range(x.shape[1])] + [x[:, i] ** 2 for i in range(x.shape[1])]
     columns += [x[:, i] * x[:, j] for i in range(x.shape[1]) for j in range(i + 1, x.shape[1])]
     return np.column_stack(columns)
@@ -404,3 +520,61 @@ def d_optimal(points, k: int, *, starts: int = 20, rng=None) -> np.ndarray:
         if value > best_value:
             best, best_value = sorted(chosen), value
     return np.array(best)
+
+
+@dataclass(frozen=True, eq=False)
+class QuadraticSurface:
+    """A full quadratic response surface fitted by least squares (section 4).
+
+    Attributes
+    ----------
+    coefficients : ndarray
+        In the column order of :func:`quadratic_design`.
+    """
+
+    coefficients: np.ndarray
+
+    def predict(self, points) -> np.ndarray:
+        """The surface at ``points``.
+
+        Parameters
+        ----------
+        points : array or DataFrame, shape (n, factors)
+            As the points it was fitted on.
+        """
+        return quadratic_design(points) @ self.coefficients
+
+    def mean_absolute_percentage_error(self, points, values) -> float:
+        """``mean |predicted / values - 1|`` over ``points``.
+
+        Parameters
+        ----------
+        points : array or DataFrame, shape (n, factors)
+            Where to compare.
+        values : array, shape (n,)
+            The measured (or true) responses there, all non-zero.
+        """
+        values = np.asarray(values, dtype=float)
+        if np.any(values == 0) or not np.all(np.isfinite(values)):
+            raise ValueError("values: expected finite, non-zero responses")
+        return float(np.mean(np.abs(self.predict(points) / values - 1)))
+
+
+def fit_quadratic_surface(points, values) -> QuadraticSurface:
+    """Least-squares fit of a full quadratic surface to responses measured at ``points`` (section 4,
+    the surface a D-optimal subset of samples is chosen for).
+
+    Parameters
+    ----------
+    points : array or DataFrame, shape (n, factors)
+        The samples measured (e.g. a :func:`d_optimal` subset).
+    values : array, shape (n,)
+        The response at each (e.g. its peak rate).
+    """
+    design = quadratic_design(points)
+    values = np.asarray(values, dtype=float)
+    if values.shape != (design.shape[0],) or not np.all(np.isfinite(values)):
+        raise ValueError(f"values: expected {design.shape[0]} finite responses, one per point")
+    if design.shape[0] < design.shape[1]:
+        raise ValueError(f"points: {design.shape[0]} samples for {design.shape[1]} coefficients")
+    return QuadraticSurface(np.linalg.lstsq(design, values, rcond=None)[0])

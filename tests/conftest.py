@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import numpy as np
 import pytest
-
-from pathlib import Path
 
 os.environ.setdefault("MPLBACKEND", "Agg")
 # As the Makefile does: the shared mirror beside the checkout, when the caller has not set one.

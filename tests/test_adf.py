@@ -1,8 +1,8 @@
 """perfstudy.adf against statsmodels' adfuller: same lag, statistic, p-value and information criterion."""
 
 import os
-from pathlib import Path
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest

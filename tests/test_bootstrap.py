@@ -23,8 +23,11 @@ def naive_replicates(y, version, obs_weights):
 def observation_weights(cells, cell_weights, version, codes):
     """Expand cell weights back to observations by matching each observation's key, by hand."""
     keys = list(zip(*codes, version)) if codes else [(i, v) for i, v in enumerate(version)]
-    cell_keys = (list(zip(*cells.factor_codes, cells.version)) if codes else
-                 [(i, v) for i, v in zip(cells.factor_codes[0], cells.version)])
+    cell_keys = (
+        list(zip(*cells.factor_codes, cells.version))
+        if codes
+        else [(i, v) for i, v in zip(cells.factor_codes[0], cells.version)]
+    )
     index = {k: j for j, k in enumerate(cell_keys)}
     return cell_weights[:, [index[k] for k in keys]]
 
@@ -34,8 +37,9 @@ def test_engine_equals_naive_loop(clusters):
     sched = schedule("fully_balanced", requests=6, hosts=3, repetitions=2)
     rng = np.random.default_rng(0)
     y = rng.normal(size=(4, sched.observations))
-    labels = {"iid": None, "host": sched.host, "request": sched.request,
-              "multiway": (sched.host, sched.request)}[clusters]
+    labels = {"iid": None, "host": sched.host, "request": sched.request, "multiway": (sched.host, sched.request)}[
+        clusters
+    ]
     y2, _, version, codes = _prepare(y, sched.version, labels)
     cells = _cells(version, codes)
     weights, _ = _cell_weights(cells, 50, "poisson", np.random.default_rng(1))
@@ -74,15 +78,19 @@ def linearised_se(y, version, labels):
     return math.sqrt(total)
 
 
-@pytest.mark.parametrize("design,factor", [("unbalanced", "host"), ("fully_balanced", "host"),
-                                           ("request_balanced", "request"), ("host_balanced", None)])
+@pytest.mark.parametrize(
+    "design,factor",
+    [("unbalanced", "host"), ("fully_balanced", "host"), ("request_balanced", "request"), ("host_balanced", None)],
+)
 @pytest.mark.parametrize("weights,variance", [("poisson", 1.0), ("exponential", 1.0), ("uniform", 1 / 3)])
 def test_bootstrap_se_matches_the_delta_method(design, factor, weights, variance):
     # 40 clusters per condition keeps the ratio's nonlinearity small (O(1/C), ~1%); with 20,000
     # replicates the SD estimate has relative MC error 1/sqrt(2 * 20000) = 0.5%. Tolerance 4%.
     sched = schedule(design, requests=80, hosts=80 if design in ("host_balanced", "fully_balanced") else 80)
-    y = np.random.default_rng(3).normal(size=sched.observations) + 0.5 * np.random.default_rng(4).normal(
-        size=sched.host.max() + 1)[sched.host]
+    y = (
+        np.random.default_rng(3).normal(size=sched.observations)
+        + 0.5 * np.random.default_rng(4).normal(size=sched.host.max() + 1)[sched.host]
+    )
     labels = None if factor is None else getattr(sched, factor)
     result = clustered_bootstrap(y, sched.version, labels, replicates=20_000, weights=weights, rng=8)
     reference = linearised_se(y, sched.version, np.arange(y.size) if labels is None else labels)
@@ -110,17 +118,18 @@ def test_confidence_intervals():
     assert r.estimate == pytest.approx(y[30:].mean() - y[:30].mean())
     assert r.standard_error == pytest.approx(r.distribution.std(ddof=1))
     low, high = r.confidence_interval(0.9)
-    assert (low, high) == pytest.approx((r.estimate - 1.6448536 * r.standard_error,
-                                         r.estimate + 1.6448536 * r.standard_error))
+    assert (low, high) == pytest.approx(
+        (r.estimate - 1.6448536 * r.standard_error, r.estimate + 1.6448536 * r.standard_error)
+    )
     assert r.confidence_interval(0.9, "percentile") == pytest.approx(tuple(np.quantile(r.distribution, [0.05, 0.95])))
     assert r.clusters_per_condition == (10, 10)
     t_low, _ = r.confidence_interval(0.9, "t")
     assert t_low == pytest.approx(r.estimate - stats.t.ppf(0.95, 9) * r.standard_error)
-    with pytest.raises(ValueError, match="level"):
+    with pytest.raises(ValueError, match="confidence"):
         r.confidence_interval(1.5)
     with pytest.raises(ValueError, match="method"):
         r.confidence_interval(0.9, "bca")
-    assert list(r.to_frame().columns) == ["estimate", "standard_error", "ci_low", "ci_high"]
+    assert list(r.to_frame().columns) == ["estimate", "standard_error", "low", "high"]
 
 
 def test_zero_weight_replicates_are_redrawn_not_nan():

@@ -55,9 +55,7 @@ def test_sweep_is_calibrated():
 
     With 16 grid points the chance that any |z| exceeds 4 is about 16 * 6.3e-5 = 1e-3.
     """
-    result = standard_error_sweep(
-        PERFLAB_ENDPOINTS[1], hosts=(4, 16), requests=(64, 256), experiments=3000, rng=5
-    )
+    result = standard_error_sweep(PERFLAB_ENDPOINTS[1], hosts=(4, 16), requests=(64, 256), experiments=3000, rng=5)
     frame = result.to_frame()
     assert len(frame) == 16
     assert frame["z"].abs().max() < 4

@@ -7,7 +7,7 @@ import sys
 import nbformat
 import pytest
 
-from perfstudy.report import find_notebooks, format_table, NotebookRun
+from perfstudy.report import NotebookRun, find_notebooks, format_table
 
 
 def _notebook(path, *cells, parameters="quick = False\nout_dir = '.'"):
@@ -23,9 +23,11 @@ def _notebook(path, *cells, parameters="quick = False\nout_dir = '.'"):
 def notebooks(tmp_path):
     directory = tmp_path / "nbs"
     directory.mkdir()
-    _notebook(directory / "a_passes.ipynb",
-              "import json, pathlib, sys\n"
-              "pathlib.Path(out_dir, 'a.json').write_text(json.dumps({'quick': quick, 'python': sys.executable}))")
+    _notebook(
+        directory / "a_passes.ipynb",
+        "import json, pathlib, sys\n"
+        "pathlib.Path(out_dir, 'a.json').write_text(json.dumps({'quick': quick, 'python': sys.executable}))",
+    )
     _notebook(directory / "b_fails.ipynb", "x = 1", "raise ValueError('deliberate failure')", "never = True")
     _notebook(directory / "c_passes_too.ipynb", "y = 2")
     return directory
@@ -33,9 +35,21 @@ def notebooks(tmp_path):
 
 def _report(tmp_path, *args):
     return subprocess.run(
-        [sys.executable, "-m", "perfstudy", "report", "--no-progress", "--out", str(tmp_path / "build"),
-         "--figures", str(tmp_path / "figs"), *args],
-        capture_output=True, text=True, timeout=300,
+        [
+            sys.executable,
+            "-m",
+            "perfstudy",
+            "report",
+            "--no-progress",
+            "--out",
+            str(tmp_path / "build"),
+            "--figures",
+            str(tmp_path / "figs"),
+            *args,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
 
 
@@ -79,8 +93,10 @@ def test_find_notebooks_errors(tmp_path, notebooks):
 
 
 def test_format_table(tmp_path):
-    runs = [NotebookRun("one", "ok", 1.234, tmp_path / "one.ipynb", None),
-            NotebookRun("two", "failed", 0.5, tmp_path / "two.ipynb", None, "cell 2: KeyError: 'x'")]
+    runs = [
+        NotebookRun("one", "ok", 1.234, tmp_path / "one.ipynb", None),
+        NotebookRun("two", "failed", 0.5, tmp_path / "two.ipynb", None, "cell 2: KeyError: 'x'"),
+    ]
     table = format_table(runs).splitlines()
     assert table[0].split() == ["notebook", "status", "seconds", "where", "it", "failed"]
     assert table[2].split() == ["one", "ok", "1.2"]

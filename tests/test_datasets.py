@@ -55,7 +55,7 @@ def test_every_dataset_loads_verified(name):
         assert (frame.split == "sampled").sum() == d.split_row
         assert frame["index"].is_monotonic_increasing
     elif d.family == "azure-vm-noise":
-        assert frame.groupby("vm").timestamp.apply(lambda t: t.is_monotonic_increasing).all()
+        assert frame.groupby("host").timestamp.apply(lambda t: t.is_monotonic_increasing).all()
     elif d.family == "sap-hana":
         assert frame["index"].is_monotonic_increasing and frame.build.is_monotonic_increasing
 
@@ -65,9 +65,15 @@ def test_sap_labels_and_change_points():
     # metadata/dataset_details.csv: five series of each label; 0002 regresses after Index 54
     details = load("sap-hana-details")
     assert details.label.value_counts().to_dict() == {
-        label: 5 for label in ["Stable", "Spike", "Regression", "High deviation", "Build-dependent"]}
+        label: 5 for label in ["Stable", "Spike", "Regression", "High deviation", "Build-dependent"]
+    }
     assert details.set_index("benchmark").change_point.dropna().to_dict() == {
-        "0002": 54, "0011": 98, "0012": 88, "0013": 117, "0016": 155}
+        "0002": 54,
+        "0011": 98,
+        "0012": 88,
+        "0013": 117,
+        "0016": 155,
+    }
     series = load("sap-hana-0002")
     assert (series.label == "Regression").all()
     assert series.loc[series.after_change, "index"].min() == 55
@@ -80,14 +86,14 @@ def test_cwb_long_format():
     frame = load("cwb-aws-microbench")
     d = registry()["cwb-aws-microbench"]
     assert frame.benchmark.nunique() == len(d.metrics) == 56
-    per_vm = frame[frame.benchmark == "md-sim-duration"].groupby("vm").batch.apply(tuple)
-    assert set(per_vm) == {(1, 2, 3)} and len(per_vm) == 244  # 732 rows = 244 VMs x 3
+    per_host = frame[frame.benchmark == "md-sim-duration"].groupby("host").batch.apply(tuple)
+    assert set(per_host) == {(1, 2, 3)} and len(per_host) == 244  # 732 rows = 244 VMs x 3
     # region rule of cwb-data-interim.upstream.md: no prefix or "eu" -> eu-west-1a, "us" -> us-east-1a
-    sources = frame.drop_duplicates("vm")
+    sources = frame.drop_duplicates("host")
     # "aws-us_" sources hold 99 + 105 + 3 + 3 + 3 + 3 = 216 rows = 72 VMs
     assert sources.region.value_counts().to_dict() == {"eu-west-1a": 172, "us-east-1a": 72}
     assert frame.loc[frame.benchmark == "md-sim-duration", "unit"].unique().tolist() == ["seconds"]
-    assert frame[frame.config == "m3.medium"].vm.nunique() == 96
+    assert frame[frame.config == "m3.medium"].host.nunique() == 96
 
 
 @needs_data
@@ -169,7 +175,10 @@ def test_load_family():
 @needs_data
 def test_load_family_concatenates():
     frame = datasets.load_family("laaber-go")
-    assert frame.groupby("dataset").size().to_dict() == {"laaber-golang-snappy": 1990, "laaber-hashicorp-golang-lru": 3178}
+    assert frame.groupby("dataset").size().to_dict() == {
+        "laaber-golang-snappy": 1990,
+        "laaber-hashicorp-golang-lru": 3178,
+    }
 
 
 def test_unknown_dataset():

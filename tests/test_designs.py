@@ -3,8 +3,8 @@ import math
 
 import numpy as np
 import pytest
-
 from conftest import brute_force_variance
+
 from perfstudy.designs import (
     CostModel,
     duplication_coefficients,
@@ -31,8 +31,9 @@ def test_closed_form_equals_eq5(design, requests, hosts, repetitions):
 @pytest.mark.parametrize("design", DESIGNS)
 def test_eq5_against_brute_force_covariance(design):
     s = schedule(design, requests=6, hosts=4 if BATCHES[design] == 2 else 4, repetitions=2)
-    brute = brute_force_variance(s.request.tolist(), s.host.tolist(), s.batch.tolist(), s.version.tolist(),
-                                 DISTINCT.sigmas)
+    brute = brute_force_variance(
+        s.request.tolist(), s.host.tolist(), s.batch.tolist(), s.version.tolist(), DISTINCT.sigmas
+    )
     assert variance_from_schedule(s, DISTINCT) == pytest.approx(brute, rel=1e-12)
 
 
@@ -46,8 +47,9 @@ def test_eq5_on_random_custom_schedules(seed):
     s = Schedule(
         request=rng.integers(0, 6, n), host=rng.integers(0, 3, n), batch=rng.integers(0, 2, n), version=version
     )
-    brute = brute_force_variance(s.request.tolist(), s.host.tolist(), s.batch.tolist(), s.version.tolist(),
-                                 DISTINCT.sigmas)
+    brute = brute_force_variance(
+        s.request.tolist(), s.host.tolist(), s.batch.tolist(), s.version.tolist(), DISTINCT.sigmas
+    )
     assert variance_from_schedule(s, DISTINCT) == pytest.approx(brute, rel=1e-12)
 
 
@@ -139,8 +141,9 @@ def brute_force_allocation(design, components, costs, budget, target, hosts, max
 def test_optimal_allocation_against_enumeration(design, budget, target):
     components = PERFLAB_ENDPOINTS[3]
     hosts = [2, 3, 4, 8]
-    result = optimal_allocation(components, COSTS, budget=budget, target_se=target, hosts=hosts,
-                                max_repetitions=4, designs=[design])
+    result = optimal_allocation(
+        components, COSTS, budget=budget, target_se=target, hosts=hosts, max_repetitions=4, designs=[design]
+    )
     brute = brute_force_allocation(design, components, COSTS, budget, target, hosts, 4)
     got = result[design]
     if brute is None:

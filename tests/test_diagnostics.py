@@ -206,7 +206,7 @@ def test_warmup_detection():
     assert warm.index is not None and 0 < warm.index <= 800
     assert warmup(rng.normal(size=n)).index == 0
     assert warmup(np.cumsum(rng.normal(size=n))).index is None
-    assert list(warm.to_frame().columns) == ["start", "p_value", "stationary"]
+    assert list(warm.to_frame().columns) == ["start", "p_value", "reject"]
     with pytest.raises(ValueError, match="max_fraction"):
         warmup(rng.normal(size=n), max_fraction=1.5)
 

@@ -19,13 +19,34 @@ def _run(args, **kwargs):
 
 # --- pyperf: the real tool writes the file, pyperf's own loader is the reference ----------------
 
+
 @pytest.fixture(scope="module")
 def pyperf_file(tmp_path_factory):
     pyperf = pytest.importorskip("pyperf")
     path = tmp_path_factory.mktemp("pyperf") / "timeit.json"
     # 3 worker processes, 2 warm-ups and 4 values each, fixed loops (no calibration process)
-    _run([sys.executable, "-m", "pyperf", "timeit", "--quiet", "-p", "3", "-w", "2", "-n", "4", "-l", "50",
-          "--name", "sum100", "-o", str(path), "sum(range(100))"])
+    _run(
+        [
+            sys.executable,
+            "-m",
+            "pyperf",
+            "timeit",
+            "--quiet",
+            "-p",
+            "3",
+            "-w",
+            "2",
+            "-n",
+            "4",
+            "-l",
+            "50",
+            "--name",
+            "sum100",
+            "-o",
+            str(path),
+            "sum(range(100))",
+        ]
+    )
     return path, pyperf
 
 
@@ -50,8 +71,26 @@ def test_pyperf_calibration_and_gzip(tmp_path):
     pytest.importorskip("pyperf")
     path = tmp_path / "cal.json.gz"
     # without -l, pyperf spends a first process calibrating the loop count: warm-ups only
-    _run([sys.executable, "-m", "pyperf", "timeit", "--quiet", "-p", "2", "-w", "1", "-n", "2",
-          "--name", "cal", "-o", str(path), "pass"])
+    _run(
+        [
+            sys.executable,
+            "-m",
+            "pyperf",
+            "timeit",
+            "--quiet",
+            "-p",
+            "2",
+            "-w",
+            "1",
+            "-n",
+            "2",
+            "--name",
+            "cal",
+            "-o",
+            str(path),
+            "pass",
+        ]
+    )
     frame = read_pyperf(path)
     by_batch = frame.groupby("batch").warmup.all()
     assert by_batch.iloc[0]  # the calibration process
@@ -62,15 +101,34 @@ def test_pyperf_calibration_and_gzip(tmp_path):
 
 # --- hyperfine: the real tool (Debian package), its mean/median are the reference ---------------
 
-needs_hyperfine = pytest.mark.skipif(shutil.which("hyperfine") is None,
-                                     reason="hyperfine is not installed (Debian package 'hyperfine'; .ci/run installs it)")
+needs_hyperfine = pytest.mark.skipif(
+    shutil.which("hyperfine") is None,
+    reason="hyperfine is not installed (Debian package 'hyperfine'; .ci/run installs it)",
+)
 
 
 @needs_hyperfine
 def test_hyperfine_runs_and_parameter_scan(tmp_path):
     path = tmp_path / "h.json"
-    _run(["hyperfine", "--style", "none", "--warmup", "2", "--runs", "7", "-N", "--export-json", str(path),
-          "-P", "n", "1", "2", "sleep 0.00{n}"])
+    _run(
+        [
+            "hyperfine",
+            "--style",
+            "none",
+            "--warmup",
+            "2",
+            "--runs",
+            "7",
+            "-N",
+            "--export-json",
+            str(path),
+            "-P",
+            "n",
+            "1",
+            "2",
+            "sleep 0.00{n}",
+        ]
+    )
     frame = read_hyperfine(path)
     raw = json.loads(path.read_text())["results"]
     assert sorted(frame.benchmark.unique()) == ["sleep 0.001 [n=1]", "sleep 0.002 [n=2]"]
@@ -107,13 +165,22 @@ def google_benchmark_file(tmp_path_factory):
         pytest.skip("g++ is not installed")
     folder = tmp_path_factory.mktemp("gbench")
     (folder / "b.cc").write_text(GB_SOURCE)
-    build = subprocess.run([compiler, "-O2", "b.cc", "-o", "b", "-lbenchmark", "-lpthread"], cwd=folder,
-                           capture_output=True, text=True)
+    build = subprocess.run(
+        [compiler, "-O2", "b.cc", "-o", "b", "-lbenchmark", "-lpthread"], cwd=folder, capture_output=True, text=True
+    )
     if build.returncode != 0:
         pytest.skip("Google Benchmark is not installed (Debian package 'libbenchmark-dev'; .ci/run installs it)")
     out = folder / "out.json"
-    _run([str(folder / "b"), "--benchmark_repetitions=4", "--benchmark_min_time=0.005",
-          f"--benchmark_out={out}", "--benchmark_out_format=json"], cwd=folder)
+    _run(
+        [
+            str(folder / "b"),
+            "--benchmark_repetitions=4",
+            "--benchmark_min_time=0.005",
+            f"--benchmark_out={out}",
+            "--benchmark_out_format=json",
+        ],
+        cwd=folder,
+    )
     return out
 
 
@@ -131,12 +198,32 @@ def test_google_benchmark_repetitions_against_its_aggregates(google_benchmark_fi
 
 
 def test_google_benchmark_errors_are_not_silent():
-    data = {"context": {"host_name": "h", "date": "2024-01-01T00:00:00+00:00"}, "benchmarks": [
-        {"name": "ok", "run_name": "ok", "run_type": "iteration", "repetition_index": 0, "iterations": 10,
-         "real_time": 5.0, "cpu_time": 5.0, "time_unit": "us"},
-        {"name": "bad", "run_name": "bad", "run_type": "iteration", "error_occurred": True,
-         "error_message": "out of memory", "iterations": 0, "real_time": 0.0, "cpu_time": 0.0, "time_unit": "us"},
-    ]}
+    data = {
+        "context": {"host_name": "h", "date": "2024-01-01T00:00:00+00:00"},
+        "benchmarks": [
+            {
+                "name": "ok",
+                "run_name": "ok",
+                "run_type": "iteration",
+                "repetition_index": 0,
+                "iterations": 10,
+                "real_time": 5.0,
+                "cpu_time": 5.0,
+                "time_unit": "us",
+            },
+            {
+                "name": "bad",
+                "run_name": "bad",
+                "run_type": "iteration",
+                "error_occurred": True,
+                "error_message": "out of memory",
+                "iterations": 0,
+                "real_time": 0.0,
+                "cpu_time": 0.0,
+                "time_unit": "us",
+            },
+        ],
+    }
     with pytest.raises(ValueError, match="bad: out of memory"):
         read_google_benchmark(data)
     with pytest.warns(UserWarning, match="1 benchmark run"):
@@ -148,22 +235,49 @@ def test_google_benchmark_errors_are_not_silent():
 
 # --- JMH: the documented -rf json format (no JVM harness can be built offline here) --------------
 
+
 def _jmh_result(mode, metric, **extra):
-    return {"jmhVersion": "1.37", "benchmark": "org.example.Bench.hash", "mode": mode, "threads": 1, "forks": 2,
-            "jvm": "/usr/bin/java", "vmVersion": "17.0.15", "warmupIterations": 5, "warmupTime": "10 s",
-            "measurementIterations": 3, "measurementTime": "10 s", "params": {"size": "1024"},
-            "primaryMetric": metric, **extra}
+    return {
+        "jmhVersion": "1.37",
+        "benchmark": "org.example.Bench.hash",
+        "mode": mode,
+        "threads": 1,
+        "forks": 2,
+        "jvm": "/usr/bin/java",
+        "vmVersion": "17.0.15",
+        "warmupIterations": 5,
+        "warmupTime": "10 s",
+        "measurementIterations": 3,
+        "measurementTime": "10 s",
+        "params": {"size": "1024"},
+        "primaryMetric": metric,
+        **extra,
+    }
 
 
-JMH_AVGT = _jmh_result("avgt", {
-    "score": 11.0, "scoreError": 3.2, "scoreConfidence": [7.8, 14.2], "scoreUnit": "ns/op",
-    "scorePercentiles": {"0.0": 9.0, "50.0": 11.0, "100.0": 13.0},
-    "rawData": [[9.0, 10.0, 11.0], [11.0, 12.0, 13.0]]},
-    secondaryMetrics={"gc.alloc.rate.norm": {"score": 16.0, "scoreUnit": "B/op",
-                                             "rawData": [[16.0, 16.0, 16.0], [16.0, 16.0, 16.0]]}})
-JMH_SAMPLE = _jmh_result("sample", {
-    "score": 2.125, "scoreUnit": "us/op", "scorePercentiles": {"50.0": 2.0},
-    "rawDataHistogram": [[[[1.0, 2], [3.0, 1]], [[2.0, 3]]], [[[4.0, 1]], [[2.0, 1], [5.0, 0]]]]})
+JMH_AVGT = _jmh_result(
+    "avgt",
+    {
+        "score": 11.0,
+        "scoreError": 3.2,
+        "scoreConfidence": [7.8, 14.2],
+        "scoreUnit": "ns/op",
+        "scorePercentiles": {"0.0": 9.0, "50.0": 11.0, "100.0": 13.0},
+        "rawData": [[9.0, 10.0, 11.0], [11.0, 12.0, 13.0]],
+    },
+    secondaryMetrics={
+        "gc.alloc.rate.norm": {"score": 16.0, "scoreUnit": "B/op", "rawData": [[16.0, 16.0, 16.0], [16.0, 16.0, 16.0]]}
+    },
+)
+JMH_SAMPLE = _jmh_result(
+    "sample",
+    {
+        "score": 2.125,
+        "scoreUnit": "us/op",
+        "scorePercentiles": {"50.0": 2.0},
+        "rawDataHistogram": [[[[1.0, 2], [3.0, 1]], [[2.0, 3]]], [[[4.0, 1]], [[2.0, 1], [5.0, 0]]]],
+    },
+)
 
 
 def test_jmh_forks_iterations_and_params():
@@ -189,15 +303,23 @@ def test_jmh_sample_histograms_are_expanded_by_count():
 
 # --- bad input -------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("reader, data, message", [
-    (read_pyperf, {"results": []}, "no 'benchmarks' field; is this a pyperf"),
-    (read_hyperfine, {"benchmarks": []}, "no 'results' field; is this a hyperfine"),
-    (read_google_benchmark, [], "no 'benchmarks' field"),
-    (read_jmh, {"benchmarks": []}, "JMH JSON is a list"),
-    (read_jmh, [{"benchmark": "b", "primaryMetric": {"score": 1}}], "neither 'rawData' nor 'rawDataHistogram'"),
-    (read_hyperfine, {"results": []}, "no measured values"),
-    (read_hyperfine, {"results": [{"command": "x", "times": [1.0, 2.0], "exit_codes": [0]}]}, "1 exit_codes for 2 times"),
-])
+
+@pytest.mark.parametrize(
+    "reader, data, message",
+    [
+        (read_pyperf, {"results": []}, "no 'benchmarks' field; is this a pyperf"),
+        (read_hyperfine, {"benchmarks": []}, "no 'results' field; is this a hyperfine"),
+        (read_google_benchmark, [], "no 'benchmarks' field"),
+        (read_jmh, {"benchmarks": []}, "JMH JSON is a list"),
+        (read_jmh, [{"benchmark": "b", "primaryMetric": {"score": 1}}], "neither 'rawData' nor 'rawDataHistogram'"),
+        (read_hyperfine, {"results": []}, "no measured values"),
+        (
+            read_hyperfine,
+            {"results": [{"command": "x", "times": [1.0, 2.0], "exit_codes": [0]}]},
+            "1 exit_codes for 2 times",
+        ),
+    ],
+)
 def test_malformed_files_say_what_is_wrong(reader, data, message):
     with pytest.raises(ValueError, match=message):
         reader(data)

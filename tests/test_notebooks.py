@@ -93,11 +93,17 @@ def test_design_notebook_budget_tables_and_outputs(design_notebook):
     tmp, rec = design_notebook
     best = {row["budget"]: row["design"] for row in rec["budget_table"] if row["best"]}
     assert set(best.values()) == {"fully_balanced"} and len(best) == 3
-    assert rec["cheapest_design_by_target"] == {"0.03": ["fully_balanced"], "0.05": ["fully_balanced"],
-                                                "0.1": ["fully_balanced"]}
+    assert rec["cheapest_design_by_target"] == {
+        "0.03": ["fully_balanced"],
+        "0.05": ["fully_balanced"],
+        "0.1": ["fully_balanced"],
+    }
     figures = sorted(p.name for p in (tmp / "figures").iterdir())
-    assert figures == [f"01_fig{k}.{ext}" for k in ("2_clustered_se", "4_design_standard_errors",
-                                                   "5_delta_hat_density") for ext in ("pdf", "png")]
+    assert figures == [
+        f"01_fig{k}.{ext}"
+        for k in ("2_clustered_se", "4_design_standard_errors", "5_delta_hat_density")
+        for ext in ("pdf", "png")
+    ]
     executed = nbformat.read(tmp / "build" / "01_design_standard_errors.ipynb", as_version=4)
     outputs = json.dumps([c.get("outputs", []) for c in executed.cells])
     assert "application/vnd.jupyter.widget-view+json" in outputs  # the explorer rendered headless
@@ -152,14 +158,13 @@ def test_bootstrap_notebook_figures_and_real_data(bootstrap_notebook):
     assert fig7["request_balanced", "request"] > 0.5 and fig7["fully_balanced", "host"] < 0.15
     # real data: 5 Azure files x 3 VMs, less fio's VM 0 (fewer than 2 x 8 x 30 runs), + 33 PT4Cloud
     series = {r["series"] for r in rec["real_aa"]}
-    assert len(series) == 14 + 33 and "fio-randwrite-buffered-local-long vm0" not in series
+    assert len(series) == 14 + 33 and "fio-randwrite-buffered-local-long host0" not in series
     summary = {r["bootstrap"]: r for r in rec["real_aa_summary"]}
     assert summary["iid"]["median_type1"] > 0.2
     assert summary["segment"]["median_type1"] < 0.1
     assert summary["iid"]["median_se_ratio"] < 0.8
     names = sorted(p.name for p in (tmp / "figures").glob("*.png"))
-    assert names == ["02_fig6_bootstrap_vs_truth.png", "02_fig7_ranked_intervals.png",
-                     "02_fig8_real_data_type1.png"]
+    assert names == ["02_fig6_bootstrap_vs_truth.png", "02_fig7_ranked_intervals.png", "02_fig8_real_data_type1.png"]
 
 
 diagnostics_notebook = _real_data_notebook("03_normality_stationarity")
@@ -171,17 +176,31 @@ def test_diagnostics_notebook_covers_every_series(diagnostics_notebook):
     assert rec["parameters"]["quick"] is True and rec["parameters"]["permutations"] == 99
     # 6 Azure files (3 long-lived VMs each, the short-lived fleet as one series); 33 PT4Cloud; 25 SAP;
     # 14 + 6 Go benchmarks; CWB: 56 metrics x 12 instance types
-    assert rec["series_per_family"] == {"azure-vm-noise": 16, "pt4cloud": 33, "sap-hana": 25, "laaber-go": 20,
-                                        "cwb": 672}
+    assert rec["series_per_family"] == {
+        "azure-vm-noise": 16,
+        "pt4cloud": 33,
+        "sap-hana": 25,
+        "laaber-go": 20,
+        "cwb": 672,
+    }
     # ../shared/datasets/README.md, PT4Cloud table, CoV column (printed to 0.01%, computed with ddof 0;
     # ddof 1 here changes it by a factor sqrt(n/(n-1)) < 1.0003)
-    readme = {"pt4cloud-AWS-EP-L": 0.0113, "pt4cloud-AWS-FT-XL": 0.0959, "pt4cloud-AWS-IMA-L": 0.0781,
-              "pt4cloud-Chameleon-JPS-S": 0.1747, "pt4cloud-Chameleon-YCSB-S": 0.2739}
+    readme = {
+        "pt4cloud-AWS-EP-L": 0.0113,
+        "pt4cloud-AWS-FT-XL": 0.0959,
+        "pt4cloud-AWS-IMA-L": 0.0781,
+        "pt4cloud-Chameleon-JPS-S": 0.1747,
+        "pt4cloud-Chameleon-YCSB-S": 0.2739,
+    }
     for name, cov in readme.items():
         assert rec["pt4cloud_cov"][name] == pytest.approx(cov, abs=0.00005 + 3e-4 * cov), name
     names = sorted(p.name for p in (tmp / "figures").glob("*.png"))
-    assert names == ["03_fig1_cov.png", "03_fig3_normality.png", "03_fig4_stationarity.png",
-                     "03_trap_standard_error.png"]
+    assert names == [
+        "03_fig1_cov.png",
+        "03_fig3_normality.png",
+        "03_fig4_stationarity.png",
+        "03_trap_standard_error.png",
+    ]
 
 
 @pytest.mark.notebook
@@ -189,8 +208,13 @@ def test_diagnostics_notebook_normality_and_stationarity(diagnostics_notebook):
     _, rec = diagnostics_notebook
     # SAP's own labels (metadata/dataset_details.csv): ADF flags exactly the five series with a
     # labelled regression, and none of the 20 others
-    assert rec["sap_nonstationary_by_label"] == {"Build-dependent": 0, "High deviation": 0, "Regression": 5,
-                                                 "Spike": 0, "Stable": 0}
+    assert rec["sap_nonstationary_by_label"] == {
+        "Build-dependent": 0,
+        "High deviation": 0,
+        "Regression": 5,
+        "Spike": 0,
+        "Stable": 0,
+    }
     assert rec["stationary_share_by_family"]["pt4cloud"] == 1.0
     # across VMs: 145 CWB metric x instance-type groups with >= 20 VMs, plus the short-lived fleet;
     # normality rejected for most (OSDI: 710 of 713). These tests involve no random numbers.
@@ -209,8 +233,8 @@ def test_diagnostics_notebook_measures_the_trap(diagnostics_notebook):
     from perfstudy.datasets import load
 
     frame = load("azure-redis-get-long")
-    x = frame[frame.vm == 0].sort_values("timestamp").value.to_numpy()
-    row = trap["redis-get-long vm0"]
+    x = frame[frame.host == 0].sort_values("timestamp").value.to_numpy()
+    row = trap["redis-get-long host0"]
     assert row["naive_se"] == pytest.approx(x.std(ddof=1) / np.sqrt(x.size), rel=1e-12)
     blocks = x[: 20 * (x.size // 20)].reshape(20, -1).mean(axis=1)
     assert row["batch_means_se"] == pytest.approx(blocks.std(ddof=1) / np.sqrt(20), rel=1e-12)
@@ -287,7 +311,7 @@ def test_servers_notebook_mmd(servers_notebook):
     assert rec["cwb_servers"] == 96
     assert rec["cwb_copy_rank"]["before"] > 20 and rec["cwb_copy_rank"]["after"] <= 3
     curve = rec["cwb_elimination"]
-    assert len(curve) == 5 and curve[0]["mmd"] >= max(r["mmd"] for r in curve[1:])
+    assert len(curve) == 5 and curve[0]["statistic"] >= max(r["statistic"] for r in curve[1:])
 
 
 @pytest.fixture(scope="module")
@@ -314,5 +338,11 @@ def test_workbench_notebook(workbench_notebook):
     table4 = {r["samples"]: r["mape_measured"] for r in rec["table4"]}
     assert table4[10] <= table4[6] < 0.5
     names = sorted(p.name for p in (tmp / "figures").glob("*.png"))
-    assert names == ["06_fig10_cost_region_width.png", "06_fig3_strawman_vs_binsearch.png", "06_fig6_sweet_spot.png",
-                     "06_fig6_trials_vs_runlength.png", "06_fig7_policies.png", "06_fig9_cost_confidence_accuracy.png"]
+    assert names == [
+        "06_fig10_cost_region_width.png",
+        "06_fig3_strawman_vs_binsearch.png",
+        "06_fig6_sweet_spot.png",
+        "06_fig6_trials_vs_runlength.png",
+        "06_fig7_policies.png",
+        "06_fig9_cost_confidence_accuracy.png",
+    ]

@@ -35,8 +35,7 @@ def test_recorder_round_trip(tmp_path):
     record("array", np.arange(3))
     record("flag", np.bool_(True))
     values = load_records(tmp_path / "nb.json")
-    assert values == {"x": 1.5, "frame": [{"a": 1, "b": None}, {"a": 2, "b": 0.5}], "array": [0, 1, 2],
-                      "flag": True}
+    assert values == {"x": 1.5, "frame": [{"a": 1, "b": None}, {"a": 2, "b": 0.5}], "array": [0, 1, 2], "flag": True}
     with pytest.raises(TypeError, match="cannot record"):
         record("bad", object())
     with pytest.raises(ValueError, match="name"):
@@ -44,8 +43,9 @@ def test_recorder_round_trip(tmp_path):
 
 
 def test_compare_designs_and_render():
-    comparison = compare_designs(PERFLAB_ENDPOINTS[1], requests=256, hosts=16, costs=CostModel(600, 2, 0.5, 60),
-                                 target_se=0.05)
+    comparison = compare_designs(
+        PERFLAB_ENDPOINTS[1], requests=256, hosts=16, costs=CostModel(600, 2, 0.5, 60), target_se=0.05
+    )
     frame = comparison.to_frame()
     assert list(frame.meets_target) == [False, False, False, True]
     assert comparison.cheapest == "fully_balanced"

@@ -99,7 +99,7 @@ def test_binned_kde_and_bootstrap_kdes_match_direct_sums():
     h = scott_bandwidth(x)
     exact = exact_density(x, grid, h)
     assert np.max(np.abs(binned_density(x, grid, h) - exact)) < 1e-4 * exact.max()
-    replicas = bootstrap_densities(x, grid, h, replicates=3, rng=np.random.default_rng(9), chunk=2)
+    replicas = bootstrap_densities(x, grid, h, replicates=3, chunk=2, rng=np.random.default_rng(9))
     draws = np.random.default_rng(9)
     first = draws.integers(0, x.size, size=(2, x.size), dtype=np.int32)
     second = draws.integers(0, x.size, size=(1, x.size), dtype=np.int32)
@@ -119,11 +119,11 @@ def test_band_coverage_is_close_to_nominal():
     for _ in range(trials):
         x = rng.normal(size=400)
         grid = Grid(-1.0 - 0.0025, 0.005, 441)  # midpoints -1, -0.995, ..., 1.2: includes 0 and 1
-        band = confidence_band(x, level=0.9, replicates=300, grid=grid, rng=rng)
+        band = confidence_band(x, confidence=0.9, replicates=300, grid=grid, rng=rng)
         h = scott_bandwidth(x)
         target = np.exp(-0.5 * points**2 / (1 + h**2)) / np.sqrt(2 * np.pi * (1 + h**2))
         where = np.rint((points - band.midpoints[0]) / 0.005).astype(int)
-        hits += (band.lower[where] <= target) & (target <= band.upper[where])
+        hits += (band.low[where] <= target) & (target <= band.high[where])
     coverage = hits / trials
     assert np.all(np.abs(coverage - 0.9) < 0.10), coverage
 
@@ -136,7 +136,7 @@ def test_workflow_stops_when_an_interval_no_longer_changes_the_distribution():
     assert result.stopped and result.intervals_used == len(table) + 1
     assert table.probability.iloc[0] < 0.9 <= table.probability.iloc[-1]
     assert result.runs == 500 * result.intervals_used
-    assert np.all(result.band.lower <= result.band.density) and np.all(result.band.density <= result.band.upper)
+    assert np.all(result.band.low <= result.band.density) and np.all(result.band.density <= result.band.high)
     stable = pt4cloud([rng.normal(size=400) for _ in range(3)], band=False)
     assert stable.intervals_used == 2 and stable.band is None
     drifting = pt4cloud([rng.normal(k * 3.0, 1, 300) for k in range(3)], band=False)
@@ -183,12 +183,15 @@ def test_hourly_sampling():
         hourly_sample(np.arange(10.0), 0.5)
 
 
-@pytest.mark.parametrize("bad, match", [
-    ([np.arange(10.0)], "1 complete interval"),
-    ([np.arange(10.0), np.arange(3.0)], "interval 1: 3 runs"),
-    ([np.ones(10), np.arange(10.0)], "constant sample"),
-    ([np.r_[np.arange(9.0), np.nan], np.arange(10.0)], "interval 0: 1 NaN"),
-])
+@pytest.mark.parametrize(
+    "bad, match",
+    [
+        ([np.arange(10.0)], "1 complete interval"),
+        ([np.arange(10.0), np.arange(3.0)], "interval 1: 3 runs"),
+        ([np.ones(10), np.arange(10.0)], "constant sample"),
+        ([np.r_[np.arange(9.0), np.nan], np.arange(10.0)], "interval 0: 1 NaN"),
+    ],
+)
 def test_bad_input(bad, match):
     with pytest.raises(ValueError, match=match):
         pt4cloud(bad, band=False)
@@ -208,8 +211,12 @@ def test_bad_input_to_the_probability():
 def test_gaps_can_be_skipped_and_validation_limited_to_short_lengths():
     start = pd.Timestamp("2024-03-04")
     hours = np.r_[np.arange(0, 24 * 7), np.arange(24 * 14, 24 * 28)]  # week 2 has no runs
-    frame = pd.DataFrame({"timestamp": start + pd.to_timedelta(hours, unit="h"),
-                          "value": np.random.default_rng(0).normal(size=hours.size)})
+    frame = pd.DataFrame(
+        {
+            "timestamp": start + pd.to_timedelta(hours, unit="h"),
+            "value": np.random.default_rng(0).normal(size=hours.size),
+        }
+    )
     with pytest.raises(ValueError, match="empty='skip'"):
         pt4cloud(frame, intervals="7D", band=False)
     parts, _ = split_intervals(frame, "7D", empty="skip")

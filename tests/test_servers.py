@@ -21,16 +21,17 @@ def test_statistic_against_the_definition(shape):
     y = rng.normal(0.3, 1.2, size=(55,) + shape[1:])
     result = mmd_test(x, y, permutations=50, rng=1)
     x2, y2 = x.reshape(len(x), -1), y.reshape(len(y), -1)
-    assert result.mmd2 == pytest.approx(slow_mmd2(x2, y2, result.bandwidth), rel=1e-10)
-    assert result.mmd2 == pytest.approx(mmd_test(y, x, permutations=50, rng=1).mmd2, rel=1e-10)
+    assert result.statistic == pytest.approx(slow_mmd2(x2, y2, result.bandwidth), rel=1e-10)
+    assert result.statistic == pytest.approx(mmd_test(y, x, permutations=50, rng=1).statistic, rel=1e-10)
     # every permuted statistic is the statistic of some relabelling: check one by brute force
     pooled = np.vstack([x2, y2])
     rng2 = np.random.default_rng(2)
     keys = rng2.random((1, len(pooled)))
     subset = np.argpartition(keys, len(x2) - 1, axis=1)[0, : len(x2)]
     rest = np.setdiff1d(np.arange(len(pooled)), subset)
-    from perfstudy.servers import _statistics
     from scipy.spatial.distance import pdist, squareform
+
+    from perfstudy.servers import _statistics
 
     kernel = np.exp(-squareform(pdist(pooled, "sqeuclidean")) / (2 * result.bandwidth**2))
     permuted = _statistics(kernel, kernel.sum(1), kernel.sum(), subset[None, :])[0]
@@ -42,16 +43,21 @@ def test_p_values_are_uniform_under_the_null_and_the_test_has_power():
     # P(p <= 0.2) within 4 Monte Carlo SEs (0.044 and 0.080) of 0.05 and 0.2; a KS test against
     # U(0, 1) on the discrete p-values (grid 1/200) should not reject at 0.001.
     rng = np.random.default_rng(3)
-    p = np.array([mmd_test(rng.normal(size=30), rng.normal(size=30), permutations=199, rng=rng).p_value
-                  for _ in range(400)])
+    p = np.array(
+        [mmd_test(rng.normal(size=30), rng.normal(size=30), permutations=199, rng=rng).p_value for _ in range(400)]
+    )
     assert abs(np.mean(p <= 0.05) - 0.05) < 0.044
     assert abs(np.mean(p <= 0.2) - 0.2) < 0.080
     from scipy import stats
 
     assert stats.kstest(p, "uniform").pvalue > 0.001
     # a shift of half a standard deviation with 200 + 200 points: power ~1 (measured 100 of 100)
-    power = np.mean([mmd_test(rng.normal(size=200), rng.normal(0.5, 1, 200), permutations=199, rng=rng).p_value
-                     <= 0.05 for _ in range(100)])
+    power = np.mean(
+        [
+            mmd_test(rng.normal(size=200), rng.normal(0.5, 1, 200), permutations=199, rng=rng).p_value <= 0.05
+            for _ in range(100)
+        ]
+    )
     assert power > 0.95
 
 
@@ -59,8 +65,11 @@ def _fleet(rng, servers=12, per=20, bad=None, shift=0.5):
     rows = []
     for s in range(servers):
         level = 1.0 + (shift if s == bad else 0.0)
-        rows.append(pd.DataFrame({"host": f"h{s:02d}", "latency": rng.normal(10 * level, 0.5, per),
-                                  "bandwidth": rng.normal(100, 3, per)}))
+        rows.append(
+            pd.DataFrame(
+                {"host": f"h{s:02d}", "latency": rng.normal(10 * level, 0.5, per), "bandwidth": rng.normal(100, 3, per)}
+            )
+        )
     return pd.concat(rows, ignore_index=True)
 
 
@@ -69,7 +78,9 @@ def test_ranking_puts_a_degraded_server_first_and_elimination_stops():
     fleet = _fleet(rng, bad=7, shift=0.1)
     ranking = rank_servers(fleet, metrics=["latency", "bandwidth"], permutations=199, rng=5)
     assert ranking.host.iloc[0] == "h07" and ranking.p_value.iloc[0] < 0.01
-    assert list(ranking.columns) == ["host", "mmd", "p_value", "n", "n_used"] and (ranking.n == 20).all()
+    assert (
+        list(ranking.columns) == ["host", "statistic", "p_value", "reject", "n", "n_used"] and (ranking.n == 20).all()
+    )
     result = eliminate_unrepresentative(fleet, metrics=["latency", "bandwidth"], permutations=199, rng=6)
     assert result.removed[0] == "h07"
     assert len(result.curve) == len(result.removed) and (result.curve.p_value < 0.05).all()

@@ -7,7 +7,8 @@ import pytest
 from scipy import stats
 
 from perfstudy.diagnostics import autocorrelation_se, stationarity, warmup
-from perfstudy.survey import diagnose, survey_datasets
+from perfstudy.studies.public_data import survey_datasets
+from perfstudy.survey import diagnose
 
 MIRROR = Path(os.environ.get("PERFSTUDY_DATA") or "/nonexistent")
 
@@ -15,11 +16,13 @@ MIRROR = Path(os.environ.get("PERFSTUDY_DATA") or "/nonexistent")
 def _fleet():
     rng = np.random.default_rng(5)
     walk = np.cumsum(rng.normal(size=300))
-    return pd.DataFrame({
-        "host": np.repeat(["iid", "walk", "short", "flat"], [300, 300, 12, 50]),
-        "t": np.r_[np.arange(300), np.arange(300), np.arange(12), np.arange(50)],
-        "value": np.r_[rng.normal(10, 1, 300), 50 + walk, rng.normal(size=12), np.full(50, 3.0)],
-    })
+    return pd.DataFrame(
+        {
+            "host": np.repeat(["iid", "walk", "short", "flat"], [300, 300, 12, 50]),
+            "t": np.r_[np.arange(300), np.arange(300), np.arange(12), np.arange(50)],
+            "value": np.r_[rng.normal(10, 1, 300), 50 + walk, rng.normal(size=12), np.full(50, 3.0)],
+        }
+    )
 
 
 def test_diagnose_agrees_with_the_strict_functions():
@@ -28,24 +31,31 @@ def test_diagnose_agrees_with_the_strict_functions():
     assert result.index.tolist() == ["flat", "iid", "short", "walk"]  # no series left out
     for host in ["iid", "walk"]:
         x = frame[frame.host == host].value.to_numpy()
-        assert result.loc[host, "shapiro_p"] == pytest.approx(stats.shapiro(x).pvalue)
-        assert result.loc[host, "adf_p"] == pytest.approx(
-            stationarity(frame[frame.host == host].drop(columns="t")).p_value[0])
+        assert result.loc[host, "shapiro_p_value"] == pytest.approx(stats.shapiro(x).pvalue)
+        assert result.loc[host, "adf_p_value"] == pytest.approx(
+            stationarity(frame[frame.host == host].drop(columns="t")).p_value[0]
+        )
         assert result.loc[host, "corrected_se"] == pytest.approx(autocorrelation_se(x).standard_error)
         expected = warmup(x).index
-        assert (np.isnan(result.loc[host, "warmup_index"]) if expected is None
-                else result.loc[host, "warmup_index"] == expected)
-    assert bool(result.loc["iid", "stationary"]) and not bool(result.loc["walk", "stationary"])
-    assert result.loc["walk", "independence_p"] < 0.01 < result.loc["iid", "independence_p"]
+        assert (
+            np.isnan(result.loc[host, "warmup_index"])
+            if expected is None
+            else result.loc[host, "warmup_index"] == expected
+        )
+    assert bool(result.loc["iid", "adf_reject"]) and not bool(result.loc["walk", "adf_reject"])
+    assert result.loc["walk", "independence_p_value"] < 0.01 < result.loc["iid", "independence_p_value"]
+    assert bool(result.loc["walk", "independence_reject"]) and not bool(result.loc["iid", "independence_reject"])
     assert result.loc["walk", "se_inflation"] > 3
     assert result.loc["flat", "notes"] == "constant: no test applies"
-    assert "fewer than 20 points: no ADF" in result.loc["short", "notes"] and np.isnan(result.loc["short", "adf_p"])
+    assert "fewer than 20 points: no ADF" in result.loc["short", "notes"] and np.isnan(
+        result.loc["short", "adf_p_value"]
+    )
 
 
 def test_diagnose_without_order_runs_only_order_free_tests():
     result = diagnose(_fleet(), "host", rng=0).set_index("host")
-    assert result.adf_p.isna().all() and result.corrected_se.isna().all()
-    assert result.loc["iid", "shapiro_p"] > 0 and "no time order" in result.loc["iid", "notes"]
+    assert result.adf_p_value.isna().all() and result.corrected_se.isna().all()
+    assert result.loc["iid", "shapiro_p_value"] > 0 and "no time order" in result.loc["iid", "notes"]
 
 
 def test_diagnose_is_reproducible_and_reports_nan():
@@ -65,12 +75,19 @@ def test_diagnose_is_reproducible_and_reports_nan():
 
 @pytest.mark.skipif(not MIRROR.is_dir(), reason="PERFSTUDY_DATA does not point at the dataset mirror")
 def test_survey_of_datasets():
-    result = survey_datasets(["azure-redis-get-long", "azure-redis-get-short", "sap-hana-0017",
-                              "laaber-golang-snappy"], permutations=99, rng=0)
+    result = survey_datasets(
+        ["azure-redis-get-long", "azure-redis-get-short", "sap-hana-0017", "laaber-golang-snappy"],
+        permutations=99,
+        rng=0,
+    )
     counts = result.groupby("dataset").size().to_dict()
     # 3 long-lived VMs; short-lived VMs run once each, so the fleet is one series; 14 Go benchmarks
-    assert counts == {"azure-redis-get-long": 3, "azure-redis-get-short": 1, "sap-hana-0017": 1,
-                      "laaber-golang-snappy": 14}
+    assert counts == {
+        "azure-redis-get-long": 3,
+        "azure-redis-get-short": 1,
+        "sap-hana-0017": 1,
+        "laaber-golang-snappy": 14,
+    }
     assert result.loc[result.dataset == "azure-redis-get-short", "n"].item() == 11868
     with pytest.raises(ValueError, match="not a registered dataset with series"):
         survey_datasets(["sap-hana-details"])

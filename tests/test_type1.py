@@ -7,20 +7,21 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from perfstudy.type1 import TABLE_3_PAPER, TABLE_3_ROWS, bootstrap_clusters, segment_aa_study, type1_error_table
+from perfstudy.studies.bakshy2015 import TABLE_3, TABLE_3_ROWS, table3
+from perfstudy.type1 import bootstrap_clusters, segment_aa_study, type1_error_table
 
 
 @pytest.fixture(scope="module")
 def table_3():
     # the paper's sizes: endpoint 1, 16 hosts, 512 requests, 10,000 A/A tests, 1,000 replicates (~11 s)
-    return type1_error_table(rng=20150518)
+    return table3(rng=20150518)
 
 
 def test_table_3_rows_within_tolerance(table_3):
     """Table 3 (Type I err., .SE): each rate within 4 points and each mean SE within 0.015."""
     assert [tuple(r) for r in table_3[["design", "bootstrap"]].to_numpy()] == list(TABLE_3_ROWS)
     for row in table_3.itertuples():
-        paper_rate, paper_se, paper_true = TABLE_3_PAPER[(row.design, row.bootstrap)]
+        paper_rate, paper_se, paper_true = TABLE_3[(row.design, row.bootstrap)]
         assert abs(row.type1_error - paper_rate) <= 0.04, row
         assert abs(row.mean_estimated_se - paper_se) <= 0.015, row
         assert round(row.analytic_se, 2) == paper_true  # Table 3 "SE" column
@@ -50,8 +51,13 @@ def test_table_3_qualitative_findings(table_3):
         assert abs(t_rate[key] - 0.05) < abs(rate[key] - 0.05)
 
 
-SMALL = dict(experiments=1_300, replicates=40, requests=32, hosts=4,
-             rows=[("unbalanced", "host"), ("request_balanced", "host_block"), ("fully_balanced", "iid")])
+SMALL = dict(
+    experiments=1_300,
+    replicates=40,
+    requests=32,
+    hosts=4,
+    rows=[("unbalanced", "host"), ("request_balanced", "host_block"), ("fully_balanced", "iid")],
+)
 
 
 def test_same_table_on_every_executor():
@@ -60,8 +66,10 @@ def test_same_table_on_every_executor():
     serial = type1_error_table(rng=3, **SMALL)
     with ProcessPoolExecutor(2) as pool:
         pooled = type1_error_table(rng=3, executor=pool, **SMALL)
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None) as cluster, distributed.Client(cluster) as client:
+    with (
+        distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster,
+        distributed.Client(cluster) as client,
+    ):
         dasked = type1_error_table(rng=3, executor=client.get_executor(), **SMALL)
     pd.testing.assert_frame_equal(serial, pooled)
     pd.testing.assert_frame_equal(serial, dasked)
@@ -71,8 +79,8 @@ def test_same_table_on_every_executor():
 def test_bad_input():
     with pytest.raises(ValueError, match="experiments"):
         type1_error_table(experiments=1)
-    with pytest.raises(ValueError, match="level"):
-        type1_error_table(level=95, experiments=10)
+    with pytest.raises(ValueError, match="confidence"):
+        type1_error_table(confidence=95, experiments=10)
     with pytest.raises(ValueError, match="weights"):
         type1_error_table(weights="normal", experiments=10)
     with pytest.raises(ValueError, match="bootstrap 'jackknife'"):

@@ -24,7 +24,7 @@ def test_server_model():
     assert s.mean_response(s.true_peak_rate) == pytest.approx(s.saturation_response, rel=1e-12)
     assert s.noise_cv(0.9 * s.capacity, 60) > s.noise_cv(0.5 * s.capacity, 60)  # noisier near saturation
     assert s.noise_cv(0.9 * s.capacity, 600) < s.noise_cv(0.9 * s.capacity, 60)  # quieter with longer runs
-    draws = s.run(0.8 * s.capacity, 300, np.random.default_rng(0), trials=20000)
+    draws = s.run(0.8 * s.capacity, 300, trials=20000, rng=0)
     # lognormal noise preserves the mean: 20,000 draws, SE = cv / sqrt(20000) relative
     cv = s.noise_cv(0.8 * s.capacity, 300)
     assert draws.mean() / s.mean_response(0.8 * s.capacity) == pytest.approx(1, abs=4 * cv / math.sqrt(20000))
@@ -65,10 +65,12 @@ def test_binsearch_grows_logarithmically_and_linear_linearly_with_the_peak_rate(
 
 def test_seeding_lowers_the_cost_of_a_surface():
     for policy in ["binsearch", "linear", "model"]:
-        cold = [map_response_surface(GRID, policy=policy, seeding=False, increment=20, rng=s).total_cost
-                for s in range(3)]
-        warm = [map_response_surface(GRID, policy=policy, seeding=True, increment=20, rng=s).total_cost
-                for s in range(3)]
+        cold = [
+            map_response_surface(GRID, policy=policy, seeding=False, increment=20, rng=s).total_cost for s in range(3)
+        ]
+        warm = [
+            map_response_surface(GRID, policy=policy, seeding=True, increment=20, rng=s).total_cost for s in range(3)
+        ]
         assert np.mean(warm) < 0.9 * np.mean(cold), policy
 
 
@@ -85,16 +87,18 @@ def test_strawman_costs_more_and_every_policy_finds_the_peak():
 def test_trials_needed_fall_with_run_length():
     s = SimulatedServer()
     load = 0.9 * s.true_peak_rate
-    needed = [np.mean([trials_needed(s, load=load, runlength=r, rng=seed) for seed in range(30)])
-              for r in [5, 30, 300, 3000]]
+    needed = [
+        np.mean([trials_needed(s, load=load, runlength=r, rng=seed) for seed in range(30)]) for r in [5, 30, 300, 3000]
+    ]
     assert needed[0] > needed[1] > needed[2] >= needed[3] - 0.5
 
 
 def test_d_optimal_matches_enumeration_on_a_small_grid():
     points = np.array([(d, n) for d in [1, 2, 3] for n in [1, 2, 3, 4]], dtype=float)
     design = quadratic_design(points)
-    best = max(itertools.combinations(range(12), 6),
-               key=lambda c: np.linalg.slogdet(design[list(c)].T @ design[list(c)])[1])
+    best = max(
+        itertools.combinations(range(12), 6), key=lambda c: np.linalg.slogdet(design[list(c)].T @ design[list(c)])[1]
+    )
     chosen = d_optimal(points, 6, rng=0)
     value = np.linalg.slogdet(design[chosen].T @ design[chosen])[1]
     assert value == pytest.approx(np.linalg.slogdet(design[list(best)].T @ design[list(best)])[1], rel=1e-9)
@@ -102,8 +106,12 @@ def test_d_optimal_matches_enumeration_on_a_small_grid():
 
 def test_bad_input():
     s = SimulatedServer()
-    for kwargs, match in [(dict(target_accuracy=0), "target_accuracy"), (dict(target_accuracy=1.5), "target_accuracy"),
-                          (dict(confidence=1.0), "confidence"), (dict(policy="random"), "policy")]:
+    for kwargs, match in [
+        (dict(target_accuracy=0), "target_accuracy"),
+        (dict(target_accuracy=1.5), "target_accuracy"),
+        (dict(confidence=1.0), "confidence"),
+        (dict(policy="random"), "policy"),
+    ]:
         with pytest.raises(ValueError, match=match):
             find_peak_rate(s, **kwargs)
     never = find_peak_rate(s, max_load=100.0, rng=0)  # the peak (224/s) lies above the allowed load

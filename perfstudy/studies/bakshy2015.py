@@ -1,0 +1,509 @@
+"""Bakshy & Frachtenberg, "Design and Analysis of Benchmarking Experiments for Distributed Internet
+Services", WWW 2015: its published numbers, and one function per table or figure (notebooks 01, 02).
+
+Table 1 (the five endpoints' sigmas) is a model preset and lives in :data:`perfstudy.PERFLAB_ENDPOINTS`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from perfstudy import datasets
+from perfstudy.bootstrap import clustered_bootstrap
+from perfstudy.designs import CostModel, optimal_allocation, standard_error, variance_from_schedule
+from perfstudy.model import (
+    PERFLAB_ENDPOINTS,
+    VarianceComponents,
+    clustered_standard_error,
+    sample_delta_hat,
+    simulate,
+)
+from perfstudy.schedules import DESIGNS, schedule
+from perfstudy.sweeps import SweepResult, standard_error_sweep
+from perfstudy.type1 import aa_tests, bootstrap_clusters, segment_aa_study, type1_error_table
+
+__all__ = [
+    "TABLE_3_ROWS",
+    "TABLE_3",
+    "table1",
+    "figure2_repetition_ratio",
+    "table3_standard_errors",
+    "figure4",
+    "Figure5",
+    "figure5",
+    "allocations",
+    "table3",
+    "Figure6",
+    "figure6",
+    "Figure7",
+    "figure7",
+    "real_series",
+    "real_aa",
+]
+
+#: The 13 rows of Table 3, in the paper's order.
+TABLE_3_ROWS: tuple[tuple[str, str], ...] = (
+    ("unbalanced", "request"), ("unbalanced", "iid"), ("unbalanced", "host"),
+    ("request_balanced", "request"), ("request_balanced", "iid"), ("request_balanced", "host"),
+    ("request_balanced", "host_block"),
+    ("host_balanced", "request"), ("host_balanced", "iid"), ("host_balanced", "host"),
+    ("fully_balanced", "request"), ("fully_balanced", "host"), ("fully_balanced", "iid"),
+)  # fmt: skip
+
+#: Table 3 as printed, per row: (Type I error, mean bootstrap SE ".SE", analytic "SE").
+TABLE_3: dict[tuple[str, str], tuple[float, float, float]] = dict(zip(TABLE_3_ROWS, [
+    (0.214, 0.07, 0.10), (0.178, 0.07, 0.10), (0.036, 0.11, 0.10),
+    (0.716, 0.01, 0.07), (0.108, 0.07, 0.07), (0.008, 0.11, 0.07), (0.057, 0.08, 0.07),
+    (0.084, 0.07, 0.07), (0.068, 0.07, 0.07), (0.050, 0.08, 0.07),
+    (0.468, 0.01, 0.03), (0.048, 0.03, 0.03), (0.000, 0.07, 0.03),
+]))  # fmt: skip
+
+
+def table1() -> pd.DataFrame:
+    """Table 1: the five endpoints' sigmas and ``mu``, with each one's request ICC ``rho`` (section 3.1.1).
+
+    Returns
+    -------
+    DataFrame
+        Indexed by ``endpoint`` (1..5).
+    """
+    frames = [c.to_frame().assign(endpoint=e, rho=c.rho) for e, c in PERFLAB_ENDPOINTS.items()]
+    return pd.concat(frames).set_index("endpoint")
+
+
+def figure2_repetition_ratio(components: VarianceComponents, *, requests: int = 100, repetitions: int = 10) -> float:
+    """Figure 2's lesson in one number: the SE of ``requests`` requests repeated ``repetitions``
+    times, relative to one repetition (Eq. 1), at the request ICC of ``components``.
+
+    Parameters
+    ----------
+    components : VarianceComponents
+        Supplies ``rho`` (section 3.1.1).
+    requests, repetitions : int
+        ``R`` and ``T``.
+    """
+    one = clustered_standard_error(1.0, rho=components.rho, requests=requests, repetitions=1)
+    many = clustered_standard_error(1.0, rho=components.rho, requests=requests, repetitions=repetitions)
+    return float(many / one)
+
+
+def table3_standard_errors(components: VarianceComponents, *, requests: int = 512, hosts: int = 16) -> pd.DataFrame:
+    """Table 3's "SE" column: the closed forms of section 4.2.1, Eq. 5 on an explicit schedule, and
+    the paper's printed value.
+
+    Parameters
+    ----------
+    components : VarianceComponents
+        Endpoint 1 in the paper.
+    requests, hosts : int
+        512 requests per condition and 16 hosts in the paper.
+
+    Returns
+    -------
+    DataFrame
+        ``design``, ``closed_form``, ``eq5_from_schedule``, ``paper``.
+    """
+    printed = {design: se for (design, _), (_, _, se) in TABLE_3.items()}
+    rows = []
+    for design in DESIGNS:
+        closed = standard_error(design, components, requests=requests, hosts=hosts)
+        eq5 = math.sqrt(variance_from_schedule(schedule(design, requests=requests, hosts=hosts), components))
+        rows.append(dict(design=design, closed_form=closed, eq5_from_schedule=eq5, paper=printed[design]))
+    return pd.DataFrame(rows)
+
+
+def figure4(
+    components: VarianceComponents,
+    *,
+    hosts=(4, 8, 16, 32),
+    requests=(100, 150, 200, 300, 500, 700, 1000),
+    experiments: int = 10_000,
+    rng=None,
+    executor=None,
+    progress: bool = False,
+) -> SweepResult:
+    """Figure 4: the SE of every design against requests, simulated beside the closed forms.
+
+    Parameters
+    ----------
+    components : VarianceComponents
+        The model.
+    hosts, requests : sequences of int
+        The panels and the x axis.
+    experiments : int
+        Simulated experiments per point (the paper: 10,000).
+    rng : None, int, SeedSequence or Generator
+        One stream per point.
+    executor : concurrent.futures.Executor, optional
+        Where the points run.
+    progress : bool
+        Show a progress bar.
+    """
+    return standard_error_sweep(
+        components,
+        hosts=hosts,
+        requests=requests,
+        experiments=experiments,
+        rng=rng,
+        executor=executor,
+        progress=progress,
+    )
+
+
+@dataclass(frozen=True, eq=False)
+class Figure5:
+    """Figure 5: ``delta_hat`` of simulated A/A tests per design.
+
+    Attributes
+    ----------
+    samples : dict of str to ndarray
+        ``delta_hat`` per design.
+    analytic_se : dict of str to float
+        Section 4.2.1's SE per design.
+    table : DataFrame
+        ``design``, ``empirical_sd``, ``analytic_se``, ``mean``.
+    """
+
+    samples: dict
+    analytic_se: dict
+    table: pd.DataFrame
+
+
+def figure5(
+    components: VarianceComponents, *, requests: int = 256, hosts: int = 16, experiments: int = 10_000, rng=None
+) -> Figure5:
+    """Figure 5: the distribution of ``delta_hat`` per design, against the normal of its closed-form SE.
+
+    Parameters
+    ----------
+    components : VarianceComponents
+        The model.
+    requests, hosts : int
+        Sizes of every design.
+    experiments : int
+        Simulated A/A tests per design.
+    rng : None, int, SeedSequence or Generator
+        One stream per design.
+    """
+    streams = np.random.default_rng(rng).spawn(len(DESIGNS))
+    samples = {
+        d: sample_delta_hat(d, components, requests=requests, hosts=hosts, experiments=experiments, rng=g)
+        for d, g in zip(DESIGNS, streams)
+    }
+    analytic = {d: standard_error(d, components, requests=requests, hosts=hosts) for d in DESIGNS}
+    table = pd.DataFrame(
+        {
+            "design": DESIGNS,
+            "empirical_sd": [samples[d].std(ddof=1) for d in DESIGNS],
+            "analytic_se": [analytic[d] for d in DESIGNS],
+            "mean": [samples[d].mean() for d in DESIGNS],
+        }
+    )
+    return Figure5(samples, analytic, table)
+
+
+def allocations(
+    components: VarianceComponents, costs: CostModel, *, budgets=(), targets=(), hosts=(4, 8, 16, 32)
+) -> pd.DataFrame:
+    """What a budget buys (section 3.1.2, extended to the designs): each design's best allocation
+    for each budget, and for each target SE.
+
+    Parameters
+    ----------
+    components : VarianceComponents
+        The model.
+    costs : CostModel
+        Prices of a batch, a host, a request and a repetition.
+    budgets : sequence of float
+        Budgets to spend (rows carry ``budget``).
+    targets : sequence of float
+        Target SEs to meet (rows carry ``target_se``).
+    hosts : sequence of int
+        Host counts allowed.
+
+    Returns
+    -------
+    DataFrame
+        :meth:`perfstudy.designs.AllocationResult.to_frame` rows with ``budget`` or ``target_se``.
+    """
+    frames = [
+        optimal_allocation(components, costs, budget=b, hosts=list(hosts)).to_frame().assign(budget=b) for b in budgets
+    ]
+    frames += [
+        optimal_allocation(components, costs, target_se=t, hosts=list(hosts)).to_frame().assign(target_se=t)
+        for t in targets
+    ]
+    if not frames:
+        raise ValueError("budgets, targets: give at least one budget or target")
+    return pd.concat(frames, ignore_index=True)
+
+
+def table3(
+    components: VarianceComponents = PERFLAB_ENDPOINTS[1],
+    *,
+    requests: int = 512,
+    hosts: int = 16,
+    experiments: int = 10_000,
+    replicates: int = 1_000,
+    rng=None,
+    executor=None,
+    progress: bool = False,
+) -> pd.DataFrame:
+    """Table 3: Type I error and mean bootstrap SE of its 13 rows, beside the paper's numbers.
+
+    Parameters
+    ----------
+    components : VarianceComponents
+        Endpoint 1 in the paper.
+    requests, hosts : int
+        512 requests per condition, 16 hosts in the paper.
+    experiments, replicates : int
+        10,000 A/A tests and 1,000 replicates in the paper.
+    rng : None, int, SeedSequence or Generator
+        See :func:`perfstudy.type1.type1_error_table`.
+    executor : concurrent.futures.Executor, optional
+        Where the tasks run.
+    progress : bool
+        Show a progress bar.
+
+    Returns
+    -------
+    DataFrame
+        :func:`perfstudy.type1.type1_error_table`'s columns in the paper's row order, then
+        ``paper_type1_error``, ``paper_mean_se``, ``paper_se``, and the gaps
+        ``type1_diff_points`` (percentage points) and ``se_diff``.
+    """
+    table = type1_error_table(
+        components,
+        requests=requests,
+        hosts=hosts,
+        experiments=experiments,
+        replicates=replicates,
+        rows=TABLE_3_ROWS,
+        rng=rng,
+        executor=executor,
+        progress=progress,
+    )
+    paper = np.array([TABLE_3[(d, b)] for d, b in zip(table.design, table.bootstrap)])
+    table["paper_type1_error"], table["paper_mean_se"], table["paper_se"] = paper.T
+    table["type1_diff_points"] = 100 * (table.type1_error - table.paper_type1_error)
+    table["se_diff"] = table.mean_estimated_se - table.paper_mean_se
+    return table
+
+
+@dataclass(frozen=True, eq=False)
+class Figure6:
+    """Figure 6: the true spread of ``delta_hat`` against two bootstraps of one experiment.
+
+    Attributes
+    ----------
+    delta_hat : ndarray
+        Over all simulated experiments (the true distribution).
+    estimate : float
+        The first experiment's estimate.
+    replicates : dict of str to ndarray
+        Each bootstrap's replicates of the first experiment.
+    summary : dict
+        ``true_sd``, ``analytic_se`` and ``<bootstrap>_bootstrap_se``.
+    """
+
+    delta_hat: np.ndarray
+    estimate: float
+    replicates: dict
+    summary: dict
+
+
+def figure6(
+    components: VarianceComponents,
+    *,
+    design: str = "fully_balanced",
+    requests: int = 512,
+    hosts: int = 16,
+    simulations: int = 10_000,
+    replicates: int = 2_000,
+    rng=None,
+) -> Figure6:
+    """Figure 6: one experiment's host and request bootstraps against the true distribution.
+
+    Parameters
+    ----------
+    components : VarianceComponents
+        The model.
+    design : str
+        The paper draws the fully balanced design.
+    requests, hosts : int
+        Sizes.
+    simulations : int
+        Experiments for the true distribution.
+    replicates : int
+        Bootstrap replicates of the first experiment.
+    rng : None, int, SeedSequence or Generator
+        The simulation's and the bootstraps' streams.
+    """
+    rng = np.random.default_rng(rng)
+    sim = simulate(design, components, requests=requests, hosts=hosts, experiments=simulations, rng=rng)
+    boots = {
+        name: clustered_bootstrap(
+            sim.y[0], sim.schedule.version, bootstrap_clusters(name, sim.schedule), replicates=replicates, rng=stream
+        )
+        for name, stream in zip(("host", "request"), rng.spawn(2))
+    }
+    summary = {
+        "true_sd": float(sim.delta_hat.std(ddof=1)),
+        "analytic_se": standard_error(design, components, requests=requests, hosts=hosts),
+        **{f"{name}_bootstrap_se": boot.standard_error for name, boot in boots.items()},
+    }
+    return Figure6(sim.delta_hat, boots["host"].estimate, {k: b.distribution for k, b in boots.items()}, summary)
+
+
+@dataclass(frozen=True, eq=False)
+class Figure7:
+    """Figure 7: ranked intervals of simulated A/A tests per design and bootstrap.
+
+    Attributes
+    ----------
+    intervals : dict of (design, bootstrap) to (estimate, low, high)
+        Arrays over the tests.
+    rates : DataFrame
+        ``design``, ``bootstrap``, ``false_positive_rate``.
+    """
+
+    intervals: dict
+    rates: pd.DataFrame
+
+
+def figure7(
+    components: VarianceComponents,
+    *,
+    requests: int = 512,
+    hosts: int = 16,
+    tests: int = 500,
+    replicates: int = 1_000,
+    confidence: float = 0.95,
+    bootstraps=("iid", "request", "host"),
+    rng=None,
+) -> Figure7:
+    """Figure 7: ``tests`` A/A tests per design, each bootstrap's CLT interval at ``confidence``.
+
+    Parameters
+    ----------
+    components : VarianceComponents
+        The model.
+    requests, hosts : int
+        Sizes.
+    tests : int
+        A/A tests per design (the paper: 500).
+    replicates : int
+        Bootstrap replicates per test.
+    confidence : float
+        Coverage of the intervals.
+    bootstraps : sequence of str
+        The rows of the figure.
+    rng : None, int, SeedSequence or Generator
+        One stream per design.
+    """
+    intervals, rates = {}, []
+    for design, stream in zip(DESIGNS, np.random.default_rng(rng).spawn(len(DESIGNS))):
+        result = aa_tests(
+            design,
+            components,
+            bootstraps=bootstraps,
+            requests=requests,
+            hosts=hosts,
+            experiments=tests,
+            replicates=replicates,
+            rng=stream,
+        )
+        for name, boot in result.bootstraps.items():
+            low, high = boot.confidence_interval(confidence)
+            intervals[(design, name)] = (boot.estimate, low, high)
+            rates.append(
+                dict(design=design, bootstrap=name, false_positive_rate=float(np.mean((low > 0) | (high < 0))))
+            )
+    return Figure7(intervals, pd.DataFrame(rates))
+
+
+def real_series(azure: tuple[str, ...] = (), *, pt4cloud: bool = True) -> list[tuple[str, np.ndarray]]:
+    """Long real series for A/A tests: each Azure host of the ``azure`` datasets in time order, and
+    each PT4Cloud configuration's ground-truth runs.
+
+    Parameters
+    ----------
+    azure : sequence of str
+        Registered Azure datasets with long-lived hosts.
+    pt4cloud : bool
+        Include the 33 PT4Cloud configurations.
+
+    Returns
+    -------
+    list of (label, values)
+    """
+    series = []
+    for name in azure:
+        frame = datasets.load(name)
+        for host, group in frame.groupby("host"):
+            series.append((f"{name.removeprefix('azure-')} host{host}", group.value.to_numpy()))
+    if pt4cloud:
+        for name in datasets.list_datasets().query("family == 'pt4cloud'").name:
+            frame = datasets.load(name)
+            series.append(
+                (name.removeprefix("pt4cloud-"), frame.loc[frame.split == "ground_truth", "value"].to_numpy())
+            )
+    return series
+
+
+def real_aa(
+    series, *, segments: int = 8, segment_length: int = 30, experiments: int = 2_000, replicates: int = 500, rng=None
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Figure 8 in spirit: A/A tests cut from each long real series, iid against segment bootstrap.
+
+    Series shorter than ``2 * segments * segment_length`` runs are left out (see the first
+    result's ``series`` column for those used).
+
+    Parameters
+    ----------
+    series : list of (label, values)
+        E.g. :func:`real_series`.
+    segments, segment_length, experiments, replicates
+        As in :func:`perfstudy.type1.segment_aa_study`.
+    rng : None, int, SeedSequence or Generator
+        One stream per usable series.
+
+    Returns
+    -------
+    per_series : DataFrame
+        :func:`perfstudy.type1.segment_aa_study` rows with ``series``.
+    summary : DataFrame
+        Per bootstrap: median, min and max Type I error, the median t-interval rate, the median SE ratio.
+    """
+    usable = [(label, values) for label, values in series if len(values) >= 2 * segments * segment_length]
+    if not usable:
+        raise ValueError(f"series: none holds {2 * segments * segment_length} runs")
+    frames = [
+        segment_aa_study(
+            values,
+            segments=segments,
+            segment_length=segment_length,
+            experiments=experiments,
+            replicates=replicates,
+            rng=stream,
+        ).assign(series=label)
+        for (label, values), stream in zip(usable, np.random.default_rng(rng).spawn(len(usable)))
+    ]
+    per_series = pd.concat(frames, ignore_index=True)
+    summary = (
+        per_series.groupby("bootstrap")
+        .agg(
+            median_type1=("type1_error", "median"),
+            min_type1=("type1_error", "min"),
+            max_type1=("type1_error", "max"),
+            median_t_type1=("type1_error_t", "median"),
+            median_se_ratio=("se_ratio", "median"),
+        )
+        .reset_index()
+    )
+    return per_series, summary

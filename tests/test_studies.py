@@ -1,0 +1,279 @@
+"""Each study function called directly at a small size, without a notebook run.
+
+``STUDY_CALLS`` holds one small call per study function that takes ``rng``; the vocabulary test
+(tests/test_vocabulary.py) calls each with ``rng=None`` and twice with ``rng=0``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from perfstudy import PERFLAB_ENDPOINTS
+from perfstudy.datasets import DataUnavailableError, locate
+from perfstudy.studies import bakshy2015, he2019, kolaczkowski, maricq2018, shivam2008
+from perfstudy.studies.public_data import SERIES, iter_series, survey_datasets
+from perfstudy.type1 import ROWS, aa_tests
+from perfstudy.workbench import SimulatedServer
+
+E1 = PERFLAB_ENDPOINTS[1]
+SEARCH = dict(target_accuracy=0.1, confidence=0.95, region_width=0.1, runlength=120.0, increment=20.0, max_loads=500)
+GRID = pd.DataFrame([dict(disks=d, daemons=n) for d in (1, 2, 4) for n in (4, 8, 16)])
+AZURE = ("azure-redis-get-long",)
+CWB_METRICS = ("sysbench/cpu-single-thread-duration", "md-sim-duration")
+
+
+def _have_data() -> bool:
+    try:
+        locate("pt4cloud-AWS-EP-L", download=False)
+    except DataUnavailableError:
+        return False
+    return True
+
+
+needs_data = pytest.mark.skipif(not _have_data(), reason="real datasets unavailable ($PERFSTUDY_DATA, cache)")
+
+STUDY_CALLS = {
+    "perfstudy.type1.aa_tests": lambda r: aa_tests(
+        "fully_balanced", E1, requests=8, hosts=2, experiments=3, replicates=4, rng=r
+    ),
+    "perfstudy.studies.bakshy2015.figure4": lambda r: bakshy2015.figure4(
+        E1, hosts=[2], requests=[8], experiments=4, rng=r
+    ),
+    "perfstudy.studies.bakshy2015.figure5": lambda r: bakshy2015.figure5(E1, requests=8, hosts=2, experiments=4, rng=r),
+    "perfstudy.studies.bakshy2015.figure6": lambda r: bakshy2015.figure6(
+        E1, requests=8, hosts=2, simulations=5, replicates=5, rng=r
+    ),
+    "perfstudy.studies.bakshy2015.figure7": lambda r: bakshy2015.figure7(
+        E1, requests=8, hosts=4, tests=3, replicates=4, rng=r
+    ),
+    "perfstudy.studies.bakshy2015.table3": lambda r: bakshy2015.table3(
+        E1, requests=8, hosts=4, experiments=3, replicates=3, rng=r
+    ),
+    "perfstudy.studies.bakshy2015.real_aa": lambda r: bakshy2015.real_aa(
+        [("a", np.arange(100.0) % 7), ("short", np.ones(3))],
+        segments=2,
+        segment_length=5,
+        experiments=3,
+        replicates=3,
+        rng=r,
+    ),
+    "perfstudy.studies.shivam2008.figure3": lambda r: shivam2008.figure3(SimulatedServer(), search=SEARCH, rng=r)[0],
+    "perfstudy.studies.shivam2008.figure6": lambda r: shivam2008.figure6(
+        SimulatedServer(), load_factors=[0.5], runlengths=[60], repeats=2, target_accuracy=0.1, confidence=0.95, rng=r
+    ),
+    "perfstudy.studies.shivam2008.calibration": lambda r: shivam2008.calibration(
+        SimulatedServer(), searches=2, search=SEARCH, rng=r
+    ),
+    "perfstudy.studies.shivam2008.growth": lambda r: shivam2008.growth(
+        scales=[1], policies=["binsearch"], search=SEARCH, rng=r
+    ),
+    "perfstudy.studies.shivam2008.policy_traces": lambda r: {
+        k: v[0].cost
+        for k, v in shivam2008.policy_traces(
+            SimulatedServer(), SimulatedServer(daemons=12), policies=["binsearch"], search=SEARCH, rng=r
+        ).items()
+    },
+    "perfstudy.studies.shivam2008.surface_costs": lambda r: shivam2008.surface_costs(
+        GRID.head(2), policies=["binsearch"], repeats=1, search=SEARCH, rng=r
+    ),
+    "perfstudy.studies.shivam2008.figure9": lambda r: shivam2008.figure9(
+        GRID.head(2), confidences=[0.9], accuracies=[0.1], search=SEARCH, rng=r
+    ),
+    "perfstudy.studies.shivam2008.figure10": lambda r: shivam2008.figure10(
+        GRID.head(2), widths=[0.1], policies=["binsearch"], search=SEARCH, rng=r
+    ),
+    "perfstudy.studies.shivam2008.table4": lambda r: shivam2008.table4(GRID, sizes=[6], search=SEARCH, rng=r),
+    # real data: small calls, each reads one or two registered files
+    "perfstudy.studies.public_data.survey_datasets": lambda r: survey_datasets(
+        ["sap-hana-0016"], permutations=9, rng=r
+    ),
+    "perfstudy.studies.he2019.weekly_study": lambda r: he2019.weekly_study(
+        ["pt4cloud-AWS-EP-L"], replicates=5, rng=r
+    ).drop(columns="result"),
+    "perfstudy.studies.he2019.baseline_study": lambda r: he2019.baseline_study(
+        ["pt4cloud-AWS-EP-L"], periods_hours=[1], spans_hours=[6], replicates=10, rng=r
+    ),
+    "perfstudy.studies.maricq2018.figure3_normality": lambda r: maricq2018.figure3_normality(
+        window=500, rng=r
+    ).summary(),
+    "perfstudy.studies.maricq2018.figure5_convergence": lambda r: maricq2018.figure5_convergence(
+        [("pt4cloud-AWS-EP-L", "ground_truth")], trials=5, max_size=50, rng=r
+    )[1],
+    "perfstudy.studies.maricq2018.figure6_cov_vs_repetitions": lambda r: maricq2018.figure6_cov_vs_repetitions(
+        min_runs=3000, trials=3, max_size=30, rng=r
+    )[1],
+    "perfstudy.studies.maricq2018.table4_degraded_server": lambda r: maricq2018.table4_degraded_server(
+        AZURE, runs_per_host=40, trials=5, rng=r
+    ),
+    "perfstudy.studies.maricq2018.figure7_cwb": lambda r: (
+        maricq2018.figure7_cwb(metrics=CWB_METRICS, permutations=9, max_remove=1, rng=r).rank_after
+    ),
+    "perfstudy.studies.maricq2018.degraded_copy_ranking": lambda r: maricq2018.degraded_copy_ranking(
+        AZURE, permutations=19, rng=r
+    ),
+}
+REAL_DATA = {name for name in STUDY_CALLS if any(k in name for k in ("public_data", "he2019", "maricq2018"))}
+
+
+def study_call(name):
+    """The small call for ``name``; skips the real-data ones when no data are reachable."""
+    if name in REAL_DATA and not _have_data():
+        pytest.skip("real datasets unavailable ($PERFSTUDY_DATA, cache)")
+    return STUDY_CALLS[name]
+
+
+# ---- Bakshy & Frachtenberg -------------------------------------------------------------------------------------
+
+
+def test_table_3_constants_are_the_paper_s():
+    # Table 3 of WWW'15: 13 rows; the analytic SE column is 0.10, 0.07, 0.07, 0.03 by design
+    assert len(bakshy2015.TABLE_3) == 13 and set(bakshy2015.TABLE_3) == set(ROWS)
+    assert bakshy2015.TABLE_3["request_balanced", "host_block"] == (0.057, 0.08, 0.07)
+    table = bakshy2015.table3_standard_errors(E1)
+    assert (table.closed_form.round(2) == table.paper).all()
+    assert np.allclose(table.eq5_from_schedule, table.closed_form, rtol=1e-12)
+
+
+def test_table1_and_figure2():
+    table = bakshy2015.table1()
+    assert list(table.index) == [1, 2, 3, 4, 5]
+    # rho of endpoint 1 = 1.02^2 / (1.02^2 + 0.13^2); Eq. 1's ratio for T = 10 vs 1 is sqrt((1 + 9 rho) / 10)
+    rho = 1.02**2 / (1.02**2 + 0.13**2)
+    assert table.loc[1, "rho"] == pytest.approx(rho)
+    assert bakshy2015.figure2_repetition_ratio(E1) == pytest.approx(math.sqrt((1 + 9 * rho) / 10))
+
+
+def test_table3_in_paper_order_with_gaps():
+    table = STUDY_CALLS["perfstudy.studies.bakshy2015.table3"](1)
+    assert [tuple(r) for r in table[["design", "bootstrap"]].to_numpy()] == list(bakshy2015.TABLE_3_ROWS)
+    assert np.allclose(table.type1_diff_points, 100 * (table.type1_error - table.paper_type1_error))
+
+
+def test_figures_5_6_7_shapes_and_sense():
+    fig5 = bakshy2015.figure5(E1, requests=32, hosts=4, experiments=400, rng=2)
+    # (n - 1) s^2 / SE^2 ~ chi2(n - 1): the empirical sd is within 20% of the closed form (P(fail) < 1e-4)
+    assert np.allclose(fig5.table.empirical_sd, fig5.table.analytic_se, rtol=0.2)
+    fig6 = bakshy2015.figure6(E1, requests=512, hosts=16, simulations=300, replicates=300, rng=3)
+    # the request bootstrap of a fully balanced experiment misses the host effects: far too narrow
+    assert fig6.summary["request_bootstrap_se"] < 0.6 * fig6.summary["true_sd"]
+    fig7 = bakshy2015.figure7(E1, requests=64, hosts=8, tests=60, replicates=100, rng=4)
+    assert len(fig7.intervals) == 12 and fig7.rates.false_positive_rate.between(0, 1).all()
+    rate = fig7.rates.set_index(["design", "bootstrap"]).false_positive_rate
+    assert rate["request_balanced", "request"] > 0.3  # 72% in the paper's Table 3
+
+
+def test_allocations_need_a_budget_or_target():
+    from perfstudy import CostModel
+
+    costs = CostModel(setup=600.0, request=2.0, repetition=0.5, host=60.0)
+    frame = bakshy2015.allocations(E1, costs, budgets=[20_000], targets=[0.05])
+    assert set(frame.budget.dropna()) == {20_000} and set(frame.target_se.dropna()) == {0.05}
+    with pytest.raises(ValueError, match="budgets, targets"):
+        bakshy2015.allocations(E1, costs)
+
+
+def test_real_aa_leaves_out_short_series_and_says_so():
+    per_series, summary = STUDY_CALLS["perfstudy.studies.bakshy2015.real_aa"](0)
+    assert set(per_series.series) == {"a"} and set(summary.bootstrap) == {"iid", "segment"}
+    with pytest.raises(ValueError, match="none holds"):
+        bakshy2015.real_aa([("short", np.ones(3))])
+
+
+# ---- Shivam et al. ------------------------------------------------------------------------------------------------
+
+
+def test_shivam_figures_on_the_simulated_server():
+    summary = STUDY_CALLS["perfstudy.studies.shivam2008.figure3"](1)
+    assert summary["strawman_hours"] > summary["binsearch_hours"]
+    table, sweet = STUDY_CALLS["perfstudy.studies.shivam2008.figure6"](2)
+    assert len(table) == 1 and len(sweet) == 1 and table.trials.iloc[0] >= 2
+    calibration = STUDY_CALLS["perfstudy.studies.shivam2008.calibration"](3)
+    assert calibration["searches"] == 2 and calibration["converged"] == 1.0
+    growth = STUDY_CALLS["perfstudy.studies.shivam2008.growth"](4)
+    assert growth.true_peak.iloc[0] == pytest.approx(SimulatedServer().true_peak_rate)
+
+
+def test_shivam_table4_fits_the_chosen_samples():
+    table = STUDY_CALLS["perfstudy.studies.shivam2008.table4"](5)
+    # 6 samples for 6 coefficients: the quadratic interpolates them, so the error is over the others
+    assert len(table.chosen.iloc[0]) == 6 and 0 < table.mape_true.iloc[0] < 1
+
+
+# ---- real data ----------------------------------------------------------------------------------------------------
+
+
+@needs_data
+def test_public_data_series_definitions():
+    assert SERIES["azure-vm-noise"] == (["benchmark", "host"], "timestamp")
+    series = list(iter_series(["azure-redis-get-short"]))
+    assert len(series) == 1 and series[0].key == {"benchmark": "redis-get-short"}  # the fleet, in time order
+
+
+@needs_data
+def test_he2019_tables_and_the_ycsb_check():
+    # Table 3 of FSE'19, YCSB row, AWS-L column: 3 weeks; Table 4: a week without sampling
+    assert he2019.TABLE_3_WEEKS["YCSB", "AWS-L"] == 3
+    assert he2019.TABLE_4_HOURS["YCSB", "AWS-L"] == (168, 168)
+    assert he2019.TABLE_4_HOURS["EP", "AWS-XL"] == (24, 12)
+    assert sum(v != (None, None) for v in he2019.TABLE_4_HOURS.values()) == 33
+    check = he2019.short_interval_check("pt4cloud-AWS-YCSB-L", 96)
+    # the first sampled week sits above the next two; two 4-day intervals agree, validation would not
+    assert check["week_medians"][0] > 1.03 * check["week_medians"][1]
+    assert check["stable"] and not check["validates"] and check["accuracy"] < 0.1
+    weekly = STUDY_CALLS["perfstudy.studies.he2019.weekly_study"](0)
+    assert weekly.weeks.iloc[0] == weekly.paper_weeks.iloc[0] == 2
+
+
+@needs_data
+def test_he2019_reduction_table4_and_summary():
+    names = ["pt4cloud-AWS-YCSB-L", "pt4cloud-AWS-JPS-L"]
+    hours = [12, 24, 48, 72, 96, 120, 168]
+    reduced = he2019.reduction_study(names, hours=hours)
+    sampled = he2019.reduction_study(names, hours=hours, portion=0.5)
+    table = he2019.table4_comparison(reduced, sampled).set_index("dataset")
+    assert table.loc["pt4cloud-AWS-YCSB-L", "hours"] == 96 and table.loc["pt4cloud-AWS-JPS-L", "agrees"]
+    weekly = he2019.weekly_study(names, band=False)
+    summary = he2019.reduction_summary(weekly, reduced, sampled, portion=0.5)
+    assert list(summary.paper_runs_saved.iloc[[0, 2]]) == [0.62, 0.901]
+    assert (summary.runs_saved_all_rounds <= summary.runs_saved + 1e-12).all()
+    with pytest.raises(ValueError, match="portion"):
+        he2019.reduction_study(names, portion=0)
+
+
+@needs_data
+def test_maricq_tables():
+    indices = maricq2018.median_ci_index_table([8, 100])
+    # by hand, n = 8, z = 1.96: floor((8 - 5.54)/2) = 1, ceil(1 + 13.54/2) = 8; Le Boudec's n = 100: 40, 61
+    assert list(indices.iloc[0, 1:3]) == [1, 8] and list(indices.iloc[1, 1:3]) == [40, 61]
+    summary = STUDY_CALLS["perfstudy.studies.maricq2018.figure3_normality"](0)
+    assert summary["across_tests"] == 145 and 0.75 < summary["across_reject_share"] < 0.9
+    table = STUDY_CALLS["perfstudy.studies.maricq2018.table4_degraded_server"](1)
+    assert table.runs_with_outlier.iloc[0] == 4 * 40 and table.servers.iloc[0] == 3
+
+
+@needs_data
+def test_maricq_servers_and_survey_figures():
+    ranking = STUDY_CALLS["perfstudy.studies.maricq2018.degraded_copy_ranking"](0)
+    assert ranking.copy_rank.iloc[0] == 1  # a 10% slower copy of host 0 stands out among three hosts
+    survey = STUDY_CALLS["perfstudy.studies.public_data.survey_datasets"](0)
+    fig4 = maricq2018.figure4_stationarity(survey)
+    assert fig4["sap"].loc["Regression", "non-stationary"] == 1  # SAP labels sap-hana-0016 a regression
+    assert set(maricq2018.order_table(fig4["series"]).columns) == {"series", "order_matters", "median_lag1"}
+    assert maricq2018.warmup_table(fig4["series"]).loc["sap-hana", "series"] == 1
+    cov = maricq2018.cov_summary(survey)
+    assert cov["by_family"].loc["sap-hana", "count"] == 1
+
+
+@needs_data
+def test_blog_trap_recomputed_by_hand():
+    trap = kolaczkowski.standard_error_trap(AZURE, batches=20).set_index("series")
+    from perfstudy.datasets import load
+
+    x = load("azure-redis-get-long").query("host == 0").sort_values("timestamp").value.to_numpy()
+    blocks = x[: 20 * (x.size // 20)].reshape(20, -1).mean(axis=1)
+    assert trap.loc["redis-get-long host0", "batch_means_se"] == pytest.approx(blocks.std(ddof=1) / math.sqrt(20))
+    assert trap.loc["redis-get-long host0", "naive_se"] == pytest.approx(x.std(ddof=1) / math.sqrt(x.size))
