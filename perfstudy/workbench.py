@@ -268,6 +268,11 @@ def find_peak_rate(
             trials_at[at] = trials_at.get(at, 0) + 1
         return values
 
+    def finish(peak: float | None, reason: str) -> PeakSearch:
+        return PeakSearch(
+            peak, peak is not None, reason, cost, pd.DataFrame(trial_rows), pd.DataFrame(load_rows), policy
+        )
+
     if policy == "strawman":
         previous = None
         for _ in range(check_int("max_loads", max_loads)):
@@ -287,38 +292,13 @@ def find_peak_rate(
                 )
             )
             if saturated:
-                converged = previous is not None
-                return PeakSearch(
-                    previous,
-                    converged,
-                    "saturated" if converged else "saturated at the first load",
-                    cost,
-                    pd.DataFrame(trial_rows),
-                    pd.DataFrame(load_rows),
-                    policy,
-                )
+                return finish(previous, "saturated" if previous is not None else "saturated at the first load")
             previous, load = load, load + step
-        return PeakSearch(
-            None,
-            False,
-            f"no saturation up to max_load={ceiling:g}",
-            cost,
-            pd.DataFrame(trial_rows),
-            pd.DataFrame(load_rows),
-            policy,
-        )
+        return finish(None, f"no saturation up to max_load={ceiling:g}")
 
     for _ in range(check_int("max_loads", max_loads)):
         if load > ceiling:
-            return PeakSearch(
-                None,
-                False,
-                f"no saturation up to max_load={ceiling:g}",
-                cost,
-                pd.DataFrame(trial_rows),
-                pd.DataFrame(load_rows),
-                policy,
-            )
+            return finish(None, f"no saturation up to max_load={ceiling:g}")
         values = measure(load, 2, runlength)
         verdict = "undecided"
         while True:
@@ -340,28 +320,12 @@ def find_peak_rate(
         load_rows.append(dict(load=load, trials=values.size, mean=mean, low=low, high=high, verdict=verdict))
         history.append((load, mean))
         if verdict == "peak":
-            return PeakSearch(
-                load,
-                True,
-                "peak-rate region reached at the target accuracy",
-                cost,
-                pd.DataFrame(trial_rows),
-                pd.DataFrame(load_rows),
-                policy,
-            )
+            return finish(load, "peak-rate region reached at the target accuracy")
         (below if verdict == "below" else above).append(load)
         load = _next_load(policy, load, below, above, history, step, target)
         if not load > 0:
             break
-    return PeakSearch(
-        None,
-        False,
-        f"no peak found in {max_loads} test loads",
-        cost,
-        pd.DataFrame(trial_rows),
-        pd.DataFrame(load_rows),
-        policy,
-    )
+    return finish(None, f"no peak found in {max_loads} test loads")
 
 
 def _next_load(policy: str, load: float, below: list, above: list, history: list, step: float, target: float) -> float:
