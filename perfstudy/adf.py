@@ -84,7 +84,15 @@ def _ntrend(regression: str) -> int:
 
 
 def default_maxlag(n: int, regression: str = "c") -> int:
-    """statsmodels' default: ``ceil(12 (n/100)^(1/4))`` (Schwert 1989), at most ``n//2 - ntrend - 1``."""
+    """statsmodels' default: ``ceil(12 (n/100)^(1/4))`` (Schwert 1989), at most ``n//2 - ntrend - 1``.
+
+    Parameters
+    ----------
+    n : int
+        Length of the series.
+    regression : {"c", "ct", "ctt", "n"}
+        Deterministic terms; each one takes a degree of freedom from the bound.
+    """
     maxlag = min(n // 2 - _ntrend(regression) - 1, int(np.ceil(12.0 * np.power(n / 100.0, 0.25))))
     if maxlag < 0:
         raise ValueError(f"x: {n} points are too few for the ADF regression {regression!r}")
@@ -92,7 +100,15 @@ def default_maxlag(n: int, regression: str = "c") -> int:
 
 
 def min_suffix(lags: int, regression: str = "c") -> int:
-    """Fewest points for which the ADF regression with ``lags`` lags is allowed (statsmodels' rule)."""
+    """Fewest points for which the ADF regression with ``lags`` lags is allowed (statsmodels' rule).
+
+    Parameters
+    ----------
+    lags : int
+        Lagged differences in the regression.
+    regression : {"c", "ct", "ctt", "n"}
+        Deterministic terms.
+    """
     return 2 * (lags + _ntrend(regression) + 1)
 
 
@@ -209,6 +225,17 @@ def adf_suffixes(x, starts, *, lags: int, regression: str = "c") -> tuple[np.nda
     Equal to ``adfuller(x[s:], maxlag=lags, autolag=None)`` for each ``s`` (tested), at the cost of
     one pass over the series: the normal equations of each suffix are the whole-series ones minus
     the rows before it.
+
+    Parameters
+    ----------
+    x : array_like, 1-D
+        The whole series, in time order.
+    starts : array_like of int
+        Candidate first indices; each suffix ``x[s:]`` must hold at least ``min_suffix(lags)`` points.
+    lags : int
+        Lagged differences in every regression (no lag search: the warm-up scan fixes it once).
+    regression : {"c", "ct", "ctt", "n"}
+        Deterministic terms, as in :func:`adf`.
 
     Returns
     -------

@@ -154,6 +154,25 @@ def sota2(
     positive data; ``|q|`` otherwise). ``percentiles`` default 1..99.
 
     ``checks`` records the largest CI half-width relative to its percentile at each check.
+
+    Parameters
+    ----------
+    x : array_like, 1-D
+        The runs, in the order they were taken.
+    step : int
+        Runs added between two checks.
+    margin : float
+        Allowed half-width of each percentile's interval, relative to the percentile (0.1: 10%).
+    percentiles : array_like of float, optional
+        Percentiles (0-100) that must all be stable; default 1, 2, ..., 99.
+    confidence : float
+        Coverage of the bootstrap percentile intervals.
+    replicates : int
+        Bootstrap resamples per check.
+    min_runs : int, optional
+        Runs before the first check (default ``step``).
+    rng : None, int or Generator
+        Seed of the bootstrap resamples.
     """
     x = _series(x)
     step = check_int("step", step, minimum=1)

@@ -35,6 +35,18 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
+    """The ``perfstudy`` command line (``python -m perfstudy``).
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        Arguments without the program name (default ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        The exit status: 0 when every notebook ran, 1 when one failed, 2 on a usage error.
+    """
     args = _parser().parse_args(argv)
     if args.command == "report":
         from perfstudy.report import format_table, run_notebooks

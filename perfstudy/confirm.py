@@ -46,6 +46,19 @@ def median_ci_indices(n, confidence: float = 0.95, method: str = "order_statisti
     ``"confirm"``: the CONFIRM tool's rounding, 0-based ``rint(n/2 - z sqrt(n)/2)`` and
     ``rint(1 + n/2 + z sqrt(n)/2)``, returned here + 1. ``n`` may be an array.
     Indices outside ``1..n`` mean ``n`` is too small for that confidence.
+
+    Parameters
+    ----------
+    n : int or array_like of int
+        Sample size(s).
+    confidence : float
+        Nominal coverage, in (0, 1); ``z`` is its two-sided normal quantile.
+    method : {"order_statistics", "confirm"}
+        The rounding, as above.
+
+    Returns
+    -------
+    lower, upper : int or ndarray of int
     """
     confidence = check_fraction("confidence", confidence)
     if method not in METHODS:
@@ -64,7 +77,23 @@ def median_ci_indices(n, confidence: float = 0.95, method: str = "order_statisti
 @dataclass(frozen=True)
 class MedianCI:
     """A distribution-free CI for the median: ``low`` and ``high`` are the ``lower_index``-th and
-    ``upper_index``-th smallest values (1-based)."""
+    ``upper_index``-th smallest values (1-based).
+
+    Attributes
+    ----------
+    low, high : float
+        The bounds: the ``lower_index``-th and ``upper_index``-th smallest values.
+    median : float
+        The sample median.
+    lower_index, upper_index : int
+        1-based ranks of the bounding order statistics (see :func:`median_ci_indices`).
+    n : int
+        Sample size.
+    confidence : float
+        Nominal coverage.
+    method : {"order_statistics", "confirm"}
+        The rounding of the ranks.
+    """
 
     low: float
     median: float
@@ -83,6 +112,15 @@ class MedianCI:
 
 def median_ci(x, *, confidence: float = 0.95, method: str = "order_statistics") -> MedianCI:
     """Nonparametric CI for the median from order statistics (Maricq et al., section 2).
+
+    Parameters
+    ----------
+    x : array_like, 1-D
+        The runs; their order does not matter.
+    confidence : float
+        Nominal coverage, in (0, 1).
+    method : {"order_statistics", "confirm"}
+        Rounding of the order-statistic ranks, see :func:`median_ci_indices`.
 
     Raises
     ------
@@ -182,11 +220,21 @@ def repetitions_needed(
     method : {"order_statistics", "confirm"}
         Rounding of the order-statistic indices, see :func:`median_ci_indices`. Sizes whose
         indices fall outside ``1..s`` have no CI and are skipped.
+    rng : None, int or Generator
+        Seed of the random subsets.
 
     Raises
     ------
     ValueError
         Fewer than ``start`` points, NaN values, a median of 0 (no relative error).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from perfstudy.confirm import repetitions_needed
+    >>> runs = np.random.default_rng(0).lognormal(0, 0.05, 1000)  # a CoV of 5%
+    >>> repetitions_needed(runs, error=0.01, rng=1).estimate
+    185
     """
     start = check_int("start", start, minimum=2)
     x = _series(x, minimum=start)

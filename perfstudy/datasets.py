@@ -38,7 +38,34 @@ class DataUnavailableError(FileNotFoundError):
 
 @dataclass(frozen=True)
 class Dataset:
-    """One registered file: where it comes from and what a row is."""
+    """One registered file: where it comes from and what a row is.
+
+    Attributes
+    ----------
+    name : str
+        Registry key, e.g. ``"pt4cloud-AWS-EP-L"``.
+    family : str
+        Group of related files (``"azure"``, ``"pt4cloud"``, ``"sap-hana"``, ``"cwb"``, ``"laaber"``).
+    description : str
+    path : str
+        File name relative to the data directory.
+    url : str
+        Pinned download address.
+    sha256 : str
+        Checksum the file must match to be used.
+    rows : int
+        Rows the loader returns (checked by the tests).
+    unit : str
+        Unit of ``value`` (or ``"mixed"``, with a ``unit`` column).
+    licence, citation : str
+        Terms of reuse and the work to cite.
+    benchmark, config : str, optional
+        Fixed values of those columns for single-benchmark files.
+    split_row : int, optional
+        PT4Cloud files: first row of the ground-truth part.
+    metrics : mapping, optional
+        CWB: the metrics read, each with its unit.
+    """
 
     name: str
     family: str
@@ -133,6 +160,13 @@ def _verified(path: Path, dataset: Dataset) -> Path:
 
 def locate(name: str, *, download: bool = True) -> Path:
     """Path of a dataset's verified file: ``$PERFSTUDY_DATA``, then the cache, then a download.
+
+    Parameters
+    ----------
+    name : str
+        A registered dataset.
+    download : bool
+        Try the pinned URL when the file is not found locally.
 
     Raises
     ------
@@ -317,6 +351,13 @@ def load(name: str, *, download: bool = True) -> pd.DataFrame:
     - ``laaber-*``: ``project``, ``commit``, ``benchmark``, ``batch`` (the repetition, ``trial``),
       ``value`` (ns/op).
 
+    Parameters
+    ----------
+    name : str
+        A registered dataset (``list_datasets()["name"]``).
+    download : bool
+        Download (and verify) the file when it is neither under ``$PERFSTUDY_DATA`` nor cached.
+
     Raises
     ------
     ValueError
@@ -334,7 +375,20 @@ def load(name: str, *, download: bool = True) -> pd.DataFrame:
 
 
 def load_family(family: str, *, download: bool = True) -> pd.DataFrame:
-    """All datasets of one ``family`` (``list_datasets()["family"]``), concatenated, with a ``dataset`` column."""
+    """All datasets of one ``family`` (``list_datasets()["family"]``), concatenated, with a ``dataset`` column.
+
+    Parameters
+    ----------
+    family : str
+        A registered family.
+    download : bool
+        As in :func:`load`.
+
+    Raises
+    ------
+    ValueError
+        An unknown family (the message lists the known ones).
+    """
     names = [d.name for d in registry().values() if d.family == family]
     if not names:
         families = sorted({d.family for d in registry().values()})

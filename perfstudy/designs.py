@@ -54,6 +54,15 @@ class DuplicationCoefficients:
     ``nu_R, nu_H, omega_R, omega_H`` are ``k = "request"`` and ``"host"``; the batch-level effects
     (``"request_batch"``, ``"host_batch"``) get their own coefficients here so that Eq. 5 holds for
     any schedule. ``N`` is the number of observations per condition.
+
+    Attributes
+    ----------
+    observations_per_condition : int
+        ``N``.
+    nu : dict of str to (float, float)
+        ``nu_k^(0)``, ``nu_k^(1)`` per effect ``k``.
+    omega : dict of str to float
+        ``omega_k`` per effect ``k``.
     """
 
     observations_per_condition: int
@@ -97,7 +106,13 @@ def _per_condition(sched: Schedule) -> int:
 
 
 def duplication_coefficients(sched: Schedule) -> DuplicationCoefficients:
-    """Duplication coefficients ``nu`` and ``omega`` of a schedule (section 4.1)."""
+    """Duplication coefficients ``nu`` and ``omega`` of a schedule (section 4.1).
+
+    Parameters
+    ----------
+    sched : Schedule
+        Any schedule (:func:`perfstudy.schedules.schedule`), not only the four designs.
+    """
     if not isinstance(sched, Schedule):
         raise TypeError(f"schedule: expected a Schedule, got {type(sched).__name__}")
     n = _per_condition(sched)
@@ -121,6 +136,13 @@ def variance_from_schedule(sched: Schedule, components: VarianceComponents) -> f
     where each request (host) runs in one batch per condition and no batch is shared across
     conditions, which holds for all four designs. Here they carry their own coefficients, so the
     result is exact for every schedule.
+
+    Parameters
+    ----------
+    sched : Schedule
+        Any schedule.
+    components : VarianceComponents
+        The five sigmas.
     """
     check_components(components)
     dup = duplication_coefficients(sched)
@@ -229,7 +251,17 @@ class CostModel:
             raise ValueError("request, repetition: at least one must be positive, else requests are free")
 
     def cost(self, design: str, *, requests, hosts, repetitions=1):
-        """Total cost of running ``design`` with ``R``, ``H``, ``T`` (broadcasts)."""
+        """Total cost of running ``design`` with ``R``, ``H``, ``T`` (broadcasts).
+
+        Parameters
+        ----------
+        design : str
+            One of :data:`perfstudy.schedules.DESIGNS` (each batch pays the setup once).
+        requests, hosts : int or array_like
+            ``R`` and ``H``.
+        repetitions : int or array_like
+            ``T``.
+        """
         check_design(design)
         requests, hosts, repetitions = (np.asarray(v, dtype=float) for v in (requests, hosts, repetitions))
         total = (
@@ -242,7 +274,21 @@ class CostModel:
 
 @dataclass(frozen=True)
 class Allocation:
-    """The best ``(R, T, H)`` found for one design; ``feasible`` is False if none qualifies."""
+    """The best ``(R, T, H)`` found for one design; ``feasible`` is False if none qualifies.
+
+    Attributes
+    ----------
+    design : str
+        One of :data:`perfstudy.schedules.DESIGNS`.
+    feasible : bool
+        Whether any allocation within the bounds meets the target.
+    requests, repetitions, hosts : int or None
+        ``R``, ``T`` and ``H`` of the cheapest allocation (None if not feasible).
+    cost : float
+        Its cost under the :class:`CostModel` (inf if not feasible).
+    standard_error : float
+        Its standard error of ``delta_hat`` (Eq. 5).
+    """
 
     design: str
     feasible: bool
@@ -265,6 +311,8 @@ class AllocationResult:
     best : str or None
         With a budget only: the design with the smallest SE. With a target: the cheapest design
         that meets it. None if no design qualifies.
+    budget, target_se : float or None
+        The constraints the search was given.
     """
 
     allocations: tuple[Allocation, ...]
@@ -421,6 +469,8 @@ class DesignComparison:
         The cheapest design at these sizes whose SE meets ``target_se``.
     allocation : AllocationResult or None
         With a target: each design's cheapest ``(R, T)`` at these hosts that meets it.
+    requests, hosts, repetitions : int
+        ``R``, ``H`` and ``T`` of the comparison.
     """
 
     requests: int
@@ -460,6 +510,21 @@ def compare_designs(
     With ``costs`` and ``target_se``, also the cheapest design meeting the target at these sizes
     and, through :func:`optimal_allocation`, the cheapest allocation of each design at ``hosts``.
     This is what the design explorer widget shows.
+
+    Parameters
+    ----------
+    components : VarianceComponents
+        The five sigmas (Eq. 3).
+    requests, hosts : int
+        ``R`` and ``H``; ``hosts`` must suit every design (see :func:`perfstudy.schedules.check_hosts`).
+    repetitions : int
+        ``T``.
+    costs : CostModel, optional
+        Prices of setup, requests, repetitions and hosts; with ``target_se``, enables the cost columns.
+    target_se : float, optional
+        The standard error to reach.
+    max_repetitions : int
+        Largest ``T`` the allocation search tries.
     """
     ses = {d: standard_error(d, components, requests=requests, hosts=hosts, repetitions=repetitions) for d in DESIGNS}
     cost = {

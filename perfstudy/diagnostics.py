@@ -47,7 +47,20 @@ def _series(name: str, x, minimum: int = 2, *, method: str | None = None) -> np.
 
 
 def coefficient_of_variation(x, *, ddof: int = 1) -> float:
-    """CoV = standard deviation / mean (Maricq et al., section 4.1), as a fraction."""
+    """CoV = standard deviation / mean (Maricq et al., section 4.1), as a fraction.
+
+    Parameters
+    ----------
+    x : array_like, 1-D
+        The runs; NaN is an error.
+    ddof : int
+        Delta degrees of freedom of the standard deviation.
+
+    Raises
+    ------
+    ValueError
+        A mean of 0 (the CoV is undefined).
+    """
     x = _series("x", x)
     mean = x.mean()
     if mean == 0:
@@ -137,7 +150,15 @@ def autocorrelation_se(x, *, max_lag="sqrt", kernel: str = "truncated") -> Autoc
 
 
 def effective_sample_size(x, *, max_lag="sqrt", kernel: str = "truncated") -> float:
-    """Effective number of independent points, ``gamma_hat(0) / SE^2`` (see :func:`autocorrelation_se`)."""
+    """Effective number of independent points, ``gamma_hat(0) / SE^2`` (see :func:`autocorrelation_se`).
+
+    Parameters
+    ----------
+    x : array_like, 1-D
+        The series, in time order.
+    max_lag, kernel
+        As in :func:`autocorrelation_se`.
+    """
     return autocorrelation_se(x, max_lag=max_lag, kernel=kernel).effective_sample_size
 
 
@@ -178,6 +199,13 @@ def batch_means(x, *, batches: int = 20) -> BatchMeans:
     overall mean (Schmeiser 1982; the check the blog's argument calls for: if points were
     independent it would agree with ``s / sqrt(N)``). With ``batches`` = 20 the estimate itself has a
     relative standard error of about ``1 / sqrt(2 (batches - 1))`` = 16%.
+
+    Parameters
+    ----------
+    x : array_like, 1-D
+        The series, in time order.
+    batches : int
+        Number of disjoint blocks (at least 2; each needs at least one point).
     """
     batches = check_int("batches", batches, minimum=2)
     x = _series("x", x, minimum=2 * batches)
@@ -254,6 +282,21 @@ def normality(
     NaN or infinite values are an error unless ``dropna=True``, which leaves those rows out, warns
     with their number and adds a ``dropped`` column (rows left out per group).
 
+    Parameters
+    ----------
+    df : DataFrame
+        Tidy measurements.
+    by : str or list of str, optional
+        Grouping columns; None tests all rows as one group.
+    value : str
+        Column holding the measurements.
+    alpha : float
+        Size of each test.
+    dropna : bool
+        Leave NaN and infinite rows out (with a warning) instead of refusing them.
+    rng : None, int or Generator
+        Seed of the subsample drawn from groups larger than ``SHAPIRO_MAX``.
+
     Returns
     -------
     DataFrame
@@ -310,6 +353,23 @@ def stationarity(
 
     NaN handling as in :func:`normality` (``dropna``). A group needs ``ADF_MIN`` (20) points.
 
+    Parameters
+    ----------
+    df : DataFrame
+        Tidy measurements.
+    by : str or list of str, optional
+        Grouping columns; None tests all rows as one series.
+    value : str
+        Column holding the measurements.
+    regression : {"c", "ct", "ctt", "n"}
+        Deterministic terms of the ADF regression.
+    autolag : {"AIC", "BIC"} or None
+        Lag selection; None uses :func:`perfstudy.adf.default_maxlag` lags.
+    alpha : float
+        Size of each test.
+    dropna : bool
+        As in :func:`normality`.
+
     Returns
     -------
     DataFrame
@@ -349,6 +409,20 @@ class IndependenceTest:
     ``permutations`` random shuffles, which destroy any dependence on order; ``p_value`` is
     ``(1 + #{|null| >= |statistic|}) / (permutations + 1)``; ``reject`` is ``p_value < alpha``:
     the order matters.
+
+    Attributes
+    ----------
+    statistic : float
+        Lag-1 autocorrelation of the series as measured.
+    p_value : float
+        Two-sided permutation p-value.
+    reject : bool
+        ``p_value < alpha``: the order matters.
+    alpha : float
+        Size of the test.
+    null : ndarray, shape (permutations,)
+        The statistic of each shuffle.
+    permutations : int
     """
 
     statistic: float
@@ -410,6 +484,17 @@ class Warmup:
     """First index from which a series passes the ADF test, among ``candidates``.
 
     ``index`` is None when no candidate start gives a stationary remainder.
+
+    Attributes
+    ----------
+    index : int or None
+        First index of the stationary remainder (discard the runs before it).
+    candidates : ndarray of int
+        Candidate starts tried.
+    p_values : ndarray
+        ADF p-value of the remainder from each candidate.
+    alpha : float
+        Size of the ADF tests.
     """
 
     index: int | None
@@ -433,6 +518,19 @@ def warmup(x, *, step=None, max_fraction: float = 0.5, alpha: float = 0.05, regr
     short against the rest can pass: the index tends to fall before the true end of the warm-up
     (in tests, 80 to 520 for an 800-run random-walk warm-up in 2,000 runs). Read it as the least
     to discard, and look at the series. The ADF lag order is chosen once, by AIC on the whole series.
+
+    Parameters
+    ----------
+    x : array_like, 1-D
+        The series, in time order.
+    step : int, optional
+        Distance between candidate starts (default 2% of the length, at least 1).
+    max_fraction : float
+        Largest share of the series that may be called warm-up.
+    alpha : float
+        Size of each ADF test.
+    regression : {"c", "ct", "ctt", "n"}
+        Deterministic terms of the ADF regression.
     """
     x = _series("x", x, minimum=2 * ADF_MIN)
     max_fraction = check_fraction("max_fraction", max_fraction)

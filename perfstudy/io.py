@@ -92,6 +92,11 @@ def read_pyperf(source) -> pd.DataFrame:
     is the ``hostname`` metadata, ``timestamp`` the run's ``date``.
 
     Extra columns: ``loops`` (outer loop count behind each value), ``inner_loops``.
+
+    Parameters
+    ----------
+    source : str, path or file-like
+        The JSON file, plain or gzip-compressed (``.json.gz``).
     """
     data = _read_json(source, "pyperf")
     benchmarks = _require(data, "benchmarks", "pyperf file", "pyperf")
@@ -137,6 +142,11 @@ def read_hyperfine(source) -> pd.DataFrame:
 
     Extra columns: ``command``, ``params``, ``exit_code`` (non-zero only with ``--ignore-failure``),
     and per-run ``user``/``system`` CPU seconds where the file has them (hyperfine 1.16 and later).
+
+    Parameters
+    ----------
+    source : str, path or file-like
+        The JSON export.
     """
     data = _read_json(source, "hyperfine")
     results = _require(data, "results", "hyperfine file", "hyperfine")
@@ -183,15 +193,17 @@ def read_google_benchmark(source, *, time: str = "real_time", errors: str = "rai
     (``--benchmark_min_warmup_time``) to the file: ``warmup`` is all False. ``host`` and
     ``timestamp`` come from the ``context`` block, kept whole in ``attrs["context"]``.
 
+    Extra columns: ``iterations``, ``threads``.
+
     Parameters
     ----------
+    source : str, path or file-like
+        The JSON file.
     time : {"real_time", "cpu_time"}
     errors : {"raise", "drop"}
         A benchmark that reported an error (``error_occurred``) has no valid time. ``"raise"``
         refuses the file; ``"drop"`` leaves those rows out with a warning that counts them, and
         records their names in ``attrs["errors"]``.
-
-    Extra columns: ``iterations``, ``threads``.
     """
     if time not in ("real_time", "cpu_time"):
         raise ValueError(f"time={time!r}: expected 'real_time' or 'cpu_time'")
@@ -270,14 +282,16 @@ def read_jmh(source, *, metric: str | None = None) -> pd.DataFrame:
     the ``warmup_iterations`` and ``warmup_time`` columns. ``@Param`` values are appended to
     ``benchmark`` (``"pkg.Bench.method [size=10]"``).
 
+    Extra columns: ``mode`` (thrpt, avgt, sample, ss), ``threads``, ``params``,
+    ``warmup_iterations``, ``warmup_time``, ``jvm``.
+
     Parameters
     ----------
+    source : str, path or file-like
+        The JSON results file.
     metric : str, optional
         A secondary metric to read instead of the primary one (e.g. ``"gc.alloc.rate.norm"``);
         it must have raw data.
-
-    Extra columns: ``mode`` (thrpt, avgt, sample, ss), ``threads``, ``params``,
-    ``warmup_iterations``, ``warmup_time``, ``jvm``.
     """
     data = _read_json(source, "JMH")
     if not isinstance(data, list):

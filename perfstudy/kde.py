@@ -53,12 +53,28 @@ class GridTooFine(ValueError):
 
 
 def scott_bandwidth(x: np.ndarray) -> float:
-    """Scott's rule, ``sd(x, ddof=1) * n^(-1/5)``: scipy's ``gaussian_kde`` default in one dimension."""
+    """Scott's rule, ``sd(x, ddof=1) * n^(-1/5)``: scipy's ``gaussian_kde`` default in one dimension.
+
+    Parameters
+    ----------
+    x : ndarray, 1-D
+        The sample (at least two distinct values).
+    """
     return float(np.std(x, ddof=1) * x.size ** (-0.2))
 
 
 class Grid:
-    """``n`` strips of equal width ``step`` from ``lo``; densities are evaluated at their midpoints."""
+    """``n`` strips of equal width ``step`` from ``lo``; densities are evaluated at their midpoints.
+
+    Parameters
+    ----------
+    lo : float
+        Left edge of the first strip.
+    step : float
+        Width of a strip.
+    n : int
+        Number of strips.
+    """
 
     __slots__ = ("lo", "step", "n")
 
@@ -75,7 +91,15 @@ class Grid:
 
 
 def strip_grid(*samples: np.ndarray, strips: int = 1000) -> Grid:
-    """``strips`` strips over the range covered by all ``samples`` together."""
+    """``strips`` strips over the range covered by all ``samples`` together.
+
+    Parameters
+    ----------
+    *samples : ndarray
+        One or more samples; the grid covers their union.
+    strips : int
+        Number of strips.
+    """
     lo = min(float(np.min(s)) for s in samples)
     hi = max(float(np.max(s)) for s in samples)
     if not hi > lo:
@@ -84,7 +108,21 @@ def strip_grid(*samples: np.ndarray, strips: int = 1000) -> Grid:
 
 
 def exact_density(x: np.ndarray, grid: Grid, bandwidth: float) -> np.ndarray:
-    """The Gaussian KDE of ``x`` averaged over each strip, exactly (``scipy.stats.gaussian_kde``)."""
+    """The Gaussian KDE of ``x`` averaged over each strip, exactly (``scipy.stats.gaussian_kde``).
+
+    Parameters
+    ----------
+    x : ndarray, 1-D
+        The sample.
+    grid : Grid
+        The strips.
+    bandwidth : float
+        Standard deviation of the Gaussian kernel.
+
+    Returns
+    -------
+    ndarray, shape (grid.n,)
+    """
     from scipy.stats import gaussian_kde
 
     kde = gaussian_kde(x, bw_method=bandwidth / np.std(x, ddof=1))
@@ -134,6 +172,15 @@ def _smooth(
 
 def binned_density(x, grid: Grid, bandwidth: float) -> np.ndarray:
     """The Gaussian KDE of ``x`` averaged over each strip, by linear binning and an FFT convolution.
+
+    Parameters
+    ----------
+    x : array_like, 1-D
+        The sample.
+    grid : Grid
+        The strips (from :func:`strip_grid`).
+    bandwidth : float
+        Standard deviation of the Gaussian kernel.
 
     Returns
     -------

@@ -54,6 +54,8 @@ def map_tasks(
         None runs in this process.
     progress : bool
         Show a progress bar over completed tasks.
+    desc : str, optional
+        Label of the progress bar.
     """
     if executor is not None and not isinstance(executor, Executor):
         raise TypeError(f"executor: expected a concurrent.futures.Executor, got {type(executor).__name__}")

@@ -64,6 +64,18 @@ def savefig(fig, name: str, *, figures_dir="figures", formats: Sequence[str] = (
     The same figure gives byte-identical files on every run (PDF ``CreationDate`` is omitted, PNG
     carries no date), so committed or compared figures change only when their content does.
 
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+    name : str
+        File name without extension.
+    figures_dir : str or path
+        Created if missing.
+    formats : sequence of str
+        Extensions to write.
+    dpi : int
+        Resolution of raster formats.
+
     Returns
     -------
     list of pathlib.Path
@@ -97,7 +109,23 @@ def plot_clustered_se(
     requests=np.geomspace(10, 1000, 50),
     repetitions: Sequence[int] = (1, 2, 5, 10, 30),
 ):
-    """Figure 2: Eq. 1's SE against requests, one line per repetition count, one panel per rho."""
+    """Figure 2: Eq. 1's SE against requests, one line per repetition count, one panel per rho.
+
+    Parameters
+    ----------
+    sigma : float
+        Total standard deviation of one observation.
+    rhos : sequence of float
+        Intra-cluster correlations, one panel each.
+    requests : array_like
+        ``R`` values on the x axis.
+    repetitions : sequence of int
+        ``T`` values, one line each.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
     requests = np.asarray(requests, dtype=float)
     fig, axes = plt.subplots(1, len(rhos), figsize=(3.6 * len(rhos), 3.4), sharey=True, squeeze=False)
     colors = plt.cm.viridis(np.linspace(0, 0.9, len(repetitions)))
@@ -123,6 +151,9 @@ def plot_design_standard_errors(sweep, components: VarianceComponents, *, line_p
         Empirical SEs; points carry +-2 Monte Carlo standard errors.
     components : VarianceComponents
         For the theory lines (section 4.2.1).
+    line_points : int
+        Points per theory line.
+    title : str
     """
     frame = sweep.to_frame()
     hosts = sorted(frame.hosts.unique())
@@ -165,7 +196,20 @@ def plot_design_standard_errors(sweep, components: VarianceComponents, *, line_p
 def plot_delta_hat_densities(
     samples: Mapping[str, np.ndarray], analytic_se: Mapping[str, float] | None = None, *, title: str = ""
 ):
-    """Figure 5: density of ``delta_hat`` per design (histogram), with the normal of the closed-form SE."""
+    """Figure 5: density of ``delta_hat`` per design (histogram), with the normal of the closed-form SE.
+
+    Parameters
+    ----------
+    samples : mapping of str to ndarray
+        Design name to ``delta_hat`` of many experiments.
+    analytic_se : mapping of str to float, optional
+        Design name to its closed-form SE; draws the normal density with it.
+    title : str
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
     fig, ax = plt.subplots(figsize=(6.4, 3.8))
     spread = max(np.abs(v).max() for v in samples.values())
     n = min(len(v) for v in samples.values())
@@ -191,6 +235,20 @@ def plot_bootstrap_vs_truth(
 
     Bootstrap replicates are shifted by ``-estimate`` so their spread is compared with the truth's
     around the true effect (0 in an A/A test); the paper overlays them the same way.
+
+    Parameters
+    ----------
+    true_delta_hat : ndarray
+        ``delta_hat`` of many independent experiments (its true sampling distribution).
+    bootstraps : mapping of str to ndarray
+        Bootstrap replicates of one experiment, per bootstrap.
+    estimate : float
+        That experiment's ``delta_hat``.
+    title : str
+
+    Returns
+    -------
+    matplotlib.figure.Figure
     """
     fig, ax = plt.subplots(figsize=(6.4, 3.8))
     spread = max(np.abs(true_delta_hat).max(), *(np.abs(b - estimate).max() for b in bootstraps.values()))
@@ -228,6 +286,7 @@ def plot_ranked_intervals(
     ----------
     intervals : mapping (design, bootstrap) -> (estimate, low, high)
         One panel per key, designs as columns and bootstraps as rows.
+    title : str
     """
     designs = list(dict.fromkeys(d for d, _ in intervals))
     boots = list(dict.fromkeys(b for _, b in intervals))
@@ -279,6 +338,20 @@ def plot_type1_by_series(frame, *, experiments: int, confidence: float = 0.95, t
     ``frame`` has columns ``series``, ``bootstrap``, ``type1_error``, ``type1_error_mc``, ``se_ratio``.
     The shaded band is where a true rate of ``1 - confidence`` would be observed 95% of the time
     (binomial, ``experiments`` tests).
+
+    Parameters
+    ----------
+    frame : DataFrame
+        As described above.
+    experiments : int
+        A/A tests behind each rate (for the binomial band).
+    confidence : float
+        Of the intervals whose error rate is shown.
+    title : str
+
+    Returns
+    -------
+    matplotlib.figure.Figure
     """
     nominal = 1 - confidence
     series = list(dict.fromkeys(frame["series"]))
@@ -333,6 +406,18 @@ def plot_cov_overview(survey, *, label_top: int = 3, title: str = ""):
     ``survey`` is the frame of :func:`perfstudy.survey.survey_datasets` (columns ``family``,
     ``dataset``, ``benchmark``, ``cov``). The y axis is logarithmic: CoVs span several decades.
     Series with a CoV of 0 (constant) cannot be drawn on it and are counted in the title.
+
+    Parameters
+    ----------
+    survey : DataFrame
+        As described above.
+    label_top : int
+        Label this many of the most variable series.
+    title : str
+
+    Returns
+    -------
+    matplotlib.figure.Figure
     """
     zero = int((survey["cov"] == 0).sum())
     frame = survey[survey["cov"] > 0].sort_values("cov").reset_index(drop=True)
@@ -381,6 +466,20 @@ def plot_sorted_p_values(
     and none hides another; the legend gives each one's share at or above ``alpha``. The y axis is
     logarithmic; p-values below ``floor`` (0 included: MacKinnon's ADF p-values underflow) are drawn
     at ``floor``, which the axis label says.
+
+    Parameters
+    ----------
+    panels : mapping of str to mapping of str to ndarray
+        As described above.
+    alpha : float
+        Drawn as a horizontal line.
+    ylabel, title : str
+    floor : float
+        Smallest p-value drawn.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
     """
     fig, axes = plt.subplots(1, len(panels), figsize=(5.4 * len(panels), 3.9), squeeze=False)
     for ax, (name, groups) in zip(axes[0], panels.items()):
@@ -415,6 +514,15 @@ def plot_standard_error_trap(table):
     ``table`` has one row per series with ``series``, ``naive_se``, ``truncated_se``, ``bartlett_se``
     and ``batch_means_se``. Everything is drawn relative to the batch-means SE (the observed spread
     of disjoint block means), so 1 is "as wide as the data say"; below 1 is too narrow.
+
+    Parameters
+    ----------
+    table : DataFrame
+        As described above.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
     """
     frame = table.reset_index(drop=True)
     y = np.arange(len(frame))
@@ -450,6 +558,17 @@ def plot_pt4cloud_distributions(cases: Mapping[str, tuple], *, columns: int = 2)
     arrays, the :class:`perfstudy.pt4cloud.PT4CloudResult` (with its band), and the ground-truth
     runs (or None). Cumulative KDEs after intervals 1, 2, ... are drawn in darkening greys; the
     reported one is the last, with its point-wise band shaded.
+
+    Parameters
+    ----------
+    cases : mapping of str to tuple
+        As described above.
+    columns : int
+        Panels per row.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
     """
     from perfstudy.kde import binned_density, scott_bandwidth, strip_grid
 
@@ -495,6 +614,19 @@ def plot_method_accuracy(frame, *, methods: Sequence[str], labels: Mapping[str, 
     """Figure 6/9 of He et al.: accuracy per configuration for several methods, with their averages.
 
     ``frame`` has a ``config`` column and one accuracy column per entry of ``methods``.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        As described above.
+    methods : sequence of str
+        Accuracy columns, one bar per configuration each.
+    labels : mapping of str to str, optional
+        Legend label per method (default the column name).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
     """
     labels = dict(labels or {})
     frame = frame.reset_index(drop=True)
@@ -527,6 +659,17 @@ def plot_confirm_convergence(cases: Mapping[str, object], *, columns: int = 3):
     ``cases`` maps a panel title to a :class:`perfstudy.confirm.Repetitions`. The band is the mean
     lower to mean upper bound, the dashed lines the ``+-error`` bounds around the median, and the
     red line CONFIRM's estimate, annotated.
+
+    Parameters
+    ----------
+    cases : mapping of str to Repetitions
+        Panel title to CONFIRM result.
+    columns : int
+        Panels per row.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
     """
     rows = math.ceil(len(cases) / columns)
     fig, axes = plt.subplots(rows, columns, figsize=(4.6 * columns, 3.3 * rows), squeeze=False)
@@ -570,6 +713,18 @@ def plot_cov_vs_repetitions(frame, *, max_size: int, title: str = ""):
 
     ``frame`` has ``family``, ``cov`` and ``estimate`` (None/NaN when ``max_size`` runs were not
     enough; those are drawn at ``max_size`` with an upward triangle).
+
+    Parameters
+    ----------
+    frame : DataFrame
+        As described above.
+    max_size : int
+        The largest subset size CONFIRM tried.
+    title : str
+
+    Returns
+    -------
+    matplotlib.figure.Figure
     """
     fig, ax = plt.subplots(figsize=(7, 4.2))
     for family, group in frame.groupby("family", sort=False):
@@ -602,6 +757,23 @@ def plot_server_ranking(ranking, *, by: str = "host", highlight=None, curve=None
 
     ``ranking`` comes from :func:`perfstudy.servers.rank_servers`; ``highlight`` names servers to
     mark (e.g. a deliberately degraded copy); ``curve`` is an elimination curve to draw beside it.
+
+    Parameters
+    ----------
+    ranking : DataFrame
+        The ranking.
+    by : str
+        Server column of ``ranking``.
+    highlight : sequence, optional
+        Servers to mark.
+    curve : DataFrame, optional
+        Elimination curve (:func:`perfstudy.servers.eliminate_unrepresentative`).
+    top : int
+        Most dissimilar servers to show.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
     """
     panels = 2 if curve is not None and len(curve) else 1
     fig, axes = plt.subplots(1, panels, figsize=(5.5 * panels, 3.8), squeeze=False)
@@ -633,6 +805,15 @@ def plot_search_traces(traces: Mapping[str, tuple]):
 
     ``traces`` maps a label to ``(search, true_peak_rate)``, a :class:`perfstudy.workbench.PeakSearch`
     and the server's true peak rate (load factor = load / true peak rate).
+
+    Parameters
+    ----------
+    traces : mapping of str to (PeakSearch, float)
+        As described above.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
     """
     fig, ax = plt.subplots(figsize=(8, 4))
     for label, (search, peak) in traces.items():
@@ -653,7 +834,24 @@ def plot_search_traces(traces: Mapping[str, tuple]):
 
 
 def plot_lines(frame, *, x: str, y: str, hue: str, xlabel: str, ylabel: str, title: str = "", logx: bool = False):
-    """One line per value of ``hue``: ``y`` against ``x`` (Figures 6, 9 and 10 of Shivam et al.)."""
+    """One line per value of ``hue``: ``y`` against ``x`` (Figures 6, 9 and 10 of Shivam et al.).
+
+    Parameters
+    ----------
+    frame : DataFrame
+        Long format, one row per point.
+    x, y, hue : str
+        Columns for the axes and for the lines.
+    xlabel, ylabel : str
+        Axis labels.
+    title : str
+    logx : bool
+        Logarithmic x axis.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
     fig, ax = plt.subplots(figsize=(6.5, 4))
     for value, group in frame.groupby(hue, sort=True):
         group = group.sort_values(x)

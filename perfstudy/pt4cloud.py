@@ -154,12 +154,31 @@ def stability_probability(d1, d2, *, strips: int = 1000, method: str = "binned")
     """PT4Cloud's probability that ``d1`` and ``d2`` come from the same distribution, ``2^-J`` (section 3.1).
 
     Never NaN for valid input; identical samples give exactly 1. See :func:`divergence`.
+
+    Parameters
+    ----------
+    d1, d2 : array_like, 1-D
+        The two samples.
+    strips : int
+        Strips of the common grid.
+    method : {"binned", "exact"}
+        KDE evaluation, see :mod:`perfstudy.kde`.
     """
     return divergence(d1, d2, strips=strips, method=method).probability
 
 
 def accuracy(samples, ground_truth, *, strips: int = 1000, method: str = "binned") -> float:
-    """The paper's accuracy (section 5.1): the stability probability of a result against the ground truth."""
+    """The paper's accuracy (section 5.1): the stability probability of a result against the ground truth.
+
+    Parameters
+    ----------
+    samples : array_like, 1-D
+        The reported runs.
+    ground_truth : array_like, 1-D
+        Runs of the ground truth.
+    strips, method
+        As in :func:`divergence`.
+    """
     return stability_probability(samples, ground_truth, strips=strips, method=method)
 
 
@@ -202,6 +221,21 @@ def confidence_band(
     ``(1 + confidence)/2`` quantile of those KDEs. Keeping the bandwidth fixed makes the band one for the
     smoothed density ``E[f_h]`` that the KDE estimates. Resampled KDEs are binned (see
     :mod:`perfstudy.kde`); if outliers make the fine grid too large, it is coarsened with a warning.
+
+    Parameters
+    ----------
+    samples : array_like, 1-D
+        The runs whose density is estimated.
+    confidence : float
+        Point-wise coverage (paper: 0.99).
+    replicates : int
+        Bootstrap resamples (paper: 1,000).
+    strips : int
+        Strips of the grid, when ``grid`` is None.
+    grid : Grid, optional
+        Evaluate on this grid instead.
+    rng : None, int or Generator
+        Seed of the resamples.
     """
     x = _sample("samples", samples)
     confidence = check_fraction("confidence", confidence)
@@ -242,6 +276,15 @@ def split_intervals(samples, intervals=None, *, empty: str = "error") -> tuple[l
       runs.
 
     A trailing incomplete interval is not used; its run count is returned, never silently dropped.
+
+    Parameters
+    ----------
+    samples : sequence of arrays, DataFrame or array_like
+        As described above.
+    intervals : None, duration or int
+        As described above.
+    empty : {"error", "skip"}
+        What to do with an interval without runs.
 
     Returns
     -------
@@ -366,12 +409,31 @@ def pt4cloud(
         ``po``; 0.9 in the paper.
     confidence, replicates : float, int
         Of the band on the reported distribution (paper: 99%, 1,000). ``band=False`` skips it.
+    strips, method
+        As in :func:`stability_probability`.
+    band : bool
+        Compute the confidence band of the reported distribution.
+    rng : None, int or Generator
+        Seed of the band's resamples.
+    empty : {"error", "skip"}
+        As in :func:`split_intervals`.
 
     Raises
     ------
     ValueError
         Fewer than two intervals; an interval with fewer than ``MIN_SAMPLES`` runs, with NaN, or
         (the first one) constant.
+
+    Examples
+    --------
+    Four intervals of 400 runs from one distribution: the second already agrees with the first.
+
+    >>> import numpy as np
+    >>> from perfstudy.pt4cloud import pt4cloud
+    >>> rng = np.random.default_rng(0)
+    >>> result = pt4cloud([rng.gamma(9, 1, 400) for _ in range(4)], band=False)
+    >>> result.stopped, result.intervals_used
+    (True, 2)
     """
     objective_probability = check_fraction("objective_probability", objective_probability)
     confidence = check_fraction("confidence", confidence)
@@ -463,6 +525,19 @@ def pt4cloud_short(
     ``samples`` and each length are as in :func:`split_intervals` (a frame and durations, or an
     array in run order and run counts). ``validate`` is True, False, or a length: validate the
     lengths shorter than it (the paper recommends validation below 3.5 days).
+
+    Parameters
+    ----------
+    samples : DataFrame or array_like
+        As in :func:`split_intervals`.
+    interval_lengths : sequence
+        Durations (with a frame) or run counts (with an array), ascending.
+    validate : bool or duration or int
+        As described above.
+    objective_probability : float
+        ``po``.
+    strips, method
+        As in :func:`stability_probability`.
     """
     objective_probability = check_fraction("objective_probability", objective_probability)
     lengths = list(interval_lengths)
@@ -541,6 +616,15 @@ def hourly_sample(samples, portion: float = 0.5, *, runs_per_hour: float | None 
       ``i / runs_per_hour``; runs in the first ``portion`` of their hour are kept.
 
     Returns the same kind of object as given.
+
+    Parameters
+    ----------
+    samples : DataFrame or array_like
+        As described above.
+    portion : float
+        Share of each hour that is kept, in (0, 1].
+    runs_per_hour : float, optional
+        Required for an array.
     """
     portion = float(portion)
     if not 0 < portion <= 1:

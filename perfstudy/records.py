@@ -18,7 +18,13 @@ __all__ = ["Recorder", "load_records", "to_jsonable"]
 
 
 def to_jsonable(value):
-    """Convert numpy, pandas and dataclass-free containers to plain JSON types (NaN -> None)."""
+    """Convert numpy, pandas and dataclass-free containers to plain JSON types (NaN -> None).
+
+    Parameters
+    ----------
+    value : object
+        Scalars, arrays, Series, DataFrames, mappings and sequences of them.
+    """
     if isinstance(value, pd.DataFrame):
         return [to_jsonable(row) for row in value.to_dict(orient="records")]
     if isinstance(value, pd.Series):
@@ -73,5 +79,11 @@ class Recorder:
 
 
 def load_records(path) -> dict:
-    """Read a record written by :class:`Recorder`."""
+    """Read a record written by :class:`Recorder`.
+
+    Parameters
+    ----------
+    path : str or path
+        A ``.json`` record.
+    """
     return json.loads(Path(path).read_text())

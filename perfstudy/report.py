@@ -206,7 +206,13 @@ def run_notebooks(
 
 
 def format_table(runs) -> str:
-    """A plain-text table: notebook, status, seconds, where it failed."""
+    """A plain-text table: notebook, status, seconds, where it failed.
+
+    Parameters
+    ----------
+    runs : sequence of NotebookRun
+        From :func:`run_notebooks`.
+    """
     header = ("notebook", "status", "seconds", "where it failed")
     rows = [(r.name, r.status, f"{r.seconds:.1f}", r.error or "") for r in runs]
     widths = [max(len(str(x)) for x in column) for column in zip(header, *rows)]

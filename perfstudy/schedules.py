@@ -32,7 +32,12 @@ BATCHES: dict[str, int] = {
 
 
 def check_design(design: str) -> str:
-    """Return ``design`` if it is one of :data:`DESIGNS`, else raise ``ValueError``."""
+    """Return ``design`` if it is one of :data:`DESIGNS`, else raise ``ValueError``.
+
+    Parameters
+    ----------
+    design : str
+    """
     if design not in BATCHES:
         raise ValueError(f"design={design!r}: expected one of {', '.join(map(repr, DESIGNS))}")
     return design
@@ -44,6 +49,13 @@ def check_hosts(design: str, hosts, requests) -> None:
     Works elementwise on arrays. Single-batch designs give half the hosts to each version, so
     ``hosts`` must be even; every host must serve at least one request, so ``hosts / 2 <= requests``
     (single batch) or ``hosts <= requests`` (two batches).
+
+    Parameters
+    ----------
+    design : str
+        One of :data:`DESIGNS`.
+    hosts, requests : int or array_like
+        ``H`` and ``R``.
     """
     hosts = np.asarray(hosts)
     requests = np.asarray(requests)

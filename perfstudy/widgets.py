@@ -20,7 +20,12 @@ __all__ = ["design_explorer", "render_comparison"]
 
 
 def render_comparison(comparison) -> str:
-    """HTML for a :class:`perfstudy.designs.DesignComparison` (used by the explorer)."""
+    """HTML for a :class:`perfstudy.designs.DesignComparison` (used by the explorer).
+
+    Parameters
+    ----------
+    comparison : DesignComparison
+    """
     rows = []
     for design, se in comparison.standard_errors.items():
         meets = comparison.target_se is not None and se <= comparison.target_se
@@ -59,6 +64,17 @@ def design_explorer(
     target_se: float = 0.05,
 ):
     """Sliders for the five sigmas, R, H, T, the costs and a target SE; shows the four designs' SEs.
+
+    Parameters
+    ----------
+    components : VarianceComponents
+        Initial sigmas (default Table 1's endpoint).
+    requests, hosts, repetitions : int
+        Initial ``R``, ``H`` and ``T``.
+    costs : CostModel
+        Initial prices.
+    target_se : float
+        Initial target standard error.
 
     Returns
     -------

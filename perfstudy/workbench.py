@@ -109,7 +109,15 @@ class SimulatedServer:
         return self.capacity - 1.0 / (self.saturation_response - self.service_time)
 
     def mean_response(self, load: float, runlength: float = 600.0) -> float:
-        """Expected mean response time (s) at ``load`` requests/s over a run of ``runlength`` s."""
+        """Expected mean response time (s) at ``load`` requests/s over a run of ``runlength`` s.
+
+        Parameters
+        ----------
+        load : float
+            Offered load, requests/s.
+        runlength : float
+            Duration of the run, s.
+        """
         mu = self.capacity
         if load < mu:
             return self.service_time + 1.0 / (mu - load)
@@ -121,6 +129,13 @@ class SimulatedServer:
         Below capacity the M/M/1 time-average term, capped at ``cv_max`` (a run cannot be noisier
         than its own backlog allows); in overload the backlog grows almost deterministically and
         only the arrival count varies, ``1 / sqrt(lambda L)``.
+
+        Parameters
+        ----------
+        load : float
+            Offered load, requests/s.
+        runlength : float
+            Duration of the run, s.
         """
         rho = load / self.capacity
         if rho >= 1:
@@ -182,6 +197,8 @@ class PeakSearch:
     loads : DataFrame
         One row per test load: ``load``, ``trials``, ``mean``, ``low``, ``high`` (95%), ``verdict``
         (below, above, peak, undecided).
+    policy : str
+        The load picker that ran.
     """
 
     peak_rate: float | None
@@ -221,22 +238,49 @@ def find_peak_rate(
 
     Parameters
     ----------
+    server : SimulatedServer
+        The system under test (anything with ``run(load, runlength, *, trials, rng)`` and
+        ``saturation_response``, ``R*``).
     policy : {"binsearch", "linear", "model", "strawman"}
         Load pickers of section 3.5-3.6; ``"strawman"`` is the fixed-step scan of section 3.1
         (``strawman_trials`` trials of ``strawman_runlength`` s per load, no adaptation; its peak
         is the last load before one whose mean response exceeds ``R*``).
-    seed_load : float
-        First test load (default 5% of ``max_load``... or of the capacity scale: 10 requests/s).
+    seed_load : float, optional
+        First test load in requests/s (default 10).
     increment : float
         Linear's and strawman's step (default the seed load).
     max_load : float
         Loads above it are not tried (default 1e6): if the server has not saturated there the
         search reports ``converged=False``.
+    target_accuracy : float
+        As described above.
+    confidence : float
+        Of the interval at the peak.
+    region_width : float
+        Half-width of the peak-rate region, relative to ``R*``.
+    runlength : float
+        Duration of one trial, s.
+    max_trials : int
+        Trials per load at most.
+    max_loads : int
+        Test loads at most.
+    strawman_trials, strawman_runlength
+        The strawman's fixed trials per load and their duration.
+    rng : None, int or Generator
+        Seed of the trials.
 
     Raises
     ------
     ValueError
         ``target_accuracy``, ``confidence`` or ``region_width`` outside (0, 1); an unknown policy.
+
+    Examples
+    --------
+    >>> from perfstudy.workbench import SimulatedServer, find_peak_rate
+    >>> server = SimulatedServer()
+    >>> search = find_peak_rate(server, rng=0)
+    >>> search.converged, round(server.true_peak_rate, 1), search.peak_rate
+    (True, 223.9, 225.0)
     """
     target_accuracy = check_fraction("target_accuracy", target_accuracy)
     confidence = check_fraction("confidence", confidence)
@@ -362,7 +406,24 @@ def trials_needed(
     rng=None,
 ) -> int:
     """Trials until the interval of the mean response time at ``load`` reaches ``target_accuracy``
-    (Figure 6); ``max_trials`` if it never does."""
+    (Figure 6); ``max_trials`` if it never does.
+
+    Parameters
+    ----------
+    server : SimulatedServer
+    load : float
+        Offered load, requests/s.
+    runlength : float
+        Duration of one trial, s.
+    target_accuracy : float
+        As in :func:`find_peak_rate`.
+    confidence : float
+        Of the interval.
+    max_trials : int
+        Give up after this many.
+    rng : None, int or Generator
+        Seed of the trials.
+    """
     target_accuracy = check_fraction("target_accuracy", target_accuracy)
     rng = np.random.default_rng(rng)
     values = server.run(load, runlength, trials=2, rng=rng)
@@ -376,7 +437,17 @@ def trials_needed(
 
 @dataclass(frozen=True, eq=False)
 class Surface:
-    """A mapped response surface: one row per sample (factors, true and found peak rates, cost)."""
+    """A mapped response surface: one row per sample (factors, true and found peak rates, cost).
+
+    Attributes
+    ----------
+    samples : DataFrame
+        One row per sample.
+    total_cost : float
+        Benchmarking time of all searches, s.
+    searches : list of PeakSearch
+        One per sample, in order.
+    """
 
     samples: pd.DataFrame
     total_cost: float
@@ -398,6 +469,23 @@ def map_response_surface(
 
     ``samples`` is a DataFrame (or list of dicts) of factor values passed to ``server_factory``;
     ``search`` goes to :func:`find_peak_rate`.
+
+    Parameters
+    ----------
+    samples : DataFrame or list of dict
+        Factor values, one row per sample.
+    server_factory : callable
+        ``server_factory(**factors) -> server``.
+    policy : str
+        Load picker, see :func:`find_peak_rate`.
+    seeding : bool
+        Seed each search from the nearest sample's peak.
+    default_seed : float
+        Seed load of the first search (and of all without ``seeding``).
+    rng : None, int or Generator
+        Seed of all trials.
+    **search
+        Passed to :func:`find_peak_rate`.
     """
     frame = pd.DataFrame(samples).reset_index(drop=True)
     if frame.empty:
@@ -453,6 +541,17 @@ def d_optimal(points, k: int, *, starts: int = 20, rng=None) -> np.ndarray:
 
     Fedorov-style exchange from ``starts`` random subsets: swap a chosen point for an unchosen one
     while the determinant grows; the best subset over all starts is returned, sorted.
+
+    Parameters
+    ----------
+    points : array_like, shape (n, 2)
+        Candidate factor settings.
+    k : int
+        Points to choose (at least the 6 coefficients of the quadratic).
+    starts : int
+        Random initial subsets.
+    rng : None, int or Generator
+        Seed of the initial subsets.
     """
     design = quadratic_design(points)
     n, p = design.shape

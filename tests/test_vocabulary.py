@@ -123,9 +123,9 @@ def test_result_field_names(name):
         assert {"statistic", "reject"} <= fields, f"{name}: a test result carries statistic, p_value and reject"
 
 
-def _documented_parameters(obj) -> set[str] | None:
+def _documented_parameters(obj, section: str = "Parameters") -> set[str] | None:
     doc = inspect.getdoc(obj) or ""
-    match = re.search(r"^Parameters\n-{3,}\n(.*?)(?:^\w[\w ]*\n-{3,}\n|\Z)", doc, flags=re.S | re.M)
+    match = re.search(rf"^{section}\n-{{3,}}\n(.*?)(?:^\w[\w ]*\n-{{3,}}\n|\Z)", doc, flags=re.S | re.M)
     if not match:
         return None
     names = set()
@@ -143,112 +143,39 @@ def _parameters(obj) -> list[str]:
     return [p for p in signature.parameters if p not in ("self", "cls")]
 
 
-#: Public callables whose docstring still lacks a numpydoc Parameters section naming every parameter
-#: (issue 14's debt, to be paid down; the test fails when one of them is documented, so the list only shrinks).
-UNDOCUMENTED = {
-    "perfstudy.adf.adf_suffixes",
-    "perfstudy.adf.default_maxlag",
-    "perfstudy.adf.min_suffix",
-    "perfstudy.baselines.sota2",
-    "perfstudy.bootstrap.check_weights",
-    "perfstudy.bootstrap.host_blocks",
-    "perfstudy.cli.main",
-    "perfstudy.confirm.MedianCI",
-    "perfstudy.confirm.median_ci",
-    "perfstudy.confirm.median_ci_indices",
-    "perfstudy.confirm.repetitions_needed",
-    "perfstudy.datasets.Dataset",
-    "perfstudy.datasets.load",
-    "perfstudy.datasets.load_family",
-    "perfstudy.datasets.locate",
-    "perfstudy.designs.Allocation",
-    "perfstudy.designs.CostModel.cost",
-    "perfstudy.designs.DuplicationCoefficients",
-    "perfstudy.designs.compare_designs",
-    "perfstudy.designs.duplication_coefficients",
-    "perfstudy.designs.variance_from_schedule",
-    "perfstudy.diagnostics.IndependenceTest",
-    "perfstudy.diagnostics.Warmup",
-    "perfstudy.diagnostics.batch_means",
-    "perfstudy.diagnostics.coefficient_of_variation",
-    "perfstudy.diagnostics.effective_sample_size",
-    "perfstudy.diagnostics.normality",
-    "perfstudy.diagnostics.stationarity",
-    "perfstudy.diagnostics.warmup",
-    "perfstudy.io.read_google_benchmark",
-    "perfstudy.io.read_hyperfine",
-    "perfstudy.io.read_jmh",
-    "perfstudy.io.read_pyperf",
-    "perfstudy.kde.Grid",
-    "perfstudy.kde.binned_density",
-    "perfstudy.kde.exact_density",
-    "perfstudy.kde.scott_bandwidth",
-    "perfstudy.kde.strip_grid",
-    "perfstudy.model.DrawnEffects",
-    "perfstudy.model.clustered_standard_error",
-    "perfstudy.model.design_effect",
-    "perfstudy.model.sample_delta_hat",
-    "perfstudy.parallel.map_tasks",
-    "perfstudy.plots.plot_bootstrap_vs_truth",
-    "perfstudy.plots.plot_clustered_se",
-    "perfstudy.plots.plot_confirm_convergence",
-    "perfstudy.plots.plot_cov_overview",
-    "perfstudy.plots.plot_cov_vs_repetitions",
-    "perfstudy.plots.plot_delta_hat_densities",
-    "perfstudy.plots.plot_design_standard_errors",
-    "perfstudy.plots.plot_lines",
-    "perfstudy.plots.plot_method_accuracy",
-    "perfstudy.plots.plot_pt4cloud_distributions",
-    "perfstudy.plots.plot_ranked_intervals",
-    "perfstudy.plots.plot_search_traces",
-    "perfstudy.plots.plot_server_ranking",
-    "perfstudy.plots.plot_sorted_p_values",
-    "perfstudy.plots.plot_standard_error_trap",
-    "perfstudy.plots.plot_type1_by_series",
-    "perfstudy.plots.savefig",
-    "perfstudy.pt4cloud.accuracy",
-    "perfstudy.pt4cloud.confidence_band",
-    "perfstudy.pt4cloud.hourly_sample",
-    "perfstudy.pt4cloud.pt4cloud",
-    "perfstudy.pt4cloud.pt4cloud_short",
-    "perfstudy.pt4cloud.split_intervals",
-    "perfstudy.pt4cloud.stability_probability",
-    "perfstudy.records.load_records",
-    "perfstudy.records.to_jsonable",
-    "perfstudy.report.format_table",
-    "perfstudy.schedules.check_design",
-    "perfstudy.schedules.check_hosts",
-    "perfstudy.studies.public_data.Series",
-    "perfstudy.widgets.design_explorer",
-    "perfstudy.widgets.render_comparison",
-    "perfstudy.workbench.SimulatedServer.mean_response",
-    "perfstudy.workbench.SimulatedServer.noise_cv",
-    "perfstudy.workbench.Surface",
-    "perfstudy.workbench.d_optimal",
-    "perfstudy.workbench.find_peak_rate",
-    "perfstudy.workbench.map_response_surface",
-    "perfstudy.workbench.trials_needed",
-}
-
-
 @pytest.mark.parametrize("name", sorted(n for n, obj in CALLABLES.items() if _parameters(obj)))
 def test_numpydoc_parameters_section(name):
     obj = CALLABLES[name]
-    if name in UNDOCUMENTED:
-        documented = _documented_parameters(obj)
-        assert documented is None or not set(_parameters(obj)) <= documented, (
-            f"{name} is documented now: remove it from UNDOCUMENTED"
-        )
-        return
     if inspect.isclass(obj) and dataclasses.is_dataclass(obj):
-        # a dataclass documents its fields under Parameters or Attributes
-        doc = inspect.getdoc(obj) or ""
-        assert re.search(r"^(Parameters|Attributes)\n-{3,}", doc, flags=re.M), f"{name}: no Attributes section"
+        # a result documents its fields under Attributes (or Parameters, when users build it)
+        documented = _documented_parameters(obj, "Attributes") or _documented_parameters(obj) or set()
+        missing = [f.name for f in dataclasses.fields(obj) if f.name not in documented]
+        assert not missing, f"{name}: no Attributes entry for {missing}"
         return
     documented = _documented_parameters(obj)
     assert documented is not None, f"{name}: no numpydoc Parameters section"
     missing = [p for p in _parameters(obj) if p not in documented]
     assert not missing, f"{name}: Parameters section does not name {missing}"
+
+
+def test_the_docstring_parser_reads_sections():
+    # the parser above must see names and stop at the next section, or the test above proves nothing
+    def f(a, b, *c, d=1):
+        """Summary.
+
+        Parameters
+        ----------
+        a, b : int
+        *c
+            More.
+
+        Returns
+        -------
+        d : int
+        """
+
+    assert _documented_parameters(f) == {"a", "b", "c"}
+    assert _documented_parameters(f, "Attributes") is None
 
 
 def _sample(rng=0, n=200):
@@ -360,7 +287,3 @@ def _same(a, b) -> bool:
         return bool(a == b) or (a != a and b != b)
     except (TypeError, ValueError):
         return True  # an object without equality (a Schedule): compared through its parent's other fields
-
-
-def test_undocumented_list_names_real_callables():
-    assert UNDOCUMENTED <= set(CALLABLES), sorted(UNDOCUMENTED - set(CALLABLES))

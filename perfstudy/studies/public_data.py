@@ -35,7 +35,17 @@ SHORT_LIVED = ["benchmark"]
 
 @dataclass(frozen=True, eq=False)
 class Series:
-    """One series of a registered dataset: its values in time order (where there is one)."""
+    """One series of a registered dataset: its values in time order (where there is one).
+
+    Attributes
+    ----------
+    family, dataset : str
+        The registry's family and dataset name.
+    key : dict
+        The values of the grouping columns that pick the series out of the dataset.
+    values : ndarray
+        The measurements.
+    """
 
     family: str
     dataset: str
