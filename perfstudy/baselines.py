@@ -106,16 +106,12 @@ def sota1(
 
     Parameters
     ----------
-    x : array
-        Runs in order.
-    period : int
-        Runs per window.
+    x, period, alpha, effect
+        As in :func:`repetitiveness`.
     span : int
         Runs over which repetitiveness must stay within ``threshold`` (at least one window).
     threshold : float
         Largest change of repetitiveness over ``span`` that counts as no change.
-    alpha, effect : float
-        See :func:`repetitiveness`.
 
     Returns
     -------

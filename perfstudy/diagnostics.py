@@ -355,20 +355,12 @@ def stationarity(
 
     Parameters
     ----------
-    df : DataFrame
-        Tidy measurements.
-    by : str or list of str, optional
-        Grouping columns; None tests all rows as one series.
-    value : str
-        Column holding the measurements.
+    df, by, value, alpha, dropna
+        As in :func:`normality` (with ``by=None`` all rows are one series).
     regression : {"c", "ct", "ctt", "n"}
         Deterministic terms of the ADF regression.
     autolag : {"AIC", "BIC"} or None
         Lag selection; None uses :func:`perfstudy.adf.default_maxlag` lags.
-    alpha : float
-        Size of each test.
-    dropna : bool
-        As in :func:`normality`.
 
     Returns
     -------

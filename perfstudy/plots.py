@@ -58,6 +58,18 @@ DESIGN_LABELS = {
 }
 
 
+def _panel_grid(count: int, columns: int, size: tuple[float, float]):
+    """A figure of ``count`` panels, ``columns`` to a row, each ``size`` inches; spare panels hidden.
+
+    Returns the figure and the ``count`` axes in reading order.
+    """
+    rows = math.ceil(count / columns)
+    fig, axes = plt.subplots(rows, columns, figsize=(size[0] * columns, size[1] * rows), squeeze=False)
+    for ax in axes.ravel()[count:]:
+        ax.set_visible(False)
+    return fig, axes.ravel()[:count]
+
+
 def savefig(fig, name: str, *, figures_dir="figures", formats: Sequence[str] = ("png", "pdf"), dpi: int = 150):
     """Save ``fig`` as ``figures_dir/name.{png,pdf}`` with no timestamps in the metadata.
 
@@ -572,9 +584,8 @@ def plot_pt4cloud_distributions(cases: Mapping[str, tuple], *, columns: int = 2)
     """
     from perfstudy.kde import binned_density, scott_bandwidth, strip_grid
 
-    rows = math.ceil(len(cases) / columns)
-    fig, axes = plt.subplots(rows, columns, figsize=(5.2 * columns, 3.3 * rows), squeeze=False)
-    for ax, (title, (intervals, result, ground_truth)) in zip(axes.ravel(), cases.items()):
+    fig, axes = _panel_grid(len(cases), columns, (5.2, 3.3))
+    for ax, (title, (intervals, result, ground_truth)) in zip(axes, cases.items()):
         used = result.intervals_used
         greys = plt.cm.Greys(np.linspace(0.35, 0.8, used))
         for k in range(used):
@@ -604,8 +615,6 @@ def plot_pt4cloud_distributions(cases: Mapping[str, tuple], *, columns: int = 2)
             )
         ax.set(title=title, xlabel="performance", ylabel="density")
         ax.legend(fontsize="x-small")
-    for ax in axes.ravel()[len(cases) :]:
-        ax.set_visible(False)
     fig.tight_layout()
     return fig
 
@@ -671,9 +680,8 @@ def plot_confirm_convergence(cases: Mapping[str, object], *, columns: int = 3):
     -------
     matplotlib.figure.Figure
     """
-    rows = math.ceil(len(cases) / columns)
-    fig, axes = plt.subplots(rows, columns, figsize=(4.6 * columns, 3.3 * rows), squeeze=False)
-    for ax, (title, rep) in zip(axes.ravel(), cases.items()):
+    fig, axes = _panel_grid(len(cases), columns, (4.6, 3.3))
+    for ax, (title, rep) in zip(axes, cases.items()):
         relative_low = rep.mean_low / rep.median - 1
         relative_high = rep.mean_high / rep.median - 1
         ax.fill_between(
@@ -702,8 +710,6 @@ def plot_confirm_convergence(cases: Mapping[str, object], *, columns: int = 3):
         ax.yaxis.set_major_formatter(matplotlib.ticker.PercentFormatter(1.0, decimals=1))
         ax.set(title=title, xlabel="runs (subset size)", ylabel="relative to the median")
         ax.legend(fontsize="x-small", loc="lower right")
-    for ax in axes.ravel()[len(cases) :]:
-        ax.set_visible(False)
     fig.tight_layout()
     return fig
 

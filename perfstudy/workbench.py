@@ -132,10 +132,8 @@ class SimulatedServer:
 
         Parameters
         ----------
-        load : float
-            Offered load, requests/s.
-        runlength : float
-            Duration of the run, s.
+        load, runlength : float
+            As in :meth:`mean_response`.
         """
         rho = load / self.capacity
         if rho >= 1:

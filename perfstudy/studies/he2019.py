@@ -286,10 +286,8 @@ def reduction_study(
         ``po``.
     portion : float
         Hourly sampling: the share of every hour kept (1: no sampling).
-    executor : concurrent.futures.Executor, optional
-        Where the configurations run.
-    progress : bool
-        Show a progress bar.
+    executor, progress
+        As in :func:`weekly_study`.
 
     Returns
     -------

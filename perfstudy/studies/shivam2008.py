@@ -212,12 +212,8 @@ def policy_traces(
     ----------
     server, neighbour : SimulatedServer
         The sample searched and the nearby one whose peak seeds it.
-    policies : sequence of str
-        Load pickers.
-    search : dict
-        Keyword arguments of :func:`perfstudy.workbench.find_peak_rate`.
-    rng : None, int, SeedSequence or Generator
-        One stream, used in turn.
+    policies, search, rng
+        As in :func:`growth`.
 
     Returns
     -------
