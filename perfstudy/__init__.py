@@ -1,7 +1,7 @@
 """perfstudy: benchmarking that can be trusted.
 
 Modules, one concept each (see DESIGN.md): ``schedules`` (who runs what where), ``model``
-(random effects, simulation), ``designs`` (standard errors, budgets), ``sweeps`` (simulation
+(random effects, simulation), ``estimate`` (variance components from data), ``designs`` (standard errors, budgets), ``sweeps`` (simulation
 studies), ``parallel`` (executors), ``plots``, ``widgets``, ``records``, ``report``/``cli``.
 """
 
@@ -12,6 +12,7 @@ from perfstudy.designs import (
     standard_error,
     variance_from_schedule,
 )
+from perfstudy.estimate import VarianceFit, fit_variance_components
 from perfstudy.model import (
     PERFLAB_ENDPOINTS,
     Simulation,
@@ -22,7 +23,7 @@ from perfstudy.model import (
     sample_delta_hat,
     simulate,
 )
-from perfstudy.schedules import DESIGNS, Schedule, schedule
+from perfstudy.schedules import DESIGNS, Schedule, pilot_schedule, schedule
 
 __version__ = "0.1.0"
 
@@ -33,11 +34,14 @@ __all__ = [
     "Schedule",
     "Simulation",
     "VarianceComponents",
+    "VarianceFit",
     "clustered_standard_error",
     "design_effect",
     "duplication_coefficients",
+    "fit_variance_components",
     "intraclass_correlation",
     "optimal_allocation",
+    "pilot_schedule",
     "sample_delta_hat",
     "schedule",
     "simulate",

@@ -16,7 +16,7 @@ import pandas as pd
 
 from perfstudy._checks import check_int, check_version
 
-__all__ = ["DESIGNS", "BATCHES", "Schedule", "schedule", "check_design", "check_hosts"]
+__all__ = ["DESIGNS", "BATCHES", "Schedule", "schedule", "pilot_schedule", "check_design", "check_hosts"]
 
 #: The four designs of section 4.2, in the order of the paper's Table 3.
 DESIGNS: tuple[str, ...] = ("unbalanced", "request_balanced", "host_balanced", "fully_balanced")
@@ -253,4 +253,50 @@ def schedule(design: str, *, requests: int, hosts: int, repetitions: int = 1) ->
         version=np.repeat([0, 1], requests * repetitions),
         repetition=np.tile(np.arange(repetitions), 2 * requests),
         design=design,
+    )
+
+
+def pilot_schedule(requests: int, hosts: int, *, batches: int = 2, repetitions: int = 1, rng=None) -> Schedule:
+    """A pilot run for fitting variance components: every request in every batch under both versions,
+    each time on a host drawn at random.
+
+    The unbalanced layout of the speed case in issue 11 (and of a pilot taken from a live fleet):
+    request ``r`` runs ``repetitions`` times in each batch and version, on a host drawn uniformly
+    from ``hosts``. Requests, hosts and batches are crossed, with no two terms of Eq. 3 confounded
+    once ``requests`` is well above ``hosts``.
+
+    Parameters
+    ----------
+    requests : int
+        Distinct requests ``R``.
+    hosts : int
+        Hosts to draw from ``H`` (a host that is never drawn is simply absent).
+    batches : int
+        Service starts ``B`` (each draws new request x batch and host x batch effects).
+    repetitions : int
+        Repetitions of a request on its host in one batch and version.
+    rng : None, int, SeedSequence or Generator
+        Draws the hosts.
+
+    Returns
+    -------
+    Schedule
+        ``R * B * 2 * T`` observations, ``design="pilot"``, ordered by request, batch, version.
+    """
+    requests = check_int("requests", requests)
+    hosts = check_int("hosts", hosts)
+    batches = check_int("batches", batches)
+    repetitions = check_int("repetitions", repetitions)
+    rng = np.random.default_rng(rng)
+    request, batch, version = (
+        a.ravel() for a in np.meshgrid(np.arange(requests), np.arange(batches), [0, 1], indexing="ij")
+    )
+    host = rng.integers(hosts, size=request.size)
+    return Schedule(
+        request=np.repeat(request, repetitions),
+        host=np.repeat(host, repetitions),
+        batch=np.repeat(batch, repetitions),
+        version=np.repeat(version, repetitions),
+        repetition=np.tile(np.arange(repetitions), request.size),
+        design="pilot",
     )

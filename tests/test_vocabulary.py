@@ -194,10 +194,12 @@ def _rng_calls():
         bootstrap,
         confirm,
         diagnostics,
+        estimate,
         kde,
         model,
         parallel,
         pt4cloud,
+        schedules,
         servers,
         survey,
         sweeps,
@@ -251,6 +253,10 @@ def _rng_calls():
         ),
         "perfstudy.workbench.map_response_surface": lambda r: workbench.map_response_surface(points.head(2), rng=r),
         "perfstudy.workbench.d_optimal": lambda r: workbench.d_optimal(points, 6, starts=2, rng=r),
+        "perfstudy.schedules.pilot_schedule": lambda r: schedules.pilot_schedule(8, 3, rng=r).host,
+        "perfstudy.estimate.VarianceFit.confidence_interval": lambda r: estimate.fit_variance_components(
+            _frame().assign(batch=np.tile([0, 1, 2], 30)), random=("host", "batch"), fixed=()
+        ).confidence_interval(replicates=4, rng=r),
     }
 
 

@@ -1,0 +1,407 @@
+"""REML/ML variance components (perfstudy.estimate) against independent oracles.
+
+- a dense brute-force likelihood written here, maximised with scipy.optimize (tiny problems);
+- the ANOVA (expected-mean-squares) estimates of balanced designs, equal to REML when positive;
+- statsmodels MixedLM (variance-component formulation, lbfgs);
+- R's lme4 ``lmer(..., REML = TRUE)`` when Rscript and lme4 are installed (.ci/run installs them).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import warnings
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.optimize
+
+from perfstudy import PERFLAB_ENDPOINTS, pilot_schedule, simulate
+from perfstudy.estimate import (
+    SCHEDULE_TERMS,
+    WWW15_TERMS,
+    ConvergenceWarning,
+    VarianceFit,
+    fit_variance_components,
+)
+
+TERMS = tuple(WWW15_TERMS)
+
+
+def _codes(df, term):
+    return df.groupby(term.split(":"), sort=True).ngroup().to_numpy()
+
+
+def _simulated(df, sds, *, fixed=None, noise=0.5, rng=0):
+    """``df`` with a ``value``: intercept 5, ``fixed`` (column: slope), one normal effect per level."""
+    rng = np.random.default_rng(rng)
+    y = 5.0 + noise * rng.standard_normal(len(df))
+    for column, slope in (fixed or {}).items():
+        y += slope * df[column].to_numpy(float)
+    for term, sd in sds.items():
+        codes = _codes(df, term)
+        y += sd * rng.standard_normal(codes.max() + 1)[codes]
+    return df.assign(value=y)
+
+
+def _unbalanced(requests, hosts, batches, rng):
+    """Each request in each batch and version on one random host (issue 11's unbalanced case)."""
+    sched = pilot_schedule(requests, hosts, batches=batches, rng=rng)
+    return sched.to_frame().drop(columns="repetition")
+
+
+def _nested(regions, hosts_per_region, batches, repetitions, rng):
+    """Hosts within regions (host ids unique), crossed with batches, ``repetitions`` runs per cell."""
+    host = np.arange(regions * hosts_per_region)
+    frame = pd.DataFrame(
+        [(h // hosts_per_region, h, b, r) for h in host for b in range(batches) for r in range(repetitions)],
+        columns=["region", "host", "batch", "repetition"],
+    )
+    return frame.sample(frac=0.8, random_state=rng).reset_index(drop=True)  # unbalanced
+
+
+NESTED_TERMS = ("region", "host", "batch", "host:batch")
+
+
+def _brute_force(df, terms, fixed, reml):
+    """The (restricted) log-likelihood from the dense covariance V = sum_k s_k^2 Z_k Z_k' + s^2 I,
+    maximised over the standard deviations by Nelder-Mead then Powell (no profiling, no sparsity)."""
+    y = df["value"].to_numpy(float)
+    n = y.size
+    X = np.column_stack([np.ones(n)] + [df[c].to_numpy(float) for c in fixed])
+    p = X.shape[1]
+    kernels = []
+    for term in terms:
+        codes = _codes(df, term)
+        Z = np.zeros((n, codes.max() + 1))
+        Z[np.arange(n), codes] = 1.0
+        kernels.append(Z @ Z.T)
+
+    def negative_loglik(sd):
+        V = sd[-1] ** 2 * np.eye(n) + sum(s**2 * K for s, K in zip(sd[:-1], kernels))
+        inverse = np.linalg.inv(V)
+        information = X.T @ inverse @ X
+        beta = np.linalg.solve(information, X.T @ inverse @ y)
+        r = y - X @ beta
+        value = np.linalg.slogdet(V)[1] + r @ inverse @ r + (n - p if reml else n) * np.log(2 * np.pi)
+        if reml:
+            value += np.linalg.slogdet(information)[1]
+        return value / 2
+
+    sd = np.full(len(terms) + 1, 0.5)
+    for method, options in [
+        ("Powell", {"xtol": 1e-12, "ftol": 1e-15, "maxfev": 20_000}),
+        ("Nelder-Mead", {"xatol": 1e-12, "fatol": 1e-15, "maxfev": 20_000}),
+    ]:
+        result = scipy.optimize.minimize(negative_loglik, sd, method=method, options=options)
+        sd = np.abs(result.x)
+    return sd, -result.fun
+
+
+BRUTE_CASES = {
+    "crossed, unbalanced": (lambda: _unbalanced(12, 5, 3, rng=3), TERMS, ("version",)),
+    "nested host in region, crossed batch": (lambda: _nested(3, 4, 3, 2, rng=1), NESTED_TERMS, ()),
+}
+BRUTE_SDS = {
+    "crossed, unbalanced": {"request": 1.0, "host": 0.6, "request:batch": 0.4, "host:batch": 0.3},
+    "nested host in region, crossed batch": {"region": 0.8, "host": 0.5, "batch": 0.4, "host:batch": 0.3},
+}
+
+
+@pytest.mark.parametrize("method", ["reml", "ml"])
+@pytest.mark.parametrize("case", sorted(BRUTE_CASES))
+def test_the_optimum_is_the_brute_force_one(case, method):
+    build, terms, fixed = BRUTE_CASES[case]
+    df = _simulated(build(), BRUTE_SDS[case], fixed=dict.fromkeys(fixed, 0.2), rng=7)
+    fit = fit_variance_components(df, random=terms, fixed=fixed, method=method)
+    sd, loglik = _brute_force(df, terms, fixed, reml=method == "reml")
+    assert fit.converged and not fit.singular
+    # the same maximum: log-likelihoods equal to rounding (measured: 1e-13), standard deviations
+    # to 1e-6 (measured: at most 2.2e-7 apart, the brute force's own precision)
+    assert fit.loglik == pytest.approx(loglik, abs=1e-10)
+    np.testing.assert_allclose(list(fit.sd.values()), sd, rtol=0, atol=1e-6)
+
+
+def _two_way_balanced(a, b, reps, sds, rng):
+    frame = pd.DataFrame(
+        [(i, j, r) for i in range(a) for j in range(b) for r in range(reps)], columns=["request", "host", "rep"]
+    )
+    return _simulated(frame, sds, noise=0.3, rng=rng)
+
+
+def _anova_two_way(df, a, b, reps):
+    """Expected mean squares of the balanced two-way random model with interaction:
+    MSA = s_e^2 + n s_ab^2 + n b s_a^2, MSB = s_e^2 + n s_ab^2 + n a s_b^2, MSAB = s_e^2 + n s_ab^2."""
+    y = df.sort_values(["request", "host", "rep"])["value"].to_numpy().reshape(a, b, reps)
+    cell, row, col, grand = y.mean(2), y.mean((1, 2)), y.mean((0, 2)), y.mean()
+    msa = b * reps * ((row - grand) ** 2).sum() / (a - 1)
+    msb = a * reps * ((col - grand) ** 2).sum() / (b - 1)
+    msab = reps * ((cell - row[:, None] - col[None, :] + grand) ** 2).sum() / ((a - 1) * (b - 1))
+    mse = ((y - cell[..., None]) ** 2).sum() / (a * b * (reps - 1))
+    variances = {
+        "request": (msa - msab) / (b * reps),
+        "host": (msb - msab) / (a * reps),
+        "request:host": (msab - mse) / reps,
+        "residual": mse,
+    }
+    return {k: np.sqrt(v) for k, v in variances.items()}
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_balanced_reml_is_anova(seed):
+    a, b, reps = 15, 8, 3
+    sds = {"request": 1.0, "host": 0.5, "request:host": 0.4}
+    df = _two_way_balanced(a, b, reps, sds, rng=seed)
+    expected = _anova_two_way(df, a, b, reps)
+    assert all(np.isfinite(v) for v in expected.values())  # every ANOVA variance positive: REML = ANOVA
+    fit = fit_variance_components(df, random=tuple(sds), fixed=())
+    for term, value in expected.items():
+        assert fit.sd[term] == pytest.approx(value, rel=1e-6), term
+
+
+def test_statsmodels_mixedlm_agrees_on_a_crossed_problem():
+    sm = pytest.importorskip("statsmodels.formula.api")
+    df = _simulated(_unbalanced(30, 6, 2, rng=5), {"request": 0.8, "host": 0.5}, fixed={"version": 0.1}, rng=2)
+    df["group"] = 1  # one group: crossed terms as variance components of the whole data set
+    model = sm.mixedlm(
+        "value ~ version",
+        df,
+        groups="group",
+        re_formula="0",
+        vc_formula={"request": "0 + C(request)", "host": "0 + C(host)"},
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = model.fit(reml=True, method="lbfgs")
+    fit = fit_variance_components(df, random=("request", "host"), fixed=("version",))
+    theirs = dict(zip(model.exog_vc.names, np.sqrt(result.vcomp)))
+    assert fit.sd["request"] == pytest.approx(theirs["request"], rel=1e-3)
+    assert fit.sd["host"] == pytest.approx(theirs["host"], rel=1e-3)
+    assert fit.sd["residual"] == pytest.approx(np.sqrt(result.scale), rel=1e-3)
+    assert fit.loglik == pytest.approx(result.llf, abs=1e-3)
+    assert fit.loglik >= result.llf - 1e-6  # ours is the maximum, to statsmodels' tolerance
+    np.testing.assert_allclose(fit.fixed["estimate"], result.fe_params, rtol=1e-3)
+    np.testing.assert_allclose(fit.fixed["std_error"], result.bse_fe, rtol=1e-2)
+
+
+# --- R's lme4 ------------------------------------------------------------------------------------
+
+LME4_SCRIPT = r"""
+suppressMessages(library(lme4))
+args <- commandArgs(trailingOnly = TRUE)
+d <- read.csv(args[1])
+for (c in strsplit(args[3], ",")[[1]]) d[[c]] <- factor(d[[c]])
+m <- lmer(as.formula(args[2]), data = d, REML = args[4] == "reml")
+vc <- as.data.frame(VarCorr(m))
+cat(jsonlite_free <- paste0("{", paste0('"', vc$grp, '": ', sprintf("%.12g", vc$sdcor), collapse = ", "),
+    ', "loglik": ', sprintf("%.12g", as.numeric(logLik(m))), ', "singular": ', tolower(isSingular(m)), "}"))
+"""
+
+
+def _lme4_available() -> bool:
+    if shutil.which("Rscript") is None:
+        return False
+    probe = subprocess.run(["Rscript", "-e", "library(lme4)"], capture_output=True)
+    return probe.returncode == 0
+
+
+needs_lme4 = pytest.mark.skipif(
+    not _lme4_available(),
+    reason="Rscript with lme4 is not installed (Debian packages r-base-core r-cran-lme4; .ci/run installs them)",
+)
+
+
+def _lmer(tmp_path, df, terms, fixed, factors, method="reml"):
+    data, script = tmp_path / "data.csv", tmp_path / "fit.R"
+    df.to_csv(data, index=False)
+    script.write_text(LME4_SCRIPT)
+    formula = "value ~ " + (" + ".join(fixed) or "1") + "".join(f" + (1|{t})" for t in terms)
+    out = subprocess.run(
+        ["Rscript", str(script), str(data), formula, ",".join(factors), method],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return json.loads(out.stdout)
+
+
+LME4_CASES = {
+    # issue 11: each request on one random host per batch and version
+    "unbalanced": (
+        lambda: _simulated(
+            _unbalanced(150, 12, 3, rng=11),
+            {"request": 0.8, "host": 0.3, "request:batch": 0.3, "host:batch": 0.15},
+            fixed={"version": 0.05},
+            rng=12,
+        ),
+        TERMS,
+        ("version",),
+    ),
+    # no host x batch variance at all: both fits put it on the boundary
+    "singular": (
+        lambda: _simulated(
+            _unbalanced(100, 8, 3, rng=13),
+            {"request": 0.8, "host": 0.3, "request:batch": 0.3},
+            fixed={"version": 0.05},
+            rng=14,
+        ),
+        TERMS,
+        ("version",),
+    ),
+    "nested": (
+        lambda: _simulated(
+            _nested(4, 6, 5, 3, rng=2), {"region": 0.6, "host": 0.4, "batch": 0.3, "host:batch": 0.2}, rng=15
+        ),
+        NESTED_TERMS,
+        (),
+    ),
+}
+
+
+@needs_lme4
+@pytest.mark.parametrize("case", sorted(LME4_CASES))
+def test_lme4_agrees(case, tmp_path):
+    build, terms, fixed = LME4_CASES[case]
+    df = build()
+    factors = sorted({c for t in terms for c in t.split(":")})
+    theirs = _lmer(tmp_path, df, terms, fixed, factors)
+    fit = fit_variance_components(df, random=terms, fixed=fixed)
+    assert fit.singular == theirs["singular"] == (case == "singular")
+    # lme4 stops its optimiser at a looser tolerance: the log-likelihoods agree to 1e-5 and ours is
+    # never lower; the standard deviations to 1e-4 (absolute, on sds of order 0.1-1)
+    assert fit.loglik == pytest.approx(theirs["loglik"], abs=1e-5)
+    assert fit.loglik >= theirs["loglik"] - 1e-7
+    for term in terms:
+        assert fit.sd[term] == pytest.approx(theirs[term], abs=1e-4), term
+    assert fit.sd["residual"] == pytest.approx(theirs["Residual"], abs=1e-4)
+
+
+# --- what a fit reports --------------------------------------------------------------------------
+
+
+def _pilot(endpoint=1, requests=60, hosts=8, batches=2, rng=0):
+    sched = pilot_schedule(requests, hosts, batches=batches, rng=rng)
+    return simulate(sched, PERFLAB_ENDPOINTS[endpoint], rng=rng).to_frame(0)
+
+
+def test_components_map_the_terms_of_eq_3():
+    df = _pilot()
+    fit = fit_variance_components(df, random=SCHEDULE_TERMS)
+    components = fit.components()
+    assert components.request == fit.sd["request"] and components.host == fit.sd["host"]
+    assert components.request_batch == fit.sd["request:host:batch"]
+    assert components.host_batch == fit.sd["host:batch"] and components.noise == fit.sd["residual"]
+    assert components.mu == fit.fixed.set_index("term").loc["(Intercept)", "estimate"]
+    with pytest.raises(ValueError, match="not those of Eq. 3"):
+        fit_variance_components(df, random=("request", "host"), fixed=()).components()
+
+
+def test_to_frame_and_fields():
+    df = _pilot()
+    fit = fit_variance_components(df, random=SCHEDULE_TERMS)
+    frame = fit.to_frame()
+    assert list(frame.term) == [*SCHEDULE_TERMS, "residual"]
+    assert frame.share.sum() == pytest.approx(1.0)
+    np.testing.assert_allclose(frame.variance, frame.sd**2)
+    assert fit.levels["request"] == 60 and fit.levels["host:batch"] <= 16 and fit.n == len(df)
+    assert list(fit.fixed.term) == ["(Intercept)", "version"]
+    assert fit.iterations > 0 and fit.evaluations > fit.iterations
+    np.testing.assert_allclose(fit.theta * fit.sd["residual"], [fit.sd[t] for t in SCHEDULE_TERMS])
+
+
+def test_log_transform_fits_the_log():
+    df = _pilot()
+    positive = df.assign(value=np.exp(df.value))
+    fit = fit_variance_components(positive, random=SCHEDULE_TERMS, transform="log")
+    direct = fit_variance_components(df, random=SCHEDULE_TERMS)
+    np.testing.assert_allclose(list(fit.sd.values()), list(direct.sd.values()), rtol=1e-6)
+    with pytest.raises(ValueError, match="positive"):
+        fit_variance_components(df, random=SCHEDULE_TERMS, transform="log")
+
+
+def test_categorical_fixed_effects_are_treatment_contrasts():
+    df = _pilot().assign(build=lambda d: np.where(d.version == 1, "new", "old"))
+    by_label = fit_variance_components(df, random=SCHEDULE_TERMS, fixed=("build",))
+    by_number = fit_variance_components(df, random=SCHEDULE_TERMS)
+    assert list(by_label.fixed.term) == ["(Intercept)", "build=old"]
+    # 'new' is the first level: the contrast is old - new = -(version effect)
+    assert by_label.fixed.estimate.iloc[1] == pytest.approx(-by_number.fixed.estimate.iloc[1], rel=1e-6)
+
+
+# --- bad input -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "change, kwargs, error, match",
+    [
+        (lambda d: d.drop(columns="host"), {}, ValueError, "no column"),
+        (lambda d: d.assign(value=d.value.astype(str)), {}, TypeError, "numeric"),
+        (lambda d: d.assign(value=np.nan), {}, ValueError, "every value is missing"),
+        (lambda d: d.assign(value=np.where(d.index == 3, np.inf, d.value)), {}, ValueError, "infinite"),
+        (lambda d: d.assign(value=np.where(d.index < 5, np.nan, d.value)), {}, ValueError, "5 row"),
+        (lambda d: d.assign(host=0), {}, ValueError, "one level"),
+        (lambda d: d.assign(batch=d.host), {"random": ("request", "host", "batch")}, ValueError, "same way"),
+        (lambda d: d, {"random": ("request", "request:batch:version")}, ValueError, "level per observation"),
+        (lambda d: d, {"method": "anova"}, ValueError, "method"),
+        (lambda d: d, {"transform": "sqrt"}, ValueError, "transform"),
+        (lambda d: d.assign(const=1.0), {"fixed": ("version", "const")}, ValueError, "rank deficient"),
+        (lambda d: d, {"random": ("request", "host:")}, ValueError, "not a column"),
+        (lambda d: d.head(4), {"random": ("request", "host")}, ValueError, "observations for"),
+    ],
+)
+def test_bad_input_is_named(change, kwargs, error, match):
+    df = _unbalanced(12, 4, 2, rng=0).assign(value=np.random.default_rng(0).normal(size=48))
+    kwargs = {"random": TERMS, **kwargs}
+    with pytest.raises(error, match=match):
+        fit_variance_components(change(df), **kwargs)
+
+
+def test_not_a_frame():
+    with pytest.raises(TypeError, match="DataFrame"):
+        fit_variance_components({"value": [1.0, 2.0]})
+
+
+def test_dropna_drops_and_counts():
+    df = _pilot()
+    holed = df.assign(value=np.where(df.index % 10 == 0, np.nan, df.value))
+    fit = fit_variance_components(holed, random=SCHEDULE_TERMS, dropna=True)
+    expected = fit_variance_components(holed.dropna(), random=SCHEDULE_TERMS)
+    assert fit.dropped == int(np.ceil(len(df) / 10)) and fit.n == len(df) - fit.dropped
+    assert fit.loglik == pytest.approx(expected.loglik, abs=1e-9)
+
+
+def test_non_convergence_warns_and_says_so(monkeypatch):
+    import perfstudy.estimate as estimate
+
+    monkeypatch.setattr(estimate, "MAX_EVALUATIONS_PER_TERM", 3)  # 12 evaluations for 4 terms
+    with pytest.warns(ConvergenceWarning, match="evaluation limit"):
+        fit = fit_variance_components(_pilot(), random=SCHEDULE_TERMS)
+    assert not fit.converged
+
+
+# --- bootstrap intervals -------------------------------------------------------------------------
+
+
+def test_bootstrap_is_reproducible_with_or_without_an_executor():
+    fit = fit_variance_components(_pilot(requests=30), random=SCHEDULE_TERMS)
+    alone = fit.confidence_interval(replicates=20, rng=5)
+    with ThreadPoolExecutor(2) as pool:
+        pooled = fit.confidence_interval(replicates=20, rng=5, executor=pool)
+    np.testing.assert_array_equal(alone.draws, pooled.draws)
+    frame = alone.to_frame()
+    assert list(frame.parameter) == [*SCHEDULE_TERMS, "residual", "(Intercept)", "version"]
+    assert (frame.low <= frame.high).all() and alone.draws.shape == (20, 7)
+    with pytest.raises(ValueError, match="bootstrap"):
+        fit.confidence_interval(method="profile")
+    with pytest.raises(ValueError, match="confidence"):
+        fit.confidence_interval(confidence=95)
+
+
+def test_a_fit_is_a_frozen_result():
+    fit = fit_variance_components(_pilot(requests=30), random=SCHEDULE_TERMS)
+    assert isinstance(fit, VarianceFit)
+    with pytest.raises(AttributeError):
+        fit.loglik = 0.0
