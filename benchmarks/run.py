@@ -16,6 +16,7 @@ import json
 import multiprocessing
 import os
 import platform
+import shutil
 import statistics
 import subprocess
 import sys
@@ -178,6 +179,83 @@ def rank_60x4():
     rank_servers(fleet, metrics=metrics, permutations=1000, rng=1)
 
 
+def _pilot(requests: int):
+    """Issue 11's speed case: ``requests`` requests x 4 batches x 2 versions, each on one of 32 hosts
+    drawn at random (40,000 observations for 5,000 requests), simulated from Table 1's endpoint."""
+    from perfstudy import pilot_schedule
+
+    sched = pilot_schedule(requests, 32, batches=4, rng=1)
+    return simulate(sched, PERFLAB_ENDPOINTS[1], rng=2).to_frame(0)
+
+
+def _fit(requests: int):
+    from perfstudy.estimate import fit_variance_components
+
+    df = _pilot(requests)
+    return lambda: fit_variance_components(df)  # the four WWW'15 terms + version, REML
+
+
+def fit_40k():
+    """Issue 11: REML fit of the four WWW'15 terms + version, 40,000 observations."""
+    return _fit(5_000)
+
+
+def fit_10k():
+    return _fit(1_250)
+
+
+def fit_1m():
+    return _fit(125_000)
+
+
+LME4_FIT = r"""
+suppressMessages(library(lme4))
+d <- read.csv(commandArgs(trailingOnly = TRUE)[1])
+for (c in c("request", "host", "batch")) d[[c]] <- factor(d[[c]])
+t <- system.time(lmer(value ~ version + (1|request) + (1|host) + (1|request:batch) + (1|host:batch), data = d, REML = TRUE))
+cat(t[["elapsed"]], "\n")
+"""
+
+
+def fit_40k_lme4():
+    """The same fit by R's lme4 (lmer, REML, its default nloptwrap BOBYQA), timed inside R around
+    lmer() alone: R start-up, loading lme4 and reading the CSV are not counted."""
+    import tempfile
+
+    df = _pilot(5_000)
+    folder = Path(tempfile.mkdtemp())
+    df.to_csv(folder / "pilot.csv", index=False)
+    (folder / "fit.R").write_text(LME4_FIT)
+
+    def run() -> float:
+        out = subprocess.run(
+            ["Rscript", str(folder / "fit.R"), str(folder / "pilot.csv")], capture_output=True, text=True, check=True
+        )
+        return float(out.stdout.split()[-1])
+
+    return run
+
+
+def fit_10k_statsmodels():
+    """statsmodels MixedLM on the same model at 10,000 observations (variance components, lbfgs)."""
+    import warnings
+
+    import statsmodels.formula.api as smf
+
+    df = _pilot(1_250).assign(group=1)
+    df["request_batch"] = df.request.astype(str) + ":" + df.batch.astype(str)
+    df["host_batch"] = df.host.astype(str) + ":" + df.batch.astype(str)
+    vc = {t: f"0 + C({t})" for t in ("request", "host", "request_batch", "host_batch")}
+    model = smf.mixedlm("value ~ version", df, groups="group", re_formula="0", vc_formula=vc)
+
+    def run():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            model.fit(reml=True, method="lbfgs")
+
+    return run
+
+
 BENCHMARKS = {
     # name: (function, target seconds or None, target peak GiB or None, what it measures, scale)
     "simulate_10k_x_1024": (
@@ -237,6 +315,16 @@ BENCHMARKS = {
     "confirm_3571": (confirm_3571, 2.0, None, "repetitions_needed: 3,571 runs, 200 trials, sizes 10..3,571", 1),
     "mmd_2x200": (mmd_2x200, 0.5, None, "mmd_test: 200 vs 200 points, 1,000 permutations", 1),
     "rank_60x4": (rank_60x4, 10.0, None, "rank_servers: 60 CWB VMs x 4 metrics, 1,000 permutations each", 1),
+    "fit_40k": (
+        fit_40k,
+        None,
+        2.0,
+        "fit_variance_components: 40,000 obs (5,000 requests, 32 hosts, 4 batches, 2 versions)",
+        1,
+    ),
+    "fit_10k": (fit_10k, None, None, "the same at 10,000 obs (1,250 requests)", 1),
+    "fit_10k_statsmodels": (fit_10k_statsmodels, None, None, "statsmodels MixedLM, 10,000 obs (lbfgs)", 1),
+    "fit_1m": (fit_1m, None, 2.0, "fit_variance_components: 1,000,000 obs (125,000 requests)", 1),
     "table3_naive_loop": (
         table_3_naive_loop,
         None,
@@ -247,6 +335,9 @@ BENCHMARKS = {
     ),
 }
 
+
+if shutil.which("Rscript") is not None:  # optional: R and lme4 (Debian r-base-core r-cran-lme4)
+    BENCHMARKS["fit_40k_lme4"] = (fit_40k_lme4, None, None, "lme4 lmer() on the same 40,000 obs, timed in R", 1)
 
 if importlib.util.find_spec("hyppo") is not None:  # optional: not a dependency of perfstudy
     BENCHMARKS["mmd_2x200_hyppo"] = (
@@ -267,10 +358,13 @@ def _child(name: str) -> None:
 
     start = time.perf_counter()
     timed = BENCHMARKS[name][0]()
+    own = None
     if callable(timed):  # the function loaded its inputs and returned the work to time on its own
         start = time.perf_counter()
-        timed()
+        own = timed()
     seconds = time.perf_counter() - start
+    if isinstance(own, float):  # the work timed itself (in another program: lme4 in R)
+        seconds = own
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20  # KiB -> GiB
     children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 2**20
     print(json.dumps({"seconds": seconds, "peak_gib": max(peak, children)}))
@@ -335,6 +429,15 @@ def main(argv=None) -> int:
         speedup = by_name["table3_naive_loop"]["median_s"] / by_name["table3_full"]["median_s"]
         print(f"Table 3 speed-up over the loop over experiments: {speedup:.0f}x (medians)")
         by_name["table3_full"]["speedup_over_naive_loop"] = speedup
+    for other in ("fit_40k_lme4",):
+        if {"fit_40k", other} <= set(by_name):
+            ratio = by_name[other]["median_s"] / by_name["fit_40k"]["median_s"]
+            print(f"fit_variance_components over lme4 at 40,000 obs: {ratio:.1f}x faster (medians)")
+            by_name["fit_40k"]["speedup_over_lme4"] = ratio
+    if {"fit_10k", "fit_10k_statsmodels"} <= set(by_name):
+        ratio = by_name["fit_10k_statsmodels"]["median_s"] / by_name["fit_10k"]["median_s"]
+        print(f"fit_variance_components over statsmodels MixedLM at 10,000 obs: {ratio:.0f}x faster (medians)")
+        by_name["fit_10k"]["speedup_over_statsmodels"] = ratio
     if {"mmd_2x200", "mmd_2x200_hyppo"} <= set(by_name):
         ratio = by_name["mmd_2x200_hyppo"]["median_s"] / by_name["mmd_2x200"]["median_s"]
         print(f"mmd_test over hyppo's MMD: {ratio:.0f}x faster (medians)")

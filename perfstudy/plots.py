@@ -25,6 +25,7 @@ __all__ = [
     "DESIGN_COLORS",
     "DESIGN_LABELS",
     "savefig",
+    "plot_recovery",
     "plot_clustered_se",
     "plot_design_standard_errors",
     "plot_delta_hat_densities",
@@ -866,5 +867,42 @@ def plot_lines(frame, *, x: str, y: str, hue: str, xlabel: str, ylabel: str, tit
         ax.set_xscale("log")
     ax.set(xlabel=xlabel, ylabel=ylabel, title=title)
     ax.legend(fontsize="small")
+    fig.tight_layout()
+    return fig
+
+
+def plot_recovery(frame: pd.DataFrame):
+    """Fitted sigmas with their intervals beside the truth, one panel per parameter.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        Columns ``endpoint``, ``parameter``, ``truth``, ``estimate``, ``low``, ``high`` (as from
+        :func:`perfstudy.studies.bakshy2015.table1_recovery`).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    parameters = list(dict.fromkeys(frame["parameter"]))
+    fig, axes = _panel_grid(len(parameters), len(parameters), (2.6, 2.8))
+    for ax, name in zip(axes, parameters):
+        rows = frame[frame["parameter"] == name]
+        x = np.arange(len(rows))
+        ax.errorbar(
+            x,
+            rows["estimate"],
+            yerr=[rows["estimate"] - rows["low"], rows["high"] - rows["estimate"]],
+            fmt="o",
+            color="tab:blue",
+            capsize=3,
+            label="fit (interval)",
+        )
+        ax.scatter(x, rows["truth"], marker="x", color="black", zorder=3, label="truth")
+        ax.set_xticks(x, rows["endpoint"])
+        ax.set_xlabel("endpoint")
+        ax.set_title(f"sigma {name}")
+        ax.set_ylim(bottom=0)
+    axes[0].legend(fontsize="small")
     fig.tight_layout()
     return fig

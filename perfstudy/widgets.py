@@ -13,7 +13,8 @@ import matplotlib.pyplot as plt
 from IPython.display import HTML, display
 
 from perfstudy.designs import CostModel, compare_designs
-from perfstudy.model import PERFLAB_ENDPOINTS, VarianceComponents
+from perfstudy.estimate import VarianceFit
+from perfstudy.model import PERFLAB_ENDPOINTS, VarianceComponents, check_components
 from perfstudy.plots import DESIGN_COLORS, DESIGN_LABELS
 
 __all__ = ["design_explorer", "render_comparison"]
@@ -67,8 +68,10 @@ def design_explorer(
 
     Parameters
     ----------
-    components : VarianceComponents
-        Initial sigmas (default Table 1's endpoint).
+    components : VarianceComponents or VarianceFit
+        Initial sigmas (default Table 1's endpoint), or a fit of your own pilot
+        (:func:`perfstudy.estimate.fit_variance_components` with the terms of Eq. 3), whose
+        :meth:`~perfstudy.estimate.VarianceFit.components` it starts from.
     requests, hosts, repetitions : int
         Initial ``R``, ``H`` and ``T``.
     costs : CostModel
@@ -81,7 +84,12 @@ def design_explorer(
     ipywidgets.VBox
         Display it in a notebook; its output is computed once at construction.
     """
-    sigma = dict(min=0.0, max=2.0, step=0.01, continuous_update=False, readout_format=".2f")
+    if isinstance(components, VarianceFit):
+        components = components.components()
+    check_components(components)
+    largest = max(components.sigmas.values())
+    top = max(2.0, float(f"{2 * largest:.1g}"))  # room to double the largest fitted sigma
+    sigma = dict(min=0.0, max=top, step=top / 200, continuous_update=False, readout_format=".3g")
     controls = {
         "request": w.FloatSlider(value=components.request, description="sigma_alpha", **sigma),
         "host": w.FloatSlider(value=components.host, description="sigma_beta", **sigma),

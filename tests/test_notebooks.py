@@ -250,7 +250,7 @@ pt4cloud_notebook = _real_data_notebook("04_pt4cloud_convergence")
 @pytest.mark.notebook
 def test_pt4cloud_notebook_table_3(pt4cloud_notebook):
     tmp, rec = pt4cloud_notebook
-    assert rec["parameters"]["quick"] is True and rec["parameters"]["replicates"] == 200
+    assert rec["parameters"]["quick"] is True and rec["parameters"]["replicates"] == 100
     summary = rec["table3_summary"]
     # Table 3 of He et al.: 2 or 3 weeks everywhere, average accuracy 95.4%. The weekly workflow
     # involves no random numbers, so these hold exactly at any replicates.
@@ -346,3 +346,28 @@ def test_workbench_notebook(workbench_notebook):
         "06_fig7_policies.png",
         "06_fig9_cost_confidence_accuracy.png",
     ]
+
+
+@pytest.fixture(scope="module")
+def pilot_notebook(tmp_path_factory):
+    return run_quick(tmp_path_factory, "07_pilot_to_design")  # simulated pilots: no real data needed
+
+
+@pytest.mark.notebook
+def test_pilot_notebook(pilot_notebook):
+    tmp, rec = pilot_notebook
+    assert rec["parameters"]["quick"] is True and rec["parameters"]["replicates"] == 10
+    recovery = rec["recovery"]
+    assert len(recovery) == 25 and {r["endpoint"] for r in recovery} == {1, 2, 3, 4, 5}
+    # the request sigma (~1) is recovered to within 25% even by a quick 160-observation pilot
+    for row in recovery:
+        if row["parameter"] == "request":
+            assert row["estimate"] == pytest.approx(row["truth"], rel=0.25)
+        assert row["low"] <= row["estimate"] <= row["high"]
+    plan = {r["design"]: r for r in rec["plan"]}
+    assert sum(r["best"] for r in plan.values()) == 1
+    for row in plan.values():
+        if row["feasible"]:
+            # achieved SE within 4 Monte Carlo standard errors of the promise (quick: 500 experiments)
+            assert abs(row["achieved_se"] - row["promised_se"]) <= 4 * row["achieved_se_error"], row["design"]
+    assert sorted(p.name for p in (tmp / "figures").glob("*.png")) == ["07_table1_recovery.png"]

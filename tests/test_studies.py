@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from perfstudy import PERFLAB_ENDPOINTS
+from perfstudy import DESIGNS, PERFLAB_ENDPOINTS, CostModel
 from perfstudy.datasets import DataUnavailableError, locate
 from perfstudy.studies import bakshy2015, he2019, kolaczkowski, maricq2018, shivam2008
 from perfstudy.studies.public_data import SERIES, iter_series, survey_datasets
@@ -49,6 +49,16 @@ STUDY_CALLS = {
     ),
     "perfstudy.studies.bakshy2015.figure7": lambda r: bakshy2015.figure7(
         E1, requests=8, hosts=4, tests=3, replicates=4, rng=r
+    ),
+    "perfstudy.studies.bakshy2015.table1_recovery": lambda r: bakshy2015.table1_recovery(
+        requests=12, hosts=3, batches=2, replicates=3, rng=r
+    ),
+    "perfstudy.studies.bakshy2015.design_from_pilot": lambda r: bakshy2015.design_from_pilot(
+        _pilot_fit(),
+        CostModel(setup=600.0, request=2.0, repetition=0.5, host=60.0),
+        target_se=0.1,
+        experiments=50,
+        rng=r,
     ),
     "perfstudy.studies.bakshy2015.table3": lambda r: bakshy2015.table3(
         E1, requests=8, hosts=4, experiments=3, replicates=3, rng=r
@@ -136,6 +146,34 @@ def test_table_3_constants_are_the_paper_s():
     table = bakshy2015.table3_standard_errors(E1)
     assert (table.closed_form.round(2) == table.paper).all()
     assert np.allclose(table.eq5_from_schedule, table.closed_form, rtol=1e-12)
+
+
+def _pilot_fit():
+    from perfstudy import fit_variance_components, pilot_schedule, simulate
+    from perfstudy.estimate import SCHEDULE_TERMS
+
+    pilot = simulate(pilot_schedule(40, 6, rng=0), E1, rng=0).to_frame(0)
+    return fit_variance_components(pilot, random=SCHEDULE_TERMS)
+
+
+def test_table1_recovery_covers_and_names():
+    table = STUDY_CALLS["perfstudy.studies.bakshy2015.table1_recovery"](1)
+    assert len(table) == 25 and list(table.parameter[:5]) == ["request", "host", "request_batch", "host_batch", "noise"]
+    assert np.allclose(table.truth[:5], [E1.request, E1.host, E1.request_batch, E1.host_batch, E1.noise])
+    assert (table.low <= table.high).all()
+    assert (table.covered == ((table.low <= table.truth) & (table.truth <= table.high))).all()
+
+
+def test_design_from_pilot_keeps_its_promise():
+    fit = _pilot_fit()
+    costs = CostModel(setup=600.0, request=2.0, repetition=0.5, host=60.0)
+    plan = bakshy2015.design_from_pilot(fit, costs, target_se=0.1, experiments=2000, rng=3)
+    assert list(plan.design) == list(DESIGNS) and plan.best.sum() == 1
+    assert dict(zip(plan.design, plan.bootstrap)) == bakshy2015.BOOTSTRAP_FOR_DESIGN
+    feasible = plan[plan.feasible]
+    assert (feasible.promised_se <= 0.1).all()
+    # achieved SE from 2,000 simulated experiments within 4 of its Monte Carlo standard errors
+    assert (abs(feasible.achieved_se - feasible.promised_se) <= 4 * feasible.achieved_se_error).all()
 
 
 def test_table1_and_figure2():

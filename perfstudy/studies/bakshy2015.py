@@ -15,6 +15,7 @@ import pandas as pd
 from perfstudy import datasets
 from perfstudy.bootstrap import clustered_bootstrap
 from perfstudy.designs import CostModel, optimal_allocation, standard_error, variance_from_schedule
+from perfstudy.estimate import SCHEDULE_TERMS, VarianceFit, fit_variance_components
 from perfstudy.model import (
     PERFLAB_ENDPOINTS,
     VarianceComponents,
@@ -22,7 +23,7 @@ from perfstudy.model import (
     sample_delta_hat,
     simulate,
 )
-from perfstudy.schedules import DESIGNS, schedule
+from perfstudy.schedules import DESIGNS, pilot_schedule, schedule
 from perfstudy.sweeps import SweepResult, standard_error_sweep
 from perfstudy.type1 import aa_tests, bootstrap_clusters, segment_aa_study, type1_error_table
 
@@ -43,6 +44,9 @@ __all__ = [
     "figure7",
     "real_series",
     "real_aa",
+    "BOOTSTRAP_FOR_DESIGN",
+    "table1_recovery",
+    "design_from_pilot",
 ]
 
 #: The 13 rows of Table 3, in the paper's order.
@@ -507,3 +511,153 @@ def real_aa(
         .reset_index()
     )
     return per_series, summary
+
+
+#: The bootstrap to analyse each design with: the row of Table 3 whose Type I error is nearest the
+#: nominal 5% (unbalanced/host 0.036, request_balanced/host_block 0.057, host_balanced/host 0.050,
+#: fully_balanced/host 0.048).
+BOOTSTRAP_FOR_DESIGN = {
+    design: min((row for row in TABLE_3_ROWS if row[0] == design), key=lambda row: abs(TABLE_3[row][0] - 0.05))[1]
+    for design in DESIGNS
+}
+
+
+def table1_recovery(
+    *,
+    requests: int = 200,
+    hosts: int = 16,
+    batches: int = 4,
+    replicates: int = 200,
+    confidence: float = 0.95,
+    rng=None,
+    executor=None,
+    progress: bool = False,
+) -> pd.DataFrame:
+    """Table 1 recovered: a simulated pilot per endpoint, fitted by REML, with bootstrap intervals.
+
+    Section 3.2.2 fits Eq. 3 to pilot data to get Table 1; this runs that loop on pilots drawn from
+    Table 1 itself (:func:`perfstudy.schedules.pilot_schedule`: each request in each batch and
+    version on a random host), so the truth is known.
+
+    Parameters
+    ----------
+    requests, hosts, batches : int
+        The pilot's size (``2 * requests * batches`` observations).
+    replicates : int
+        Parametric bootstrap refits per endpoint.
+    confidence : float
+        Coverage of the intervals.
+    rng : None, int, SeedSequence or Generator
+        Draws the pilots and the bootstrap.
+    executor : concurrent.futures.Executor, optional
+        Runs the bootstrap refits.
+    progress : bool
+        Progress bars over the refits.
+
+    Returns
+    -------
+    DataFrame
+        One row per endpoint and sigma: ``endpoint``, ``parameter`` (the names of
+        :class:`~perfstudy.model.VarianceComponents`), ``truth``, ``estimate``, ``low``, ``high``,
+        ``covered``; plus ``singular`` and ``converged`` of the endpoint's fit.
+    """
+    streams = np.random.default_rng(rng).spawn(2 * len(PERFLAB_ENDPOINTS))
+    names = dict(zip([*SCHEDULE_TERMS, "residual"], ["request", "host", "request_batch", "host_batch", "noise"]))
+    rows = []
+    for i, (endpoint, truth) in enumerate(PERFLAB_ENDPOINTS.items()):
+        sched = pilot_schedule(requests, hosts, batches=batches, rng=streams[2 * i])
+        pilot = simulate(sched, truth, rng=streams[2 * i]).to_frame(0)
+        fit = fit_variance_components(pilot, random=SCHEDULE_TERMS)
+        interval = fit.confidence_interval(
+            confidence, replicates=replicates, rng=streams[2 * i + 1], executor=executor, progress=progress
+        )
+        for term, name in names.items():
+            true = truth.sigmas[name]
+            low, high = interval.low[term], interval.high[term]
+            rows.append(
+                dict(
+                    endpoint=endpoint,
+                    parameter=name,
+                    truth=true,
+                    estimate=fit.sd[term],
+                    low=low,
+                    high=high,
+                    covered=low <= true <= high,
+                    singular=fit.singular,
+                    converged=fit.converged,
+                )
+            )
+    return pd.DataFrame(rows)
+
+
+def design_from_pilot(
+    fit: VarianceFit,
+    costs: CostModel,
+    *,
+    target_se: float,
+    hosts=(4, 8, 16, 32),
+    experiments: int = 2000,
+    rng=None,
+) -> pd.DataFrame:
+    """From a pilot's fit to a design: the cheapest allocation per design, and its SE checked.
+
+    The fitted sigmas go to :func:`perfstudy.designs.optimal_allocation` (section 3.1.2 with the
+    SEs of section 4.2); each design's recommendation is then simulated from the same sigmas and
+    the spread of ``delta_hat`` over ``experiments`` is the achieved SE, against the promised one.
+
+    Parameters
+    ----------
+    fit : VarianceFit
+        A fit with the terms of Eq. 3 (:meth:`VarianceFit.components`).
+    costs : CostModel
+        Prices of a setup, a host, a request, a repetition.
+    target_se : float
+        The standard error of ``delta_hat`` to reach (on the fit's scale).
+    hosts : sequence of int
+        Host counts to consider.
+    experiments : int
+        Simulated experiments per design for the achieved SE.
+    rng : None, int, SeedSequence or Generator
+        Draws the simulated experiments.
+
+    Returns
+    -------
+    DataFrame
+        One row per design: ``design``, ``feasible``, ``requests``, ``repetitions``, ``hosts``,
+        ``cost``, ``promised_se``, ``achieved_se``, ``achieved_se_error`` (its Monte Carlo
+        standard error, ``achieved / sqrt(2 (experiments - 1))``), ``bootstrap`` (the clustering to
+        analyse it with, :data:`BOOTSTRAP_FOR_DESIGN`) and ``best``.
+    """
+    components = fit.components()
+    allocation = optimal_allocation(components, costs, target_se=target_se, hosts=list(hosts))
+    streams = np.random.default_rng(rng).spawn(len(allocation.allocations))
+    rows = []
+    for a, stream in zip(allocation.allocations, streams):
+        achieved = math.nan
+        if a.feasible:
+            deltas = sample_delta_hat(
+                a.design,
+                components,
+                requests=a.requests,
+                hosts=a.hosts,
+                repetitions=a.repetitions,
+                experiments=experiments,
+                rng=stream,
+            )
+            achieved = float(deltas.std(ddof=1))
+        rows.append(
+            dict(
+                design=a.design,
+                feasible=a.feasible,
+                requests=a.requests,
+                repetitions=a.repetitions,
+                hosts=a.hosts,
+                cost=a.cost,
+                promised_se=a.standard_error,
+                achieved_se=achieved,
+                achieved_se_error=achieved / math.sqrt(2 * (experiments - 1)),
+                bootstrap=BOOTSTRAP_FOR_DESIGN[a.design],
+                best=a.design == allocation.best,
+            )
+        )
+    return pd.DataFrame(rows)
