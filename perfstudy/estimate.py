@@ -783,7 +783,8 @@ def fit_variance_components(
 
     Examples
     --------
-    Request and host intercepts crossed, on a simulated pilot (true sigmas 1.0 and 0.5, noise 0.3):
+    Request and host intercepts crossed, on a simulated pilot (sigmas 1.0 and 0.5, noise 0.3; the 40
+    request and 30 host effects drawn here happen to have standard deviations 0.94 and 0.36):
 
     >>> import numpy as np, pandas as pd
     >>> from perfstudy.estimate import fit_variance_components
@@ -793,7 +794,7 @@ def fit_variance_components(
     >>> df = pd.DataFrame({"request": request.ravel(), "host": host.ravel(), "value": y.ravel()})
     >>> fit = fit_variance_components(df, random=("request", "host"), fixed=())
     >>> {term: round(sd, 2) for term, sd in fit.sd.items()}
-    {'request': 0.92, 'host': 0.5, 'residual': 0.3}
+    {'request': 0.95, 'host': 0.36, 'residual': 0.3}
     """
     terms = _parse_terms(random)
     fixed = (fixed,) if isinstance(fixed, str) else tuple(fixed)

@@ -250,7 +250,7 @@ pt4cloud_notebook = _real_data_notebook("04_pt4cloud_convergence")
 @pytest.mark.notebook
 def test_pt4cloud_notebook_table_3(pt4cloud_notebook):
     tmp, rec = pt4cloud_notebook
-    assert rec["parameters"]["quick"] is True and rec["parameters"]["replicates"] == 100
+    assert rec["parameters"]["quick"] is True and rec["parameters"]["replicates"] == 200
     summary = rec["table3_summary"]
     # Table 3 of He et al.: 2 or 3 weeks everywhere, average accuracy 95.4%. The weekly workflow
     # involves no random numbers, so these hold exactly at any replicates.
