@@ -75,7 +75,7 @@ ESCAPE_STEPS = (1e-3, 1e-2, 0.03, 0.1, 0.3)
 #: BOBYQA's absolute tolerance on theta (sigma_k / sigma), and its square on the deviance.
 TOLERANCE = 1e-9
 #: The same for bootstrap refits, whose spread is many orders larger.
-REFIT_TOLERANCE = 1e-6
+REFIT_TOLERANCE = 1e-4
 #: BOBYQA's first step in theta, and its evaluation budget per random term.
 INITIAL_STEP = 0.25
 MAX_EVALUATIONS_PER_TERM = 500
