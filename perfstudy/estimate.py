@@ -270,6 +270,13 @@ def _problem(df, value, terms, fixed, transform) -> tuple[_Problem, np.ndarray]:
         if np.any(y <= 0):
             raise ValueError(f"{value}: transform='log' needs positive values")
         y = np.log(y)
+    tiny = 1e-12 * max(1.0, np.abs(y).max())
+    if np.ptp(y) <= tiny:
+        raise ValueError(f"{value}: the same in every row ({y[0]:g}); there is no variance to split")
+    if np.abs(y - X @ np.linalg.lstsq(X, y, rcond=None)[0]).max() <= tiny:
+        raise ValueError(
+            f"{value}: the fixed effects {list(fixed)} fit every row exactly; there is no variance to split"
+        )
     offsets = np.cumsum((0,) + levels)
     columns = np.stack([c + o for c, o in zip(codes, offsets)], axis=1).reshape(-1)
     Z = sp.csr_matrix(

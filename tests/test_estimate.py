@@ -350,6 +350,9 @@ def test_categorical_fixed_effects_are_treatment_contrasts():
         (lambda d: d.assign(const=1.0), {"fixed": ("version", "const")}, ValueError, "rank deficient"),
         (lambda d: d, {"random": ("request", "host:")}, ValueError, "not a column"),
         (lambda d: d.head(4), {"random": ("request", "host")}, ValueError, "observations for"),
+        # a quantised metric (CWB's 4k random-write latency is 0.01 ms on every row): sigma would be 0
+        (lambda d: d.assign(value=0.01), {}, ValueError, "same in every row"),
+        (lambda d: d.assign(value=d.version * 2.0), {}, ValueError, "fit every row exactly"),
     ],
 )
 def test_bad_input_is_named(change, kwargs, error, match):
