@@ -26,6 +26,9 @@ __all__ = [
     "DESIGN_LABELS",
     "savefig",
     "plot_recovery",
+    "VARIANCE_COLORS",
+    "plot_variance_split",
+    "plot_pilot_budget",
     "plot_clustered_se",
     "plot_design_standard_errors",
     "plot_delta_hat_densities",
@@ -904,5 +907,96 @@ def plot_recovery(frame: pd.DataFrame):
         ax.set_title(f"sigma {name}")
         ax.set_ylim(bottom=0)
     axes[0].legend(fontsize="small")
+    fig.tight_layout()
+    return fig
+
+
+#: Colours of the parts of a benchmark's variance (:func:`plot_variance_split`).
+VARIANCE_COLORS = {
+    "region": "#9467bd",
+    "host": "#d62728",
+    "batch": "#ff7f0e",
+    "host_batch": "#bcbd22",
+    "noise": "#1f77b4",
+}
+
+
+def plot_variance_split(frame: pd.DataFrame):
+    """How each benchmark's variance splits between regions, hosts, batches and noise: one stacked
+    bar per benchmark, a panel per family, benchmarks sorted by their host share.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        Columns ``family``, ``benchmark``, ``total_sd`` and ``share_<role>`` for the roles of
+        :data:`VARIANCE_COLORS` (as from :func:`perfstudy.studies.bakshy2015.variance_split`);
+        benchmarks with no fit (NaN shares) are drawn as empty bars labelled "not fitted".
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    families = list(dict.fromkeys(frame["family"]))
+    heights = [max(2.0, 0.22 * (frame["family"] == f).sum() + 1.0) for f in families]
+    fig, axes = plt.subplots(
+        len(families), 1, figsize=(8.5, sum(heights)), squeeze=False, gridspec_kw=dict(height_ratios=heights)
+    )
+    for ax, family in zip(axes[:, 0], families):
+        rows = frame[frame["family"] == family].sort_values("share_host", na_position="first")
+        y = np.arange(len(rows))
+        left = np.zeros(len(rows))
+        for role, color in VARIANCE_COLORS.items():
+            share = rows[f"share_{role}"].to_numpy(dtype=float)
+            if np.all(np.isnan(share)):
+                continue
+            share = np.nan_to_num(share)
+            ax.barh(y, share, left=left, color=color, label=role.replace("_", " x "))
+            left += share
+        labels = [
+            f"{b}  (sd {sd:.3f})" if np.isfinite(sd) else f"{b}  (not fitted)"
+            for b, sd in zip(rows["benchmark"], rows["total_sd"])
+        ]
+        ax.set_yticks(y, labels, fontsize="x-small")
+        ax.set_xlim(0, 1)
+        ax.set_title(f"{family}: share of the variance of log value", fontsize="medium", pad=16)
+        ax.legend(fontsize="x-small", ncol=5, loc="lower center", bbox_to_anchor=(0.5, 0.995), frameon=False)
+    axes[-1, 0].set_xlabel("share of variance")
+    fig.tight_layout()
+    return fig
+
+
+def plot_pilot_budget(summary: pd.DataFrame, *, target_se: float):
+    """What pilots of each size recommend: the SE their design really delivers over the target
+    (median with a 10-90% band), and the share of pilots landing within 10% of it.
+
+    Parameters
+    ----------
+    summary : DataFrame
+        ``PilotBudget.summary`` (:func:`perfstudy.studies.bakshy2015.pilot_budget`).
+    target_se : float
+        The target, for the axis label.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.8))
+    for batches, rows in summary.groupby("pilot_batches", sort=True):
+        rows = rows.sort_values("pilot_hosts")
+        (line,) = left.plot(rows["pilot_hosts"], rows["se_ratio_median"], "o-", label=f"{batches} batches")
+        left.fill_between(
+            rows["pilot_hosts"], rows["se_ratio_low"], rows["se_ratio_high"], color=line.get_color(), alpha=0.15
+        )
+        right.plot(rows["pilot_hosts"], rows["within_10pct"], "o-", color=line.get_color(), label=f"{batches} batches")
+    left.axhline(1.0, color="black", lw=0.8)
+    left.set(xlabel="hosts in the pilot", ylabel=f"true SE / target ({target_se:g})", xscale="log")
+    left.set_title("SE the recommended design delivers", fontsize="medium")
+    right.set(xlabel="hosts in the pilot", ylabel="share within 10% of target", xscale="log", ylim=(0, 1.02))
+    right.set_title("pilots whose design keeps its promise", fontsize="medium")
+    for ax in (left, right):
+        ticks = sorted(summary["pilot_hosts"].unique())
+        ax.set_xticks(ticks, [str(t) for t in ticks])
+        ax.minorticks_off()
+    left.legend(fontsize="small")
     fig.tight_layout()
     return fig

@@ -2,6 +2,7 @@
 
 import ast
 import json
+import math
 from pathlib import Path
 
 import nbformat
@@ -350,7 +351,7 @@ def test_workbench_notebook(workbench_notebook):
 
 @pytest.fixture(scope="module")
 def pilot_notebook(tmp_path_factory):
-    return run_quick(tmp_path_factory, "07_pilot_to_design")  # simulated pilots: no real data needed
+    return run_quick(tmp_path_factory, "07_pilot_to_design")
 
 
 @pytest.mark.notebook
@@ -370,4 +371,32 @@ def test_pilot_notebook(pilot_notebook):
         if row["feasible"]:
             # achieved SE within 4 Monte Carlo standard errors of the promise (quick: 500 experiments)
             assert abs(row["achieved_se"] - row["promised_se"]) <= 4 * row["achieved_se_error"], row["design"]
-    assert sorted(p.name for p in (tmp / "figures").glob("*.png")) == ["07_table1_recovery.png"]
+    # real data (quick: 3 CWB metrics, 1 Azure dataset): every benchmark fitted, shares summing to 1
+    split = rec["variance_split"]
+    assert [r["benchmark"] for r in split] == [
+        "fio/8k-rand-read-iops",
+        "md-sim-duration",
+        "sysbench/threads-1-duration",
+        "mlc-idle-latency-long",
+    ]
+    for row in split:
+        shares = [row[f"share_{role}"] for role in ("region", "host", "batch", "host_batch", "noise")]
+        assert row["converged"] and math.fsum(s for s in shares if s is not None) == pytest.approx(1.0), row[
+            "benchmark"
+        ]
+    # threads-1-duration: 99.6% of its within-instance-type variance is the VM (full size, all 50 metrics)
+    assert split[2]["share_host"] > 0.95
+    assert rec["variance_split_summary"] == dict(benchmarks=4, fitted=4, host_dominant=2, noise_dominant=1)
+    # pilot budget (quick: 2 x 2 sizes, 3 pilots each): every row judged, the oracle is the true sigmas' choice
+    budget = rec["pilot_budget"]
+    assert [(r["pilot_hosts"], r["pilot_batches"]) for r in budget] == [(4, 2), (4, 3), (16, 2), (16, 3)]
+    assert rec["pilot_budget_oracle"]["design"] == "fully_balanced"
+    assert rec["pilot_budget_oracle"]["standard_error"] <= rec["parameters"]["target_se"]
+    for row in budget:
+        assert row["se_ratio_low"] <= row["se_ratio_median"] <= row["se_ratio_high"]
+        assert 0.5 < row["se_ratio_median"] < 2.0  # a recommendation from any pilot is within 2x of its promise
+    assert sorted(p.name for p in (tmp / "figures").glob("*.png")) == [
+        "07_pilot_budget.png",
+        "07_table1_recovery.png",
+        "07_variance_split.png",
+    ]

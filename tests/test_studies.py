@@ -13,7 +13,8 @@ import pandas as pd
 import pytest
 
 from perfstudy import DESIGNS, PERFLAB_ENDPOINTS, CostModel
-from perfstudy.datasets import DataUnavailableError, locate
+from perfstudy.datasets import DataUnavailableError, load, locate
+from perfstudy.designs import optimal_allocation, standard_error
 from perfstudy.studies import bakshy2015, he2019, kolaczkowski, maricq2018, shivam2008
 from perfstudy.studies.public_data import SERIES, iter_series, survey_datasets
 from perfstudy.type1 import ROWS, aa_tests
@@ -58,6 +59,16 @@ STUDY_CALLS = {
         CostModel(setup=600.0, request=2.0, repetition=0.5, host=60.0),
         target_se=0.1,
         experiments=50,
+        rng=r,
+    ),
+    "perfstudy.studies.bakshy2015.pilot_budget": lambda r: bakshy2015.pilot_budget(
+        CostModel(setup=600.0, request=2.0, repetition=0.5, host=60.0),
+        target_se=0.1,
+        requests=30,
+        hosts=(4, 8),
+        batches=(2, 3),
+        pilots=3,
+        design_hosts=(4, 8, 16),
         rng=r,
     ),
     "perfstudy.studies.bakshy2015.table3": lambda r: bakshy2015.table3(
@@ -174,6 +185,67 @@ def test_design_from_pilot_keeps_its_promise():
     assert (feasible.promised_se <= 0.1).all()
     # achieved SE from 2,000 simulated experiments within 4 of its Monte Carlo standard errors
     assert (abs(feasible.achieved_se - feasible.promised_se) <= 4 * feasible.achieved_se_error).all()
+
+
+@needs_data
+def test_variance_split_equals_the_anova_where_only_hosts_and_noise_vary():
+    # Two CWB metrics whose fits put region and batch at 0: what is left is a one-way layout of VMs
+    # within instance types, 3 iterations each, balanced within a VM, so REML equals the ANOVA
+    # estimates: noise^2 = pooled within-VM variance, host^2 = pooled between-VM variance - noise^2/3.
+    metrics = ("sysbench/threads-1-duration", "md-sim-duration")
+    cwb = load("cwb-aws-microbench")
+    split = bakshy2015.variance_split(cwb=metrics, azure=()).set_index("benchmark")
+    for metric in metrics:
+        rows = cwb[cwb.benchmark == metric].assign(y=lambda f: np.log(f.value))
+        within = rows.groupby("host").y.var(ddof=1).mean()
+        means = rows.groupby(["config", "host"]).y.mean()
+        between = ((means - means.groupby("config").transform("mean")) ** 2).sum() / (
+            means.groupby("config").size() - 1
+        ).sum()
+        row = split.loc[metric]
+        assert row.sd_batch < 1e-4 and row.sd_region < 1e-4, metric
+        assert row.sd_noise == pytest.approx(math.sqrt(within), rel=1e-4), metric
+        assert row.sd_host == pytest.approx(math.sqrt(between - within / 3), rel=1e-4), metric
+        shares = row[[f"share_{r}" for r in bakshy2015.VARIANCE_ROLES]].dropna()
+        assert shares.sum() == pytest.approx(1.0) and row.total_sd**2 == pytest.approx(
+            sum(row[f"sd_{r}"] ** 2 for r in ("region", "host", "batch", "noise"))
+        )
+        assert (row.n, row.dropped, row.hosts, row.batches) == (732, 0, 244, 3)
+
+
+@needs_data
+def test_variance_split_names_what_it_did_not_fit():
+    # the 4k random-write latency is 0.01 or 0.02 ms, decided by the instance type, and 0 on 3 rows
+    split = bakshy2015.variance_split(cwb=["sysbench/fileio-4k-rand-write-latency"], azure=AZURE)
+    cwb_row, azure_row = split.iloc[0], split.iloc[1]
+    assert (cwb_row.n, cwb_row.dropped) == (729, 3) and "constant within every config" in cwb_row.note
+    assert np.isnan(cwb_row.sd_host) and not cwb_row.converged
+    # Azure: batch = the calendar day (UTC), shared by the 3 hosts
+    redis = load(AZURE[0])
+    assert (azure_row.hosts, azure_row.batches, azure_row.n) == (3, redis.timestamp.dt.date.nunique(), len(redis))
+    assert azure_row.converged and np.isnan(azure_row.sd_region) and np.isfinite(azure_row.sd_host_batch)
+    with pytest.raises(ValueError, match="not CWB metrics"):
+        bakshy2015.variance_split(cwb=["nope"], azure=())
+
+
+def test_pilot_budget_judges_each_recommendation_under_the_truth():
+    costs = CostModel(setup=600.0, request=2.0, repetition=0.5, host=60.0)
+    budget = STUDY_CALLS["perfstudy.studies.bakshy2015.pilot_budget"](4)
+    per_pilot = budget.pilots
+    assert len(per_pilot) == 2 * 2 * 3 and len(budget.summary) == 4
+    oracle = optimal_allocation(E1, costs, target_se=0.1, hosts=[4, 8, 16])
+    assert budget.oracle == oracle[oracle.best]
+    for row in per_pilot.itertuples():
+        # the promise is made under the fitted sigmas, and judged under the true ones
+        assert row.promised_se <= 0.1 + 1e-12
+        truth = standard_error(row.design, E1, requests=row.requests, hosts=row.hosts, repetitions=row.repetitions)
+        assert row.true_se == pytest.approx(truth, rel=1e-12)
+    first = per_pilot[(per_pilot.pilot_hosts == 4) & (per_pilot.pilot_batches == 2)]
+    ratio = first.true_se / 0.1
+    summary = budget.summary.iloc[0]
+    assert summary.within_10pct == pytest.approx(np.mean(abs(ratio - 1) <= 0.1))
+    assert summary.se_ratio_median == pytest.approx(ratio.median())
+    assert summary.oracle_design_share == pytest.approx(np.mean(first.design == budget.oracle.design))
 
 
 def test_table1_and_figure2():

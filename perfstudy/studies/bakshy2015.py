@@ -47,6 +47,12 @@ __all__ = [
     "BOOTSTRAP_FOR_DESIGN",
     "table1_recovery",
     "design_from_pilot",
+    "AZURE_LONG",
+    "VARIANCE_ROLES",
+    "REAL_MODELS",
+    "variance_split",
+    "PilotBudget",
+    "pilot_budget",
 ]
 
 #: The 13 rows of Table 3, in the paper's order.
@@ -661,3 +667,256 @@ def design_from_pilot(
             )
         )
     return pd.DataFrame(rows)
+
+
+#: The Azure VM noise datasets whose three hosts each ran for about a year (the short-lived fleet
+#: runs once per host, so it has no host term to fit).
+AZURE_LONG = (
+    "azure-redis-get-long",
+    "azure-fio-randwrite-buffered-local-long",
+    "azure-mlc-idle-latency-long",
+    "azure-osbench-create-processes-long",
+    "azure-postgres-sf25-c25-readonly-long",
+)
+#: The parts a real benchmark's variance splits into, in plotting order.
+VARIANCE_ROLES = ("region", "host", "batch", "host_batch", "noise")
+#: Eq. 3 on the real datasets: per family, the random terms, the fixed effects and each term's role.
+#: CWB: a VM (host) nested in its region, the iteration (1-3) as a batch crossed with the VMs, and the
+#: instance type as a fixed effect; one measurement per VM and iteration, so the residual holds the
+#: host x batch interaction too. Azure: a host, the calendar day (UTC) as a batch shared by the hosts,
+#: their interaction, and the runs within a host-day as noise.
+REAL_MODELS = {
+    "cwb": (
+        ("region", "region:host", "batch"),
+        ("config",),
+        {"region": "region", "region:host": "host", "batch": "batch", "residual": "noise"},
+    ),
+    "azure-vm-noise": (
+        ("host", "day", "host:day"),
+        (),
+        {"host": "host", "day": "batch", "host:day": "host_batch", "residual": "noise"},
+    ),
+}
+
+
+def _real_benchmarks(cwb, azure):
+    """(family, dataset, benchmark, rows) for every real benchmark that :func:`variance_split` fits."""
+    if cwb is None or len(cwb):
+        frame = datasets.load("cwb-aws-microbench")
+        # failure counts and rates are mostly zero: not a performance measurement on a log scale
+        frame = frame[~frame["benchmark"].str.contains("failure")]
+        if cwb is not None:
+            unknown = sorted(set(cwb) - set(frame["benchmark"]))
+            if unknown:
+                raise ValueError(f"cwb: {unknown} are not CWB metrics; see datasets.load('cwb-aws-microbench')")
+            frame = frame[frame["benchmark"].isin(cwb)]
+        for benchmark, rows in frame.groupby("benchmark", sort=True):
+            yield "cwb", "cwb-aws-microbench", benchmark, rows
+    for name in azure:
+        frame = datasets.load(name)
+        frame = frame.assign(day=frame["timestamp"].dt.strftime("%Y-%m-%d"))
+        yield "azure-vm-noise", name, name.removeprefix("azure-"), frame
+
+
+def variance_split(*, cwb=None, azure=AZURE_LONG, progress: bool = False) -> pd.DataFrame:
+    """How real benchmarks' variance splits between regions, hosts, batches and noise (REML fits).
+
+    Section 3.2.2 fits Eq. 3 to Facebook's pilots; this fits its analogue (:data:`REAL_MODELS`) to
+    every benchmark of the public CWB suite and of the long-lived Azure hosts, on the log scale, so
+    the sigmas are relative spreads comparable across units. CWB's instance type is a fixed effect:
+    its shares are of the variance within an instance type.
+
+    Parameters
+    ----------
+    cwb : sequence of str, optional
+        CWB metrics to fit (``cwb-aws-microbench``); None fits all 50 (its failure counts and rates
+        are left out), an empty sequence none.
+    azure : sequence of str
+        Azure datasets to fit, one benchmark each; default :data:`AZURE_LONG`.
+    progress : bool
+        A progress bar over the benchmarks.
+
+    Returns
+    -------
+    DataFrame
+        One row per benchmark: ``family``, ``dataset``, ``benchmark``, ``unit``, ``n`` (rows
+        fitted), ``dropped`` (rows with a value <= 0, which have no logarithm), ``hosts``,
+        ``batches``, ``singular``, ``converged``, ``note`` (why a benchmark was not fitted: one
+        whose values the instance type alone decides has no variance to split; its sigmas are NaN);
+        ``sd_<role>`` and ``share_<role>`` (its share of
+        the summed variances) for each role in :data:`VARIANCE_ROLES` (NaN where the family has no
+        such term); and ``total_sd``.
+    """
+    from tqdm.auto import tqdm
+
+    rows = []
+    for family, dataset, benchmark, frame in tqdm(list(_real_benchmarks(cwb, azure)), disable=not progress):
+        random, fixed, roles = REAL_MODELS[family]
+        positive = frame["value"] > 0
+        kept = frame[positive]
+        row = dict(
+            family=family,
+            dataset=dataset,
+            benchmark=benchmark,
+            unit=frame["unit"].iloc[0] if "unit" in frame else datasets.registry()[dataset].unit,
+            n=len(kept),
+            dropped=int((~positive).sum()),
+            hosts=kept[random[0 if family == "azure-vm-noise" else 1].split(":")[-1]].nunique(),
+            batches=kept[random[2 if family == "cwb" else 1]].nunique(),
+            singular=False,
+            converged=False,
+            note="",
+        )
+        variances = {}
+        constant = kept.groupby(list(fixed))["value"].nunique().max() if fixed else kept["value"].nunique()
+        if constant == 1:  # a quantised metric that the instance type alone decides
+            row["note"] = f"constant within every {' x '.join(fixed) or 'row'}: nothing to split"
+        else:
+            fit = fit_variance_components(kept, random=random, fixed=fixed, transform="log")
+            variances = {roles[term]: sd**2 for term, sd in fit.sd.items()}
+            row.update(singular=fit.singular, converged=fit.converged)
+        total = sum(variances.values()) or math.nan
+        for role in VARIANCE_ROLES:
+            row[f"sd_{role}"] = math.sqrt(variances[role]) if role in variances else math.nan
+        for role in VARIANCE_ROLES:
+            row[f"share_{role}"] = variances[role] / total if role in variances else math.nan
+        row["total_sd"] = math.sqrt(total)
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+@dataclass(frozen=True)
+class PilotBudget:
+    """What a pilot of each size recommends, against the design the true sigmas recommend.
+
+    Attributes
+    ----------
+    pilots : DataFrame
+        One row per simulated pilot: ``pilot_hosts``, ``pilot_batches``, ``pilot``, ``singular``,
+        the recommended ``design``, ``requests``, ``repetitions``, ``hosts``, ``cost``,
+        ``promised_se`` (under the fitted sigmas) and ``true_se`` (the same allocation under the
+        true sigmas, :func:`~perfstudy.designs.standard_error`).
+    summary : DataFrame
+        One row per pilot size: ``pilot_hosts``, ``pilot_batches``, ``observations``,
+        ``oracle_design_share`` (pilots that recommend the oracle's design), ``cost_ratio``
+        (median cost over the oracle's), ``se_ratio_median``, ``se_ratio_low`` and
+        ``se_ratio_high`` (10th and 90th percentiles of ``true_se / target_se``) and
+        ``within_10pct`` (share of pilots whose recommendation truly lands within 10% of the
+        target).
+    oracle : Allocation
+        The cheapest allocation under the true sigmas.
+    target_se : float
+    """
+
+    pilots: pd.DataFrame
+    summary: pd.DataFrame
+    oracle: object
+    target_se: float
+
+
+def pilot_budget(
+    costs: CostModel,
+    *,
+    endpoint: int = 1,
+    target_se: float = 0.05,
+    requests: int = 200,
+    hosts=(4, 8, 16, 32),
+    batches=(2, 3, 4),
+    pilots: int = 20,
+    design_hosts=(4, 8, 16, 32),
+    rng=None,
+    progress: bool = False,
+) -> PilotBudget:
+    """How many hosts and batches a pilot needs before its recommended design stops changing.
+
+    For each pilot size, ``pilots`` pilots are simulated from Table 1's ``endpoint``
+    (:func:`~perfstudy.schedules.pilot_schedule`), fitted by REML, and turned into the cheapest
+    design that promises ``target_se`` (:func:`~perfstudy.designs.optimal_allocation`, section
+    3.1.2). Each recommendation is then priced and judged under the true sigmas: the SE it really
+    delivers against the target, and its cost against the oracle's (the recommendation the true
+    sigmas give). A pilot is big enough when the recommendations stop scattering around the
+    oracle's.
+
+    Parameters
+    ----------
+    costs : CostModel
+        Prices of a setup, a host, a request, a repetition.
+    endpoint : int
+        The truth: a key of :data:`perfstudy.PERFLAB_ENDPOINTS`.
+    target_se : float
+        The standard error of ``delta_hat`` the design must reach (log scale).
+    requests : int
+        Requests per pilot (each runs in every batch under both versions).
+    hosts, batches : sequence of int
+        The pilot sizes to try (every combination).
+    pilots : int
+        Simulated pilots per size.
+    design_hosts : sequence of int
+        Host counts the recommended design may use.
+    rng : None, int, SeedSequence or Generator
+        Draws the pilots.
+    progress : bool
+        A progress bar over the pilot sizes.
+
+    Returns
+    -------
+    PilotBudget
+    """
+    from tqdm.auto import tqdm
+
+    truth = PERFLAB_ENDPOINTS[endpoint]
+    design_hosts = list(design_hosts)
+    oracle = optimal_allocation(truth, costs, target_se=target_se, hosts=design_hosts)
+    oracle = oracle[oracle.best]
+    sizes = [(h, b) for h in hosts for b in batches]
+    streams = np.random.default_rng(rng).spawn(len(sizes))
+    rows = []
+    for (pilot_hosts, pilot_batches), stream in zip(tqdm(sizes, disable=not progress), streams):
+        sched = pilot_schedule(requests, pilot_hosts, batches=pilot_batches, rng=stream)
+        simulated = simulate(sched, truth, experiments=pilots, rng=stream)
+        for i in range(pilots):
+            fit = fit_variance_components(simulated.to_frame(i), random=SCHEDULE_TERMS)
+            allocation = optimal_allocation(fit.components(), costs, target_se=target_se, hosts=design_hosts)
+            best = allocation[allocation.best]
+            true_se = standard_error(
+                best.design, truth, requests=best.requests, hosts=best.hosts, repetitions=best.repetitions
+            )
+            rows.append(
+                dict(
+                    pilot_hosts=pilot_hosts,
+                    pilot_batches=pilot_batches,
+                    pilot=i,
+                    observations=fit.n,
+                    singular=fit.singular,
+                    design=best.design,
+                    requests=best.requests,
+                    repetitions=best.repetitions,
+                    hosts=best.hosts,
+                    cost=best.cost,
+                    promised_se=best.standard_error,
+                    true_se=float(true_se),
+                )
+            )
+    per_pilot = pd.DataFrame(rows)
+    ratio = per_pilot["true_se"] / target_se
+    summary = (
+        per_pilot.assign(
+            oracle_design=per_pilot["design"] == oracle.design,
+            cost_ratio=per_pilot["cost"] / oracle.cost,
+            se_ratio=ratio,
+            within=(ratio - 1.0).abs() <= 0.1,
+        )
+        .groupby(["pilot_hosts", "pilot_batches"])
+        .agg(
+            observations=("observations", "first"),
+            singular_share=("singular", "mean"),
+            oracle_design_share=("oracle_design", "mean"),
+            cost_ratio=("cost_ratio", "median"),
+            se_ratio_median=("se_ratio", "median"),
+            se_ratio_low=("se_ratio", lambda r: r.quantile(0.1)),
+            se_ratio_high=("se_ratio", lambda r: r.quantile(0.9)),
+            within_10pct=("within", "mean"),
+        )
+        .reset_index()
+    )
+    return PilotBudget(pilots=per_pilot, summary=summary, oracle=oracle, target_se=target_se)
