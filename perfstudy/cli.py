@@ -31,7 +31,68 @@ def _parser() -> argparse.ArgumentParser:
     report.add_argument("--kernel", default="python3", help="Jupyter kernel name (default: python3)")
     report.add_argument("--no-html", action="store_true", help="skip the HTML rendering")
     report.add_argument("--no-progress", action="store_true", help="no progress bars")
+    comparison = commands.add_parser(
+        "compare",
+        help="compare two versions' benchmark files: change, interval, p-value, verdict",
+        description="Compare BASE (version A) with NEW (version B) per benchmark, resampling whole "
+        "batches (processes, forks, repetitions). Files: pyperf, hyperfine, Google Benchmark, JMH JSON "
+        "or a tidy CSV. Exit status 1 with --fail-on-regression when a benchmark is slower beyond the "
+        "threshold, 2 for unusable input.",
+    )
+    comparison.add_argument("base", metavar="BASE", help="the baseline's file (version A)")
+    comparison.add_argument("new", metavar="NEW", help="the candidate's file (version B)")
+    comparison.add_argument(
+        "--threshold", default="0", help="smallest change that matters, e.g. 2%% or 0.02 (default 0)"
+    )
+    comparison.add_argument("--cluster", default="batch", help="the column to resample (default: batch)")
+    comparison.add_argument("--statistic", choices=["mean", "median"], default="mean")
+    comparison.add_argument("--confidence", type=float, default=0.95, help="interval coverage (default 0.95)")
+    comparison.add_argument("--correction", choices=["holm", "bh", "none"], default="holm")
+    comparison.add_argument("--replicates", type=int, default=2000, help="bootstrap replicates (default 2000)")
+    comparison.add_argument("--seed", type=int, default=None, help="seed of the bootstrap")
+    comparison.add_argument("--format", choices=["table", "markdown", "json"], default="table", dest="output")
+    comparison.add_argument(
+        "--fail-on-regression", action="store_true", help="exit 1 if any benchmark is slower beyond the threshold"
+    )
     return parser
+
+
+def _threshold(text: str) -> float:
+    """``"2%"`` or ``"0.02"`` as 0.02."""
+    try:
+        stripped = text.strip()
+        return float(stripped[:-1]) / 100 if stripped.endswith("%") else float(stripped)
+    except ValueError:
+        raise ValueError(f"--threshold {text}: expected a relative change such as 2% or 0.02") from None
+
+
+def _compare(args) -> int:
+    from perfstudy.compare import compare, format_comparison
+    from perfstudy.io import read
+
+    try:
+        threshold = _threshold(args.threshold)
+        frames = []
+        for version, path in enumerate((args.base, args.new)):
+            frame = read(path)
+            frames.append(frame.assign(version=version))
+        import pandas as pd
+
+        result = compare(
+            pd.concat(frames, ignore_index=True),
+            cluster=args.cluster,
+            statistic=args.statistic,
+            confidence=args.confidence,
+            threshold=threshold,
+            correction=args.correction,
+            replicates=args.replicates,
+            rng=args.seed,
+        )
+    except (ValueError, TypeError, OSError) as error:
+        print(f"perfstudy compare: {error}", file=sys.stderr)
+        return 2
+    print(format_comparison(result, args.output))
+    return 1 if args.fail_on_regression and len(result.regressions) else 0
 
 
 def main(argv=None) -> int:
@@ -45,7 +106,9 @@ def main(argv=None) -> int:
     Returns
     -------
     int
-        The exit status: 0 when every notebook ran, 1 when one failed, 2 on a usage error.
+        The exit status. ``report``: 0 when every notebook ran, 1 when one failed. ``compare``: 0,
+        or 1 with ``--fail-on-regression`` when a benchmark is slower beyond the threshold. 2 on a
+        usage error or unusable input.
     """
     args = _parser().parse_args(argv)
     if args.command == "report":
@@ -70,6 +133,8 @@ def main(argv=None) -> int:
         failed = [r for r in runs if r.status != "ok"]
         print(f"{len(runs) - len(failed)} of {len(runs)} notebooks ran; outputs in {args.out}/")
         return 1 if failed else 0
+    if args.command == "compare":
+        return _compare(args)
     return 2  # pragma: no cover - argparse rejects unknown commands
 
 

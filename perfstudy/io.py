@@ -34,7 +34,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-__all__ = ["COLUMNS", "read_pyperf", "read_hyperfine", "read_google_benchmark", "read_jmh"]
+__all__ = ["COLUMNS", "FORMATS", "read", "read_pyperf", "read_hyperfine", "read_google_benchmark", "read_jmh"]
 
 #: The columns every reader returns, in this order; tool-specific columns follow.
 COLUMNS = ["benchmark", "host", "timestamp", "batch", "iteration", "warmup", "value", "unit"]
@@ -325,3 +325,94 @@ def read_jmh(source, *, metric: str | None = None) -> pd.DataFrame:
             for iteration, values in enumerate(iterations):
                 rows.extend(dict(common, batch=fork, iteration=iteration, value=value) for value in values)
     return _frame(rows, extra, {"tool": "JMH", "metric": metric or "primary"})
+
+
+#: What :func:`read` accepts for ``format``.
+FORMATS = ("auto", "pyperf", "hyperfine", "google_benchmark", "jmh", "csv", "parquet")
+
+
+def _detect(data) -> str | None:
+    """The harness that wrote parsed JSON ``data``, from its shape; None if none matches."""
+    if isinstance(data, list) and data and isinstance(data[0], dict) and "primaryMetric" in data[0]:
+        return "jmh"
+    if not isinstance(data, dict):
+        return None
+    benchmarks = data.get("benchmarks")
+    if isinstance(benchmarks, list) and "context" in data:
+        return "google_benchmark"
+    if isinstance(benchmarks, list) and all(isinstance(b, dict) and "runs" in b for b in benchmarks[:1]):
+        return "pyperf"
+    results = data.get("results")
+    if isinstance(results, list) and all(isinstance(r, dict) and "command" in r for r in results[:1]):
+        return "hyperfine"
+    return None
+
+
+def read(path, format: str = "auto") -> pd.DataFrame:
+    """Read any benchmark file perfstudy knows into the tidy schema, detecting its format.
+
+    Detection looks at the content, not only the name: a ``.csv`` or ``.parquet`` file is a tidy
+    table (it needs a ``value`` column; ``benchmark``, ``batch`` and the rest are kept as they are);
+    JSON is pyperf (``benchmarks`` holding ``runs``; also ``.json.gz``), hyperfine (``results``
+    holding ``command``), Google Benchmark (``context`` and ``benchmarks``) or JMH (a list of
+    results with ``primaryMetric``).
+
+    Parameters
+    ----------
+    path : str or path
+        The file.
+    format : {"auto", "pyperf", "hyperfine", "google_benchmark", "jmh", "csv", "parquet"}
+        The format; ``"auto"`` detects it.
+
+    Returns
+    -------
+    DataFrame
+        As the format's reader returns it (:data:`COLUMNS` first); ``attrs["format"]`` names the
+        format.
+
+    Raises
+    ------
+    FileNotFoundError
+        No such file.
+    ValueError
+        An unknown format, or a file that is not what ``format`` says.
+    """
+    if format not in FORMATS:
+        raise ValueError(f"format={format!r}: expected one of {', '.join(map(repr, FORMATS))}")
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"path: expected a file path, got {type(path).__name__}")
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: no such file")
+    suffix = path.suffix.lower()
+    if format == "auto" and suffix in (".csv", ".parquet"):
+        format = suffix[1:]
+    if format in ("csv", "parquet"):
+        if format == "parquet":
+            try:
+                frame = pd.read_parquet(path)
+            except ImportError as error:
+                raise ValueError(f"{path}: reading parquet needs pyarrow (pip install pyarrow)") from error
+        else:
+            frame = pd.read_csv(path)
+        if "value" not in frame.columns:
+            raise ValueError(f"{path}: a tidy table needs a 'value' column; it has {list(frame.columns)}")
+        frame.attrs["format"] = format
+        return frame
+    data = _read_json(path, "benchmark")
+    if format == "auto":
+        format = _detect(data)
+        if format is None:
+            raise ValueError(
+                f"{path}: unknown format (not pyperf, hyperfine, Google Benchmark or JMH JSON, nor a "
+                "tidy .csv/.parquet); pass format= if it is one of them"
+            )
+    reader = {
+        "pyperf": read_pyperf,
+        "hyperfine": read_hyperfine,
+        "google_benchmark": read_google_benchmark,
+        "jmh": read_jmh,
+    }[format]
+    frame = reader(data)
+    frame.attrs["format"] = format
+    return frame

@@ -192,6 +192,7 @@ def _rng_calls():
     from perfstudy import (
         baselines,
         bootstrap,
+        compare,
         confirm,
         diagnostics,
         estimate,
@@ -254,6 +255,19 @@ def _rng_calls():
         "perfstudy.workbench.map_response_surface": lambda r: workbench.map_response_surface(points.head(2), rng=r),
         "perfstudy.workbench.d_optimal": lambda r: workbench.d_optimal(points, 6, starts=2, rng=r),
         "perfstudy.schedules.pilot_schedule": lambda r: schedules.pilot_schedule(8, 3, rng=r).host,
+        "perfstudy.compare.compare": lambda r: (
+            compare.compare(
+                pd.DataFrame(
+                    {
+                        "version": np.repeat([0, 1], 60),
+                        "batch": np.repeat(np.arange(24), 5),
+                        "value": np.random.default_rng(0).lognormal(0, 0.1, 120),
+                    }
+                ),
+                replicates=99,
+                rng=r,
+            ).table
+        ),
         "perfstudy.estimate.VarianceFit.confidence_interval": lambda r: estimate.fit_variance_components(
             _frame().assign(batch=np.tile([0, 1, 2], 30)), random=("host", "batch"), fixed=()
         ).confidence_interval(replicates=4, rng=r),

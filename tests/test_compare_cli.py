@@ -1,0 +1,123 @@
+"""``perfstudy compare`` on files the real tools wrote: a planted regression exits 1 with
+--fail-on-regression, an A/A pair exits 0; unusable input exits 2 with one line."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from perfstudy.cli import main
+
+
+def _run(args, **kwargs):
+    return subprocess.run(args, check=True, capture_output=True, text=True, timeout=300, **kwargs)
+
+
+def _pyperf(path, statement):
+    # 20 worker processes of 5 values: the process is the cluster
+    _run([sys.executable, "-m", "pyperf", "timeit", "--quiet", "-p", "20", "-w", "1", "-n", "5", "-l", "2000",
+          "--name", "sum", "-o", str(path), statement])  # fmt: skip
+    return path
+
+
+@pytest.fixture(scope="module")
+def pyperf_files(tmp_path_factory):
+    pytest.importorskip("pyperf")
+    folder = tmp_path_factory.mktemp("pyperf")
+    base = _pyperf(folder / "a.json", "sum(range(100))")
+    again = _pyperf(folder / "a2.json", "sum(range(100))")
+    slower = _pyperf(folder / "b.json", "sum(range(300))")  # about 3x the work
+    return base, again, slower
+
+
+def test_pyperf_regression_fails_the_gate_and_a_a_passes(pyperf_files, capsys):
+    base, again, slower = pyperf_files
+    assert main(["compare", str(base), str(slower), "--threshold", "10%", "--fail-on-regression", "--seed", "1"]) == 1
+    out = capsys.readouterr().out
+    assert "slower" in out and "sum" in out
+    # A/A: two runs of the same statement; a 10% threshold leaves room for run-to-run drift of the machine
+    assert main(["compare", str(base), str(again), "--threshold", "10%", "--fail-on-regression", "--seed", "1"]) == 0
+    assert "slower" not in capsys.readouterr().out
+
+
+def test_json_output_holds_the_table(pyperf_files, capsys):
+    base, _, slower = pyperf_files
+    assert main(["compare", str(base), str(slower), "--format", "json", "--statistic", "median", "--seed", "1"]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    row = payload["benchmarks"][0]
+    assert row["benchmark"] == "sum" and row["clusters_a"] == 20 and row["method"] == "bootstrap"
+    assert row["change"] > 1.0 and row["verdict"] == "slower" and payload["statistic"] == "median"
+
+
+@pytest.mark.skipif(shutil.which("hyperfine") is None, reason="hyperfine is not installed (.ci/run installs it)")
+def test_hyperfine_regression(tmp_path, capsys):
+    files = []
+    for name, seconds in (("a", "0.005"), ("b", "0.03")):
+        path = tmp_path / f"{name}.json"
+        _run(["hyperfine", "-N", "--style", "none", "--runs", "12", "-n", "nap", "--export-json", str(path),
+              f"sleep {seconds}"])  # fmt: skip
+        files.append(str(path))
+    assert main(["compare", *files, "--threshold", "5%", "--fail-on-regression", "--format", "markdown"]) == 1
+    out = capsys.readouterr().out
+    assert out.startswith("| benchmark |") and "| nap |" in out
+
+
+GB_SOURCE = r"""
+#include <benchmark/benchmark.h>
+#include <numeric>
+#include <vector>
+static void BM_Sum(benchmark::State& state) {
+  std::vector<double> v(WORK, 1.0);
+  for (auto _ : state) benchmark::DoNotOptimize(std::accumulate(v.begin(), v.end(), 0.0));
+}
+BENCHMARK(BM_Sum);
+BENCHMARK_MAIN();
+"""
+
+
+def test_google_benchmark_regression(tmp_path, capsys):
+    compiler = shutil.which("g++")
+    if compiler is None:
+        pytest.skip("g++ is not installed")
+    (tmp_path / "b.cc").write_text(GB_SOURCE)
+    files = []
+    for name, work in (("a", 4096), ("b", 16384)):
+        build = subprocess.run([compiler, "-O2", f"-DWORK={work}", "b.cc", "-o", name, "-lbenchmark", "-lpthread"],
+                               cwd=tmp_path, capture_output=True, text=True)  # fmt: skip
+        if build.returncode != 0:
+            pytest.skip("Google Benchmark is not installed (Debian package 'libbenchmark-dev'; .ci/run installs it)")
+        out = tmp_path / f"{name}.json"
+        _run([str(tmp_path / name), "--benchmark_repetitions=6", "--benchmark_min_time=0.01",
+              f"--benchmark_out={out}", "--benchmark_out_format=json"], cwd=tmp_path)  # fmt: skip
+        files.append(str(out))
+    assert main(["compare", *files, "--threshold", "5%", "--fail-on-regression"]) == 1
+    out = capsys.readouterr().out
+    assert "BM_Sum" in out and "Student-t" in out  # 6 repetitions a side: the t interval, said so
+
+
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        ('{"something": 1}', "unknown format"),
+        ("benchmark,version,batch\nb,0,0\n", "needs a 'value' column"),
+    ],
+)
+def test_unusable_input_exits_2_with_one_line(tmp_path, capsys, content, message):
+    bad = tmp_path / ("x.json" if content.startswith("{") else "x.csv")
+    bad.write_text(content)
+    assert main(["compare", str(bad), str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1 and err.startswith("perfstudy compare: ")
+
+
+def test_missing_file_and_bad_threshold_exit_2(tmp_path, capsys):
+    good = tmp_path / "t.csv"
+    good.write_text("benchmark,batch,value\nb,0,1.0\nb,1,1.1\n")
+    assert main(["compare", str(tmp_path / "nope.json"), str(good)]) == 2
+    assert "no such file" in capsys.readouterr().err
+    assert main(["compare", str(good), str(good), "--threshold", "lots"]) == 2
+    assert "lots" in capsys.readouterr().err
