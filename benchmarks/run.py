@@ -256,6 +256,33 @@ def fit_10k_statsmodels():
     return run
 
 
+def _compare_frame():
+    """Issue 12's case: 200 benchmarks x 2 versions x 20 processes x 50 values, log-normal with a
+    process effect."""
+    import pandas as pd
+
+    rng = np.random.default_rng(12)
+    benchmarks, clusters, values = 200, 20, 50
+    b = np.repeat(np.arange(benchmarks), 2 * clusters * values)
+    version = np.tile(np.repeat([0, 1], clusters * values), benchmarks)
+    batch = np.tile(np.repeat(np.arange(2 * clusters), values), benchmarks)
+    effect = rng.normal(0, 0.02, benchmarks * 2 * clusters)[b * 2 * clusters + batch]
+    value = np.exp(effect + rng.normal(0, 0.01, b.size))
+    return pd.DataFrame(dict(benchmark=b, version=version, batch=batch, value=value, unit="s"))
+
+
+def compare_200(statistic="mean"):
+    """Issue 12: compare() with 2,000 replicates and every check (threshold 2%, so CONFIRM runs too)."""
+    from perfstudy.compare import compare
+
+    df = _compare_frame()
+    return lambda: compare(df, statistic=statistic, threshold=0.02, replicates=2000, rng=1)
+
+
+def compare_200_median():
+    return compare_200("median")
+
+
 BENCHMARKS = {
     # name: (function, target seconds or None, target peak GiB or None, what it measures, scale)
     "simulate_10k_x_1024": (
@@ -325,6 +352,14 @@ BENCHMARKS = {
     "fit_10k": (fit_10k, None, None, "the same at 10,000 obs (1,250 requests)", 1),
     "fit_10k_statsmodels": (fit_10k_statsmodels, None, None, "statsmodels MixedLM, 10,000 obs (lbfgs)", 1),
     "fit_1m": (fit_1m, None, 2.0, "fit_variance_components: 1,000,000 obs (125,000 requests)", 1),
+    "compare_200": (
+        compare_200,
+        5.0,
+        None,
+        "compare(): 200 benchmarks x 2 versions x 20 processes x 50 values, 2,000 replicates, mean, all checks",
+        1,
+    ),
+    "compare_200_median": (compare_200_median, 5.0, None, "the same for the median", 1),
     "table3_naive_loop": (
         table_3_naive_loop,
         None,

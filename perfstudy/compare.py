@@ -34,6 +34,8 @@ import pandas as pd
 from scipy import stats
 
 from perfstudy._checks import check_fraction, check_int
+from perfstudy.confirm import repetitions_needed
+from perfstudy.parallel import map_tasks
 
 __all__ = [
     "STATISTICS",
@@ -282,6 +284,89 @@ def _outlier_warning(side: _Side, labels, name: str) -> str | None:
     return None
 
 
+@dataclass(frozen=True)
+class _Settings:
+    statistic: str
+    confidence: float
+    threshold: float
+    replicates: int
+    checks: bool
+    cluster: str
+
+
+@dataclass(frozen=True, eq=False)
+class _Task:
+    """One benchmark's values and cluster labels in both versions (picklable, for an executor)."""
+
+    name: object
+    values_a: np.ndarray
+    labels_a: np.ndarray
+    values_b: np.ndarray
+    labels_b: np.ndarray
+    higher_is_better: bool
+    settings: _Settings
+
+
+def _confirm_warning(side: _Side, name: str, settings: _Settings, rng) -> str | None:
+    """CONFIRM (Maricq et al., section 5) on the batches' statistics: how many batches until the
+    median's interval is within ``+-threshold``; a warning when this side has fewer."""
+    if settings.threshold <= 0 or side.clusters < 10:
+        return None
+    needed = repetitions_needed(
+        side.statistics, error=settings.threshold, confidence=settings.confidence, trials=100, rng=rng
+    )
+    if needed.estimate is None:
+        return (
+            f"CONFIRM: {side.clusters} {settings.cluster}es in {name} do not pin the median to "
+            f"+-{100 * settings.threshold:g}%; run more"
+        )
+    return None
+
+
+def _compare_one(task: _Task, rng) -> dict:
+    """The row of one benchmark (see :class:`Comparison`), before the correction and verdict."""
+    s = task.settings
+    alpha = 1.0 - s.confidence
+    a = _side(task.values_a, task.labels_a, s.statistic)
+    b = _side(task.values_b, task.labels_b, s.statistic)
+    interval_rng, confirm_rng = np.random.default_rng(rng).spawn(2)
+    low, high, p, method = _interval(a, b, s.statistic, s.confidence, s.replicates, interval_rng)
+    notes = []
+    for side, label in ((a, "A"), (b, "B")):
+        if side.clusters == 1:
+            notes.append(f"one {s.cluster} in {label}: no interval can be trusted; run more {s.cluster}es")
+    if method == "t":
+        notes.append(f"few {s.cluster}es ({min(a.clusters, b.clusters)}): Welch t interval over the {s.cluster}es")
+    if s.checks:
+        for side, label, labels in ((a, "A", task.labels_a), (b, "B", task.labels_b)):
+            notes += filter(
+                None,
+                (
+                    _warmup_warning(side, label, alpha, s.threshold),
+                    _drift_warning(side, label, alpha),
+                    _outlier_warning(side, np.unique(labels), label),
+                    _confirm_warning(side, label, s, confirm_rng),
+                ),
+            )
+    estimate_a, estimate_b = _estimate(a, s.statistic, method), _estimate(b, s.statistic, method)
+    return dict(
+        benchmark=task.name,
+        n_a=int(a.values.size),
+        n_b=int(b.values.size),
+        clusters_a=a.clusters,
+        clusters_b=b.clusters,
+        estimate_a=estimate_a,
+        estimate_b=estimate_b,
+        change=estimate_b / estimate_a - 1.0,
+        low=low,
+        high=high,
+        p_value=p,
+        method=method,
+        higher_is_better=task.higher_is_better,
+        warnings="; ".join(notes),
+    )
+
+
 @dataclass(frozen=True, eq=False)
 class Comparison:
     """The change from version A to version B, per benchmark, with its interval and a verdict.
@@ -366,6 +451,8 @@ def compare(
     dropna: bool = False,
     checks: bool = True,
     rng=None,
+    executor=None,
+    progress: bool = False,
 ) -> Comparison:
     """Compare two versions per benchmark: ``B/A - 1`` with a cluster-aware interval and a verdict.
 
@@ -446,7 +533,13 @@ def compare(
     if "warmup" in frame.columns:
         flagged = frame["warmup"].astype(bool)
         warmup_dropped = int(flagged.sum())
+        before = set(frame.groupby([by, "benchmark"], sort=False).groups)
         frame = frame[~flagged]
+        emptied = sorted(map(str, before - set(frame.groupby([by, "benchmark"], sort=False).groups)))
+        if emptied:
+            raise ValueError(
+                f"benchmark: no values left once warm-ups are left out for (version, benchmark) {emptied[:5]}"
+            )
     if "iteration" in frame.columns:
         frame = frame.sort_values([cluster, "iteration"], kind="stable")
     bad = ~np.isfinite(frame[value].to_numpy(dtype=float)) | (frame[value].to_numpy(dtype=float) <= 0)
@@ -462,12 +555,10 @@ def compare(
     names = [name for name in sides[a_label] if name in sides[b_label]]
     if not names:
         raise ValueError(f"benchmark: none present in both versions ({by}={a_label!r} and {by}={b_label!r})")
-    rng = np.random.default_rng(rng)
-    streams = rng.spawn(len(names))
-    alpha = 1.0 - confidence
-    rows = []
+    settings = _Settings(statistic, confidence, float(threshold), replicates, checks, cluster)
+    tasks = []
     units = {}
-    for name, stream in zip(names, streams):
+    for name in names:
         rows_a, rows_b = sides[a_label][name], sides[b_label][name]
         unit = None
         if "unit" in frame.columns:
@@ -477,45 +568,19 @@ def compare(
             unit = found.pop() if found else None
             if unit is not None:
                 units[str(name)] = unit
-        a = _side(rows_a[value].to_numpy(dtype=float), rows_a[cluster].to_numpy(), statistic)
-        b = _side(rows_b[value].to_numpy(dtype=float), rows_b[cluster].to_numpy(), statistic)
-        low, high, p, method = _interval(a, b, statistic, confidence, replicates, stream)
-        notes = []
-        for side, label in ((a, "A"), (b, "B")):
-            if side.clusters == 1:
-                notes.append(f"one {cluster} in {label}: no interval can be trusted; run more {cluster}es")
-        if method == "t":
-            notes.append(f"few {cluster}es ({min(a.clusters, b.clusters)}): Student-t interval on C - 1 df")
-        if checks:
-            for side, label, part in ((a, "A", rows_a), (b, "B", rows_b)):
-                labels = np.unique(part[cluster].to_numpy())
-                notes += filter(
-                    None,
-                    (
-                        _warmup_warning(side, label, alpha, threshold),
-                        _drift_warning(side, label, alpha),
-                        _outlier_warning(side, labels, label),
-                    ),
-                )
-        estimate_a, estimate_b = _estimate(a, statistic, method), _estimate(b, statistic, method)
-        rows.append(
-            dict(
-                benchmark=name,
-                n_a=int(a.values.size),
-                n_b=int(b.values.size),
-                clusters_a=a.clusters,
-                clusters_b=b.clusters,
-                estimate_a=estimate_a,
-                estimate_b=estimate_b,
-                change=estimate_b / estimate_a - 1.0,
-                low=low,
-                high=high,
-                p_value=p,
-                method=method,
+        tasks.append(
+            _Task(
+                name=name,
+                values_a=rows_a[value].to_numpy(dtype=float),
+                labels_a=rows_a[cluster].to_numpy(),
+                values_b=rows_b[value].to_numpy(dtype=float),
+                labels_b=rows_b[cluster].to_numpy(),
                 higher_is_better=higher_is_better(unit),
-                warnings="; ".join(notes),
+                settings=settings,
             )
         )
+    rows = map_tasks(_compare_one, tasks, rng=rng, executor=executor, progress=progress, desc="benchmarks")
+    alpha = 1.0 - confidence
     table = pd.DataFrame(rows)
     table.insert(table.columns.get_loc("method"), "p_adjusted", adjust_p_values(table["p_value"], correction))
     table.insert(

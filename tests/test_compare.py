@@ -216,6 +216,7 @@ def test_benchmarks_in_one_version_only_are_listed():
         (lambda d: d, {"replicates": 10}, ValueError, "replicates"),
         (lambda d: d, {"baseline": 7}, ValueError, "baseline=7"),
         (lambda d: d.assign(benchmark=np.where(d.version == 0, "x", "y")), {}, ValueError, "none present in both"),
+        (lambda d: d.assign(warmup=d.benchmark == 1), {}, ValueError, r"no values left .* \[\'\(0, 1\)\'"),
     ],
 )
 def test_bad_input_is_named(change, kwargs, error, match):
@@ -241,6 +242,18 @@ def test_a_comparison_is_a_frozen_result_with_its_frame():
         result.threshold = 1.0
 
 
-def test_same_seed_same_comparison():
+def test_same_seed_same_comparison_on_any_executor():
+    from concurrent.futures import ThreadPoolExecutor
+
     df = clustered(3, 25, 5, rng=0)
-    pd.testing.assert_frame_equal(compare(df, rng=4).table, compare(df, rng=4).table)
+    here = compare(df, threshold=0.01, rng=4).table
+    pd.testing.assert_frame_equal(here, compare(df, threshold=0.01, rng=4).table)
+    with ThreadPoolExecutor(2) as pool:
+        pd.testing.assert_frame_equal(here, compare(df, threshold=0.01, rng=4, executor=pool).table)
+
+
+def test_confirm_warns_when_batches_cannot_pin_the_median():
+    # 12 batches a side whose means scatter by 5%: +-0.5% needs far more of them
+    df = clustered(1, 12, 10, rng=0, sd_cluster=0.05)
+    assert "CONFIRM: 12 batches in A do not pin the median to +-0.5%" in compare(df, threshold=0.005).table.warnings[0]
+    assert "CONFIRM" not in compare(df, threshold=0.2).table.warnings[0]
