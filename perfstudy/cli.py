@@ -54,7 +54,46 @@ def _parser() -> argparse.ArgumentParser:
     comparison.add_argument(
         "--fail-on-regression", action="store_true", help="exit 1 if any benchmark is slower beyond the threshold"
     )
+    analysis = commands.add_parser(
+        "analyze",
+        help="a report on benchmark files: diagnostics, comparison, advice (executed notebook + HTML)",
+        description="Run the analyze notebook on FILE... (pyperf, hyperfine, Google Benchmark, JMH JSON or "
+        "tidy CSV; with two files, the second is compared against the first) and write the executed notebook, "
+        "its HTML and figures into --out. Exit status 1 if the notebook failed, 2 for unusable input.",
+    )
+    analysis.add_argument("files", metavar="FILE", nargs="+", help="benchmark files")
+    analysis.add_argument("--out", default="build/analyze", help="output directory (default: build/analyze)")
+    analysis.add_argument("--threshold", default="2%", help="smallest change that matters (default 2%%)")
+    analysis.add_argument("--quick", action="store_true", help="fewer replicates and permutations")
+    analysis.add_argument("--no-html", action="store_true", help="skip the HTML rendering")
+    analysis.add_argument("--no-progress", action="store_true", help="no progress bar")
     return parser
+
+
+def _analyze(args) -> int:
+    from perfstudy.io import read
+    from perfstudy.report import run_analysis
+
+    try:
+        threshold = _threshold(args.threshold)
+        for path in args.files:  # refuse unreadable input before starting a kernel
+            read(path)
+        run = run_analysis(
+            args.files,
+            out_dir=args.out,
+            threshold=threshold,
+            quick=args.quick,
+            html=not args.no_html,
+            progress=not args.no_progress,
+        )
+    except (ValueError, TypeError, OSError) as error:
+        print(f"perfstudy analyze: {error}", file=sys.stderr)
+        return 2
+    if run.status != "ok":
+        print(f"perfstudy analyze: the notebook failed: {run.error}", file=sys.stderr)
+        return 1
+    print(f"analysis of {len(args.files)} file(s) in {run.seconds:.1f} s: {run.html or run.output}")
+    return 0
 
 
 def _threshold(text: str) -> float:
@@ -107,8 +146,8 @@ def main(argv=None) -> int:
     -------
     int
         The exit status. ``report``: 0 when every notebook ran, 1 when one failed. ``compare``: 0,
-        or 1 with ``--fail-on-regression`` when a benchmark is slower beyond the threshold. 2 on a
-        usage error or unusable input.
+        or 1 with ``--fail-on-regression`` when a benchmark is slower beyond the threshold.
+        ``analyze``: 0, or 1 when its notebook failed. 2 on a usage error or unusable input.
     """
     args = _parser().parse_args(argv)
     if args.command == "report":
@@ -135,6 +174,8 @@ def main(argv=None) -> int:
         return 1 if failed else 0
     if args.command == "compare":
         return _compare(args)
+    if args.command == "analyze":
+        return _analyze(args)
     return 2  # pragma: no cover - argparse rejects unknown commands
 
 

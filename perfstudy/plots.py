@@ -29,6 +29,9 @@ __all__ = [
     "VARIANCE_COLORS",
     "plot_variance_split",
     "plot_pilot_budget",
+    "plot_runs",
+    "plot_mean_intervals",
+    "plot_comparison",
     "plot_clustered_se",
     "plot_design_standard_errors",
     "plot_delta_hat_densities",
@@ -998,5 +1001,120 @@ def plot_pilot_budget(summary: pd.DataFrame, *, target_se: float):
         ax.set_xticks(ticks, [str(t) for t in ticks])
         ax.minorticks_off()
     left.legend(fontsize="small")
+    fig.tight_layout()
+    return fig
+
+
+def plot_runs(frame: pd.DataFrame, table: pd.DataFrame, *, cluster: str = "batch", columns: int = 2):
+    """Each benchmark's values in run order, one colour per version, with the batch boundaries and
+    the warm-up iterations that :func:`perfstudy.analyze.analyze` says to drop shaded.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        ``benchmark``, ``version``, ``cluster``, ``value`` and, if known, ``iteration``; in run
+        order within each version.
+    table : DataFrame
+        ``Analysis.table`` (``version``, ``benchmark``, ``warmup_iterations``).
+    cluster : str
+        The batch column.
+    columns : int
+        Panels per row.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    benchmarks = list(dict.fromkeys(table["benchmark"]))
+    fig, axes = _panel_grid(len(benchmarks), min(columns, len(benchmarks)), (5.5, 2.8))
+    for ax, benchmark in zip(axes, benchmarks):
+        rows = frame[frame["benchmark"] == benchmark]
+        for version, series in rows.groupby("version", sort=True):
+            x = np.arange(len(series))
+            position = series["iteration"].to_numpy() if "iteration" in series else np.zeros(len(series))
+            drop = table.loc[(table["benchmark"] == benchmark) & (table["version"] == version), "warmup_iterations"]
+            drop = int(drop.iloc[0]) if len(drop) else 0
+            warm = position < drop
+            (line,) = ax.plot(x, series["value"], ".", ms=2, alpha=0.6, label=f"version {version}")
+            ax.plot(x[warm], series["value"].to_numpy()[warm], "x", ms=3, color="black", alpha=0.6)
+            starts = np.flatnonzero(np.r_[True, series[cluster].to_numpy()[1:] != series[cluster].to_numpy()[:-1]])
+            for start in starts[1:]:
+                ax.axvline(start, color=line.get_color(), lw=0.3, alpha=0.3)
+        ax.set_title(str(benchmark), fontsize="small")
+        ax.set_xlabel(f"run order ({cluster} boundaries as lines; x: warm-up to drop)", fontsize="x-small")
+        ax.set_ylabel("value")
+    axes[0].legend(fontsize="x-small", markerscale=3)
+    fig.tight_layout()
+    return fig
+
+
+def plot_mean_intervals(table: pd.DataFrame):
+    """Per series: the naive interval of the mean (values as if independent), the interval from the
+    autocorrelation-corrected SE, and the median's distribution-free interval, relative to the mean.
+
+    Parameters
+    ----------
+    table : DataFrame
+        ``Analysis.table``.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    labels = [f"{r.benchmark} ({r.version})" for r in table.itertuples()]
+    y = np.arange(len(table))
+    fig, ax = plt.subplots(figsize=(7, 0.45 * len(table) + 1.2))
+    mean = table["mean"].to_numpy(dtype=float)
+    for offset, (low, high, label, color) in zip(
+        (-0.2, 0.0, 0.2),
+        [
+            ("naive_low", "naive_high", "mean, naive SE", "tab:red"),
+            ("corrected_low", "corrected_high", "mean, corrected SE", "tab:blue"),
+            ("median_low", "median_high", "median (order statistics)", "tab:green"),
+        ],
+    ):
+        lo = 100 * (table[low].to_numpy(dtype=float) / mean - 1)
+        hi = 100 * (table[high].to_numpy(dtype=float) / mean - 1)
+        ax.hlines(y + offset, lo, hi, color=color, lw=3, label=label)
+    ax.axvline(0, color="black", lw=0.8)
+    ax.set_yticks(y, labels, fontsize="small")
+    ax.set_xlabel("interval relative to the mean (%)")
+    ax.legend(fontsize="x-small", loc="lower right")
+    fig.tight_layout()
+    return fig
+
+
+def plot_comparison(table: pd.DataFrame, *, threshold: float = 0.0):
+    """The change B/A - 1 per benchmark with its interval, coloured by verdict, and the threshold.
+
+    Parameters
+    ----------
+    table : DataFrame
+        ``Comparison.table`` (:func:`perfstudy.compare.compare`).
+    threshold : float
+        Drawn as a band around 0.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    colors = {"faster": "tab:green", "slower": "tab:red", "no change": "tab:gray", "inconclusive": "tab:orange"}
+    y = np.arange(len(table))
+    fig, ax = plt.subplots(figsize=(7, 0.4 * len(table) + 1.2))
+    if threshold > 0:
+        ax.axvspan(-100 * threshold, 100 * threshold, color="0.9")
+    for verdict, color in colors.items():
+        rows = table["verdict"] == verdict
+        if rows.any():
+            change = 100 * table.loc[rows, "change"].to_numpy(dtype=float)
+            low = 100 * table.loc[rows, "low"].to_numpy(dtype=float)
+            high = 100 * table.loc[rows, "high"].to_numpy(dtype=float)
+            ax.errorbar(
+                change, y[rows], xerr=[change - low, high - change], fmt="o", color=color, capsize=3, label=verdict
+            )
+    ax.axvline(0, color="black", lw=0.8)
+    ax.set_yticks(y, table["benchmark"].astype(str), fontsize="small")
+    ax.set_xlabel("change B/A - 1 (%)")
+    ax.legend(fontsize="x-small")
     fig.tight_layout()
     return fig

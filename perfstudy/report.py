@@ -14,7 +14,7 @@ from pathlib import Path
 
 from tqdm.auto import tqdm
 
-__all__ = ["NotebookRun", "default_notebooks_dir", "find_notebooks", "run_notebooks", "format_table"]
+__all__ = ["NotebookRun", "default_notebooks_dir", "find_notebooks", "run_notebooks", "run_analysis", "format_table"]
 
 
 @dataclass(frozen=True)
@@ -203,6 +203,85 @@ def run_notebooks(
     summary = [{**run.__dict__, "output": str(run.output), "html": str(run.html) if run.html else None} for run in runs]
     (out / "report.json").write_text(json.dumps(summary, indent=1))
     return runs
+
+
+def run_analysis(
+    paths,
+    *,
+    out_dir="build/analyze",
+    threshold: float = 0.02,
+    quick: bool = False,
+    timeout: float = 1800.0,
+    kernel_name: str = "python3",
+    html: bool = True,
+    progress: bool = True,
+) -> NotebookRun:
+    """Run the ``analyze`` template notebook on benchmark files (``perfstudy analyze``).
+
+    The executed notebook and its HTML go to ``out_dir/analyze.ipynb`` and ``.html``, its figures
+    to ``out_dir/figures``, its records to ``out_dir/analyze.json``.
+
+    Parameters
+    ----------
+    paths : sequence of path
+        The files (see :func:`perfstudy.io.read`); the first is version A, the second B.
+    out_dir : path
+    threshold : float
+        Smallest relative change that matters, for the comparison.
+    quick : bool
+        Fewer bootstrap replicates and permutations.
+    timeout : float
+        Seconds any one cell may run.
+    kernel_name : str
+    html : bool
+        Also render the executed notebook to HTML.
+    progress : bool
+        papermill's bar over cells.
+
+    Raises
+    ------
+    FileNotFoundError
+        A path that is not a file (checked before anything runs).
+    """
+    import papermill as pm
+
+    paths = [Path(p).resolve() for p in paths]
+    for path in paths:
+        if not path.is_file():
+            raise FileNotFoundError(f"{path}: no such file")
+    template = Path(str(importlib.resources.files("perfstudy") / "notebooks" / "analyze.ipynb"))
+    out = Path(out_dir).resolve()
+    (out / "figures").mkdir(parents=True, exist_ok=True)
+    output = out / "analyze.ipynb"
+    parameters = dict(
+        paths=[str(p) for p in paths],
+        out_dir=str(out),
+        figures_dir=str(out / "figures"),
+        threshold=float(threshold),
+        quick=bool(quick),
+    )
+    start = time.perf_counter()
+    error = None
+    try:
+        pm.execute_notebook(
+            str(template),
+            str(output),
+            parameters=parameters,
+            kernel_name=kernel_name,
+            cwd=str(out),
+            execution_timeout=timeout,
+            progress_bar=progress,
+        )
+    except Exception as exc:  # reported in the result, as for the report's notebooks
+        error = _describe_failure(exc, template)
+    seconds = time.perf_counter() - start
+    html_path = None
+    if html and output.exists():
+        try:
+            html_path = _to_html(output)
+        except Exception as exc:
+            error = error or f"HTML export: {_describe_failure(exc)}"
+    return NotebookRun("analyze", "failed" if error else "ok", seconds, output, html_path, error)
 
 
 def format_table(runs) -> str:

@@ -121,3 +121,32 @@ def test_missing_file_and_bad_threshold_exit_2(tmp_path, capsys):
     assert "no such file" in capsys.readouterr().err
     assert main(["compare", str(good), str(good), "--threshold", "lots"]) == 2
     assert "lots" in capsys.readouterr().err
+
+
+@pytest.mark.notebook
+def test_analyze_writes_the_notebook_and_its_html(tmp_path, capsys):
+    from perfstudy.analyze import demo_runs
+
+    a, b = demo_runs(processes=8, values=12, rng=0)
+    a.to_csv(tmp_path / "a.csv", index=False)
+    b.to_csv(tmp_path / "b.csv", index=False)
+    out = tmp_path / "report"
+    assert (
+        main(
+            ["analyze", str(tmp_path / "a.csv"), str(tmp_path / "b.csv"), "--out", str(out), "--quick", "--no-progress"]
+        )
+        == 0
+    )
+    assert "analysis of 2 file(s)" in capsys.readouterr().out
+    assert (out / "analyze.ipynb").exists() and (out / "analyze.html").stat().st_size > 10_000
+    records = json.loads((out / "analyze.json").read_text())
+    assert records["inputs"]["names"] == ["a.csv", "b.csv"] and len(records["table"]) == 6
+    assert len(list((out / "figures").glob("*.png"))) == 3
+
+
+def test_analyze_refuses_unusable_input_before_starting_a_kernel(tmp_path, capsys):
+    bad = tmp_path / "x.json"
+    bad.write_text('{"something": 1}')
+    assert main(["analyze", str(bad), "--out", str(tmp_path / "out")]) == 2
+    assert "unknown format" in capsys.readouterr().err and not (tmp_path / "out").exists()
+    assert main(["analyze", str(tmp_path / "missing.csv")]) == 2

@@ -400,3 +400,20 @@ def test_pilot_notebook(pilot_notebook):
         "07_table1_recovery.png",
         "07_variance_split.png",
     ]
+
+
+@pytest.mark.notebook
+def test_analyze_notebook_on_its_demo(tmp_path_factory):
+    tmp, rec = run_quick(tmp_path_factory, "analyze")
+    assert rec["inputs"]["names"] == ["demo A", "demo B"] and rec["inputs"]["quick"] is True
+    advice = " ".join(rec["advice"])
+    # the demo's three planted problems, each found and said in a sentence
+    assert rec["advice"][0].startswith("json_dumps: B is slower than A by")
+    assert "Drop the first 4 iterations of every batch of regex (0), regex (1)." in advice
+    assert "Batch 7 of startup (0) is unlike the others" in advice
+    assert {r["benchmark"]: r["verdict"] for r in rec["comparison"]}["json_dumps"] == "slower"
+    assert sorted(p.name for p in (tmp / "figures").glob("*.png")) == [
+        "analyze_comparison.png",
+        "analyze_intervals.png",
+        "analyze_runs.png",
+    ]

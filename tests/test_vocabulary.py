@@ -190,6 +190,7 @@ def _frame():
 def _rng_calls():
     """One small valid call per public callable that takes ``rng``, as ``fn(rng) -> result``."""
     from perfstudy import (
+        analyze,
         baselines,
         bootstrap,
         compare,
@@ -255,6 +256,13 @@ def _rng_calls():
         "perfstudy.workbench.map_response_surface": lambda r: workbench.map_response_surface(points.head(2), rng=r),
         "perfstudy.workbench.d_optimal": lambda r: workbench.d_optimal(points, 6, starts=2, rng=r),
         "perfstudy.schedules.pilot_schedule": lambda r: schedules.pilot_schedule(8, 3, rng=r).host,
+        "perfstudy.analyze.demo_runs": lambda r: analyze.demo_runs(processes=3, values=4, rng=r)[1].value,
+        "perfstudy.analyze.analyze": lambda r: analyze.analyze(
+            pd.concat([f.assign(version=i) for i, f in enumerate(analyze.demo_runs(processes=4, values=12, rng=0))]),
+            permutations=19,
+            replicates=99,
+            rng=r,
+        ).table.drop(columns="notes"),
         "perfstudy.compare.compare": lambda r: (
             compare.compare(
                 pd.DataFrame(

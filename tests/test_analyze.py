@@ -1,0 +1,93 @@
+"""analyze(): the planted problems of a simulated run are found, each number against the function
+that computes it alone, and the advice names them."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from perfstudy.analyze import Analysis, analyze, demo_runs, warmup_iterations
+from perfstudy.confirm import median_ci, repetitions_needed
+from perfstudy.survey import diagnose
+
+
+@pytest.fixture(scope="module")
+def demo():
+    a, b = demo_runs(rng=3)
+    frame = pd.concat([a.assign(version=0), b.assign(version=1)], ignore_index=True)
+    return frame, analyze(frame, permutations=99, replicates=999, rng=0)
+
+
+def test_planted_problems_are_found_and_advised(demo):
+    _, result = demo
+    assert isinstance(result, Analysis)
+    table = result.table.set_index(["version", "benchmark"])
+    # regex: 4 warm-up iterations in every process, in both versions; nothing elsewhere
+    assert table.warmup_iterations.to_dict() == {
+        (v, b): 4 if b == "regex" else 0 for v in (0, 1) for b in ("json_dumps", "regex", "startup")
+    }
+    assert table.loc[(0, "startup"), "odd_batches"] == "7"
+    assert (table.drop(index=[(0, "startup")]).odd_batches == "").all()
+    verdicts = dict(zip(result.comparison.table.benchmark, result.comparison.table.verdict))
+    assert verdicts["json_dumps"] == "slower" and verdicts["regex"] == "no change"
+    advice = " ".join(result.advice)
+    assert result.advice[0].startswith("json_dumps: B is slower than A by ")
+    json_row = result.comparison.table.set_index("benchmark").loc["json_dumps"]
+    assert json_row.low < 0.03 < json_row.high  # the planted 3%
+    assert "Drop the first 4 iterations of every batch of regex (0), regex (1)." in advice
+    assert "Batch 7 of startup (0) is unlike the others" in advice
+
+
+def test_each_number_is_what_its_function_gives(demo):
+    frame, result = demo
+    row = result.table.iloc[1]  # version 0, regex
+    series = frame[(frame.version == 0) & (frame.benchmark == "regex")]
+    kept = series[series.iteration >= 4]
+    assert row.n == len(series) and row.batches == 20
+    interval = median_ci(kept.value.to_numpy(), confidence=0.95)
+    assert (row["median"], row.median_low, row.median_high) == (interval.median, interval.low, interval.high)
+    d = diagnose(kept.assign(position=np.arange(len(kept)), s=0), "s", order="position", permutations=99, rng=0).iloc[0]
+    assert row["mean"] == pytest.approx(d["mean"]) and row.se_inflation == pytest.approx(d["se_inflation"])
+    assert row.corrected_high - row.corrected_low == pytest.approx(2 * 1.959964 * d["corrected_se"], rel=1e-6)
+    # CONFIRM on the 20 batch means (the batch is the independent unit)
+    means = kept.groupby("batch").value.mean().to_numpy()
+    needed = repetitions_needed(means, error=0.05, trials=100, rng=0)
+    assert row.confirm_unit == "batch" and row.confirm_5pct == needed.estimate
+
+
+def test_warmup_iterations_against_a_direct_reading():
+    rng = np.random.default_rng(0)
+    batch = np.repeat(np.arange(10), 40)
+    iteration = np.tile(np.arange(40), 10)
+    base = rng.lognormal(0, 0.01, batch.size)
+    for k in (0, 1, 6):
+        values = base * np.where(iteration < k, 1.1, 1.0)
+        assert warmup_iterations(values, batch, iteration) == k
+    # a warm-up that only some batches have is not called one for all of them
+    partial = base * np.where((iteration < 3) & (batch < 2), 1.1, 1.0)
+    assert warmup_iterations(partial, batch, iteration) == 0
+    assert warmup_iterations(base[:6], batch[:6], iteration[:6]) == 0  # one batch: cannot tell
+
+
+def test_timestamps_give_a_pt4cloud_reading():
+    rng = np.random.default_rng(1)
+    n = 400
+    frame = pd.DataFrame(
+        dict(value=rng.lognormal(0, 0.05, n), timestamp=pd.date_range("2026-01-01", periods=n, freq="h"))
+    )
+    row = analyze(frame, permutations=49, rng=0).table.iloc[0]
+    assert row.pt4cloud_stable in (True, False) and 2 <= row.pt4cloud_quarters <= 4
+    assert np.isnan(analyze(frame.drop(columns="timestamp"), permutations=49, rng=0).table.pt4cloud_quarters[0])
+
+
+def test_one_version_has_no_comparison_and_bad_input_is_named():
+    a, _ = demo_runs(processes=4, values=10, rng=0)
+    result = analyze(a, permutations=49, rng=0)
+    assert result.comparison is None and set(result.table.version) == {0}
+    with pytest.raises(ValueError, match="no column 'value'"):
+        analyze(a.drop(columns="value"))
+    with pytest.raises(ValueError, match="missing value"):
+        analyze(a.assign(value=np.where(a.index == 2, np.nan, a.value)))
+    with pytest.raises(TypeError, match="DataFrame"):
+        analyze(a.value.to_numpy())
