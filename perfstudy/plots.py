@@ -32,6 +32,7 @@ __all__ = [
     "plot_runs",
     "plot_mean_intervals",
     "plot_comparison",
+    "plot_detection",
     "plot_clustered_se",
     "plot_design_standard_errors",
     "plot_delta_hat_densities",
@@ -1116,5 +1117,42 @@ def plot_comparison(table: pd.DataFrame, *, threshold: float = 0.0):
     ax.set_yticks(y, table["benchmark"].astype(str), fontsize="small")
     ax.set_xlabel("change B/A - 1 (%)")
     ax.legend(fontsize="x-small")
+    fig.tight_layout()
+    return fig
+
+
+def plot_detection(frame: pd.DataFrame, *, title: str = ""):
+    """Detection rate against planted slowdown, one line per method, one panel per source; the
+    point at 0 is the Type I error (nominal 5%, dashed), with twice its Monte Carlo error.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        ``source``, ``slowdown``, ``method``, ``rate``, ``mc_se`` (as from
+        :func:`perfstudy.studies.versions.aa_calibration`).
+    title : str
+        Above the panels.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    sources = list(dict.fromkeys(frame["source"]))
+    fig, axes = _panel_grid(len(sources), len(sources), (3.6, 3.2))
+    for ax, source in zip(axes, sources):
+        rows = frame[frame["source"] == source]
+        for method, line in rows.groupby("method", sort=False):
+            line = line.sort_values("slowdown")
+            ax.errorbar(
+                100 * line["slowdown"], line["rate"], yerr=2 * line["mc_se"], fmt="o-", capsize=2, label=method, ms=3
+            )
+        ax.axhline(0.05, color="black", ls="--", lw=0.8)
+        pairs = int(rows["pairs"].iloc[0])
+        ax.set(xlabel="planted slowdown of B (%)", ylim=(0, 1.02), title=f"{source}, {pairs} pairs")
+        ax.title.set_fontsize("small")
+    axes[0].set_ylabel("share called different")
+    axes[0].legend(fontsize="x-small")
+    if title:
+        fig.suptitle(title, fontsize="medium")
     fig.tight_layout()
     return fig

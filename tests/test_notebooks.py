@@ -417,3 +417,22 @@ def test_analyze_notebook_on_its_demo(tmp_path_factory):
         "analyze_intervals.png",
         "analyze_runs.png",
     ]
+
+
+@pytest.mark.notebook
+def test_comparing_versions_notebook(tmp_path_factory):
+    tmp, rec = run_quick(tmp_path_factory, "08_comparing_versions")
+    assert rec["parameters"]["quick"] is True and rec["parameters"]["clusters"] == [10]
+    rows = rec["aa_calibration"]
+    assert {r["method"] for r in rows} == {"perfstudy", "iid bootstrap", "Mann-Whitney", "pyperf"}
+    assert {r["layout"] for r in rows} == {"interleaved", "sequential"}
+    for row in rows:
+        if row["layout"] == "interleaved" and row["slowdown"] == 0 and row["method"] == "perfstudy":
+            # quick: 15-60 pairs per source; bound 5% + 3 MC SE at the nominal rate
+            assert row["rate"] <= 0.05 + 3 * row["mc_se"], row["source"]
+        if row["slowdown"] == 0.05 and row["source"] != "azure (days)":
+            assert row["rate"] > 0.5, (row["source"], row["method"])  # a 5% slowdown is seen
+    assert sorted(p.name for p in (tmp / "figures").glob("*.png")) == [
+        "08_detection_interleaved_10.png",
+        "08_detection_sequential_10.png",
+    ]
