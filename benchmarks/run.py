@@ -283,6 +283,53 @@ def compare_200_median():
     return compare_200("median")
 
 
+def compare_200_processes():
+    """compare_200 spread over ProcessPoolExecutor(2), pool start-up included."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    from perfstudy.compare import compare
+
+    df = _compare_frame()
+
+    def run():
+        with ProcessPoolExecutor(2) as pool:
+            return compare(df, threshold=0.02, replicates=2000, rng=1, executor=pool)
+
+    return run
+
+
+def analyze_20():
+    """Issue 12: analyze() on 20 benchmarks x 2 versions x 20 processes x 50 values (everything but
+    the notebook's rendering)."""
+    from perfstudy.analyze import analyze
+
+    df = _compare_frame()
+    df = df[df.benchmark < 20].assign(iteration=lambda d: d.groupby(["benchmark", "version", "batch"]).cumcount())
+    return lambda: analyze(df, rng=1)
+
+
+def analyze_cli_20():
+    """Issue 12: ``perfstudy analyze`` end to end on two CSV files of the same 20 benchmarks: kernel
+    start, the notebook, figures and HTML."""
+    import tempfile
+
+    df = _compare_frame()
+    df = df[df.benchmark < 20].assign(iteration=lambda d: d.groupby(["benchmark", "version", "batch"]).cumcount())
+    folder = Path(tempfile.mkdtemp())
+    paths = []
+    for version in (0, 1):
+        path = folder / f"v{version}.csv"
+        df[df.version == version].drop(columns="version").to_csv(path, index=False)
+        paths.append(str(path))
+
+    def run():
+        from perfstudy.cli import main
+
+        assert main(["analyze", *paths, "--out", str(folder / "out"), "--no-progress"]) == 0
+
+    return run
+
+
 BENCHMARKS = {
     # name: (function, target seconds or None, target peak GiB or None, what it measures, scale)
     "simulate_10k_x_1024": (
@@ -360,6 +407,21 @@ BENCHMARKS = {
         1,
     ),
     "compare_200_median": (compare_200_median, 5.0, None, "the same for the median", 1),
+    "compare_200_processes": (
+        compare_200_processes,
+        None,
+        None,
+        "compare_200 on ProcessPoolExecutor(2), pool start-up included (same result as in-process)",
+        1,
+    ),
+    "analyze_20": (analyze_20, 60.0, None, "analyze(): 20 benchmarks x 2 versions x 20 processes x 50 values", 1),
+    "analyze_cli_20": (
+        analyze_cli_20,
+        60.0,
+        None,
+        "perfstudy analyze on two CSVs of those 20 benchmarks: kernel, notebook, figures, HTML",
+        1,
+    ),
     "table3_naive_loop": (
         table_3_naive_loop,
         None,

@@ -282,3 +282,13 @@ def test_odd_batches_is_a_studentised_outlier_test():
     flagged = np.mean([bool(odd_batches(rng.lognormal(0, 0.01, 20))) for _ in range(2000)])
     assert flagged <= 0.05 + 3 * math.sqrt(0.05 * 0.95 / 2000)
     assert odd_batches([1.0, 1.0, 1.0, 1.0, 1.0]) == [] and odd_batches([1.0, 2.0]) == []
+
+
+def test_a_process_pool_gives_the_same_comparison():
+    # the tasks cross a process boundary (pickled), as on a Dask cluster's executor
+    from concurrent.futures import ProcessPoolExecutor
+
+    df = clustered(4, 25, 5, rng=1)
+    here = compare(df, threshold=0.01, rng=7).table
+    with ProcessPoolExecutor(2) as pool:
+        pd.testing.assert_frame_equal(here, compare(df, threshold=0.01, rng=7, executor=pool).table)
