@@ -125,6 +125,35 @@ def _to_html(notebook_path: Path) -> Path:
     return html_path
 
 
+def _execute(path: Path, output: Path, parameters: dict, *, cwd, kernel_name, timeout, html, progress) -> NotebookRun:
+    """Execute one notebook with papermill into ``output`` (and its HTML); a failure is reported in
+    the result, never raised."""
+    import papermill as pm
+
+    start = time.perf_counter()
+    error = None
+    try:
+        pm.execute_notebook(
+            str(path),
+            str(output),
+            parameters=parameters,
+            kernel_name=kernel_name,
+            cwd=str(cwd),
+            execution_timeout=timeout,
+            progress_bar=progress,
+        )
+    except Exception as exc:  # a notebook's failure is reported, not raised
+        error = _describe_failure(exc, path)
+    seconds = time.perf_counter() - start
+    html_path = None
+    if html and output.exists():
+        try:
+            html_path = _to_html(output)
+        except Exception as exc:  # rendering problems must not hide the run's own result
+            error = error or f"HTML export: {_describe_failure(exc)}"
+    return NotebookRun(path.stem, "failed" if error else "ok", seconds, output, html_path, error)
+
+
 def run_notebooks(
     *,
     notebooks_dir=None,
@@ -178,28 +207,18 @@ def run_notebooks(
         output = out / path.name
         declared = pm.inspect_notebook(str(path))
         parameters = {k: v for k, v in offered.items() if k in declared}
-        start = time.perf_counter()
-        error = None
-        try:
-            pm.execute_notebook(
-                str(path),
-                str(output),
-                parameters=parameters,
+        runs.append(
+            _execute(
+                path,
+                output,
+                parameters,
+                cwd=path.parent,
                 kernel_name=kernel_name,
-                cwd=str(path.parent),
-                execution_timeout=timeout,
-                progress_bar=progress,
+                timeout=timeout,
+                html=html,
+                progress=progress,
             )
-        except Exception as exc:  # a notebook's failure is reported, not raised
-            error = _describe_failure(exc, path)
-        seconds = time.perf_counter() - start
-        html_path = None
-        if html and output.exists():
-            try:
-                html_path = _to_html(output)
-            except Exception as exc:  # rendering problems must not hide the run's own result
-                error = error or f"HTML export: {_describe_failure(exc)}"
-        runs.append(NotebookRun(path.stem, "failed" if error else "ok", seconds, output, html_path, error))
+        )
     summary = [{**run.__dict__, "output": str(run.output), "html": str(run.html) if run.html else None} for run in runs]
     (out / "report.json").write_text(json.dumps(summary, indent=1))
     return runs
@@ -243,8 +262,6 @@ def run_analysis(
     FileNotFoundError
         A path that is not a file (checked before anything runs).
     """
-    import papermill as pm
-
     paths = [Path(p).resolve() for p in paths]
     for path in paths:
         if not path.is_file():
@@ -260,28 +277,9 @@ def run_analysis(
         threshold=float(threshold),
         quick=bool(quick),
     )
-    start = time.perf_counter()
-    error = None
-    try:
-        pm.execute_notebook(
-            str(template),
-            str(output),
-            parameters=parameters,
-            kernel_name=kernel_name,
-            cwd=str(out),
-            execution_timeout=timeout,
-            progress_bar=progress,
-        )
-    except Exception as exc:  # reported in the result, as for the report's notebooks
-        error = _describe_failure(exc, template)
-    seconds = time.perf_counter() - start
-    html_path = None
-    if html and output.exists():
-        try:
-            html_path = _to_html(output)
-        except Exception as exc:
-            error = error or f"HTML export: {_describe_failure(exc)}"
-    return NotebookRun("analyze", "failed" if error else "ok", seconds, output, html_path, error)
+    return _execute(
+        template, output, parameters, cwd=out, kernel_name=kernel_name, timeout=timeout, html=html, progress=progress
+    )
 
 
 def format_table(runs) -> str:
