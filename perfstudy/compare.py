@@ -9,7 +9,10 @@ t-test on them.
 
 - With at least :data:`MIN_BOOTSTRAP_CLUSTERS` clusters on each side, a percentile interval of the
   cluster bootstrap (clusters resampled with replacement within each version, the statistic
-  recomputed on all their values) and the matching bootstrap p-value.
+  recomputed on all their values) and the matching bootstrap p-value. The replicates of the log
+  ratio are first stretched about the estimate by ``sqrt(C / (C - 1)) t_{C_a + C_b - 2} / z``: a
+  C-cluster bootstrap's spread is ``sqrt((C - 1) / C)`` of the unbiased one and its tails are
+  normal; without the stretch the A/A Type I error at 25 clusters a side was 6.5-7%, with it 5.2%.
 - With fewer, Welch's t for the log ratio of the per-cluster statistics (each side's estimate is
   then the geometric mean of its clusters' means or medians, each cluster counted once), on the
   Welch-Satterthwaite degrees of freedom, which lie between ``C - 1`` (``C`` the fewer clusters of
