@@ -134,7 +134,7 @@ def _one(series: pd.DataFrame, *, cluster, confidence, alpha, odd_alpha, permuta
         if "iteration" in series.columns
         else series.groupby(batches).cumcount().to_numpy()
     )
-    streams = np.random.default_rng(rng).spawn(4)
+    streams = np.random.default_rng(rng).spawn(3)
     notes = []
     row = dict(n=int(x.size), batches=n_batches)
     row["warmup_iterations"] = warmup_iterations(x, batches, iterations, alpha=alpha)
@@ -177,7 +177,7 @@ def _one(series: pd.DataFrame, *, cluster, confidence, alpha, odd_alpha, permuta
     if "timestamp" in series.columns and series["timestamp"].notna().all() and series["timestamp"].nunique() > 1:
         ordered = series.sort_values("timestamp", kind="stable")["value"].to_numpy(dtype=float)
         try:
-            result = pt4cloud(ordered, intervals=ordered.size // 4, band=False, rng=streams[3])
+            result = pt4cloud(ordered, intervals=ordered.size // 4, band=False, rng=streams[2])
             row["pt4cloud_stable"], row["pt4cloud_quarters"] = bool(result.stopped), result.intervals_used
         except ValueError as error:
             notes.append(f"PT4Cloud: {error}")

@@ -188,14 +188,14 @@ def _resampled(side: _Side, statistic: str, replicates: int, rng: np.random.Gene
     return 0.5 * (ordered[middle_low] + ordered[middle_high])
 
 
-def _interval(a: _Side, b: _Side, statistic, confidence, replicates, rng):
-    """``(low, high, p_value, method)`` for the change ``B/A - 1``."""
+def _interval(a: _Side, b: _Side, ratio: float, method: str, statistic, confidence, replicates, rng):
+    """``(low, high, p_value)`` for the change ``B/A - 1`` whose estimate is ``ratio - 1``, by
+    ``method`` (:func:`_method`)."""
     alpha = 1.0 - confidence
     fewer = min(a.clusters, b.clusters)
-    if fewer < 2:
-        return math.nan, math.nan, math.nan, "none"
-    ratio = _estimate(b, statistic, _method(a, b)) / _estimate(a, statistic, _method(a, b))
-    if fewer < MIN_BOOTSTRAP_CLUSTERS:
+    if method == "none":
+        return math.nan, math.nan, math.nan
+    if method == "t":
         log_a, log_b = np.log(a.statistics), np.log(b.statistics)
         va, vb = log_a.var(ddof=1) / a.clusters, log_b.var(ddof=1) / b.clusters
         se = math.sqrt(va + vb)
@@ -204,10 +204,10 @@ def _interval(a: _Side, b: _Side, statistic, confidence, replicates, rng):
         centre = math.log(ratio)
         if se == 0.0:
             p = 1.0 if centre == 0.0 else 0.0
-            return ratio - 1.0, ratio - 1.0, p, "t"
+            return ratio - 1.0, ratio - 1.0, p
         half = stats.t.ppf(1.0 - alpha / 2, df) * se
         p = float(2.0 * stats.t.sf(abs(centre) / se, df))
-        return math.exp(centre - half) - 1.0, math.exp(centre + half) - 1.0, p, "t"
+        return math.exp(centre - half) - 1.0, math.exp(centre + half) - 1.0, p
     centre = math.log(ratio)
     replicated = np.log(_resampled(b, statistic, replicates, rng) / _resampled(a, statistic, replicates, rng))
     # Small-sample correction: the spread of a C-cluster bootstrap is sqrt((C - 1) / C) of the
@@ -220,7 +220,7 @@ def _interval(a: _Side, b: _Side, statistic, confidence, replicates, rng):
     low, high = np.expm1(np.quantile(replicated, [alpha / 2, 1.0 - alpha / 2]))
     below, above = np.count_nonzero(replicated <= 0.0), np.count_nonzero(replicated >= 0.0)
     p = min(1.0, 2.0 * (1 + min(below, above)) / (replicates + 1))
-    return float(low), float(high), p, "bootstrap"
+    return float(low), float(high), p
 
 
 def _t_p_value(t: float, df: float) -> float:
@@ -369,7 +369,11 @@ def _compare_one(task: _Task, rng) -> dict:
     a = _side(task.values_a, task.labels_a, s.statistic)
     b = _side(task.values_b, task.labels_b, s.statistic)
     interval_rng, confirm_rng = np.random.default_rng(rng).spawn(2)
-    low, high, p, method = _interval(a, b, s.statistic, s.confidence, s.replicates, interval_rng)
+    method = _method(a, b)
+    estimate_a, estimate_b = _estimate(a, s.statistic, method), _estimate(b, s.statistic, method)
+    low, high, p = _interval(
+        a, b, estimate_b / estimate_a, method, s.statistic, s.confidence, s.replicates, interval_rng
+    )
     notes = []
     for side, label in ((a, "A"), (b, "B")):
         if side.clusters == 1:
@@ -387,7 +391,6 @@ def _compare_one(task: _Task, rng) -> dict:
                     _confirm_warning(side, label, s, confirm_rng),
                 ),
             )
-    estimate_a, estimate_b = _estimate(a, s.statistic, method), _estimate(b, s.statistic, method)
     return dict(
         benchmark=task.name,
         n_a=int(a.values.size),

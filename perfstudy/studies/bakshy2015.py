@@ -752,6 +752,7 @@ def variance_split(*, cwb=None, azure=AZURE_LONG, progress: bool = False) -> pd.
     rows = []
     for family, dataset, benchmark, frame in tqdm(list(_real_benchmarks(cwb, azure)), disable=not progress):
         random, fixed, roles = REAL_MODELS[family]
+        role_column = {role: term.split(":")[-1] for term, role in roles.items()}  # "region:host" -> host
         positive = frame["value"] > 0
         kept = frame[positive]
         row = dict(
@@ -761,8 +762,8 @@ def variance_split(*, cwb=None, azure=AZURE_LONG, progress: bool = False) -> pd.
             unit=frame["unit"].iloc[0] if "unit" in frame else datasets.registry()[dataset].unit,
             n=len(kept),
             dropped=int((~positive).sum()),
-            hosts=kept[random[0 if family == "azure-vm-noise" else 1].split(":")[-1]].nunique(),
-            batches=kept[random[2 if family == "cwb" else 1]].nunique(),
+            hosts=kept[role_column["host"]].nunique(),
+            batches=kept[role_column["batch"]].nunique(),
             singular=False,
             converged=False,
             note="",
