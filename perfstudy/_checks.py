@@ -7,11 +7,34 @@ import operator
 
 import numpy as np
 
-__all__ = ["check_int", "check_real", "check_fraction", "check_version", "check_sample"]
+__all__ = [
+    "check_int",
+    "check_real",
+    "check_fraction",
+    "check_version",
+    "check_sample",
+    "check_bool",
+    "check_counts",
+    "check_resamples",
+    "MAX_RESAMPLES",
+    "check_choice",
+    "check_names",
+    "check_frame",
+    "check_duration",
+    "check_column",
+    "check_timestamps",
+    "check_allocation",
+    "memory_limit",
+    "MAX_BYTES_ENV",
+]
+
+#: environment variable that overrides :func:`memory_limit` (bytes; suffixes K, M, G accepted)
+MAX_BYTES_ENV = "PERFSTUDY_MAX_BYTES"
 
 
-def check_int(name: str, value, minimum: int = 1) -> int:
-    """``value`` as an int; TypeError if it is not an integer (bools refused), ValueError below ``minimum``.
+def check_int(name: str, value, minimum: int = 1, maximum: int | None = None) -> int:
+    """``value`` as an int; TypeError if it is not an integer (bools refused), ValueError below
+    ``minimum`` or above ``maximum`` (the bound of a loop or a size, stated up front).
 
     Integral floats (``4.0``) are accepted.
     """
@@ -26,6 +49,8 @@ def check_int(name: str, value, minimum: int = 1) -> int:
             raise TypeError(f"{name}={value!r}: expected an integer of at least {minimum}") from None
     if as_int < minimum:
         raise ValueError(f"{name}={value!r}: expected an integer of at least {minimum}")
+    if maximum is not None and as_int > maximum:
+        raise ValueError(f"{name}={value!r}: expected an integer of at most {maximum:,}")
     return as_int
 
 
@@ -73,7 +98,12 @@ def check_sample(name: str, x, *, minimum: int = 1, method: str | None = None) -
     "``k`` of ``n`` values are NaN or infinite", "every value is ``v``; ``method`` is undefined for a
     constant sample".
     """
-    x = np.asarray(x, dtype=float)
+    if x is None or isinstance(x, (str, bytes, dict)):
+        raise TypeError(f"{name}: expected a one-dimensional sample of numbers, got {type(x).__name__}")
+    try:
+        x = np.asarray(x, dtype=float)
+    except (ValueError, TypeError):
+        raise TypeError(f"{name}: expected a one-dimensional sample of numbers") from None
     if x.ndim != 1:
         raise ValueError(f"{name}: expected a one-dimensional sample, got shape {x.shape}")
     if x.size < minimum:
@@ -84,3 +114,181 @@ def check_sample(name: str, x, *, minimum: int = 1, method: str | None = None) -
     if method is not None and x.size and np.ptp(x) == 0:
         raise ValueError(f"{name}: every value is {x[0]!r}; {method} is undefined for a constant sample")
     return x
+
+
+#: most permutations or bootstrap replicates one call may ask for (each loop's bound, checked up front)
+MAX_RESAMPLES = 10_000_000
+
+
+def check_resamples(name: str, value, minimum: int = 1) -> int:
+    """A number of permutations or bootstrap replicates: an int from ``minimum`` to
+    :data:`MAX_RESAMPLES`."""
+    return check_int(name, value, minimum=minimum, maximum=MAX_RESAMPLES)
+
+
+def check_counts(name: str, values) -> np.ndarray:
+    """Positive integers, a scalar or an array of them (integral floats accepted), as an int64 array;
+    TypeError for text or fractions, ValueError below 1."""
+    if isinstance(values, (str, bytes, bool, np.bool_)) or values is None:
+        raise TypeError(f"{name}={values!r}: expected positive integers")
+    try:
+        array = np.asarray(values, dtype=float)
+    except (ValueError, TypeError):
+        raise TypeError(f"{name}={values!r}: expected positive integers") from None
+    if not (np.isfinite(array).all() and (array == np.floor(array)).all()):
+        raise TypeError(f"{name}={values!r}: expected positive integers")
+    if np.any(array < 1):
+        raise ValueError(f"{name}={values!r}: expected positive integers")
+    return array.astype(np.int64)
+
+
+def check_bool(name: str, value) -> bool:
+    """``value`` as a bool: ``True``/``False`` (numpy's too); TypeError for anything else, so that a
+    string such as ``"no"`` is not read as true."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    raise TypeError(f"{name}={value!r}: expected True or False")
+
+
+def check_choice(name: str, value, choices) -> str:
+    """``value`` if it is one of ``choices`` (strings); TypeError for a non-string, ValueError naming the
+    choices otherwise."""
+    if not isinstance(value, str):
+        raise TypeError(f"{name}={value!r}: expected one of {tuple(choices)}")
+    if value not in choices:
+        raise ValueError(f"{name}={value!r}: expected one of {tuple(choices)}")
+    return value
+
+
+def check_names(name: str, values, choices=None) -> tuple:
+    """A non-empty sequence of names (strings), each one of ``choices`` when given; a single name is
+    refused too, so that ``"abc"`` is not read as three names."""
+    if isinstance(values, str) or not isinstance(values, (list, tuple)) or not values:
+        raise TypeError(f"{name}={values!r}: expected a non-empty list of names")
+    for value in values:
+        if choices is None:
+            if not isinstance(value, str):
+                raise TypeError(f"{name}: {value!r} is not a name")
+        else:
+            check_choice(name, value, choices)
+    return tuple(values)
+
+
+def check_frame(name: str, df, columns=(), *, numeric=(), minimum: int = 1):
+    """A DataFrame with ``columns`` (and ``numeric`` columns that hold numbers) and at least ``minimum``
+    rows; TypeError if ``df`` is not a frame, ValueError naming the missing or non-numeric column."""
+    import pandas as pd
+
+    if not isinstance(df, pd.DataFrame):
+        raise TypeError(f"{name}: expected a pandas DataFrame, got {type(df).__name__}")
+    missing = [c for c in dict.fromkeys([*columns, *numeric]) if c not in df.columns]
+    if missing:
+        raise ValueError(f"{name}: no column {', '.join(map(repr, missing))}; it has {list(df.columns)}")
+    for column in numeric:
+        if not pd.api.types.is_numeric_dtype(df[column]) or pd.api.types.is_bool_dtype(df[column]):
+            raise ValueError(f"{name}: column {column!r} holds {df[column].dtype} values; expected numbers")
+    if len(df) < minimum:
+        raise ValueError(f"{name}: {len(df)} rows; at least {minimum} are needed")
+    return df
+
+
+def check_column(name: str, column, df, frame: str = "df") -> str:
+    """``column`` if it names a column of ``df``; ValueError naming the argument ``name`` and the
+    columns there are otherwise."""
+    if not isinstance(column, str) or column not in df.columns:
+        raise ValueError(f"{name}={column!r}: {frame} has no such column; its columns are {list(df.columns)}")
+    return column
+
+
+def check_duration(name: str, value):
+    """A positive duration as a ``pandas.Timedelta``: a Timedelta, a ``datetime.timedelta``, or a string
+    pandas reads as one (``"1h"``, ``"7D"``). Numbers are refused: a bare number has no unit, and
+    pandas would read ``3600.0`` as 3,600 nanoseconds."""
+    import datetime
+
+    import pandas as pd
+
+    if isinstance(value, (bool, np.bool_, int, float, np.integer, np.floating)):
+        raise TypeError(
+            f"{name}={value!r}: a bare number has no unit; give a duration such as '1h', '30min' or "
+            f"pd.Timedelta(hours=1)"
+        )
+    if isinstance(value, str):
+        try:
+            value = pd.Timedelta(value)
+        except ValueError:
+            try:
+                value = pd.Timedelta(pd.tseries.frequencies.to_offset(value))
+            except (ValueError, TypeError):
+                raise ValueError(f"{name}={value!r}: not a duration pandas can read (e.g. '1h', '7D')") from None
+    elif isinstance(value, (pd.Timedelta, datetime.timedelta, np.timedelta64)):
+        value = pd.Timedelta(value)
+    elif isinstance(value, pd.DateOffset):
+        try:
+            value = pd.Timedelta(value)
+        except (ValueError, TypeError):
+            raise ValueError(f"{name}={value!r}: a calendar offset has no fixed length; give e.g. '7D'") from None
+    else:
+        raise TypeError(f"{name}={value!r}: expected a duration such as '1h' or pd.Timedelta(hours=1)")
+    if value is pd.NaT or not value > pd.Timedelta(0):
+        raise ValueError(f"{name}={value!r}: expected a positive duration")
+    return value
+
+
+def _parse_bytes(text: str) -> int:
+    text = text.strip().upper().removesuffix("B").removesuffix("I")
+    scale = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}.get(text[-1:], 1)
+    number = text[:-1] if text[-1:] in "KMGT" else text
+    return int(float(number) * scale)
+
+
+def memory_limit() -> int:
+    """Bytes one allocation of perfstudy may ask for: ``$PERFSTUDY_MAX_BYTES`` if set (``"8G"``, or a
+    number of bytes), else half of the machine's physical memory."""
+    import os
+
+    configured = os.environ.get(MAX_BYTES_ENV, "").strip()
+    if configured:
+        try:
+            limit = _parse_bytes(configured)
+        except ValueError:
+            raise ValueError(f"${MAX_BYTES_ENV}={configured!r}: expected a number of bytes such as 8G") from None
+        if limit > 0:
+            return limit
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2
+    except (ValueError, OSError, AttributeError):  # pragma: no cover - not POSIX
+        return 4 << 30
+
+
+def check_allocation(name: str, value, nbytes: float, *, what: str = "", hint: str = "") -> None:
+    """Refuse, before allocating, work that needs more than :func:`memory_limit` bytes.
+
+    The ValueError names the argument and its value, the memory asked for and the limit, and how to
+    go on: a smaller value, ``hint`` (such as chunking or ``executor=``), or ``$PERFSTUDY_MAX_BYTES``.
+    """
+    limit = memory_limit()
+    if nbytes > limit:
+        gib = nbytes / (1 << 30)
+        asked = f"{gib:,.1f} GiB" if gib < 1e6 else f"{gib:.1e} GiB"
+        detail = f" for {what}" if what else ""
+        more = f"; {hint}" if hint else ""
+        raise ValueError(
+            f"{name}={value!r} needs about {asked}{detail}, more than the limit of {limit / (1 << 30):.1f} GiB: "
+            f"use a smaller {name}{more}, or raise ${MAX_BYTES_ENV}"
+        )
+
+
+def check_timestamps(name: str, column):
+    """A column of timestamps, refused by name when it holds text (sorted as text it would be out of
+    order) or NaT (a run with no time cannot be placed in an interval)."""
+    import pandas as pd
+
+    if not (pd.api.types.is_datetime64_any_dtype(column) or pd.api.types.is_timedelta64_dtype(column)):
+        raise ValueError(
+            f"{name}: column 'timestamp' holds {column.dtype} values, not times; convert it with pd.to_datetime"
+        )
+    missing = int(column.isna().sum())
+    if missing:
+        raise ValueError(f"{name}: {missing} of {len(column)} timestamps are NaT; drop or fill those runs first")
+    return column

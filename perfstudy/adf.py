@@ -33,7 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import linalg
 
-from perfstudy._checks import check_fraction, check_sample
+from perfstudy._checks import check_choice, check_fraction, check_int, check_sample
 
 __all__ = ["ADFResult", "adf", "adf_suffixes", "default_maxlag", "min_suffix"]
 
@@ -74,9 +74,15 @@ class ADFResult:
 
 
 def _check(x, regression: str) -> np.ndarray:
-    if regression not in REGRESSIONS:
-        raise ValueError(f"regression={regression!r}: expected one of {REGRESSIONS}")
+    check_choice("regression", regression, REGRESSIONS)
     return check_sample("x", x, minimum=4, method="the ADF test")
+
+
+def _singular(n: int) -> ValueError:
+    return ValueError(
+        f"x: the ADF regression on these {n} points is singular or fits exactly (a straight line, a "
+        "periodic or otherwise exactly predictable series); the test is undefined for it"
+    )
 
 
 def _ntrend(regression: str) -> int:
@@ -93,6 +99,8 @@ def default_maxlag(n: int, regression: str = "c") -> int:
     regression : {"c", "ct", "ctt", "n"}
         Deterministic terms; each one takes a degree of freedom from the bound.
     """
+    n = check_int("n", n, minimum=0)
+    check_choice("regression", regression, REGRESSIONS)
     maxlag = min(n // 2 - _ntrend(regression) - 1, int(np.ceil(12.0 * np.power(n / 100.0, 0.25))))
     if maxlag < 0:
         raise ValueError(f"x: {n} points are too few for the ADF regression {regression!r}")
@@ -109,6 +117,8 @@ def min_suffix(lags: int, regression: str = "c") -> int:
     regression : {"c", "ct", "ctt", "n"}
         Deterministic terms.
     """
+    lags = check_int("lags", lags, minimum=0)
+    check_choice("regression", regression, REGRESSIONS)
     return 2 * (lags + _ntrend(regression) + 1)
 
 
@@ -189,7 +199,7 @@ def adf(
     n = x.size
     if maxlag is None:
         maxlag = default_maxlag(n, regression)
-    elif not 0 <= maxlag <= n // 2 - _ntrend(regression) - 1:
+    elif not 0 <= check_int("maxlag", maxlag, minimum=0) <= n // 2 - _ntrend(regression) - 1:
         raise ValueError(
             f"maxlag={maxlag!r}: expected 0 <= maxlag <= n//2 - ntrend - 1 = {n // 2 - _ntrend(regression) - 1}"
         )
@@ -197,7 +207,7 @@ def adf(
     ic = None
     if autolag is None:
         lags = maxlag
-    elif str(autolag).lower() in ("aic", "bic"):
+    elif isinstance(autolag, str) and autolag.lower() in ("aic", "bic"):
         lags, ic = _search_lag(z, maxlag, regression, str(autolag).lower(), float(x.std()))
     else:
         raise ValueError(f"autolag={autolag!r}: expected 'AIC', 'BIC' or None")
@@ -210,10 +220,15 @@ def _t_level(z: np.ndarray, lags: int, regression: str) -> tuple[float, int]:
     """t-ratio of the lagged level in the ADF regression with ``lags`` lags, by QR."""
     X, y = _design(z, lags, regression, trend_first=False)
     q, r = linalg.qr(X, mode="economic", check_finite=False)
+    diagonal = np.abs(np.diag(r))
+    if not diagonal.min() > 1e-10 * max(diagonal.max(), 1.0):
+        raise _singular(z.size)
     beta = linalg.solve_triangular(r, q.T @ y, check_finite=False)
     resid = y - X @ beta
     dof = y.size - X.shape[1]
     sigma2 = float(resid @ resid) / dof
+    if not sigma2 > 1e-24 * max(float(y @ y), 1e-300):
+        raise _singular(z.size)
     # (X'X)^-1 = R^-1 R^-T; its [0, 0] entry is the squared norm of row 0 of R^-1
     rinv = linalg.solve_triangular(r, np.eye(r.shape[0]), check_finite=False)
     return float(beta[0] / math.sqrt(sigma2 * float(rinv[0] @ rinv[0]))), y.size
@@ -242,7 +257,16 @@ def adf_suffixes(x, starts, *, lags: int, regression: str = "c") -> tuple[np.nda
     statistics, p_values : ndarray, shape (len(starts),)
     """
     x = _check(x, regression)
-    starts = np.asarray(starts, dtype=int)
+    lags = check_int("lags", lags, minimum=0)
+    try:
+        starts_float = np.asarray(starts, dtype=float)
+    except (ValueError, TypeError):
+        raise TypeError("starts: expected integer indices") from None
+    if starts_float.ndim != 1 or starts_float.size == 0:
+        raise ValueError("starts: expected a non-empty one-dimensional array of indices")
+    if not (np.isfinite(starts_float).all() and (starts_float == np.floor(starts_float)).all()):
+        raise ValueError("starts: expected integer indices")
+    starts = starts_float.astype(np.int64)
     if starts.ndim != 1 or starts.size == 0:
         raise ValueError("starts: expected a non-empty one-dimensional array of indices")
     k = _ntrend(regression) + 1 + lags
@@ -276,13 +300,18 @@ def adf_suffixes(x, starts, *, lags: int, regression: str = "c") -> tuple[np.nda
         nobs = X.shape[0] - first
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", linalg.LinAlgWarning)
-            factor = linalg.cho_factor(gram, check_finite=False)
+            try:
+                factor = linalg.cho_factor(gram, check_finite=False)
+            except linalg.LinAlgError:
+                raise _singular(x.size - first) from None
             beta = linalg.cho_solve(factor, xty, check_finite=False)
             unit = np.zeros(k)
             unit[level] = 1.0
             inverse_level = float(linalg.cho_solve(factor, unit, check_finite=False)[level])
         ssr = max(yty - float(beta @ xty), 0.0)
         sigma2 = ssr / (nobs - k)
+        if not (sigma2 > 1e-24 * max(yty, 1e-300) and inverse_level > 0):
+            raise _singular(x.size - first)
         statistics[i] = beta[level] / math.sqrt(sigma2 * inverse_level)
         p_values[i] = _mackinnon(float(statistics[i]), regression, nobs)[0]
     return statistics, p_values

@@ -30,13 +30,36 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from perfstudy._checks import check_fraction, check_int
+from perfstudy._checks import (
+    check_allocation,
+    check_bool,
+    check_fraction,
+    check_frame,
+    check_int,
+    check_resamples,
+    check_sample,
+)
 from perfstudy.compare import Comparison, compare, odd_batches
 from perfstudy.confirm import median_ci, repetitions_needed
 from perfstudy.pt4cloud import pt4cloud
 from perfstudy.survey import diagnose
 
 __all__ = ["Analysis", "analyze", "warmup_iterations", "demo_runs"]
+
+
+def _labels(name: str, labels, n: int) -> np.ndarray:
+    """One label per value, none missing."""
+    labels = np.asarray(labels)
+    if labels.shape != (n,):
+        raise ValueError(f"{name}: expected one label per value ({n}), got shape {labels.shape}")
+    if labels.dtype.kind == "f":
+        if not np.isfinite(labels).all():
+            raise ValueError(f"{name}: {int((~np.isfinite(labels)).sum())} labels are NaN or infinite")
+        if (labels == np.floor(labels)).all():
+            labels = labels.astype(np.int64)
+    elif pd.isna(labels).any():
+        raise ValueError(f"{name}: {int(pd.isna(labels).sum())} labels are missing")
+    return labels
 
 
 def warmup_iterations(values, batches, iterations, *, alpha: float = 0.05, max_fraction: float = 0.5) -> int:
@@ -64,9 +87,12 @@ def warmup_iterations(values, batches, iterations, *, alpha: float = 0.05, max_f
     """
     alpha = check_fraction("alpha", alpha)
     max_fraction = check_fraction("max_fraction", max_fraction)
-    frame = pd.DataFrame({"value": np.asarray(values, dtype=float), "batch": batches, "iteration": iterations})
-    if frame["value"].isna().any():
-        raise ValueError("values: contains NaN")
+    values = check_sample("values", values, minimum=0)
+    batches = _labels("batches", batches, values.size)
+    iterations = _labels("iterations", iterations, values.size)
+    if not (iterations.dtype.kind in "iu" and (iterations >= 0).all()):
+        raise ValueError("iterations: expected each value's position in its batch, integers of at least 0")
+    frame = pd.DataFrame({"value": values, "batch": batches, "iteration": iterations})
     wide = frame.pivot_table(index="batch", columns="iteration", values="value", aggfunc="first")
     wide = wide[wide.notna().sum(axis=1) >= 4]
     if len(wide) < 3:
@@ -282,13 +308,14 @@ def analyze(
     """
     from tqdm.auto import tqdm
 
-    if not isinstance(df, pd.DataFrame):
-        raise TypeError(f"df: expected a DataFrame, got {type(df).__name__}")
-    if "value" not in df.columns:
-        raise ValueError(f"df: no column 'value' (columns: {list(df.columns)})")
+    check_frame("df", df, numeric=("value",))
+    for name, column in (("by", by), ("cluster", cluster)):
+        if not isinstance(column, str):
+            raise TypeError(f"{name}={column!r}: expected a column name")
     confidence = check_fraction("confidence", confidence)
     alpha = check_fraction("alpha", alpha)
-    permutations = check_int("permutations", permutations, minimum=19)
+    permutations = check_resamples("permutations", permutations, minimum=19)
+    progress = check_bool("progress", progress)
     frame = df.copy()
     if "benchmark" not in frame.columns:
         frame["benchmark"] = "benchmark"
@@ -355,6 +382,8 @@ def demo_runs(*, processes: int = 20, values: int = 30, rng=None) -> tuple[pd.Da
     """
     processes = check_int("processes", processes, minimum=2)
     values = check_int("values", values, minimum=2)
+    larger = ("processes", processes) if processes >= values else ("values", values)
+    check_allocation(*larger, 2 * 80.0 * processes * values, what="the two demo frames")
     rng = np.random.default_rng(rng)
     frames = []
     for version in (0, 1):

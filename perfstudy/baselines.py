@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 from scipy import special
 
-from perfstudy._checks import check_fraction, check_int, check_real, check_sample
+from perfstudy._checks import check_allocation, check_fraction, check_int, check_real, check_resamples, check_sample
 
 __all__ = ["StoppingResult", "sota1", "sota2", "repetitiveness"]
 
@@ -119,7 +119,10 @@ def sota1(
     """
     x = _series(x)
     period = check_int("period", period, minimum=2)
+    if period > x.size:
+        raise ValueError(f"period={period}: longer than the {x.size} runs")
     span = check_int("span", span, minimum=period)
+    threshold = check_real("threshold", threshold, nonnegative=True, what="change in repetitiveness")
     shares = repetitiveness(x, period, alpha=alpha, effect=effect)
     runs = (np.arange(shares.size) + 1) * period
     lookback = span // period
@@ -173,10 +176,15 @@ def sota2(
     x = _series(x)
     step = check_int("step", step, minimum=1)
     confidence = check_fraction("confidence", confidence)
-    replicates = check_int("replicates", replicates, minimum=10)
-    if not margin > 0:
-        raise ValueError(f"margin={margin!r}: expected a positive fraction")
-    q = np.arange(1, 100) if percentiles is None else np.asarray(percentiles, dtype=float)
+    replicates = check_resamples("replicates", replicates, minimum=10)
+    margin = check_real("margin", margin, positive=True, what="fraction")
+    if percentiles is None:
+        q = np.arange(1, 100)
+    else:
+        q = check_sample("percentiles", percentiles)
+        if not ((q >= 0) & (q <= 100)).all():
+            raise ValueError("percentiles: expected values in [0, 100]")
+    check_allocation("replicates", replicates, 8.0 * 2 * replicates * x.size)
     rng = np.random.default_rng(rng)
     start = step if min_runs is None else check_int("min_runs", min_runs, minimum=2)
     rows = []

@@ -23,7 +23,7 @@ import pandas as pd
 from scipy import sparse, stats
 from scipy.sparse.csgraph import connected_components
 
-from perfstudy._checks import check_fraction, check_int, check_version
+from perfstudy._checks import check_allocation, check_fraction, check_resamples, check_version
 
 __all__ = ["WEIGHTS", "BootstrapResult", "check_weights", "clustered_bootstrap", "host_blocks"]
 
@@ -162,9 +162,8 @@ def host_blocks(host, request) -> np.ndarray:
     ndarray of int, shape (n,)
         The block of each observation's host.
     """
-    host = np.asarray(host)
-    request = np.asarray(request)
-    if host.shape != request.shape or host.ndim != 1:
+    host, request = _ids("host", host), _ids("request", request)
+    if host.shape != request.shape:
         raise ValueError("host, request: expected one-dimensional arrays of the same length")
     host_codes, host_index = np.unique(host, return_inverse=True)
     _, request_index = np.unique(request, return_inverse=True)
@@ -189,8 +188,27 @@ class _Cells:
     factor_levels: tuple[int, ...]
 
 
+def _ids(name: str, labels) -> np.ndarray:
+    """Integer ids, one-dimensional, none missing."""
+    labels = np.asarray(labels)
+    if labels.ndim != 1 or labels.size == 0:
+        raise ValueError(f"{name}: expected a non-empty one-dimensional array of ids")
+    if labels.dtype.kind == "f":
+        if not (np.isfinite(labels).all() and (labels == np.floor(labels)).all()):
+            raise ValueError(f"{name}: expected integer ids (no NaN, inf or fractions)")
+        labels = labels.astype(np.int64)
+    if labels.dtype.kind not in "iu":
+        raise TypeError(f"{name}: expected integer ids, got dtype {labels.dtype}")
+    if (labels < 0).any():
+        raise ValueError(f"{name}: expected non-negative ids")
+    return labels
+
+
 def _prepare(y, version, clusters):
-    y = np.asarray(y, dtype=float)
+    try:
+        y = np.asarray(y, dtype=float)
+    except (ValueError, TypeError):
+        raise TypeError("y: expected numbers, shape (observations,) or (experiments, observations)") from None
     single = y.ndim == 1
     y2 = y[None, :] if single else y
     if y2.ndim != 2 or y2.shape[1] == 0:
@@ -214,9 +232,11 @@ def _prepare(y, version, clusters):
     codes = []
     for k, labels in enumerate(factors):
         labels = np.asarray(labels)
+        name = "clusters" if len(factors) == 1 else f"clusters[{k}]"
         if labels.shape != (n,):
-            name = "clusters" if len(factors) == 1 else f"clusters[{k}]"
             raise ValueError(f"{name}: expected {n} labels (one per observation in y), got shape {labels.shape}")
+        if pd.isna(labels).any():
+            raise ValueError(f"{name}: {int(pd.isna(labels).sum())} labels are missing (NaN or None)")
         codes.append(np.unique(labels, return_inverse=True)[1].reshape(-1))
     for d in (0, 1):
         if codes and all(np.unique(c[version == d]).size < 2 for c in codes):
@@ -351,8 +371,10 @@ def clustered_bootstrap(
     True
     """
     check_weights(weights)
-    replicates = check_int("replicates", replicates, minimum=2)
+    replicates = check_resamples("replicates", replicates, minimum=2)
     y2, single, version, codes = _prepare(y, version, clusters)
+    # the weights (replicates x cells, cells <= observations) and the replicate deltas (experiments x replicates)
+    check_allocation("replicates", replicates, 2 * 8.0 * replicates * (y2.shape[0] + y2.shape[1]))
     rng = np.random.default_rng(rng)
     cells = _cells(version, codes)
     w, redrawn = _cell_weights(cells, int(replicates), weights, rng)

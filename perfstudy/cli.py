@@ -87,7 +87,7 @@ def _analyze(args) -> int:
             progress=not args.no_progress,
         )
     except (ValueError, TypeError, OSError) as error:
-        print(f"perfstudy analyze: {error}", file=sys.stderr)
+        print(f"perfstudy analyze: {_one_line(error)}", file=sys.stderr)
         return 2
     if run.status != "ok":
         print(f"perfstudy analyze: the notebook failed: {run.error}", file=sys.stderr)
@@ -128,10 +128,19 @@ def _compare(args) -> int:
             rng=args.seed,
         )
     except (ValueError, TypeError, OSError) as error:
-        print(f"perfstudy compare: {error}", file=sys.stderr)
+        print(f"perfstudy compare: {_one_line(error)}", file=sys.stderr)
         return 2
     print(format_comparison(result, args.output))
     return 1 if args.fail_on_regression and len(result.regressions) else 0
+
+
+def _one_line(error: BaseException) -> str:
+    """An error as one line: an OSError's own message without errno's prefix."""
+    if isinstance(error, OSError) and error.strerror:
+        text = f"{error.strerror}" + (f": {error.filename}" if error.filename else "")
+    else:
+        text = str(error)
+    return " ".join(text.split())
 
 
 def main(argv=None) -> int:
@@ -165,8 +174,8 @@ def main(argv=None) -> int:
                 html=not args.no_html,
                 progress=not args.no_progress,
             )
-        except ValueError as error:
-            print(f"perfstudy report: {error}", file=sys.stderr)
+        except (ValueError, TypeError, OSError) as error:  # bad arguments, an --out that cannot be written
+            print(f"perfstudy report: {_one_line(error)}", file=sys.stderr)
             return 2
         print(format_table(runs))
         failed = [r for r in runs if r.status != "ok"]

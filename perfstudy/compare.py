@@ -36,7 +36,15 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from perfstudy._checks import check_fraction, check_int
+from perfstudy._checks import (
+    check_allocation,
+    check_bool,
+    check_choice,
+    check_column,
+    check_fraction,
+    check_resamples,
+    check_sample,
+)
 from perfstudy.confirm import repetitions_needed
 from perfstudy.parallel import map_tasks
 
@@ -89,9 +97,16 @@ def adjust_p_values(p_values, method: str = "holm") -> np.ndarray:
         Holm (1979) step-down, controlling the family-wise error rate; Benjamini & Hochberg (1995),
         controlling the false discovery rate; or none.
     """
-    if method not in CORRECTIONS:
-        raise ValueError(f"correction={method!r}: expected one of {', '.join(map(repr, CORRECTIONS))}")
-    p = np.asarray(p_values, dtype=float)
+    check_choice("method", method, CORRECTIONS)
+    try:
+        p = np.asarray(p_values, dtype=float)
+    except (ValueError, TypeError):
+        raise TypeError("p_values: expected numbers in [0, 1] (NaN for a hypothesis not tested)") from None
+    if p.ndim != 1:
+        raise ValueError(f"p_values: expected a one-dimensional array, got shape {p.shape}")
+    outside = ~np.isnan(p) & ~((p >= 0) & (p <= 1))
+    if outside.any():
+        raise ValueError(f"p_values: {int(outside.sum())} value(s) outside [0, 1], e.g. {p[outside][0]!r}")
     out = np.full(p.shape, np.nan)
     finite = ~np.isnan(p)
     q = p[finite]
@@ -297,8 +312,13 @@ def odd_batches(statistics, labels=None, *, alpha: float = 0.05) -> list:
         The labels of the odd batches, most extreme first (empty with fewer than 5 batches).
     """
     alpha = check_fraction("alpha", alpha)
-    x = np.log(np.asarray(statistics, dtype=float))
+    x = check_sample("statistics", statistics, minimum=0)
+    if (x <= 0).any():
+        raise ValueError("statistics: expected positive batch statistics (they are compared on a log scale)")
+    x = np.log(x)
     labels = np.arange(x.size) if labels is None else np.asarray(labels)
+    if labels.shape != x.shape:
+        raise ValueError(f"labels: {labels.size} labels for {x.size} statistics")
     c = x.size
     if c < 5:
         return []
@@ -556,17 +576,17 @@ def compare(
     """
     if not isinstance(df, pd.DataFrame):
         raise TypeError(f"df: expected a DataFrame, got {type(df).__name__}")
-    if statistic not in STATISTICS:
-        raise ValueError(f"statistic={statistic!r}: expected one of {', '.join(map(repr, STATISTICS))}")
-    if correction not in CORRECTIONS:
-        raise ValueError(f"correction={correction!r}: expected one of {', '.join(map(repr, CORRECTIONS))}")
+    check_choice("statistic", statistic, STATISTICS)
+    check_choice("correction", correction, CORRECTIONS)
+    dropna = check_bool("dropna", dropna)
+    checks = check_bool("checks", checks)
     confidence = check_fraction("confidence", confidence)
     if not (isinstance(threshold, (int, float)) and math.isfinite(threshold) and 0 <= threshold < 1):
         raise ValueError(f"threshold={threshold!r}: expected a relative change in [0, 1), e.g. 0.02 for 2%")
-    replicates = check_int("replicates", replicates, minimum=99)
-    for column in (by, value, cluster):
-        if column not in df.columns:
-            raise ValueError(f"df: no column {column!r} (columns: {list(df.columns)})")
+    replicates = check_resamples("replicates", replicates, minimum=99)
+    for name, column in (("by", by), ("value", value), ("cluster", cluster)):
+        check_column(name, column, df)
+    check_allocation("replicates", replicates, 8.0 * replicates * (4 + 2 * df[cluster].nunique()))
     frame = df if "benchmark" in df.columns else df.assign(benchmark="benchmark")
     if not pd.api.types.is_numeric_dtype(frame[value]):
         raise TypeError(f"{value}: expected numbers, got dtype {frame[value].dtype}")

@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from perfstudy._checks import check_fraction, check_int, check_sample
+from perfstudy._checks import check_allocation, check_choice, check_fraction, check_int, check_real, check_sample
 
 __all__ = ["MedianCI", "median_ci", "median_ci_indices", "Repetitions", "repetitions_needed"]
 
@@ -61,8 +61,16 @@ def median_ci_indices(n, confidence: float = 0.95, method: str = "order_statisti
     lower, upper : int or ndarray of int
     """
     confidence = check_fraction("confidence", confidence)
-    if method not in METHODS:
-        raise ValueError(f"method={method!r}: expected one of {METHODS}")
+    check_choice("method", method, METHODS)
+    if np.ndim(n) == 0:
+        n = float(check_int("n", n, minimum=0))
+    else:
+        try:
+            n = np.asarray(n, dtype=float)
+        except (ValueError, TypeError):
+            raise TypeError("n: expected sample sizes (integers of at least 0)") from None
+        if not (np.isfinite(n).all() and (n >= 0).all() and (n == np.floor(n)).all()):
+            raise ValueError("n: expected sample sizes (integers of at least 0)")
     n = np.asarray(n, dtype=float)
     z = stats.norm.ppf(0.5 + confidence / 2)
     if method == "order_statistics":
@@ -239,14 +247,16 @@ def repetitions_needed(
     start = check_int("start", start, minimum=2)
     x = _series(x, minimum=start)
     trials = check_int("trials", trials, minimum=1)
-    if not error > 0:
-        raise ValueError(f"error={error!r}: expected a positive fraction, e.g. 0.01 for 1%")
+    error = check_real("error", error, positive=True, what="fraction, e.g. 0.01 for 1%")
+    confidence = check_fraction("confidence", confidence)
+    check_choice("method", method, METHODS)
     median = float(np.median(x))
     if median == 0:
         raise ValueError("x: the median is 0, so an error relative to it is undefined")
     rng = np.random.default_rng(rng)
     n = x.size
     largest = n if max_size is None else min(n, check_int("max_size", max_size, minimum=start))
+    check_allocation("trials", trials, 8.0 * trials * (n + 2) * 3, what="the random orders (trials x runs)")
     ordered = np.sort(x)
     ranks = np.empty(n, dtype=np.int64)
     ranks[np.argsort(x, kind="stable")] = np.arange(n)

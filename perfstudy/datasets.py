@@ -17,6 +17,7 @@ import functools
 import hashlib
 import importlib.resources
 import os
+import tempfile
 import tomllib
 import urllib.error
 import urllib.request
@@ -26,6 +27,8 @@ from types import MappingProxyType
 
 import numpy as np
 import pandas as pd
+
+from perfstudy._checks import check_bool
 
 __all__ = ["Dataset", "registry", "list_datasets", "locate", "load", "load_family", "DataUnavailableError"]
 
@@ -127,6 +130,8 @@ def list_datasets() -> pd.DataFrame:
 
 
 def _get(name: str) -> Dataset:
+    if not isinstance(name, str):
+        raise TypeError(f"name={name!r}: expected a dataset's name (see perfstudy.datasets.list_datasets())")
     datasets = registry()
     if name not in datasets:
         close = [n for n in datasets if name.lower() in n.lower()][:5]
@@ -176,6 +181,7 @@ def locate(name: str, *, download: bool = True) -> Path:
         Not found locally and the download failed (offline) or ``download=False``.
     """
     dataset = _get(name)
+    download = check_bool("download", download)
     root = os.environ.get(ENV, "")
     if root:
         candidate = Path(root) / dataset.path
@@ -186,14 +192,26 @@ def locate(name: str, *, download: bool = True) -> Path:
         return _verified(cached, dataset)
     if not download:
         raise DataUnavailableError(f"{name}: not found; set ${ENV} to a directory holding {dataset.path}")
-    cached.parent.mkdir(parents=True, exist_ok=True)
-    partial = cached.with_suffix(cached.suffix + ".part")
+    try:
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        # a name of this process's own: two processes downloading at once never write one file, and
+        # only a complete, verified download is ever renamed to the dataset's name
+        handle, partial = tempfile.mkstemp(dir=cached.parent, prefix=cached.name + ".", suffix=".part")
+        os.close(handle)
+        partial = Path(partial)
+    except OSError as error:
+        raise DataUnavailableError(
+            f"{name}: not found locally, and the cache {cached.parent} cannot be written ({error.strerror}); "
+            f"set {ENV} to a directory that holds {dataset.path}, or XDG_CACHE_HOME to a writable directory"
+        ) from error
     try:
         with urllib.request.urlopen(dataset.url, timeout=60) as response, open(partial, "wb") as out:
             while block := response.read(1 << 20):
                 out.write(block)
-    except (urllib.error.URLError, OSError) as error:
+    except BaseException as error:  # offline, a full disk, or an interrupt: never leave a partial file
         partial.unlink(missing_ok=True)
+        if not isinstance(error, (urllib.error.URLError, OSError)):
+            raise
         where = f"${ENV}={root!r} has no {dataset.path}" if root else f"${ENV} is not set"
         raise DataUnavailableError(
             f"{name}: not found locally ({where}; not in {cached.parent}) and the download of {dataset.url} "
@@ -204,7 +222,7 @@ def locate(name: str, *, download: bool = True) -> Path:
     except ValueError:
         partial.unlink(missing_ok=True)
         raise
-    partial.replace(cached)
+    os.replace(partial, cached)  # atomic: a reader sees no file or the whole verified one
     return cached
 
 
@@ -366,6 +384,7 @@ def load(name: str, *, download: bool = True) -> pd.DataFrame:
         Not found locally and not downloadable; the message names ``$PERFSTUDY_DATA``.
     """
     dataset = _get(name)
+    download = check_bool("download", download)
     frame, rows = _LOADERS[dataset.family](locate(name, download=download), dataset)
     if rows != dataset.rows:
         raise ValueError(f"{name}: parsed {rows} rows, the registry says {dataset.rows}")
@@ -389,6 +408,9 @@ def load_family(family: str, *, download: bool = True) -> pd.DataFrame:
     ValueError
         An unknown family (the message lists the known ones).
     """
+    if not isinstance(family, str):
+        raise TypeError(f"family={family!r}: expected a family's name")
+    download = check_bool("download", download)
     names = [d.name for d in registry().values() if d.family == family]
     if not names:
         families = sorted({d.family for d in registry().values()})

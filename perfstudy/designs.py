@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from perfstudy._checks import check_int, check_real
+from perfstudy._checks import check_counts, check_int, check_names, check_real
 from perfstudy.model import VarianceComponents, check_components
 from perfstudy.schedules import (
     BATCHES,
@@ -42,6 +42,8 @@ __all__ = [
 ]
 
 _FACTORS = ("request", "host", "request_batch", "host_batch")
+#: largest number of repetitions :func:`optimal_allocation` searches (the bound of its grid)
+MAX_REPETITIONS = 100_000
 
 
 @dataclass(frozen=True)
@@ -208,10 +210,7 @@ def standard_error(design: str, components: VarianceComponents, *, requests, hos
     check_components(components)
     arrays = {}
     for name, value in (("requests", requests), ("hosts", hosts), ("repetitions", repetitions)):
-        array = np.asarray(value, dtype=float)
-        if not np.all(np.isfinite(array)) or np.any(array < 1) or np.any(array != np.round(array)):
-            raise ValueError(f"{name}={value!r}: expected positive integers")
-        arrays[name] = array
+        arrays[name] = check_counts(name, value).astype(float)
     check_hosts(design, arrays["hosts"].astype(int), arrays["requests"].astype(int))
     a, b, c = _variance_terms(design, components, arrays["hosts"])
     r, t = arrays["requests"], arrays["repetitions"]
@@ -263,7 +262,10 @@ class CostModel:
             ``T``.
         """
         check_design(design)
-        requests, hosts, repetitions = (np.asarray(v, dtype=float) for v in (requests, hosts, repetitions))
+        requests, hosts, repetitions = (
+            check_counts(name, v).astype(float)
+            for name, v in (("requests", requests), ("hosts", hosts), ("repetitions", repetitions))
+        )
         total = (
             BATCHES[design] * self.setup
             + hosts * self.host
@@ -392,12 +394,12 @@ def optimal_allocation(
         raise TypeError(f"costs: expected CostModel, got {type(costs).__name__}")
     if budget is None and target_se is None:
         raise ValueError("budget, target_se: give at least one")
-    for name, value in (("budget", budget), ("target_se", target_se)):
-        if value is not None and (not math.isfinite(value) or value <= 0):
-            raise ValueError(f"{name}={value!r}: expected a finite positive number")
-    max_repetitions = check_int("max_repetitions", max_repetitions)
-    for design in designs:
-        check_design(design)
+    if budget is not None:
+        budget = check_real("budget", budget, positive=True)
+    if target_se is not None:
+        target_se = check_real("target_se", target_se, positive=True)
+    max_repetitions = check_int("max_repetitions", max_repetitions, maximum=MAX_REPETITIONS)
+    designs = check_names("designs", designs, DESIGNS)
 
     repetitions = np.arange(1, max_repetitions + 1, dtype=float)
     allocations = []
@@ -415,7 +417,8 @@ def optimal_allocation(
             affordable = np.full_like(t, np.inf)
         a, b, c = _variance_terms(design, components, h)
         if target_se is not None:
-            slack = target_se**2 / 2.0 - b
+            with np.errstate(over="ignore"):  # a huge target: every allocation meets it
+                slack = np.square(np.float64(target_se)) / 2.0 - b
             with np.errstate(divide="ignore", invalid="ignore"):
                 needed = np.where(slack > 0, np.ceil((a + c / t) / slack - 1e-9), np.inf)
             r = np.maximum(needed, min_requests)
@@ -526,6 +529,13 @@ def compare_designs(
     max_repetitions : int
         Largest ``T`` the allocation search tries.
     """
+    requests, hosts = check_int("requests", requests), check_int("hosts", hosts)
+    repetitions = check_int("repetitions", repetitions)
+    if costs is not None and not isinstance(costs, CostModel):
+        raise TypeError(f"costs: expected a CostModel or None, got {type(costs).__name__}")
+    if target_se is not None:
+        target_se = check_real("target_se", target_se, positive=True)
+    max_repetitions = check_int("max_repetitions", max_repetitions, maximum=MAX_REPETITIONS)
     ses = {d: standard_error(d, components, requests=requests, hosts=hosts, repetitions=repetitions) for d in DESIGNS}
     cost = {
         d: (costs.cost(d, requests=requests, hosts=hosts, repetitions=repetitions) if costs else math.nan)

@@ -16,7 +16,15 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from perfstudy._checks import check_fraction, check_int, check_sample
+from perfstudy._checks import (
+    check_bool,
+    check_choice,
+    check_fraction,
+    check_int,
+    check_resamples,
+    check_sample,
+    check_timestamps,
+)
 from perfstudy.adf import adf, adf_suffixes, min_suffix
 
 __all__ = [
@@ -46,6 +54,12 @@ def _series(name: str, x, minimum: int = 2, *, method: str | None = None) -> np.
     return check_sample(name, x, minimum=minimum, method=method)
 
 
+def _ratio(a: float, b: float) -> float:
+    if b == 0:
+        return math.nan if a == 0 else math.inf
+    return a / b
+
+
 def coefficient_of_variation(x, *, ddof: int = 1) -> float:
     """CoV = standard deviation / mean (Maricq et al., section 4.1), as a fraction.
 
@@ -62,6 +76,9 @@ def coefficient_of_variation(x, *, ddof: int = 1) -> float:
         A mean of 0 (the CoV is undefined).
     """
     x = _series("x", x)
+    ddof = check_int("ddof", ddof, minimum=0)
+    if ddof >= x.size:
+        raise ValueError(f"ddof={ddof}: expected fewer than the {x.size} values")
     mean = x.mean()
     if mean == 0:
         raise ValueError("x: the mean is 0, so the coefficient of variation is undefined")
@@ -105,8 +122,9 @@ class AutocorrelationSE:
 
     @property
     def inflation(self) -> float:
-        """How many times too narrow the naive interval is: ``standard_error / naive_standard_error``."""
-        return self.standard_error / self.naive_standard_error
+        """How many times too narrow the naive interval is: ``standard_error / naive_standard_error``
+        (NaN for a constant series, where both are 0)."""
+        return _ratio(self.standard_error, self.naive_standard_error)
 
 
 def autocorrelation_se(x, *, max_lag="sqrt", kernel: str = "truncated") -> AutocorrelationSE:
@@ -129,13 +147,13 @@ def autocorrelation_se(x, *, max_lag="sqrt", kernel: str = "truncated") -> Autoc
     """
     x = _series("x", x, minimum=3)
     n = x.size
-    if max_lag == "sqrt":
+    if isinstance(max_lag, str):
+        check_choice("max_lag", max_lag, ("sqrt",))
         lags = int(math.isqrt(n))
     else:
         lags = check_int("max_lag", max_lag, minimum=0)
     lags = min(lags, n - 1)
-    if kernel not in ("truncated", "bartlett"):
-        raise ValueError(f"kernel={kernel!r}: expected 'truncated' or 'bartlett'")
+    check_choice("kernel", kernel, ("truncated", "bartlett"))
     gamma = _autocovariances(x, lags)
     k = np.arange(1, lags + 1)
     if kernel == "truncated":
@@ -187,8 +205,9 @@ class BatchMeans:
 
     @property
     def too_narrow(self) -> float:
-        """How many times wider an honest interval is than the naive one: ``standard_error / naive_standard_error``."""
-        return self.standard_error / self.naive_standard_error
+        """How many times wider an honest interval is than the naive one: ``standard_error / naive_standard_error``
+        (NaN for a constant series, where both are 0)."""
+        return _ratio(self.standard_error, self.naive_standard_error)
 
 
 def batch_means(x, *, batches: int = 20) -> BatchMeans:
@@ -223,15 +242,17 @@ def _groups(df: pd.DataFrame, by, value: str, dropna: bool = False, *, in_time_o
     out on request (``dropna``)."""
     if not isinstance(df, pd.DataFrame):
         raise TypeError(f"df: expected a pandas DataFrame, got {type(df).__name__}")
-    if value not in df.columns:
+    if not isinstance(value, str) or value not in df.columns:
         raise ValueError(f"value={value!r}: no such column; columns are {list(df.columns)}")
-    keys = [] if by is None else ([by] if isinstance(by, str) else list(by))
+    dropna = check_bool("dropna", dropna)
+    keys = _keys(by)
     missing = [k for k in keys if k not in df.columns]
     if missing:
         raise ValueError(f"by: no column(s) {missing}; columns are {list(df.columns)}")
     if df.empty:
         raise ValueError("df: no rows")
     if in_time_order and "timestamp" in df.columns:
+        check_timestamps("df", df["timestamp"])
         df = df.sort_values("timestamp", kind="stable")
     values = pd.to_numeric(df[value], errors="coerce").to_numpy(dtype=float)
     finite = np.isfinite(values)
@@ -255,6 +276,17 @@ def _groups(df: pd.DataFrame, by, value: str, dropna: bool = False, *, in_time_o
             dropped = int((~keep).sum())
             x = x[keep]
         yield dict(zip(keys, key)), x, dropped
+
+
+def _keys(by) -> list:
+    """``by`` as a list of column names: None, a name, or a list of names."""
+    if by is None:
+        return []
+    if isinstance(by, str):
+        return [by]
+    if isinstance(by, (list, tuple)) and all(isinstance(k, str) for k in by):
+        return list(by)
+    raise TypeError(f"by={by!r}: expected a column name, a list of them, or None")
 
 
 def _label(key: dict) -> str:
@@ -454,7 +486,7 @@ def independence_test(x, *, permutations: int = 1000, alpha: float = 0.05, rng=N
     IndependenceTest
     """
     x = _series("x", x, minimum=3, method="the independence test")
-    permutations = check_int("permutations", permutations)
+    permutations = check_resamples("permutations", permutations)
     alpha = check_fraction("alpha", alpha)
     rng = np.random.default_rng(rng)
     statistic = float(_lag1(x))

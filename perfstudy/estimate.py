@@ -43,7 +43,7 @@ import scipy.linalg
 import scipy.optimize
 import scipy.sparse as sp
 
-from perfstudy._checks import check_fraction, check_int
+from perfstudy._checks import check_bool, check_fraction, check_int
 from perfstudy.model import VarianceComponents
 from perfstudy.parallel import map_tasks
 
@@ -115,6 +115,8 @@ class _Problem:
 def _parse_terms(random) -> tuple[str, ...]:
     if isinstance(random, str):
         random = (random,)
+    if not isinstance(random, (list, tuple)):
+        raise TypeError(f"random={random!r}: expected a term or a sequence of terms such as ('host', 'host:batch')")
     terms = tuple(random)
     if not terms:
         raise ValueError("random: expected at least one random term")
@@ -645,7 +647,8 @@ class VarianceFit:
         confidence = check_fraction("confidence", confidence)
         if method != "bootstrap":
             raise ValueError(f"method={method!r}: expected 'bootstrap'")
-        replicates = check_int("replicates", replicates, minimum=2)
+        replicates = check_int("replicates", replicates, minimum=2, maximum=MAX_REPLICATES)
+        progress = check_bool("progress", progress)
         problem = self._problem  # type: ignore[attr-defined]
         beta = self.fixed["estimate"].to_numpy()
         sds = np.array(list(self.sd.values()))
@@ -677,6 +680,8 @@ class VarianceFit:
 #: Bootstrap replicates drawn and refitted per task (fixed, so that a seed gives the same intervals
 #: whatever the executor).
 BOOTSTRAP_BLOCK = 16
+#: most bootstrap refits an interval may ask for (a bound on the loop, checked up front)
+MAX_REPLICATES = 100_000
 
 
 def _bootstrap_block(task, rng) -> tuple[np.ndarray, int]:
@@ -714,10 +719,15 @@ def _check_frame(df, value, terms, fixed, dropna) -> tuple[pd.DataFrame, int]:
         raise TypeError(f"df: expected a pandas DataFrame, got {type(df).__name__}")
     if not isinstance(value, str):
         raise TypeError(f"value={value!r}: expected a column name")
+    if len(df) == 0:
+        raise ValueError("df: no rows")
     columns = [value, *dict.fromkeys(c for t in terms for c in t.split(":")), *fixed]
     missing = [c for c in dict.fromkeys(columns) if c not in df.columns]
     if missing:
-        raise ValueError(f"df: no column {missing} (columns: {list(df.columns)})")
+        where = "random" if any(c in missing for t in terms for c in t.split(":")) else "fixed"
+        where = "value" if value in missing else where
+        raise ValueError(f"{where}: df has no column {missing} (its columns: {list(df.columns)})")
+    dropna = check_bool("dropna", dropna)
     y = df[value]
     if pd.api.types.is_bool_dtype(y) or not pd.api.types.is_numeric_dtype(y):
         raise TypeError(f"{value}: expected a numeric column, got dtype {y.dtype}")
@@ -804,7 +814,10 @@ def fit_variance_components(
     {'request': 0.95, 'host': 0.36, 'residual': 0.3}
     """
     terms = _parse_terms(random)
-    fixed = (fixed,) if isinstance(fixed, str) else tuple(fixed)
+    fixed = (fixed,) if isinstance(fixed, str) else fixed
+    if not isinstance(fixed, (list, tuple)) or not all(isinstance(f, str) for f in fixed):
+        raise TypeError(f"fixed={fixed!r}: expected a column name or a sequence of them (() for none)")
+    fixed = tuple(fixed)
     if method not in ("reml", "ml"):
         raise ValueError(f"method={method!r}: expected 'reml' or 'ml'")
     if transform not in (None, "log"):

@@ -25,6 +25,7 @@ context block of Google Benchmark, ...) are kept in ``DataFrame.attrs``.
 
 from __future__ import annotations
 
+import functools
 import gzip
 import json
 import os
@@ -33,6 +34,8 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+
+from perfstudy._checks import check_bool, check_choice
 
 __all__ = ["COLUMNS", "FORMATS", "read", "read_pyperf", "read_hyperfine", "read_google_benchmark", "read_jmh"]
 
@@ -65,24 +68,100 @@ def _read_json(source, tool: str):
 
 def _require(mapping, key: str, where: str, tool: str):
     if not isinstance(mapping, dict) or key not in mapping:
-        raise ValueError(f"{where}: no {key!r} field; is this a {tool} JSON file?")
+        raise ValueError(f"source: {where}: no {key!r} field; is this a {tool} JSON file?")
     return mapping[key]
 
 
-def _frame(rows: list[dict], extra: list[str], attrs: dict) -> pd.DataFrame:
+def _sequence(value, where: str):
+    """A JSON array (a list), refused by name otherwise."""
+    if not isinstance(value, list):
+        raise ValueError(f"source: {where} is {type(value).__name__}, expected a list")
+    return value
+
+
+def _mapping(value, where: str) -> dict:
+    """A JSON object, or {} for a missing (null) one; refused by name otherwise."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise ValueError(f"source: {where} is {type(value).__name__}, expected an object")
+    return value
+
+
+def _reader(tool: str):
+    """A reader of ``tool``'s JSON: a file whose structure is not the tool's (a field of the wrong
+    type where an object, a list or a number belongs) is refused with a ValueError naming ``source``,
+    never an AttributeError or TypeError from deep inside the parse."""
+
+    def wrap(function):
+        @functools.wraps(function)
+        def reader(source, *args, **kwargs):
+            try:
+                return function(source, *args, **kwargs)
+            except (AttributeError, TypeError, KeyError, IndexError) as error:
+                if str(error).startswith(("source", "dropna", "time", "errors", "metric")):
+                    raise
+                raise ValueError(
+                    f"source: not a well-formed {tool} JSON file ({type(error).__name__}: {error})"
+                ) from None
+
+        return reader
+
+    return wrap
+
+
+def _finite_values(frame: pd.DataFrame, dropna: bool, where: str = "source") -> pd.DataFrame:
+    """The rows whose ``value`` is a finite number. Others (null, NaN, Infinity, text) are an error
+    naming how many and where, or with ``dropna`` are left out with a warning that counts them, and
+    ``attrs["dropped"]`` holds the count: a row is never lost without a word."""
+    dropna = check_bool("dropna", dropna)
+    values = pd.to_numeric(frame["value"], errors="coerce").astype(float)
+    bad = ~np.isfinite(values.to_numpy())
+    count = int(bad.sum())
+    frame = frame.assign(value=values)
+    if count:
+        names = sorted(map(str, frame.loc[bad, "benchmark"].unique())) if "benchmark" in frame.columns else []
+        detail = f" (benchmarks {names[:3]}{' ...' if len(names) > 3 else ''})" if names else ""
+        if not dropna:
+            raise ValueError(
+                f"{where}: {count} of {len(frame)} values are null, NaN, infinite or not numbers{detail}; "
+                "pass dropna=True to leave them out"
+            )
+        warnings.warn(
+            f"{where}: {count} of {len(frame)} values were null, NaN, infinite or not numbers{detail} and "
+            "were left out (dropna=True); attrs['dropped'] counts them",
+            stacklevel=3,
+        )
+        frame = frame[~bad].reset_index(drop=True)
+        if frame.empty:
+            raise ValueError(f"{where}: no finite values left")
+    frame.attrs["dropped"] = count
+    return frame
+
+
+def _frame(rows: list[dict], extra: list[str], attrs: dict, dropna: bool) -> pd.DataFrame:
     frame = pd.DataFrame(rows, columns=COLUMNS + extra)
     if frame.empty:
-        raise ValueError("the file holds no measured values")
-    frame["timestamp"] = pd.to_datetime(frame["timestamp"])
-    frame["batch"] = frame["batch"].astype(int)
-    frame["iteration"] = frame["iteration"].astype(int)
+        raise ValueError("source: the file holds no measured values")
+    try:
+        frame["timestamp"] = pd.to_datetime(frame["timestamp"])
+    except (ValueError, TypeError) as error:
+        raise ValueError(f"source: a run's date is not a date ({error})") from None
+    for column in ("batch", "iteration"):
+        numbers = pd.to_numeric(frame[column], errors="coerce")
+        if numbers.isna().any() or (numbers != np.floor(numbers)).any():
+            raise ValueError(
+                f"source: a {column} index is not an integer: {frame[column][numbers.isna()].iloc[:1].tolist()}"
+            )
+        frame[column] = numbers.astype(int)
     frame["warmup"] = frame["warmup"].astype(bool)
-    frame["value"] = frame["value"].astype(float)
+    frame = _finite_values(frame, dropna)
     frame.attrs.update(attrs)
     return frame
 
 
-def read_pyperf(source) -> pd.DataFrame:
+@_reader("pyperf")
+def read_pyperf(source, *, dropna: bool = False) -> pd.DataFrame:
     """Read a pyperf JSON file (``python -m pyperf ... -o file.json``; ``.json.gz`` too).
 
     pyperf runs each benchmark in several worker *processes* (``batch``); each process writes its
@@ -97,22 +176,27 @@ def read_pyperf(source) -> pd.DataFrame:
     ----------
     source : str, path or file-like
         The JSON file, plain or gzip-compressed (``.json.gz``).
+    dropna : bool
+        Values that are null, NaN, infinite or not numbers are an error naming their count; with
+        True they are left out with a warning, and ``attrs["dropped"]`` counts them.
     """
     data = _read_json(source, "pyperf")
-    benchmarks = _require(data, "benchmarks", "pyperf file", "pyperf")
-    suite_meta = data.get("metadata", {})
+    benchmarks = _sequence(_require(data, "benchmarks", "pyperf file", "pyperf"), "'benchmarks'")
+    suite_meta = _mapping(data.get("metadata"), "'metadata'")
     rows = []
     for b_index, bench in enumerate(benchmarks):
-        bench_meta = {**suite_meta, **bench.get("metadata", {})}
-        runs = _require(bench, "runs", f"benchmark {b_index}", "pyperf")
+        bench = _mapping(bench, f"benchmark {b_index}")
+        bench_meta = {**suite_meta, **_mapping(bench.get("metadata"), f"benchmark {b_index}'s metadata")}
+        runs = _sequence(_require(bench, "runs", f"benchmark {b_index}", "pyperf"), f"benchmark {b_index}'s runs")
         for batch, run in enumerate(runs):
-            meta = {**bench_meta, **run.get("metadata", {})}
+            run = _mapping(run, f"benchmark {b_index}, run {batch}")
+            meta = {**bench_meta, **_mapping(run.get("metadata"), f"benchmark {b_index}, run {batch}'s metadata")}
             name = meta.get("name")
             if name is None:
-                raise ValueError(f"benchmark {b_index}: no 'name' in its metadata")
+                raise ValueError(f"source: benchmark {b_index}: no 'name' in its metadata")
             unit = meta.get("unit", "second")
-            warmups = [(loops, value) for loops, value in run.get("warmups", [])]
-            values = run.get("values", [])
+            warmups = [(loops, value) for loops, value in _sequence(run.get("warmups", []), "'warmups'")]
+            values = _sequence(run.get("values", []), "'values'")
             loops = meta.get("loops", np.nan)
             for iteration, (w_loops, value) in enumerate(warmups + [(loops, v) for v in values]):
                 rows.append(
@@ -129,10 +213,11 @@ def read_pyperf(source) -> pd.DataFrame:
                         inner_loops=meta.get("inner_loops", 1),
                     )
                 )
-    return _frame(rows, ["loops", "inner_loops"], {"tool": "pyperf", "metadata": suite_meta})
+    return _frame(rows, ["loops", "inner_loops"], {"tool": "pyperf", "metadata": suite_meta}, dropna)
 
 
-def read_hyperfine(source) -> pd.DataFrame:
+@_reader("hyperfine")
+def read_hyperfine(source, *, dropna: bool = False) -> pd.DataFrame:
     """Read a hyperfine JSON export (``hyperfine --export-json file.json ...``).
 
     Each timed run of a command is a fresh process: one row per run, ``batch`` = run index,
@@ -147,23 +232,26 @@ def read_hyperfine(source) -> pd.DataFrame:
     ----------
     source : str, path or file-like
         The JSON export.
+    dropna : bool
+        Values that are null, NaN, infinite or not numbers are an error naming their count; with
+        True they are left out with a warning, and ``attrs["dropped"]`` counts them.
     """
     data = _read_json(source, "hyperfine")
-    results = _require(data, "results", "hyperfine file", "hyperfine")
+    results = _sequence(_require(data, "results", "hyperfine file", "hyperfine"), "'results'")
     extra = ["command", "params", "exit_code", "user", "system"]
     rows = []
     for position, result in enumerate(results):
         command = _require(result, "command", f"result {position}", "hyperfine")
-        times = _require(result, "times", f"result {position} ({command})", "hyperfine")
-        params = result.get("parameters") or {}
+        times = _sequence(_require(result, "times", f"result {position} ({command})", "hyperfine"), "'times'")
+        params = _mapping(result.get("parameters"), f"result {position}'s parameters")
         label = " ".join(f"{k}={v}" for k, v in params.items())
         n = len(times)
         codes = result.get("exit_codes") or [np.nan] * n
         user = result.get("user_times") or [np.nan] * n  # hyperfine >= 1.16 writes per-run CPU times
         system = result.get("system_times") or [np.nan] * n
         for field, values in (("exit_codes", codes), ("user_times", user), ("system_times", system)):
-            if len(values) != n:
-                raise ValueError(f"result {position} ({command}): {len(values)} {field} for {n} times")
+            if len(_sequence(values, f"'{field}'")) != n:
+                raise ValueError(f"source: result {position} ({command}): {len(values)} {field} for {n} times")
         for run, value in enumerate(times):
             rows.append(
                 dict(
@@ -180,10 +268,13 @@ def read_hyperfine(source) -> pd.DataFrame:
                     system=system[run],
                 )
             )
-    return _frame(rows, extra, {"tool": "hyperfine"})
+    return _frame(rows, extra, {"tool": "hyperfine"}, dropna)
 
 
-def read_google_benchmark(source, *, time: str = "real_time", errors: str = "raise") -> pd.DataFrame:
+@_reader("Google Benchmark")
+def read_google_benchmark(
+    source, *, time: str = "real_time", errors: str = "raise", dropna: bool = False
+) -> pd.DataFrame:
     """Read Google Benchmark JSON (``--benchmark_format=json`` or ``--benchmark_out=file.json``).
 
     Rows with ``run_type == "iteration"`` are the measured values, each the mean time per iteration
@@ -204,14 +295,15 @@ def read_google_benchmark(source, *, time: str = "real_time", errors: str = "rai
         A benchmark that reported an error (``error_occurred``) has no valid time. ``"raise"``
         refuses the file; ``"drop"`` leaves those rows out with a warning that counts them, and
         records their names in ``attrs["errors"]``.
+    dropna : bool
+        Values that are null, NaN, infinite or not numbers are an error naming their count; with
+        True they are left out with a warning, and ``attrs["dropped"]`` counts them.
     """
-    if time not in ("real_time", "cpu_time"):
-        raise ValueError(f"time={time!r}: expected 'real_time' or 'cpu_time'")
-    if errors not in ("raise", "drop"):
-        raise ValueError(f"errors={errors!r}: expected 'raise' or 'drop'")
+    check_choice("time", time, ("real_time", "cpu_time"))
+    check_choice("errors", errors, ("raise", "drop"))
     data = _read_json(source, "Google Benchmark")
-    benchmarks = _require(data, "benchmarks", "Google Benchmark file", "Google Benchmark")
-    context = data.get("context", {})
+    benchmarks = _sequence(_require(data, "benchmarks", "Google Benchmark file", "Google Benchmark"), "'benchmarks'")
+    context = _mapping(data.get("context"), "'context'")
     extra = ["iterations", "threads"]
     rows = []
     aggregates, failed, seen = 0, [], {}
@@ -243,7 +335,7 @@ def read_google_benchmark(source, *, time: str = "real_time", errors: str = "rai
         )
     if failed and errors == "raise":
         raise ValueError(
-            f"{len(failed)} benchmark(s) reported errors: {failed[:3]}; pass errors='drop' to leave them out"
+            f"source: {len(failed)} benchmark(s) reported errors: {failed[:3]}; pass errors='drop' to leave them out"
         )
     if failed:
         warnings.warn(f"{len(failed)} benchmark run(s) reported errors and were left out: {failed[:3]}", stacklevel=2)
@@ -251,6 +343,7 @@ def read_google_benchmark(source, *, time: str = "real_time", errors: str = "rai
         rows,
         extra,
         {"tool": "Google Benchmark", "context": context, "aggregates": aggregates, "errors": failed, "time": time},
+        dropna,
     )
 
 
@@ -265,14 +358,17 @@ def _jmh_values(metric: dict, where: str) -> list[list[np.ndarray]]:
             for histogram in fork:
                 pairs = np.asarray(histogram, dtype=float).reshape(-1, 2)
                 if np.any(pairs[:, 1] < 0) or np.any(pairs[:, 1] != np.round(pairs[:, 1])):
-                    raise ValueError(f"{where}: histogram counts must be non-negative integers")
+                    raise ValueError(f"source: {where}: histogram counts must be non-negative integers")
                 iterations.append(np.repeat(pairs[:, 0], pairs[:, 1].astype(int)))
             forks.append(iterations)
         return forks
-    raise ValueError(f"{where}: neither 'rawData' nor 'rawDataHistogram'; was the result written with -rf json?")
+    raise ValueError(
+        f"source: {where}: neither 'rawData' nor 'rawDataHistogram'; was the result written with -rf json?"
+    )
 
 
-def read_jmh(source, *, metric: str | None = None) -> pd.DataFrame:
+@_reader("JMH")
+def read_jmh(source, *, metric: str | None = None, dropna: bool = False) -> pd.DataFrame:
     """Read JMH results (``java -jar benchmarks.jar -rf json -rff file.json``).
 
     ``rawData`` holds, per *fork* (``batch``), the score of each measurement iteration
@@ -292,10 +388,13 @@ def read_jmh(source, *, metric: str | None = None) -> pd.DataFrame:
     metric : str, optional
         A secondary metric to read instead of the primary one (e.g. ``"gc.alloc.rate.norm"``);
         it must have raw data.
+    dropna : bool
+        Values that are null, NaN, infinite or not numbers are an error naming their count; with
+        True they are left out with a warning, and ``attrs["dropped"]`` counts them.
     """
     data = _read_json(source, "JMH")
     if not isinstance(data, list):
-        raise ValueError("JMH JSON is a list of results; got an object (is this a JMH -rf json file?)")
+        raise ValueError("source: JMH JSON is a list of results; got an object (is this a JMH -rf json file?)")
     extra = ["mode", "threads", "params", "warmup_iterations", "warmup_time", "jvm"]
     rows = []
     for position, result in enumerate(data):
@@ -303,11 +402,12 @@ def read_jmh(source, *, metric: str | None = None) -> pd.DataFrame:
         if metric is None:
             chosen = _require(result, "primaryMetric", name, "JMH")
         else:
-            secondary = result.get("secondaryMetrics", {})
+            secondary = _mapping(result.get("secondaryMetrics"), f"{name}'s secondaryMetrics")
             if metric not in secondary:
-                raise ValueError(f"{name}: no secondary metric {metric!r}; it has {sorted(secondary)}")
+                raise ValueError(f"metric={metric!r}: {name} has no such secondary metric; it has {sorted(secondary)}")
             chosen = secondary[metric]
-        params = result.get("params") or {}
+        chosen = _mapping(chosen, f"{name}'s metric")
+        params = _mapping(result.get("params"), f"{name}'s params")
         label = ", ".join(f"{k}={v}" for k, v in params.items())
         benchmark = f"{name} [{label}]" if label else name
         common = dict(
@@ -324,7 +424,7 @@ def read_jmh(source, *, metric: str | None = None) -> pd.DataFrame:
         for fork, iterations in enumerate(_jmh_values(chosen, benchmark)):
             for iteration, values in enumerate(iterations):
                 rows.extend(dict(common, batch=fork, iteration=iteration, value=value) for value in values)
-    return _frame(rows, extra, {"tool": "JMH", "metric": metric or "primary"})
+    return _frame(rows, extra, {"tool": "JMH", "metric": metric or "primary"}, dropna)
 
 
 #: What :func:`read` accepts for ``format``.
@@ -348,7 +448,7 @@ def _detect(data) -> str | None:
     return None
 
 
-def read(path, format: str = "auto") -> pd.DataFrame:
+def read(path, format: str = "auto", *, dropna: bool = False) -> pd.DataFrame:
     """Read any benchmark file perfstudy knows into the tidy schema, detecting its format.
 
     Detection looks at the content, not only the name: a ``.csv`` or ``.parquet`` file is a tidy
@@ -363,6 +463,9 @@ def read(path, format: str = "auto") -> pd.DataFrame:
         The file.
     format : {"auto", "pyperf", "hyperfine", "google_benchmark", "jmh", "csv", "parquet"}
         The format; ``"auto"`` detects it.
+    dropna : bool
+        Values that are null, NaN, infinite or not numbers are an error naming their count; with
+        True they are left out with a warning, and ``attrs["dropped"]`` counts them.
 
     Returns
     -------
@@ -377,8 +480,8 @@ def read(path, format: str = "auto") -> pd.DataFrame:
     ValueError
         An unknown format, or a file that is not what ``format`` says.
     """
-    if format not in FORMATS:
-        raise ValueError(f"format={format!r}: expected one of {', '.join(map(repr, FORMATS))}")
+    check_choice("format", format, FORMATS)
+    dropna = check_bool("dropna", dropna)
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"path: expected a file path, got {type(path).__name__}")
     path = Path(path)
@@ -396,7 +499,8 @@ def read(path, format: str = "auto") -> pd.DataFrame:
         else:
             frame = pd.read_csv(path)
         if "value" not in frame.columns:
-            raise ValueError(f"{path}: a tidy table needs a 'value' column; it has {list(frame.columns)}")
+            raise ValueError(f"path: {path} is a tidy table without a 'value' column; it has {list(frame.columns)}")
+        frame = _finite_values(frame, dropna, where=f"path: {path}")
         frame.attrs["format"] = format
         return frame
     data = _read_json(path, "benchmark")
@@ -413,6 +517,6 @@ def read(path, format: str = "auto") -> pd.DataFrame:
         "google_benchmark": read_google_benchmark,
         "jmh": read_jmh,
     }[format]
-    frame = reader(data)
+    frame = reader(data, dropna=dropna)
     frame.attrs["format"] = format
     return frame

@@ -32,6 +32,8 @@ import math
 import numpy as np
 from scipy import fft as sfft
 
+from perfstudy._checks import check_allocation, check_int, check_real, check_resamples, check_sample
+
 __all__ = [
     "GridTooFine",
     "scott_bandwidth",
@@ -46,6 +48,8 @@ __all__ = [
 RESOLUTION = 40
 #: refuse fine grids beyond this many nodes (a bandwidth tiny against the range: heavy outliers)
 MAX_NODES = 1 << 22
+#: most strips a grid may have
+MAX_STRIPS = 1 << 22
 
 
 class GridTooFine(ValueError):
@@ -60,7 +64,18 @@ def scott_bandwidth(x: np.ndarray) -> float:
     x : ndarray, 1-D
         The sample (at least two distinct values).
     """
+    x = check_sample("x", x, minimum=2, method="a bandwidth")
     return float(np.std(x, ddof=1) * x.size ** (-0.2))
+
+
+def _check_grid(grid):
+    if not isinstance(grid, Grid):
+        raise TypeError(f"grid={grid!r}: expected a Grid, such as strip_grid(x)")
+    return grid
+
+
+def _check_x(x) -> np.ndarray:
+    return check_sample("x", x, minimum=1)
 
 
 class Grid:
@@ -79,7 +94,11 @@ class Grid:
     __slots__ = ("lo", "step", "n")
 
     def __init__(self, lo: float, step: float, n: int):
-        self.lo, self.step, self.n = float(lo), float(step), int(n)
+        self.lo = check_real("lo", lo)
+        self.step = check_real("step", step, positive=True)
+        self.n = check_int("n", n, maximum=MAX_STRIPS)
+        if not math.isfinite(self.lo + self.n * self.step):
+            raise ValueError(f"step={step!r}, n={n!r}: the grid's right edge is not a finite number")
 
     @property
     def midpoints(self) -> np.ndarray:
@@ -100,6 +119,10 @@ def strip_grid(*samples: np.ndarray, strips: int = 1000) -> Grid:
     strips : int
         Number of strips.
     """
+    strips = check_int("strips", strips, maximum=MAX_STRIPS)
+    if not samples:
+        raise ValueError("samples: expected at least one sample")
+    samples = [check_sample("samples", s) for s in samples]
     lo = min(float(np.min(s)) for s in samples)
     hi = max(float(np.max(s)) for s in samples)
     if not hi > lo:
@@ -125,6 +148,9 @@ def exact_density(x: np.ndarray, grid: Grid, bandwidth: float) -> np.ndarray:
     """
     from scipy.stats import gaussian_kde
 
+    x = check_sample("x", x, minimum=2, method="the exact density (scipy's gaussian_kde)")
+    grid = _check_grid(grid)
+    bandwidth = check_real("bandwidth", bandwidth, positive=True)
     kde = gaussian_kde(x, bw_method=bandwidth / np.std(x, ddof=1))
     edges = grid.lo + np.arange(grid.n + 1) * grid.step
     return np.array([kde.integrate_box_1d(a, b) for a, b in zip(edges[:-1], edges[1:])]) / grid.step
@@ -186,7 +212,9 @@ def binned_density(x, grid: Grid, bandwidth: float) -> np.ndarray:
     -------
     ndarray, shape (grid.n,)
     """
-    x = np.asarray(x, dtype=float)
+    x = _check_x(x)
+    grid = _check_grid(grid)
+    bandwidth = check_real("bandwidth", bandwidth, positive=True)
     left, upper, delta, k, below, nodes = _binning(x, grid, bandwidth)
     counts = np.bincount(left, 1.0 - upper, minlength=nodes + 1) + np.bincount(left + 1, upper, minlength=nodes + 1)
     return _smooth(counts[:nodes], x.size, grid, bandwidth, delta, k, below, nodes)
@@ -224,9 +252,17 @@ def bootstrap_densities(
     """
     from scipy import sparse
 
-    rng = np.random.default_rng(rng)
-    x = np.asarray(x, dtype=float)
+    x = _check_x(x)
+    grid = _check_grid(grid)
+    bandwidth = check_real("bandwidth", bandwidth, positive=True)
+    replicates = check_resamples("replicates", replicates)
+    chunk = check_int("chunk", chunk)
+    resolution = check_real("resolution", resolution, positive=True)
     n = x.size
+    check_allocation("replicates", replicates, 8.0 * replicates * grid.n, what="the densities (replicates x strips)")
+    chunk = min(chunk, replicates)
+    check_allocation("chunk", chunk, 40.0 * chunk * n, what="one chunk of resamples (chunk x n)")
+    rng = np.random.default_rng(rng)
     left, upper, delta, k, below, nodes = _binning(x, grid, bandwidth, resolution)
     rows = np.r_[left, left + 1]
     columns = np.r_[np.arange(n), np.arange(n)]

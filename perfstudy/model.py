@@ -18,7 +18,7 @@ from types import MappingProxyType
 import numpy as np
 import pandas as pd
 
-from perfstudy._checks import check_int, check_real
+from perfstudy._checks import check_allocation, check_int, check_real
 from perfstudy.schedules import Schedule
 from perfstudy.schedules import schedule as build_schedule
 
@@ -121,7 +121,12 @@ PERFLAB_ENDPOINTS: MappingProxyType[int, VarianceComponents] = MappingProxyType(
 
 
 def _nonnegative_array(name: str, value) -> np.ndarray:
-    array = np.asarray(value, dtype=float)
+    if isinstance(value, (str, bytes, bool, np.bool_)) or value is None:
+        raise TypeError(f"{name}={value!r}: expected a number or an array of numbers")
+    try:
+        array = np.asarray(value, dtype=float)
+    except (ValueError, TypeError):
+        raise TypeError(f"{name}: expected a number or an array of numbers") from None
     if not np.all(np.isfinite(array)):
         raise ValueError(f"{name}: expected finite numbers")
     if np.any(array < 0):
@@ -130,6 +135,8 @@ def _nonnegative_array(name: str, value) -> np.ndarray:
 
 
 def _at_least_one(name: str, value) -> np.ndarray:
+    """``R`` or ``T`` in a closed form: at least 1, and real-valued (Figure 2 draws the curves over a
+    continuous ``R``)."""
     array = _nonnegative_array(name, value)
     if np.any(array < 1):
         raise ValueError(f"{name}: expected at least 1, got {value!r}")
@@ -312,9 +319,12 @@ def check_components(components) -> VarianceComponents:
     return components
 
 
-def _check_inputs(components, experiments, effect) -> tuple[int, float]:
+def _check_inputs(components, experiments, effect, sched: Schedule | None = None) -> tuple[int, float]:
     check_components(components)
-    return check_int("experiments", experiments), check_real("effect", effect)
+    experiments = check_int("experiments", experiments)
+    if sched is not None:  # y, the effects and the noise: about three values per observation and experiment
+        check_allocation("experiments", experiments, 3 * 8.0 * experiments * sched.observations)
+    return experiments, check_real("effect", effect)
 
 
 def _draw_chunks(sched: Schedule, components: VarianceComponents, experiments: int, rng):
@@ -379,7 +389,7 @@ def simulate(
     """
     link = _check_link(link)
     sched = _resolve_schedule(design, requests, hosts, repetitions)
-    experiments, effect = _check_inputs(components, experiments, effect)
+    experiments, effect = _check_inputs(components, experiments, effect, sched)
     rng = np.random.default_rng(rng)
 
     n = sched.observations
@@ -440,6 +450,7 @@ def sample_delta_hat(
     """
     sched = _resolve_schedule(design, requests, hosts, repetitions)
     experiments, effect = _check_inputs(components, experiments, effect)
+    check_allocation("experiments", experiments, 8.0 * experiments)
     rng = np.random.default_rng(rng)
     out = np.empty(experiments)
     weights = sched.level_weights

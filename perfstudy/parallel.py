@@ -15,6 +15,11 @@ from contextlib import contextmanager
 import numpy as np
 from tqdm.auto import tqdm
 
+from perfstudy._checks import check_int
+
+#: most streams (tasks) one call may spawn
+MAX_STREAMS = 10_000_000
+
 __all__ = ["spawn", "map_tasks", "local_executor"]
 
 
@@ -28,6 +33,7 @@ def spawn(n: int, *, rng=None) -> list[np.random.Generator]:
     rng : None, int, SeedSequence or Generator
         The parent (``numpy.random.default_rng(rng).spawn(n)``).
     """
+    n = check_int("n", n, minimum=0, maximum=MAX_STREAMS)
     return np.random.default_rng(rng).spawn(n)
 
 
@@ -59,7 +65,12 @@ def map_tasks(
     """
     if executor is not None and not isinstance(executor, Executor):
         raise TypeError(f"executor: expected a concurrent.futures.Executor, got {type(executor).__name__}")
-    tasks = list(tasks)
+    if not callable(fn):
+        raise TypeError(f"fn={fn!r}: expected a callable fn(task, rng)")
+    try:
+        tasks = list(tasks)
+    except TypeError:
+        raise TypeError(f"tasks: expected a sequence of tasks, got {type(tasks).__name__}") from None
     streams = spawn(len(tasks), rng=rng)
     bar = tqdm(total=len(tasks), desc=desc, disable=not progress)
     results: list = [None] * len(tasks)
@@ -78,15 +89,15 @@ def map_tasks(
     return results
 
 
-@contextmanager
-def local_executor(workers: int) -> Iterator[Executor | None]:
-    """A process pool of ``workers`` local processes (spawned, so notebooks and threads are safe),
-    shut down on exit; ``None`` (run in-process) for ``workers <= 1``.
+def local_executor(workers: int):
+    """A context manager: a process pool of ``workers`` local processes (spawned, so notebooks and
+    threads are safe), shut down on exit; ``None`` (run in-process) for ``workers == 1``. ``workers``
+    is checked when this is called, not when the block is entered.
 
     Parameters
     ----------
     workers : int
-        Processes; 1 or less runs in this process.
+        Processes, at least 1; 1 runs in this process.
 
     Examples
     --------
@@ -95,9 +106,12 @@ def local_executor(workers: int) -> Iterator[Executor | None]:
     ...     map_tasks(lambda task, rng: task * 2, [1, 2], executor=executor)
     [2, 4]
     """
-    if isinstance(workers, bool) or not isinstance(workers, int):
-        raise TypeError(f"workers={workers!r}: expected an integer")
-    if workers <= 1:
+    return _local_executor(check_int("workers", workers, maximum=4096))
+
+
+@contextmanager
+def _local_executor(workers: int) -> Iterator[Executor | None]:
+    if workers == 1:
         yield None
         return
     executor = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))

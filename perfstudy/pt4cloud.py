@@ -34,8 +34,20 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from perfstudy._checks import check_fraction, check_int, check_sample
+from perfstudy._checks import (
+    check_allocation,
+    check_choice,
+    check_duration,
+    check_fraction,
+    check_frame,
+    check_int,
+    check_real,
+    check_resamples,
+    check_sample,
+    check_timestamps,
+)
 from perfstudy.kde import (
+    MAX_STRIPS,
     RESOLUTION,
     Grid,
     GridTooFine,
@@ -67,6 +79,8 @@ __all__ = [
 FLOOR = 1e-12
 #: fewest points in a sample (an interval) for a kernel density estimate
 MIN_SAMPLES = 5
+#: most intervals a series may be cut into
+MAX_INTERVALS = 1_000_000
 
 
 def _sample(name: str, x) -> np.ndarray:
@@ -141,7 +155,8 @@ def divergence(d1, d2, *, strips: int = 1000, method: str = "binned") -> Diverge
     """
     x = _sample("d1", d1)
     y = _sample("d2", d2)
-    strips = check_int("strips", strips, minimum=2)
+    strips = check_int("strips", strips, minimum=2, maximum=MAX_STRIPS)
+    check_choice("method", method, ("binned", "exact"))
     grid = strip_grid(x, y, strips=strips)
     p, q = _floored(_density(x, grid, method), _density(y, grid, method), grid.step)
     kl_pq = max(_kl_bits(p, q, grid.step), 0.0)  # >= 0 up to round-off
@@ -179,6 +194,8 @@ def accuracy(samples, ground_truth, *, strips: int = 1000, method: str = "binned
     strips, method
         As in :func:`divergence`.
     """
+    samples = _sample("samples", samples)
+    ground_truth = _sample("ground_truth", ground_truth)
     return stability_probability(samples, ground_truth, strips=strips, method=method)
 
 
@@ -239,9 +256,13 @@ def confidence_band(
     """
     x = _sample("samples", samples)
     confidence = check_fraction("confidence", confidence)
-    replicates = check_int("replicates", replicates, minimum=2)
+    replicates = check_resamples("replicates", replicates, minimum=2)
+    strips = check_int("strips", strips, minimum=2, maximum=MAX_STRIPS)
+    if grid is not None and not isinstance(grid, Grid):
+        raise TypeError(f"grid={grid!r}: expected a Grid (perfstudy.kde.strip_grid) or None")
+    check_allocation("replicates", replicates, 8.0 * replicates * (strips if grid is None else grid.n) * 2)
     rng = np.random.default_rng(rng)
-    grid = strip_grid(x, strips=check_int("strips", strips, minimum=2)) if grid is None else grid
+    grid = strip_grid(x, strips=strips) if grid is None else grid
     bandwidth = scott_bandwidth(x)
     density = _density(x, grid, "binned")
     resolution = RESOLUTION
@@ -292,23 +313,26 @@ def split_intervals(samples, intervals=None, *, empty: str = "error") -> tuple[l
     unused : int
         Runs after the last complete interval.
     """
+    check_choice("empty", empty, ("error", "skip"))
     if isinstance(samples, pd.DataFrame):
-        missing = [c for c in ("timestamp", "value") if c not in samples.columns]
-        if missing:
-            raise ValueError(f"samples: columns {missing} missing; a frame needs 'timestamp' and 'value'")
+        check_frame("samples", samples, ("timestamp",), numeric=("value",))
         if intervals is None or isinstance(intervals, (int, np.integer)):
             raise ValueError("intervals: a frame is cut by a duration, e.g. intervals='7D'")
-        duration = pd.Timedelta(intervals)
-        if duration <= pd.Timedelta(0):
-            raise ValueError(f"intervals={intervals!r}: expected a positive duration")
-        frame = samples.sort_values("timestamp", kind="stable")
-        elapsed = frame["timestamp"] - frame["timestamp"].iloc[0]
-        index = (elapsed // duration).to_numpy().astype(np.int64)
+        duration = check_duration("intervals", intervals)
+        stamps = check_timestamps("samples", samples["timestamp"])
+        order = np.argsort(stamps.to_numpy(), kind="stable")
+        stamps = stamps.iloc[order]
+        values = check_sample("samples", samples["value"].to_numpy(dtype=float)[order])
+        elapsed = stamps - stamps.iloc[0]
+        last = int(elapsed.iloc[-1] // duration)
         # the last interval counts as complete if its last run started in its final 1%
-        complete = int(index[-1]) + int(elapsed.iloc[-1] >= duration * (index[-1] + 0.99))
-        values = frame["value"].to_numpy(dtype=float)
-        if empty not in ("error", "skip"):
-            raise ValueError(f"empty={empty!r}: expected 'error' or 'skip'")
+        complete = last + int(elapsed.iloc[-1] >= duration * (last + 0.99))
+        if complete > MAX_INTERVALS:
+            raise ValueError(
+                f"intervals={intervals!r}: cuts {elapsed.iloc[-1]} of measurements into {complete:,} intervals "
+                f"(at most {MAX_INTERVALS:,}); expected a longer duration"
+            )
+        index = (elapsed // duration).to_numpy().astype(np.int64)
         counts = np.bincount(index, minlength=complete + 1)
         gaps = np.flatnonzero(counts[:complete] == 0)
         if gaps.size and empty == "error":
@@ -316,15 +340,21 @@ def split_intervals(samples, intervals=None, *, empty: str = "error") -> tuple[l
                 f"intervals: interval(s) {gaps.tolist()[:10]} of {duration} hold no runs; "
                 "pass empty='skip' to leave them out"
             )
-        parts = [values[index == k] for k in range(complete) if counts[k] > 0]
+        bounds = np.r_[0, np.cumsum(counts)]  # index is sorted: interval k is values[bounds[k]:bounds[k + 1]]
+        parts = [values[bounds[k] : bounds[k + 1]] for k in range(complete) if counts[k] > 0]
         return parts, int(counts[complete])
     if intervals is None:
-        parts = [np.asarray(part, dtype=float) for part in samples]
+        if isinstance(samples, np.ndarray) or not isinstance(samples, (list, tuple)):
+            raise TypeError("samples: without intervals, expected a list of arrays, one per interval")
+        parts = []
+        for k, part in enumerate(samples):
+            try:
+                parts.append(np.asarray(part, dtype=float))
+            except (ValueError, TypeError):
+                raise TypeError(f"samples: interval {k} is not an array of numbers") from None
         return parts, 0
     runs = check_int("intervals", intervals, minimum=MIN_SAMPLES)
-    x = np.asarray(samples, dtype=float)
-    if x.ndim != 1:
-        raise ValueError("samples: with an int interval, expected a one-dimensional array in run order")
+    x = check_sample("samples", samples)
     complete = x.size // runs
     return [x[k * runs : (k + 1) * runs] for k in range(complete)], int(x.size - complete * runs)
 
@@ -442,10 +472,10 @@ def pt4cloud(
         raise ValueError(f"samples: {len(parts)} complete interval(s); PT4Cloud compares at least two")
     for k, part in enumerate(parts):
         if part.size < MIN_SAMPLES:
-            raise ValueError(f"interval {k}: {part.size} runs; each needs at least {MIN_SAMPLES} for a KDE")
+            raise ValueError(f"samples: interval {k}: {part.size} runs; each needs at least {MIN_SAMPLES} for a KDE")
         if not np.all(np.isfinite(part)):
-            raise ValueError(f"interval {k}: {int(np.sum(~np.isfinite(part)))} NaN or infinite values")
-    current = _sample("interval 0", parts[0])
+            raise ValueError(f"samples: interval {k}: {int(np.sum(~np.isfinite(part)))} NaN or infinite values")
+    current = _sample("samples: interval 0", parts[0])
     probabilities = []
     used = len(parts)
     stopped = False
@@ -574,7 +604,7 @@ def pt4cloud_short(
                 )
             )
             continue
-        first, both = _sample("interval 0", parts[0]), np.concatenate(parts[:2])
+        first, both = _sample("samples: interval 0", parts[0]), np.concatenate(parts[:2])
         probability = stability_probability(first, both, strips=strips, method=method)
         runs = both.size
         row = dict(interval=length, probability=probability, validation_probability=np.nan, runs=runs)
@@ -626,17 +656,17 @@ def hourly_sample(samples, portion: float = 0.5, *, runs_per_hour: float | None 
     runs_per_hour : float, optional
         Required for an array.
     """
-    portion = float(portion)
+    portion = check_real("portion", portion)
     if not 0 < portion <= 1:
         raise ValueError(f"portion={portion!r}: expected a fraction in (0, 1]")
     if isinstance(samples, pd.DataFrame):
-        if "timestamp" not in samples.columns:
-            raise ValueError("samples: a frame needs a 'timestamp' column")
-        t = samples["timestamp"]
+        check_frame("samples", samples, ("timestamp",), minimum=0)
+        t = check_timestamps("samples", samples["timestamp"])
         minutes = t.dt.minute + t.dt.second / 60 + t.dt.microsecond / 6e7
         return samples[minutes < 60 * portion]
-    if runs_per_hour is None or not runs_per_hour > 0:
+    if runs_per_hour is None:
         raise ValueError("runs_per_hour: an array in run order needs its (positive) number of runs per hour")
-    x = np.asarray(samples, dtype=float)
+    runs_per_hour = check_real("runs_per_hour", runs_per_hour, positive=True)
+    x = check_sample("samples", samples, minimum=0)
     phase = np.mod(np.arange(x.size) / float(runs_per_hour), 1.0)
     return x[phase < portion - 1e-12]

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -59,23 +61,40 @@ class Recorder:
     """
 
     def __init__(self, name: str, out_dir="build"):
-        if not name or Path(name).name != name:
+        if not isinstance(name, str) or not name or Path(name).name != name:
             raise ValueError(f"name={name!r}: expected a bare name without directories")
+        if not isinstance(out_dir, (str, os.PathLike)):
+            raise TypeError(f"out_dir={out_dir!r}: expected a directory path")
         self.path = Path(out_dir) / f"{name}.json"
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.values: dict = {}
         self._write()
 
     def __call__(self, key: str, value):
-        """Record ``value`` under ``key`` (replacing an earlier one) and return ``value``."""
-        self.values[str(key)] = to_jsonable(value)
+        """Record ``value`` under ``key`` (replacing an earlier one) and return ``value``.
+
+        A value that cannot be recorded (an infinity, an object JSON cannot hold) raises ValueError
+        or TypeError naming ``key``, and leaves the record as it was: later values are still recorded.
+        """
+        try:
+            converted = to_jsonable(value)
+            json.dumps(converted, allow_nan=False)
+        except (TypeError, ValueError) as error:
+            raise type(error)(f"{key}: cannot record this value ({error})") from None
+        self.values[str(key)] = converted
         self._write()
         return value
 
     def _write(self) -> None:
-        tmp = self.path.with_suffix(".json.tmp")
-        tmp.write_text(json.dumps(self.values, indent=1, sort_keys=True, allow_nan=False))
-        tmp.replace(self.path)
+        """Atomically: a temporary file of this process's own, then a rename over the record."""
+        handle, temporary = tempfile.mkstemp(dir=self.path.parent, prefix=self.path.name + ".", suffix=".tmp")
+        try:
+            with os.fdopen(handle, "w") as stream:
+                stream.write(json.dumps(self.values, indent=1, sort_keys=True, allow_nan=False))
+            os.replace(temporary, self.path)
+        except BaseException:
+            Path(temporary).unlink(missing_ok=True)
+            raise
 
 
 def load_records(path) -> dict:
@@ -86,4 +105,6 @@ def load_records(path) -> dict:
     path : str or path
         A ``.json`` record.
     """
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"path={path!r}: expected a file path")
     return json.loads(Path(path).read_text())

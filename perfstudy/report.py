@@ -8,11 +8,15 @@ from __future__ import annotations
 
 import importlib.resources
 import json
+import os
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from tqdm.auto import tqdm
+
+from perfstudy._checks import check_bool, check_real
 
 __all__ = ["NotebookRun", "default_notebooks_dir", "find_notebooks", "run_notebooks", "run_analysis", "format_table"]
 
@@ -191,21 +195,23 @@ def run_notebooks(
     """
     import papermill as pm
 
-    if not (timeout > 0):
-        raise ValueError(f"timeout={timeout!r}: expected a positive number of seconds")
+    quick, html, progress = check_bool("quick", quick), check_bool("html", html), check_bool("progress", progress)
+    timeout = _check_run(timeout, kernel_name)
     notebooks = find_notebooks(notebooks_dir or default_notebooks_dir(), only)
-    out = Path(out_dir).resolve()
-    figures = Path(figures_dir).resolve()
-    out.mkdir(parents=True, exist_ok=True)
-    figures.mkdir(parents=True, exist_ok=True)
-    offered = {"quick": bool(quick), "out_dir": str(out), "figures_dir": str(figures)}
+    out = _writable("out_dir", out_dir)
+    figures = _writable("figures_dir", figures_dir)
+    offered = {"quick": quick, "out_dir": str(out), "figures_dir": str(figures)}
 
     runs = []
     bar = tqdm(notebooks, desc="notebooks", unit="nb", disable=not progress)
     for path in bar:
         bar.set_postfix_str(path.stem)
         output = out / path.name
-        declared = pm.inspect_notebook(str(path))
+        try:
+            declared = pm.inspect_notebook(str(path))
+        except Exception as exc:  # a corrupt notebook fails alone, like one that raises
+            runs.append(NotebookRun(path.stem, "failed", 0.0, output, None, f"{path.name}: {_describe_failure(exc)}"))
+            continue
         parameters = {k: v for k, v in offered.items() if k in declared}
         runs.append(
             _execute(
@@ -220,8 +226,43 @@ def run_notebooks(
             )
         )
     summary = [{**run.__dict__, "output": str(run.output), "html": str(run.html) if run.html else None} for run in runs]
-    (out / "report.json").write_text(json.dumps(summary, indent=1))
+    _write_atomically(out / "report.json", json.dumps(summary, indent=1))
     return runs
+
+
+def _check_run(timeout, kernel_name) -> float:
+    timeout = check_real("timeout", timeout, positive=True, what="number of seconds")
+    if not isinstance(kernel_name, str) or not kernel_name:
+        raise TypeError(f"kernel_name={kernel_name!r}: expected the name of a Jupyter kernel, e.g. 'python3'")
+    return timeout
+
+
+def _writable(name: str, directory) -> Path:
+    """``directory`` created if need be and resolved, after a test write: a folder that cannot be
+    written is an OSError naming the argument before any notebook runs, not after."""
+    if not isinstance(directory, (str, os.PathLike)):
+        raise TypeError(f"{name}={directory!r}: expected a directory path")
+    path = Path(directory).resolve()
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=path):
+            pass
+    except OSError as error:
+        raise OSError(error.errno, f"{name}={str(directory)!r}: cannot write there ({error.strerror})") from None
+    return path
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    """Write ``text`` to a temporary file beside ``path``, then rename it over ``path``: an
+    interrupted run (SIGINT, a full disk) leaves the old file or none, never half of one."""
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w") as stream:
+            stream.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
 
 
 def run_analysis(
@@ -262,13 +303,20 @@ def run_analysis(
     FileNotFoundError
         A path that is not a file (checked before anything runs).
     """
+    if isinstance(paths, (str, os.PathLike)) or not isinstance(paths, (list, tuple)) or not paths:
+        raise TypeError(f"paths={paths!r}: expected a non-empty list of file paths")
+    if not all(isinstance(p, (str, os.PathLike)) for p in paths):
+        raise TypeError(f"paths={paths!r}: expected file paths")
     paths = [Path(p).resolve() for p in paths]
     for path in paths:
         if not path.is_file():
-            raise FileNotFoundError(f"{path}: no such file")
+            raise FileNotFoundError(f"paths: {path}: no such file")
+    threshold = check_real("threshold", threshold, nonnegative=True, what="relative change")
+    quick, html, progress = check_bool("quick", quick), check_bool("html", html), check_bool("progress", progress)
+    timeout = _check_run(timeout, kernel_name)
     template = Path(str(importlib.resources.files("perfstudy") / "notebooks" / "analyze.ipynb"))
-    out = Path(out_dir).resolve()
-    (out / "figures").mkdir(parents=True, exist_ok=True)
+    out = _writable("out_dir", out_dir)
+    _writable("out_dir", out / "figures")
     output = out / "analyze.ipynb"
     parameters = dict(
         paths=[str(p) for p in paths],

@@ -14,9 +14,19 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
-from perfstudy._checks import check_int, check_version
+from perfstudy._checks import check_allocation, check_choice, check_counts, check_int, check_version
 
-__all__ = ["DESIGNS", "BATCHES", "Schedule", "schedule", "pilot_schedule", "check_design", "check_hosts"]
+__all__ = [
+    "DESIGNS",
+    "BATCHES",
+    "Schedule",
+    "schedule",
+    "pilot_schedule",
+    "check_design",
+    "check_hosts",
+    "check_size",
+    "BYTES_PER_OBSERVATION",
+]
 
 #: The four designs of section 4.2, in the order of the paper's Table 3.
 DESIGNS: tuple[str, ...] = ("unbalanced", "request_balanced", "host_balanced", "fully_balanced")
@@ -38,9 +48,26 @@ def check_design(design: str) -> str:
     ----------
     design : str
     """
-    if design not in BATCHES:
-        raise ValueError(f"design={design!r}: expected one of {', '.join(map(repr, DESIGNS))}")
-    return design
+    return check_choice("design", design, DESIGNS)
+
+
+#: bytes per observation of a schedule (request, host, batch, version, repetition ids and a value)
+BYTES_PER_OBSERVATION = 48
+
+
+def check_size(observations: float, **arguments) -> None:
+    """Refuse a schedule whose ``observations`` would not fit in memory, naming the largest of the
+    ``arguments`` that produced it (see :func:`perfstudy._checks.check_allocation`).
+
+    Parameters
+    ----------
+    observations : float
+        Observations the schedule would hold.
+    **arguments
+        The sizes that produced it, by name (``requests=...``, ``repetitions=...``).
+    """
+    name, value = max(arguments.items(), key=lambda item: item[1])
+    check_allocation(name, value, BYTES_PER_OBSERVATION * observations, what=f"{observations:,.0f} observations")
 
 
 def check_hosts(design: str, hosts, requests) -> None:
@@ -57,11 +84,8 @@ def check_hosts(design: str, hosts, requests) -> None:
     hosts, requests : int or array_like
         ``H`` and ``R``.
     """
-    hosts = np.asarray(hosts)
-    requests = np.asarray(requests)
-    if np.any(hosts < 1) or np.any(requests < 1):
-        bad = "hosts" if np.any(hosts < 1) else "requests"
-        raise ValueError(f"{bad}: expected positive integers")
+    hosts = check_counts("hosts", hosts)
+    requests = check_counts("requests", requests)
     if BATCHES[check_design(design)] == 1:
         if np.any(hosts % 2):
             raise ValueError(
@@ -122,6 +146,8 @@ class Schedule:
         arrays = {}
         for name in ("request", "host", "batch", "version"):
             values = np.asarray(getattr(self, name))
+            if values.dtype.kind == "f" and np.isfinite(values).all() and (values == np.floor(values)).all():
+                values = values.astype(np.int64)  # integral floats, as check_int accepts them
             if values.ndim != 1 or values.size == 0:
                 raise ValueError(f"{name}: expected a non-empty one-dimensional array of integers")
             if not np.issubdtype(values.dtype, np.integer):
@@ -136,7 +162,14 @@ class Schedule:
         repetition = self.repetition
         if repetition is None:
             repetition = np.zeros(lengths["request"], dtype=np.intp)
-        repetition = np.asarray(repetition, dtype=np.intp)
+        repetition = np.asarray(repetition, dtype=float)
+        if repetition.shape != arrays["request"].shape:
+            raise ValueError("repetition: expected the same length as request")
+        if not (
+            np.isfinite(repetition).all() and (repetition == np.floor(repetition)).all() and (repetition >= 0).all()
+        ):
+            raise ValueError("repetition: expected non-negative integer ids (no NaN)")
+        repetition = repetition.astype(np.intp)
         if repetition.shape != arrays["request"].shape:
             raise ValueError("repetition: expected the same length as request")
         for name, values in arrays.items():
@@ -233,6 +266,7 @@ def schedule(design: str, *, requests: int, hosts: int, repetitions: int = 1) ->
     hosts = check_int("hosts", hosts)
     repetitions = check_int("repetitions", repetitions)
     check_hosts(design, hosts, requests)
+    check_size(2.0 * requests * repetitions, requests=requests, repetitions=repetitions)
 
     r = np.arange(requests)
     single_batch = BATCHES[design] == 1
@@ -287,6 +321,7 @@ def pilot_schedule(requests: int, hosts: int, *, batches: int = 2, repetitions: 
     hosts = check_int("hosts", hosts)
     batches = check_int("batches", batches)
     repetitions = check_int("repetitions", repetitions)
+    check_size(2.0 * requests * batches * repetitions, requests=requests, batches=batches, repetitions=repetitions)
     rng = np.random.default_rng(rng)
     request, batch, version = (
         a.ravel() for a in np.meshgrid(np.arange(requests), np.arange(batches), [0, 1], indexing="ij")

@@ -23,7 +23,7 @@ import pandas as pd
 from scipy.spatial.distance import pdist, squareform
 from tqdm.auto import tqdm
 
-from perfstudy._checks import check_fraction, check_int, check_real
+from perfstudy._checks import check_column, check_fraction, check_frame, check_int, check_real, check_resamples
 
 __all__ = ["MMDTest", "mmd_test", "rank_servers", "Elimination", "eliminate_unrepresentative", "MIN_SERVER_SAMPLES"]
 
@@ -136,7 +136,7 @@ def mmd_test(x, y, *, permutations: int = 1000, bandwidth="median", alpha: float
     y = _points("y", y)
     if x.shape[1] != y.shape[1]:
         raise ValueError(f"x has {x.shape[1]} metrics, y has {y.shape[1]}")
-    permutations = check_int("permutations", permutations)
+    permutations = check_resamples("permutations", permutations)
     alpha = check_fraction("alpha", alpha)
     rng = np.random.default_rng(rng)
     small, large = (x, y) if x.shape[0] <= y.shape[0] else (y, x)
@@ -164,12 +164,22 @@ def _scaled(df: pd.DataFrame, by: str, metrics) -> pd.DataFrame:
         raise TypeError(f"df: expected a pandas DataFrame, got {type(df).__name__}")
     if not isinstance(by, str):
         raise TypeError(f"by={by!r}: expected the name of the column that identifies a server")
-    metrics = [metrics] if isinstance(metrics, str) else list(metrics)
-    missing = [c for c in [by, *metrics] if c not in df.columns]
-    if missing:
-        raise ValueError(f"columns {missing} not in the frame; it has {list(df.columns)}")
+    metrics = [metrics] if isinstance(metrics, str) else metrics
+    if not isinstance(metrics, (list, tuple)) or not all(isinstance(m, str) for m in metrics):
+        raise TypeError(f"metrics={metrics!r}: expected a column name or a sequence of them")
+    metrics = list(metrics)
     if not metrics:
         raise ValueError("metrics: name at least one column")
+    check_column("by", by, df)
+    for metric in metrics:
+        check_column("metrics", metric, df)
+    check_frame("df", df, numeric=metrics, minimum=0)
+    unlabelled = df[by].isna()
+    if unlabelled.any():
+        raise ValueError(
+            f"by={by!r}: {int(unlabelled.sum())} of {len(df)} rows have no server label (NaN); label or drop "
+            "them first (left out of the ranking, they would still be counted in every other server's rest)"
+        )
     frame = df[[by, *metrics]]
     holes = frame[metrics].isna()
     if holes.any().any():
@@ -185,7 +195,7 @@ def _scaled(df: pd.DataFrame, by: str, metrics) -> pd.DataFrame:
             f"{by}: {len(few)} server(s) with fewer than {MIN_SERVER_SAMPLES} samples: {few.index[:5].tolist()}"
         )
     if counts.size < 2:
-        raise ValueError(f"{by}: {counts.size} server(s); ranking needs at least 2")
+        raise ValueError(f"df: {counts.size} server(s) in column {by!r}; ranking needs at least 2")
     medians = frame[metrics].median()
     if (medians == 0).any():
         raise ValueError(f"metrics {medians.index[medians == 0].tolist()}: median 0, cannot scale by it")

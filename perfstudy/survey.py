@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
-from perfstudy._checks import check_fraction, check_int
+from perfstudy._checks import check_fraction, check_resamples
 from perfstudy.adf import adf
 from perfstudy.diagnostics import (
     ADF_MIN,
@@ -162,7 +162,7 @@ def diagnose(
     if not isinstance(df, pd.DataFrame):
         raise TypeError(f"df: expected a pandas DataFrame, got {type(df).__name__}")
     alpha = check_fraction("alpha", alpha)
-    permutations = check_int("permutations", permutations)
+    permutations = check_resamples("permutations", permutations)
     keys = [by] if isinstance(by, str) else list(by)
     needed = keys + [value] + ([order] if order else [])
     missing = [c for c in needed if c not in df.columns]

@@ -12,11 +12,11 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from perfstudy._checks import check_int
+from perfstudy._checks import check_allocation, check_int, check_names
 from perfstudy.designs import standard_error
-from perfstudy.model import VarianceComponents, sample_delta_hat
+from perfstudy.model import VarianceComponents, check_components, sample_delta_hat
 from perfstudy.parallel import map_tasks
-from perfstudy.schedules import DESIGNS, check_design, check_hosts
+from perfstudy.schedules import DESIGNS, check_hosts, check_size
 
 __all__ = ["SweepResult", "standard_error_sweep"]
 
@@ -117,14 +117,19 @@ def standard_error_sweep(
     progress : bool
         Show a progress bar.
     """
-    for design in designs:
-        check_design(design)
+    check_components(components)
+    designs = check_names("designs", designs, DESIGNS)
     experiments = check_int("experiments", experiments, minimum=2)
+    repetitions = check_int("repetitions", repetitions)
+    for name, values in (("hosts", hosts), ("requests", requests)):
+        if isinstance(values, (str, bytes)) or not np.iterable(values) or not len(values):
+            raise TypeError(f"{name}={values!r}: expected a non-empty sequence of positive integers")
     grid = list(itertools.product(designs, hosts, requests))
-    if not grid:
-        raise ValueError("designs, hosts, requests: the grid is empty")
     for design, h, r in grid:
         check_hosts(design, h, r)
+    largest = 2.0 * max(int(r) for r in requests) * repetitions
+    check_size(largest, requests=max(int(r) for r in requests), repetitions=repetitions)
+    check_allocation("experiments", experiments, 8.0 * experiments * len(grid))  # one delta-hat per experiment
     tasks = [(d, int(h), int(r), int(repetitions), components, int(experiments)) for d, h, r in grid]
     results = map_tasks(_sweep_task, tasks, rng=rng, executor=executor, progress=progress, desc="SE sweep")
     empirical = np.array([r[0] for r in results])

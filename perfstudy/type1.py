@@ -14,7 +14,15 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from perfstudy._checks import check_fraction, check_int
+from perfstudy._checks import (
+    check_allocation,
+    check_choice,
+    check_fraction,
+    check_int,
+    check_names,
+    check_resamples,
+    check_sample,
+)
 from perfstudy.bootstrap import check_weights, clustered_bootstrap, host_blocks
 from perfstudy.designs import standard_error
 from perfstudy.model import PERFLAB_ENDPOINTS, VarianceComponents, check_components, simulate
@@ -51,6 +59,9 @@ def bootstrap_clusters(bootstrap: str, schedule: Schedule):
     schedule : Schedule
         Who runs what where.
     """
+    check_choice("bootstrap", bootstrap, BOOTSTRAPS)
+    if not isinstance(schedule, Schedule):
+        raise TypeError(f"schedule: expected a Schedule, got {type(schedule).__name__}")
     if bootstrap == "iid":
         return None
     if bootstrap == "request":
@@ -120,10 +131,7 @@ def aa_tests(
     -------
     AATests
     """
-    bootstraps = tuple(bootstraps)
-    for name in bootstraps:
-        if name not in BOOTSTRAPS:
-            raise ValueError(f"bootstraps: {name!r} is not one of {', '.join(BOOTSTRAPS)}")
+    bootstraps = check_names("bootstraps", bootstraps, BOOTSTRAPS)
     sim_rng, *boot_rngs = np.random.default_rng(rng).spawn(1 + len(bootstraps))
     sim = simulate(design, components, requests=requests, hosts=hosts, experiments=experiments, rng=sim_rng)
     results = {
@@ -231,14 +239,19 @@ def type1_error_table(
     """
     check_components(components)
     experiments = check_int("experiments", experiments, minimum=2)
-    replicates = check_int("replicates", replicates, minimum=2)
+    replicates = check_resamples("replicates", replicates, minimum=2)
     confidence = check_fraction("confidence", confidence)
     check_weights(weights)  # here too: fail before any work is sent to an executor
+    if not isinstance(rows, (list, tuple)) or not rows:
+        raise TypeError(f"rows={rows!r}: expected a non-empty sequence of (design, bootstrap) pairs")
+    if not all(isinstance(r, (list, tuple)) and len(r) == 2 for r in rows):
+        raise ValueError(f"rows={rows!r}: expected (design, bootstrap) pairs")
     rows = [tuple(r) for r in rows]
     for design, bootstrap in rows:
         check_design(design)
         if bootstrap not in BOOTSTRAPS:
             raise ValueError(f"rows: bootstrap {bootstrap!r} is not one of {', '.join(BOOTSTRAPS)}")
+    check_allocation("experiments", experiments, 8.0 * experiments * (1 + len(rows)))
     designs = list(dict.fromkeys(d for d, _ in rows))
     by_design = {d: list(dict.fromkeys(b for dd, b in rows if dd == d)) for d in designs}
     sizes = [min(CHUNK, experiments - start) for start in range(0, experiments, CHUNK)]
@@ -323,14 +336,15 @@ def segment_aa_study(
         ``type1_error_t`` (Student-t interval on ``C - 1`` df), ``mean_estimated_se``, ``true_se`` (spread of ``delta_hat`` over the experiments),
         ``se_ratio`` (mean SE relative to the segment bootstrap's).
     """
-    values = np.asarray(values, dtype=float)
-    if values.ndim != 1 or not np.all(np.isfinite(values)):
-        raise ValueError("values: expected a one-dimensional series of finite numbers")
+    values = check_sample("values", values)
     confidence = check_fraction("confidence", confidence)
     segments = check_int("segments", segments, minimum=2)
     segment_length = check_int("segment_length", segment_length)
     experiments = check_int("experiments", experiments, minimum=2)
-    replicates = check_int("replicates", replicates, minimum=2)
+    replicates = check_resamples("replicates", replicates, minimum=2)
+    check_allocation(
+        "experiments", experiments, 8.0 * experiments * (2 * segments * segment_length + values.size // segment_length)
+    )
     slots = values.size // segment_length
     if slots < 2 * segments:
         raise ValueError(

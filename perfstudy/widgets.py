@@ -12,7 +12,8 @@ import ipywidgets as w
 import matplotlib.pyplot as plt
 from IPython.display import HTML, display
 
-from perfstudy.designs import CostModel, compare_designs
+from perfstudy._checks import check_int, check_real
+from perfstudy.designs import CostModel, DesignComparison, compare_designs
 from perfstudy.estimate import VarianceFit
 from perfstudy.model import PERFLAB_ENDPOINTS, VarianceComponents, check_components
 from perfstudy.plots import DESIGN_COLORS, DESIGN_LABELS
@@ -27,6 +28,8 @@ def render_comparison(comparison) -> str:
     ----------
     comparison : DesignComparison
     """
+    if not isinstance(comparison, DesignComparison):
+        raise TypeError(f"comparison: expected a DesignComparison, got {type(comparison).__name__}")
     rows = []
     for design, se in comparison.standard_errors.items():
         meets = comparison.target_se is not None and se <= comparison.target_se
@@ -87,6 +90,17 @@ def design_explorer(
     if isinstance(components, VarianceFit):
         components = components.components()
     check_components(components)
+    # the controls' ranges: an initial value outside them is refused, never moved to the nearest end
+    requests = check_int("requests", requests, minimum=32, maximum=4096)
+    hosts = check_int("hosts", hosts, minimum=2, maximum=32)
+    if hosts % 2:
+        raise ValueError(f"hosts={hosts}: expected an even number (single-batch designs split them)")
+    repetitions = check_int("repetitions", repetitions, minimum=1, maximum=50)
+    if not isinstance(costs, CostModel):
+        raise TypeError(f"costs: expected a CostModel, got {type(costs).__name__}")
+    target_se = check_real("target_se", target_se, positive=True)
+    if not 1e-4 <= target_se <= 10:
+        raise ValueError(f"target_se={target_se!r}: expected a value from 0.0001 to 10")
     largest = max(components.sigmas.values())
     top = max(2.0, float(f"{2 * largest:.1g}"))  # room to double the largest fitted sigma
     sigma = dict(min=0.0, max=top, step=top / 200, continuous_update=False, readout_format=".3g")

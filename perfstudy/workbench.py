@@ -35,7 +35,13 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from perfstudy._checks import check_fraction, check_int
+from perfstudy._checks import check_bool, check_choice, check_fraction, check_int, check_real, check_sample
+
+#: most trials at one load, and most test loads, a search may be asked for (bounds checked up front)
+MAX_TRIALS = 100_000
+MAX_LOADS = 100_000
+#: most random starts of the D-optimal exchange
+MAX_STARTS = 10_000
 
 __all__ = [
     "SimulatedServer",
@@ -93,10 +99,22 @@ class SimulatedServer:
     setup: float = 120.0
 
     def __post_init__(self):
-        if self.disks < 1 or self.daemons < 1:
-            raise ValueError(f"disks={self.disks}, daemons={self.daemons}: expected at least 1 of each")
-        if not self.saturation_response > self.service_time > 0:
-            raise ValueError("expected saturation_response > service_time > 0")
+        check_int("disks", self.disks)
+        check_int("daemons", self.daemons)
+        for name in ("disk_rate", "daemon_rate", "service_time", "saturation_response", "cv_max"):
+            check_real(name, getattr(self, name), positive=True)
+        for name in ("cv_floor", "burstiness", "setup"):
+            check_real(name, getattr(self, name), nonnegative=True)
+        if not self.saturation_response > self.service_time:
+            raise ValueError(
+                f"saturation_response={self.saturation_response!r}, service_time={self.service_time!r}: "
+                "expected saturation_response > service_time"
+            )
+        if not self.true_peak_rate > 0:
+            raise ValueError(
+                f"saturation_response={self.saturation_response!r}: the server never reaches it (its capacity, "
+                f"{self.capacity:.3g} requests/s, is too low); expected a larger saturation_response"
+            )
 
     @property
     def capacity(self) -> float:
@@ -118,6 +136,8 @@ class SimulatedServer:
         runlength : float
             Duration of the run, s.
         """
+        load = check_real("load", load, nonnegative=True)
+        runlength = check_real("runlength", runlength, positive=True)
         mu = self.capacity
         if load < mu:
             return self.service_time + 1.0 / (mu - load)
@@ -135,6 +155,8 @@ class SimulatedServer:
         load, runlength : float
             As in :meth:`mean_response`.
         """
+        load = check_real("load", load, positive=True)
+        runlength = check_real("runlength", runlength, positive=True)
         rho = load / self.capacity
         if rho >= 1:
             queueing = 1.0 / (load * runlength)
@@ -161,9 +183,9 @@ class SimulatedServer:
         ndarray, shape (trials,)
             Each run's mean response time, seconds.
         """
-        if not load > 0 or not runlength > 0:
-            raise ValueError(f"load={load!r}, runlength={runlength!r}: expected positive numbers")
-        trials = check_int("trials", trials)
+        load = check_real("load", load, positive=True)
+        runlength = check_real("runlength", runlength, positive=True)
+        trials = check_int("trials", trials, maximum=MAX_TRIALS)
         rng = np.random.default_rng(rng)
         cv = self.noise_cv(load, runlength)
         sigma = math.sqrt(math.log1p(cv * cv))
@@ -280,18 +302,20 @@ def find_peak_rate(
     >>> search.converged, round(server.true_peak_rate, 1), search.peak_rate
     (True, 223.9, 225.0)
     """
+    _check_server(server)
     target_accuracy = check_fraction("target_accuracy", target_accuracy)
     confidence = check_fraction("confidence", confidence)
     region_width = check_fraction("region_width", region_width)
-    if policy not in POLICIES:
-        raise ValueError(f"policy={policy!r}: expected one of {POLICIES}")
-    max_trials = check_int("max_trials", max_trials, minimum=2)
+    check_choice("policy", policy, POLICIES)
+    max_trials = check_int("max_trials", max_trials, minimum=2, maximum=MAX_TRIALS)
+    max_loads = check_int("max_loads", max_loads, maximum=MAX_LOADS)
+    strawman_trials = check_int("strawman_trials", strawman_trials, minimum=2, maximum=MAX_TRIALS)
+    strawman_runlength = check_real("strawman_runlength", strawman_runlength, positive=True)
+    runlength = check_real("runlength", runlength, positive=True)
     rng = np.random.default_rng(rng)
-    load = 10.0 if seed_load is None else float(seed_load)
-    if not load > 0:
-        raise ValueError(f"seed_load={seed_load!r}: expected a positive load")
-    step = load if increment is None else float(increment)
-    ceiling = 1e6 if max_load is None else float(max_load)
+    load = 10.0 if seed_load is None else check_real("seed_load", seed_load, positive=True)
+    step = load if increment is None else check_real("increment", increment, positive=True)
+    ceiling = 1e6 if max_load is None else check_real("max_load", max_load, positive=True)
     target = server.saturation_response
     region = (target * (1 - region_width), target * (1 + region_width))
     trial_rows, load_rows = [], []
@@ -317,7 +341,7 @@ def find_peak_rate(
 
     if policy == "strawman":
         previous = None
-        for _ in range(check_int("max_loads", max_loads)):
+        for _ in range(max_loads):
             if load > ceiling:
                 break
             values = measure(load, strawman_trials, strawman_runlength)
@@ -338,27 +362,27 @@ def find_peak_rate(
             previous, load = load, load + step
         return finish(None, f"no saturation up to max_load={ceiling:g}")
 
-    for _ in range(check_int("max_loads", max_loads)):
+    for _ in range(max_loads):
         if load > ceiling:
             return finish(None, f"no saturation up to max_load={ceiling:g}")
-        values = measure(load, 2, runlength)
+        values = _Growing(measure(load, 2, runlength))
         verdict = "undecided"
         while True:
-            mean, low, high = _interval(values, 0.95)
+            mean, low, high = _interval(values.view, 0.95)
             if high < region[0]:
                 verdict = "below"
                 break
             if low > region[1]:
                 verdict = "above"
                 break
-            _, t_low, t_high = _interval(values, confidence)
+            _, t_low, t_high = _interval(values.view, confidence)
             if (t_high - t_low) / (t_high + t_low) <= target_accuracy:
                 verdict = "peak" if region[0] <= mean <= region[1] else ("below" if mean < region[0] else "above")
                 break
             if values.size >= max_trials:
                 verdict = "below" if mean < target else "above"
                 break
-            values = np.append(values, measure(load, 1, runlength))
+            values.add(measure(load, 1, runlength))
         load_rows.append(dict(load=load, trials=values.size, mean=mean, low=low, high=high, verdict=verdict))
         history.append((load, mean))
         if verdict == "peak":
@@ -422,15 +446,48 @@ def trials_needed(
     rng : None, int or Generator
         Seed of the trials.
     """
+    _check_server(server)
     target_accuracy = check_fraction("target_accuracy", target_accuracy)
+    confidence = check_fraction("confidence", confidence)
+    max_trials = check_int("max_trials", max_trials, minimum=2, maximum=MAX_TRIALS)
     rng = np.random.default_rng(rng)
-    values = server.run(load, runlength, trials=2, rng=rng)
+    values = _Growing(server.run(load, runlength, trials=2, rng=rng))
     while values.size < max_trials:
-        _, low, high = _interval(values, confidence)
+        _, low, high = _interval(values.view, confidence)
         if (high - low) / (high + low) <= target_accuracy:
             break
-        values = np.append(values, server.run(load, runlength, rng=rng))
+        values.add(server.run(load, runlength, rng=rng))
     return int(values.size)
+
+
+class _Growing:
+    """A sample that grows a trial at a time in amortised constant time (``np.append`` copies the
+    whole array each time, which made a long search quadratic)."""
+
+    def __init__(self, first: np.ndarray):
+        self._buffer = np.array(first, dtype=float)
+        self.size = self._buffer.size
+
+    def add(self, more: np.ndarray) -> None:
+        more = np.asarray(more, dtype=float)
+        if self.size + more.size > self._buffer.size:
+            grown = np.empty(max(2 * self._buffer.size, self.size + more.size))
+            grown[: self.size] = self._buffer[: self.size]
+            self._buffer = grown
+        self._buffer[self.size : self.size + more.size] = more
+        self.size += more.size
+
+    @property
+    def view(self) -> np.ndarray:
+        return self._buffer[: self.size]
+
+
+def _check_server(server) -> None:
+    if not callable(getattr(server, "run", None)) or not hasattr(server, "saturation_response"):
+        raise TypeError(
+            f"server={server!r}: expected a server with run(load, runlength, *, trials, rng) and "
+            "saturation_response, such as SimulatedServer()"
+        )
 
 
 @dataclass(frozen=True, eq=False)
@@ -485,15 +542,26 @@ def map_response_surface(
     **search
         Passed to :func:`find_peak_rate`.
     """
-    frame = pd.DataFrame(samples).reset_index(drop=True)
-    if frame.empty:
+    try:
+        frame = pd.DataFrame(samples).reset_index(drop=True)
+    except (ValueError, TypeError) as error:
+        raise TypeError(f"samples: expected a DataFrame or a list of dicts of factor values ({error})") from None
+    if frame.empty or not len(frame.columns):
         raise ValueError("samples: expected at least one sample")
+    if not callable(server_factory):
+        raise TypeError(f"server_factory={server_factory!r}: expected a callable returning a server")
+    seeding = check_bool("seeding", seeding)
+    default_seed = check_real("default_seed", default_seed, positive=True)
+    check_choice("policy", policy, POLICIES)
     factors = list(frame.columns)
     streams = np.random.default_rng(rng).spawn(len(frame))
     rows, searches, found = [], [], []
     for i, stream in enumerate(streams):
         row = frame.iloc[i].to_dict()
-        server = server_factory(**row)
+        try:
+            server = server_factory(**row)
+        except TypeError as error:
+            raise TypeError(f"samples: row {i} ({row}) does not fit server_factory: {error}") from None
         seed = default_seed
         if seeding and found:
             points = frame.iloc[[j for j, _ in found]][factors].to_numpy(dtype=float)
@@ -526,9 +594,14 @@ def quadratic_design(points) -> np.ndarray:
     points : array or DataFrame, shape (n, factors)
         One row per sample, one column per factor.
     """
-    x = np.asarray(points, dtype=float)
-    if x.ndim != 2:
+    try:
+        x = np.asarray(points, dtype=float)
+    except (ValueError, TypeError):
+        raise TypeError("points: expected numbers, shape (samples, factors)") from None
+    if x.ndim != 2 or not x.size:
         raise ValueError(f"points: expected shape (samples, factors), got {x.shape}")
+    if not np.all(np.isfinite(x)):
+        raise ValueError(f"points: {int((~np.isfinite(x)).sum())} values are NaN or infinite")
     columns = [np.ones(len(x))] + [x[:, i] for i in range(x.shape[1])] + [x[:, i] ** 2 for i in range(x.shape[1])]
     columns += [x[:, i] * x[:, j] for i in range(x.shape[1]) for j in range(i + 1, x.shape[1])]
     return np.column_stack(columns)
@@ -556,6 +629,7 @@ def d_optimal(points, k: int, *, starts: int = 20, rng=None) -> np.ndarray:
     k = check_int("k", k, minimum=p)
     if k > n:
         raise ValueError(f"k={k}: only {n} points to choose from")
+    starts = check_int("starts", starts, maximum=MAX_STARTS)
     rng = np.random.default_rng(rng)
 
     def logdet(index):
@@ -615,10 +689,13 @@ class QuadraticSurface:
         values : array, shape (n,)
             The measured (or true) responses there, all non-zero.
         """
-        values = np.asarray(values, dtype=float)
-        if np.any(values == 0) or not np.all(np.isfinite(values)):
-            raise ValueError("values: expected finite, non-zero responses")
-        return float(np.mean(np.abs(self.predict(points) / values - 1)))
+        values = check_sample("values", values)
+        predicted = self.predict(points)
+        if values.shape != predicted.shape:
+            raise ValueError(f"values: {values.size} responses for {predicted.size} points")
+        if np.any(values == 0):
+            raise ValueError("values: expected non-zero responses (the error is relative to them)")
+        return float(np.mean(np.abs(predicted / values - 1)))
 
 
 def fit_quadratic_surface(points, values) -> QuadraticSurface:
@@ -633,8 +710,8 @@ def fit_quadratic_surface(points, values) -> QuadraticSurface:
         The response at each (e.g. its peak rate).
     """
     design = quadratic_design(points)
-    values = np.asarray(values, dtype=float)
-    if values.shape != (design.shape[0],) or not np.all(np.isfinite(values)):
+    values = check_sample("values", values)
+    if values.shape != (design.shape[0],):
         raise ValueError(f"values: expected {design.shape[0]} finite responses, one per point")
     if design.shape[0] < design.shape[1]:
         raise ValueError(f"points: {design.shape[0]} samples for {design.shape[1]} coefficients")

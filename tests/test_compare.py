@@ -202,7 +202,7 @@ def test_benchmarks_in_one_version_only_are_listed():
 @pytest.mark.parametrize(
     "change, kwargs, error, match",
     [
-        (lambda d: d.drop(columns="batch"), {}, ValueError, "no column 'batch'"),
+        (lambda d: d.drop(columns="batch"), {}, ValueError, "cluster='batch': df has no such column"),
         (lambda d: d.assign(version=d.batch % 3), {}, ValueError, "exactly two versions"),
         (lambda d: d.assign(value=np.where(d.index == 3, np.nan, d.value)), {}, ValueError, "dropna=True"),
         (lambda d: d.assign(value=np.where(d.index == 3, -1.0, d.value)), {}, ValueError, "positive and finite"),

@@ -118,7 +118,7 @@ def test_google_benchmark_regression(tmp_path, capsys):
     "content, message",
     [
         ('{"something": 1}', "unknown format"),
-        ("benchmark,version,batch\nb,0,0\n", "needs a 'value' column"),
+        ("benchmark,version,batch\nb,0,0\n", "tidy table without a 'value' column"),
     ],
 )
 def test_unusable_input_exits_2_with_one_line(tmp_path, capsys, content, message):

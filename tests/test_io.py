@@ -288,7 +288,7 @@ def test_jmh_forks_iterations_and_params():
     assert not frame.warmup.any() and (frame.warmup_iterations == 5).all()
     gc = read_jmh([JMH_AVGT], metric="gc.alloc.rate.norm")
     assert (gc.value == 16.0).all() and (gc.unit == "B/op").all()
-    with pytest.raises(ValueError, match="no secondary metric 'gc.count'"):
+    with pytest.raises(ValueError, match="metric='gc.count': .* has no such secondary metric"):
         read_jmh([JMH_AVGT], metric="gc.count")
 
 
@@ -378,7 +378,7 @@ def test_read_detects_each_format(tmp_path, pyperf_file):
     [
         ("x.json", '{"something": 1}', {}, ValueError, "unknown format"),
         ("x.json", "not json", {}, ValueError, "not a benchmark JSON file"),
-        ("x.csv", "a,b\n1,2\n", {}, ValueError, "needs a 'value' column"),
+        ("x.csv", "a,b\n1,2\n", {}, ValueError, "tidy table without a 'value' column"),
         ("x.json", "{}", {"format": "excel"}, ValueError, "format='excel'"),
         ("x.json", '{"results": []}', {"format": "pyperf"}, ValueError, "is this a pyperf"),
     ],
@@ -392,3 +392,28 @@ def test_read_refuses_what_it_cannot_read(tmp_path, name, content, kwargs, error
         read(path, **kwargs)
     with pytest.raises(FileNotFoundError, match="no such file"):
         read(tmp_path / "missing.json")
+
+
+@pytest.mark.parametrize("bad", [None, float("nan"), float("inf"), "12 ms"])
+def test_null_nan_and_infinite_values_are_refused_or_dropped_with_a_count(bad):
+    """Issue 13: a null, NaN or Infinity measurement used to become a NaN row without a word."""
+    data = {"results": [{"command": "x", "times": [0.010, bad, 0.012, 0.011]}]}
+    with pytest.raises(ValueError, match=r"source: 1 of 4 values are null, NaN, infinite or not numbers"):
+        read_hyperfine(data)
+    with pytest.warns(UserWarning, match="1 of 4 values .* left out"):
+        frame = read_hyperfine(data, dropna=True)
+    assert list(frame.value) == [0.010, 0.012, 0.011] and frame.attrs["dropped"] == 1
+    assert read_hyperfine({"results": [{"command": "x", "times": [0.01, 0.02]}]}).attrs["dropped"] == 0
+
+
+def test_json_in_the_wrong_shape_is_refused_by_name():
+    """Issue 13: well-formed JSON with the wrong shapes raised AttributeError from inside the parse."""
+    for reader, data in [
+        (read_pyperf, {"benchmarks": "x"}),
+        (read_pyperf, {"benchmarks": [{"runs": [5]}]}),
+        (read_google_benchmark, {"context": [], "benchmarks": []}),
+        (read_hyperfine, {"results": [{"command": "x", "times": 5}]}),
+        (read_jmh, [{"benchmark": "b", "primaryMetric": {"rawData": 7}}]),
+    ]:
+        with pytest.raises(ValueError, match="^source: "):
+            reader(data)

@@ -37,7 +37,7 @@ def test_sweep_is_identical_on_a_process_pool():
 
 
 def test_sweep_bad_input():
-    with pytest.raises(ValueError, match="design="):
+    with pytest.raises(ValueError, match="designs="):
         standard_error_sweep(PERFLAB_ENDPOINTS[1], designs=["x"], experiments=10)
     with pytest.raises(ValueError, match="experiments"):
         standard_error_sweep(PERFLAB_ENDPOINTS[1], experiments=1)

@@ -200,7 +200,7 @@ def test_bad_input(bad, match):
 def test_bad_input_to_the_probability():
     with pytest.raises(ValueError, match="d2: 1 of 6 values are NaN"):
         stability_probability(np.arange(6.0), np.r_[np.arange(5.0), np.nan])
-    with pytest.raises(ValueError, match="d1: 4 values"):
+    with pytest.raises(ValueError, match="samples: 4 values"):
         accuracy(np.arange(4.0), np.arange(10.0))
     with pytest.raises(ValueError, match="method="):
         stability_probability(np.arange(6.0), np.arange(6.0), method="fft")

@@ -1,0 +1,374 @@
+"""The machinery of tests/test_bad_input.py: batteries of bad values, and running one case in a
+forked child under a memory cap and a timeout.
+
+A *case* is one public callable, called with a valid set of arguments in which one argument is
+replaced by a value from the battery for its kind. A case runs in a child process forked from the
+test process (so nothing it does, allocates or hangs on can harm the run), under
+``resource.setrlimit(RLIMIT_AS)`` of the child's own size plus ``CAP_BYTES``; the parent kills it
+after ``TIMEOUT`` seconds. The child reports what happened as a small dict; :func:`verdict` judges it.
+
+Outcomes that pass:
+
+- the call raises ``ValueError`` or ``TypeError`` (``OSError`` for paths; documented subclasses
+  included) whose message names the argument (or, for a frame, the column that was broken);
+- it returns, with no warning from numpy and no NaN or infinity that the valid call did not have;
+  when the battery put NaN, infinity or NaT into the input, a returned result must also have said so
+  (a warning, or a non-zero ``dropped`` count).
+
+An *invalid* value (NaN for a count, ``alpha=2``, a string for a number...) must be refused: a
+result is a failure there, since the function went on with garbage.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import os
+import pickle
+import resource
+import select
+import signal
+import time
+import traceback
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+#: memory a case may take beyond its process's size when forked (bytes); more is "unbounded"
+CAP_BYTES = 2 << 30
+#: seconds a case may run before it counts as a hang
+TIMEOUT = 30.0
+#: the library's own allocation limit inside a case (perfstudy reads PERFSTUDY_MAX_BYTES)
+CASE_MAX_BYTES = 1 << 30
+HUGE = 10**12
+#: names whose values may be negative or zero without being wrong
+SIGNED = {"effect", "shift", "mu", "floor", "threshold", "margin", "lo", "statistic", "estimate", "ddof", "load"}
+#: probabilities and fractions: 0, 1 and beyond are refused
+FRACTIONS = {"alpha", "confidence", "objective_probability", "max_fraction", "target_accuracy", "region_width"}
+#: fractions for which 1 is a valid value (a whole portion)
+UP_TO_ONE = {"portion"}
+PATHS = {"path", "source", "paths", "notebooks_dir", "out_dir", "figures_dir"}
+
+
+@dataclasses.dataclass(frozen=True)
+class Case:
+    """One argument of one call replaced by one battery value."""
+
+    param: str
+    label: str
+    value: object
+    invalid: bool  # True: must be refused; False: refused (by name) or a sound result
+    poisoned: bool = False  # the value carries NaN, inf or NaT that a result must account for
+    names: tuple = ()  # extra words an error message may use to name what was broken (a column)
+
+
+def _nan_like(x: np.ndarray, fill) -> np.ndarray:
+    y = np.array(x, dtype=float, copy=True)
+    y[len(y) // 2] = fill
+    return y
+
+
+def battery(param: str, value, annotation: str = "") -> list[Case]:
+    """The bad values for one argument, chosen by the kind of its valid ``value``."""
+    C = Case
+    if param in {"rng", "executor", "progress", "self"}:
+        return []  # rng: tests/test_vocabulary.py; executor, progress: presentation and plumbing
+    if isinstance(value, (bool, np.bool_)):
+        return [C(param, "str", "no", True)]
+    if value is None:
+        if "int" in annotation:
+            return battery(param, 2, annotation)[:4]
+        if "float" in annotation:
+            return battery(param, 1.5, annotation)[:4]
+        return []
+    if isinstance(value, (int, np.integer)):
+        cases = [C(param, "nan", math.nan, True), C(param, "inf", math.inf, True), C(param, "str", "x", True)]
+        cases += [C(param, "2.5", 2.5, True), C(param, "zero", 0, False), C(param, "huge", HUGE, False)]
+        cases += [C(param, "negative", -1, param not in SIGNED)]
+        return cases
+    if isinstance(value, (float, np.floating)):
+        if param in FRACTIONS:
+            return [C(param, v, float(v), True) for v in ("nan", "0", "1", "1.5", "-0.5")]
+        if param in UP_TO_ONE:
+            return [C(param, v, float(v), True) for v in ("nan", "0", "1.5", "-0.5")]
+        cases = [C(param, "nan", math.nan, True), C(param, "inf", math.inf, True), C(param, "str", "x", True)]
+        cases += [C(param, "zero", 0.0, param not in SIGNED and param in POSITIVE), C(param, "huge", 1e300, False)]
+        cases += [C(param, "negative", -1.0, param not in SIGNED)]
+        return cases
+    if isinstance(value, str):
+        if param in PATHS:
+            return [C(param, "missing", "/no/such/path/x.json", False), C(param, "int", 5, False)]
+        return [C(param, "unknown", "no-such-name", False), C(param, "int", 5, False)]
+    if isinstance(value, Path):
+        return [C(param, "missing", Path("/no/such/path/x.json"), False), C(param, "int", 5, False)]
+    if isinstance(value, pd.DataFrame):
+        return _frame_battery(param, value)
+    if isinstance(value, np.ndarray) or (
+        isinstance(value, (list, tuple)) and value and all(isinstance(v, (int, float, np.number)) for v in value)
+    ):
+        x = np.asarray(value)
+        if x.dtype.kind in "fiu" and x.ndim == 1:
+            return _sample_battery(param, x, is_tuple=not isinstance(value, np.ndarray))
+        return [C(param, "none", None, True)]
+    if isinstance(value, (list, tuple)):
+        cases = [C(param, "empty", type(value)(), False), C(param, "none", None, False)]
+        if value and all(isinstance(v, str) for v in value):
+            cases.append(C(param, "unknown", type(value)(["no-such-name"]), False))
+        return cases
+    if isinstance(value, dict):
+        return [C(param, "empty", {}, False), C(param, "none", None, False)] + _json_battery(param, value)
+    if callable(value) and not dataclasses.is_dataclass(value):
+        return [C(param, "none", None, True), C(param, "int", 5, True)]
+    return [C(param, "none", None, True), C(param, "int", 5, True)]
+
+
+#: real-valued arguments that must be positive (zero is refused, not merely edge)
+POSITIVE = {
+    "bandwidth", "target_se", "runlength", "strawman_runlength", "step_hours", "disk_rate", "daemon_rate",
+    "service_time", "timeout", "interval", "hours", "increment", "seed_load", "default_seed", "resolution",
+}  # fmt: skip
+
+
+def _sample_battery(param: str, x: np.ndarray, is_tuple: bool) -> list[Case]:
+    C = Case
+    wrap = (lambda a: tuple(a.tolist())) if is_tuple else (lambda a: a)
+    cases = [
+        C(param, "empty", wrap(x[:0]), False),
+        C(param, "one", wrap(x[:1]), False),
+        C(param, "constant", wrap(np.full_like(x, x[0])), False),
+        C(param, "strings", ["a"] * len(x), True),
+    ]
+    if x.dtype.kind == "f" or not is_tuple:
+        cases += [
+            C(param, "nan", wrap(_nan_like(x, np.nan)), False, poisoned=True),
+            C(param, "inf", wrap(_nan_like(x, np.inf)), False, poisoned=True),
+        ]
+    if not is_tuple:
+        cases.append(C(param, "2-d", np.stack([x, x]), False))
+    if x.dtype.kind in "iu" or is_tuple:
+        cases.append(C(param, "negative", wrap(-np.abs(x) - 1), param not in SIGNED))
+    return cases
+
+
+def _frame_battery(param: str, frame: pd.DataFrame) -> list[Case]:
+    C = Case
+    cases = [C(param, "empty", frame.iloc[:0], False), C(param, "not-a-frame", 5, True)]
+    for column in frame.columns:
+        cases.append(C(param, f"no {column}", frame.drop(columns=column), False, names=(str(column),)))
+        series = frame[column]
+        if series.dtype.kind == "f":
+            broken = frame.copy()
+            broken.loc[broken.index[len(frame) // 2], column] = np.nan
+            cases.append(C(param, f"NaN in {column}", broken, False, poisoned=True, names=(str(column),)))
+            text = frame.copy()
+            text[column] = text[column].astype(object)
+            text.loc[text.index[0], column] = "x"
+            cases.append(C(param, f"text in {column}", text, False, names=(str(column),)))
+        elif series.dtype.kind == "M":
+            broken = frame.copy()
+            broken.loc[broken.index[len(frame) // 2], column] = pd.NaT
+            cases.append(C(param, f"NaT in {column}", broken, False, poisoned=True, names=(str(column),)))
+            text = frame.copy()
+            text[column] = text[column].astype(str)
+            cases.append(C(param, f"{column} as text", text, False, names=(str(column),)))
+        elif series.dtype == object and series.map(lambda v: isinstance(v, str)).all() and len(frame):
+            broken = frame.copy()
+            broken[column] = broken[column].astype(object)
+            broken.loc[broken.index[len(frame) // 2], column] = np.nan
+            cases.append(C(param, f"NaN label in {column}", broken, False, poisoned=True, names=(str(column),)))
+    return cases
+
+
+def _json_battery(param: str, data: dict, limit: int = 24) -> list[Case]:
+    """Well-formed JSON with the wrong shapes: each field of the top level and of the first element of
+    each list replaced by None, a number, a string, a list, a dict; numbers replaced by NaN."""
+    import copy
+
+    cases = []
+
+    def visit(node, path):
+        if len(cases) >= limit or len(path) > 4:
+            return
+        if isinstance(node, dict):
+            for key in list(node)[:8]:
+                for label, bad in (("None", None), ("5", 5), ("str", "x"), ("list", []), ("dict", {})):
+                    mutated = copy.deepcopy(data)
+                    _set(mutated, path + (key,), bad)
+                    cases.append(Case(param, f"{'/'.join(map(str, path + (key,)))}={label}", mutated, False))
+                visit(node[key], path + (key,))
+        elif isinstance(node, list) and node:
+            if isinstance(node[0], (int, float)) and not isinstance(node[0], bool):
+                mutated = copy.deepcopy(data)
+                _set(mutated, path + (0,), math.nan)
+                cases.append(Case(param, f"{'/'.join(map(str, path))}[0]=NaN", mutated, False, poisoned=True))
+            visit(node[0], path + (0,))
+
+    visit(data, ())
+    return cases[:limit]
+
+
+def _set(node, path, value):
+    for key in path[:-1]:
+        node = node[key]
+    node[path[-1]] = value
+
+
+# ---- running one case in a child ------------------------------------------------------------------------------
+
+
+def nonfinite(result, depth: int = 0) -> int:
+    """Count of NaN/inf numbers anywhere in a result (dataclasses, frames, arrays, containers)."""
+    if depth > 6:
+        return 0
+    if isinstance(result, (bool, np.bool_, str, bytes)) or result is None:
+        return 0
+    if isinstance(result, (float, np.floating, int, np.integer)):
+        return 0 if np.isfinite(float(result)) else 1
+    if isinstance(result, np.ndarray):
+        return int((~np.isfinite(result)).sum()) if result.dtype.kind in "fc" else 0
+    if isinstance(result, pd.DataFrame):
+        numeric = result.select_dtypes("number")
+        return int((~np.isfinite(numeric.to_numpy(dtype=float))).sum()) if numeric.size else 0
+    if isinstance(result, pd.Series):
+        return nonfinite(result.to_numpy(), depth + 1) if result.dtype.kind in "fc" else 0
+    if dataclasses.is_dataclass(result) and not isinstance(result, type):
+        return sum(nonfinite(getattr(result, f.name), depth + 1) for f in dataclasses.fields(result))
+    if isinstance(result, dict):
+        return sum(nonfinite(v, depth + 1) for v in result.values())
+    if isinstance(result, (list, tuple)):
+        return sum(nonfinite(v, depth + 1) for v in result[:1000])
+    return 0
+
+
+def _dropped(result) -> int:
+    for name in ("dropped",):
+        value = getattr(result, name, None)
+        if isinstance(value, (int, np.integer)):
+            return int(value)
+    if isinstance(result, pd.DataFrame):
+        if "dropped" in result.columns:
+            return int(pd.to_numeric(result["dropped"], errors="coerce").fillna(0).sum())
+        return int(result.attrs.get("dropped", 0) or 0)
+    return 0
+
+
+def _perform(fn, args, kwargs) -> dict:
+    import matplotlib.pyplot as plt
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            result = fn(*args, **kwargs)
+        except MemoryError as error:
+            return dict(kind="memory", message=str(error))
+        except BaseException as error:  # noqa: BLE001 - the point is to see every kind
+            return dict(
+                kind="raise",
+                types=[t.__name__ for t in type(error).__mro__],
+                message=str(error)[:2000],
+                where=traceback.format_exc(limit=-3)[-1500:],
+                code=getattr(error, "code", None),
+            )
+        finally:
+            plt.close("all")
+    numpy_warnings = [
+        f"{w.category.__name__}: {w.message} ({Path(w.filename).name}:{w.lineno})"
+        for w in caught
+        if issubclass(w.category, RuntimeWarning) and "perfstudy" not in w.filename
+    ]
+    told = [str(w.message)[:200] for w in caught if "perfstudy" in w.filename or issubclass(w.category, UserWarning)]
+    return dict(kind="return", nonfinite=nonfinite(result), dropped=_dropped(result), numpy=numpy_warnings, told=told)
+
+
+def _vm_bytes() -> int:
+    with open("/proc/self/statm") as handle:
+        return int(handle.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def run_forked(jobs, *, parallel: int = 2, timeout: float = TIMEOUT) -> list[dict]:
+    """Run ``jobs`` (``(fn, args, kwargs)`` triples) each in its own forked child, ``parallel`` at a
+    time; return the outcome dicts in order. A child that outlives ``timeout`` is killed (``hang``)."""
+    outcomes: list[dict | None] = [None] * len(jobs)
+    pending = list(enumerate(jobs))
+    running: dict[int, tuple[int, int, float, bytearray]] = {}  # fd -> (index, pid, start, buffer)
+    while pending or running:
+        while pending and len(running) < parallel:
+            index, (fn, args, kwargs) = pending.pop(0)
+            read, write = os.pipe()
+            pid = os.fork()
+            if pid == 0:  # child
+                os.close(read)
+                try:
+                    os.environ["PERFSTUDY_MAX_BYTES"] = str(CASE_MAX_BYTES)
+                    limit = _vm_bytes() + CAP_BYTES
+                    resource.setrlimit(resource.RLIMIT_AS, (limit, resource.getrlimit(resource.RLIMIT_AS)[1]))
+                    out = _perform(fn, args, kwargs)
+                    payload = pickle.dumps(out)
+                except BaseException as error:  # noqa: BLE001
+                    payload = pickle.dumps(dict(kind="crash", message=repr(error)))
+                with os.fdopen(write, "wb") as handle:
+                    handle.write(payload)
+                os._exit(0)
+            os.close(write)
+            running[read] = (index, pid, time.monotonic(), bytearray())
+        ready, _, _ = select.select(list(running), [], [], 0.2)
+        for fd in ready:
+            chunk = os.read(fd, 1 << 16)
+            if chunk:
+                running[fd][3].extend(chunk)
+                continue
+            index, pid, start, buffer = running.pop(fd)
+            os.close(fd)
+            _, status = os.waitpid(pid, 0)
+            if buffer:
+                outcomes[index] = pickle.loads(bytes(buffer))
+            else:
+                outcomes[index] = dict(kind="died", message=f"child exited with status {status} and no report")
+            outcomes[index]["seconds"] = time.monotonic() - start
+        now = time.monotonic()
+        for fd, (index, pid, start, _) in list(running.items()):
+            if now - start > timeout:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+                os.close(fd)
+                running.pop(fd)
+                outcomes[index] = dict(kind="hang", message=f"still running after {timeout:.0f} s", seconds=timeout)
+    return outcomes
+
+
+ALLOWED = ("ValueError", "TypeError")
+
+
+def verdict(case: Case | None, outcome: dict, baseline_nonfinite: int, allowed=ALLOWED) -> str | None:
+    """None if the outcome is acceptable for the case, else a one-line reason."""
+    kind = outcome["kind"]
+    if kind in ("hang", "memory", "died", "crash"):
+        return f"{kind}: {outcome.get('message', '')[:300]}"
+    if kind == "raise":
+        types = outcome["types"]
+        if case is None:
+            return f"valid call raised {types[0]}: {outcome['message'][:300]}"
+        ok = set(allowed) | ({"OSError"} if case.param in PATHS else set())
+        if not ok & set(types):
+            return f"internal {types[0]}: {outcome['message'][:200]} | {outcome['where'][-300:]!r}"
+        message = outcome["message"]
+        # the argument's name, or its value when that is distinctive ("no-such-name", 1000000000000)
+        value = repr(case.value) if isinstance(case.value, (str, int, float)) else ""
+        named = (case.param,) + case.names + ((value, value.strip("'")) if len(value) >= 4 else ())
+        if not any(name in message for name in named):
+            return f"{types[0]} does not name {case.param!r}: {message[:200]}"
+        return None
+    # returned
+    if outcome["numpy"]:
+        return f"numpy warning: {outcome['numpy'][0][:200]}"
+    if case is None:
+        return None
+    if case.invalid:
+        return "returned a result for an invalid value"
+    if baseline_nonfinite == 0 and outcome["nonfinite"] and not outcome["told"]:
+        return f"silent NaN/inf: {outcome['nonfinite']} non-finite numbers in the result"
+    if case.poisoned and not outcome["told"] and not outcome["dropped"] and not outcome["nonfinite"]:
+        return "NaN/inf/NaT in the input vanished without a word"
+    return None
