@@ -51,7 +51,7 @@ def _labels(name: str, labels, n: int) -> np.ndarray:
     """One label per value, none missing."""
     labels = np.asarray(labels)
     if labels.shape != (n,):
-        raise ValueError(f"{name}: expected one label per value ({n}), got shape {labels.shape}")
+        raise ValueError(f"{name}: {labels.size} labels for {n} values; expected one per value")
     if labels.dtype.kind == "f":
         if not np.isfinite(labels).all():
             raise ValueError(f"{name}: {int((~np.isfinite(labels)).sum())} labels are NaN or infinite")

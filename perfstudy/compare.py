@@ -586,6 +586,8 @@ def compare(
     replicates = check_resamples("replicates", replicates, minimum=99)
     for name, column in (("by", by), ("value", value), ("cluster", cluster)):
         check_column(name, column, df)
+    if df.empty:
+        raise ValueError("df: no rows")
     check_allocation("replicates", replicates, 8.0 * replicates * (4 + 2 * df[cluster].nunique()))
     frame = df if "benchmark" in df.columns else df.assign(benchmark="benchmark")
     if not pd.api.types.is_numeric_dtype(frame[value]):

@@ -227,7 +227,9 @@ def batch_means(x, *, batches: int = 20) -> BatchMeans:
         Number of disjoint blocks (at least 2; each needs at least one point).
     """
     batches = check_int("batches", batches, minimum=2)
-    x = _series("x", x, minimum=2 * batches)
+    x = _series("x", x, minimum=4)
+    if x.size < 2 * batches:
+        raise ValueError(f"batches={batches}: {x.size} values hold at most {x.size // 2} batches of 2")
     length = x.size // batches
     used = x[: length * batches]
     means = used.reshape(batches, length).mean(axis=1)

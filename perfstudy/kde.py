@@ -151,9 +151,13 @@ def exact_density(x: np.ndarray, grid: Grid, bandwidth: float) -> np.ndarray:
     x = check_sample("x", x, minimum=2, method="the exact density (scipy's gaussian_kde)")
     grid = _check_grid(grid)
     bandwidth = check_real("bandwidth", bandwidth, positive=True)
-    kde = gaussian_kde(x, bw_method=bandwidth / np.std(x, ddof=1))
     edges = grid.lo + np.arange(grid.n + 1) * grid.step
-    return np.array([kde.integrate_box_1d(a, b) for a, b in zip(edges[:-1], edges[1:])]) / grid.step
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        kde = gaussian_kde(x, bw_method=bandwidth / np.std(x, ddof=1))
+        density = np.array([kde.integrate_box_1d(a, b) for a, b in zip(edges[:-1], edges[1:])]) / grid.step
+    if not np.all(np.isfinite(density)):
+        raise ValueError(f"bandwidth={bandwidth!r}: too large against the data for a density in floating point")
+    return density
 
 
 def _fine(grid: Grid, bandwidth: float, lo_data: float, hi_data: float, resolution: float = RESOLUTION):
@@ -170,7 +174,8 @@ def _fine(grid: Grid, bandwidth: float, lo_data: float, hi_data: float, resoluti
     if nodes > MAX_NODES:
         raise GridTooFine(
             f"the bandwidth ({bandwidth:.3g}) is too small against the range of the data for a "
-            f"binned estimate ({nodes} nodes); use method='exact'"
+            f"binned estimate ({nodes} nodes, at a resolution of {resolution:g} nodes per bandwidth); "
+            "use method='exact' or a lower resolution"
         )
     return first - below * delta, delta, k, below, nodes
 
@@ -221,7 +226,14 @@ def binned_density(x, grid: Grid, bandwidth: float) -> np.ndarray:
 
 
 def bootstrap_densities(
-    x, grid: Grid, bandwidth: float, *, replicates: int, chunk: int = 100, resolution: float = RESOLUTION, rng=None
+    x,
+    grid: Grid,
+    bandwidth: float,
+    *,
+    replicates: int,
+    chunk: int = 100,
+    resolution: float = float(RESOLUTION),
+    rng=None,
 ) -> np.ndarray:
     """KDEs of ``replicates`` bootstrap resamples of ``x`` (same bandwidth), averaged over each strip.
 

@@ -2,11 +2,18 @@
 
 Every function takes the library's results (never raw notebook state), draws on a new or given
 figure, and returns the ``matplotlib`` figure. Colours of the four designs are fixed across figures.
+
+Every plot checks its arguments before it draws: a missing column, text where numbers belong, an
+empty mapping or a bad size is a ValueError or TypeError naming the argument. A NaN inside a numeric
+column is drawn as a gap (a missing marker or a break in a line), as matplotlib does; it is not an error.
 """
 
 from __future__ import annotations
 
+import functools
+import inspect
 import math
+import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -17,6 +24,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from perfstudy._checks import check_bool, check_column, check_fraction, check_frame, check_int, check_real, check_sample
 from perfstudy.designs import standard_error
 from perfstudy.model import VarianceComponents, clustered_standard_error
 from perfstudy.schedules import DESIGNS
@@ -66,6 +74,174 @@ DESIGN_LABELS = {
 }
 
 
+# ---- argument checks: every plot refuses bad input by name before it draws -------------------------------------
+#
+# A plot draws what it is given: a NaN inside a numeric column is a gap in a line or a missing
+# marker, not an error (the module's documented behaviour; samples for densities must be finite). A missing column, a frame that is not a frame, text where numbers
+# belong, an empty mapping or a bad size is refused with a ValueError or TypeError naming the argument.
+
+
+def _inputs(**spec):
+    """Decorate a plot: each argument named in ``spec`` goes through its check before the plot draws."""
+
+    def wrap(function):
+        signature = inspect.signature(function)
+
+        @functools.wraps(function)
+        def checked(*args, **kwargs):
+            bound = signature.bind(*args, **kwargs)
+            bound.apply_defaults()
+            for name, check in spec.items():
+                bound.arguments[name] = check(name, bound.arguments[name])
+            return function(*bound.args, **bound.kwargs)
+
+        return checked
+
+    return wrap
+
+
+def _frame(*columns, numeric=()):
+    def check(name, value):
+        return check_frame(name, value, columns, numeric=numeric)
+
+    return check
+
+
+def _sample(minimum: int = 1, spread: bool = False):
+    def check(name, value):
+        return check_sample(name, value, minimum=minimum, method="a density" if spread else None)
+
+    return check
+
+
+def _count(minimum: int = 1, maximum: int = 10_000):
+    def check(name, value):
+        return check_int(name, value, minimum=minimum, maximum=maximum)
+
+    return check
+
+
+def _real(positive: bool = False, nonnegative: bool = False):
+    def check(name, value):
+        return check_real(name, value, positive=positive, nonnegative=nonnegative)
+
+    return check
+
+
+def _fraction(name, value):
+    return check_fraction(name, value)
+
+
+def _text(name, value):
+    if not isinstance(value, str):
+        raise TypeError(f"{name}={value!r}: expected a string")
+    return value
+
+
+def _flag(name, value):
+    return check_bool(name, value)
+
+
+def _optional(inner):
+    def check(name, value):
+        return None if value is None else inner(name, value)
+
+    return check
+
+
+def _mapping(of, minimum: int = 1):
+    """A mapping of at least ``minimum`` entries, each value checked by ``of`` under ``name[key]``."""
+
+    def check(name, value):
+        if not isinstance(value, Mapping):
+            raise TypeError(f"{name}: expected a mapping, got {type(value).__name__}")
+        if len(value) < minimum:
+            raise ValueError(f"{name}: expected at least {minimum} entr{'y' if minimum == 1 else 'ies'}")
+        return {key: of(f"{name}[{key!r}]", item) for key, item in value.items()}
+
+    return check
+
+
+def _tuple(*parts):
+    """A tuple (or list) of ``len(parts)`` items, each checked by its part."""
+
+    def check(name, value):
+        if not isinstance(value, (tuple, list)) or len(value) != len(parts):
+            raise TypeError(f"{name}: expected a tuple of {len(parts)} items, got {type(value).__name__}")
+        return tuple(part(f"{name}[{i}]", item) for i, (part, item) in enumerate(zip(parts, value)))
+
+    return check
+
+
+def _samples(minimum: int = 1, spread: bool = False):
+    """A non-empty list of samples."""
+
+    def check(name, value):
+        if not isinstance(value, (list, tuple)) or not value:
+            raise TypeError(f"{name}: expected a non-empty list of samples")
+        return [
+            check_sample(f"{name}[{i}]", v, minimum=minimum, method="a density" if spread else None)
+            for i, v in enumerate(value)
+        ]
+
+    return check
+
+
+def _having(*attributes, what: str):
+    def check(name, value):
+        missing = [a for a in attributes if not hasattr(value, a)]
+        if missing:
+            raise TypeError(f"{name}: expected {what}, got {type(value).__name__}")
+        return value
+
+    return check
+
+
+def _anything(name, value):
+    return value
+
+
+def _strings(name, value):
+    if isinstance(value, str) or not isinstance(value, (list, tuple)) or not value:
+        raise TypeError(f"{name}={value!r}: expected a non-empty list of names")
+    if not all(isinstance(v, str) for v in value):
+        raise TypeError(f"{name}={value!r}: expected names (strings)")
+    return list(value)
+
+
+def _components(name, value):
+    if not isinstance(value, VarianceComponents):
+        raise TypeError(f"{name}: expected VarianceComponents, got {type(value).__name__}")
+    return value
+
+
+def _correlations(name, value):
+    x = check_sample(name, value)
+    if ((x < 0) | (x > 1)).any():
+        raise ValueError(f"{name}: expected correlations in [0, 1]")
+    return x
+
+
+def _below_one(name, value):
+    value = check_real(name, value, positive=True)
+    if not value < 1:
+        raise ValueError(f"{name}={value!r}: expected a number below 1")
+    return value
+
+
+def _directory(name, value):
+    if not isinstance(value, (str, os.PathLike)):
+        raise TypeError(f"{name}={value!r}: expected a directory path")
+    return value
+
+
+def _positive_values(name, value):
+    x = check_sample(name, value)
+    if (x <= 0).any():
+        raise ValueError(f"{name}: expected positive values")
+    return x
+
+
 def _panel_grid(count: int, columns: int, size: tuple[float, float]):
     """A figure of ``count`` panels, ``columns`` to a row, each ``size`` inches; spare panels hidden.
 
@@ -78,6 +254,13 @@ def _panel_grid(count: int, columns: int, size: tuple[float, float]):
     return fig, axes.ravel()[:count]
 
 
+@_inputs(
+    fig=_having("savefig", what="a matplotlib Figure"),
+    name=_text,
+    figures_dir=_directory,
+    formats=_strings,
+    dpi=_count(1, 2400),
+)
 def savefig(fig, name: str, *, figures_dir="figures", formats: Sequence[str] = ("png", "pdf"), dpi: int = 150):
     """Save ``fig`` as ``figures_dir/name.{png,pdf}`` with no timestamps in the metadata.
 
@@ -122,6 +305,7 @@ def savefig(fig, name: str, *, figures_dir="figures", formats: Sequence[str] = (
     return paths
 
 
+@_inputs(sigma=_real(positive=True), rhos=_correlations, requests=_positive_values, repetitions=_positive_values)
 def plot_clustered_se(
     *,
     sigma: float = 1.0,
@@ -162,6 +346,12 @@ def plot_clustered_se(
     return fig
 
 
+@_inputs(
+    sweep=_having("to_frame", "design", "analytic_se", what="a SweepResult"),
+    components=_components,
+    line_points=_count(2),
+    title=_text,
+)
 def plot_design_standard_errors(sweep, components: VarianceComponents, *, line_points: int = 60, title: str = ""):
     """Figure 4: theoretical SE lines and empirical points, one panel per host count.
 
@@ -213,6 +403,7 @@ def plot_design_standard_errors(sweep, components: VarianceComponents, *, line_p
     return fig
 
 
+@_inputs(samples=_mapping(_sample(2, spread=True)), analytic_se=_optional(_mapping(_real(positive=True))), title=_text)
 def plot_delta_hat_densities(
     samples: Mapping[str, np.ndarray], analytic_se: Mapping[str, float] | None = None, *, title: str = ""
 ):
@@ -248,6 +439,9 @@ def plot_delta_hat_densities(
     return fig
 
 
+@_inputs(
+    true_delta_hat=_sample(2, spread=True), bootstraps=_mapping(_sample(2, spread=True)), estimate=_real(), title=_text
+)
 def plot_bootstrap_vs_truth(
     true_delta_hat: np.ndarray, bootstraps: Mapping[str, np.ndarray], *, estimate: float, title: str = ""
 ):
@@ -271,6 +465,9 @@ def plot_bootstrap_vs_truth(
     matplotlib.figure.Figure
     """
     fig, ax = plt.subplots(figsize=(6.4, 3.8))
+    for label, b in bootstraps.items():
+        if not np.ptp(b - estimate) > 0:
+            raise ValueError(f"estimate={estimate!r}: shifting bootstraps[{label!r}] by it leaves no spread")
     spread = max(np.abs(true_delta_hat).max(), *(np.abs(b - estimate).max() for b in bootstraps.values()))
     x = np.linspace(-spread, spread, 400)
     ax.plot(
@@ -297,6 +494,7 @@ def plot_bootstrap_vs_truth(
     return fig
 
 
+@_inputs(intervals=_mapping(_tuple(_sample(), _sample(), _sample())), title=_text)
 def plot_ranked_intervals(
     intervals: Mapping[tuple[str, str], tuple[np.ndarray, np.ndarray, np.ndarray]], *, title: str = ""
 ):
@@ -352,6 +550,12 @@ def plot_ranked_intervals(
     return fig
 
 
+@_inputs(
+    frame=_frame("series", "bootstrap", numeric=("type1_error", "type1_error_mc", "se_ratio")),
+    experiments=_count(1, 10**12),
+    confidence=_fraction,
+    title=_text,
+)
 def plot_type1_by_series(frame, *, experiments: int, confidence: float = 0.95, title: str = ""):
     """Figure 8: Type I error per real series for the iid and clustered bootstraps, and SE ratios.
 
@@ -420,6 +624,7 @@ def _percent(value, _position=None) -> str:
     return f"{100 * value:.3g}%"
 
 
+@_inputs(survey=_frame("family", numeric=("cov",)), label_top=_count(0), title=_text)
 def plot_cov_overview(survey, *, label_top: int = 3, title: str = ""):
     """Figure 1 of Maricq et al. on public data: the CoV of every series, sorted, coloured by family.
 
@@ -444,7 +649,7 @@ def plot_cov_overview(survey, *, label_top: int = 3, title: str = ""):
     fig, ax = plt.subplots(figsize=(10, 4.2))
     for family, group in frame.groupby("family", sort=False):
         ax.scatter(group.index, group["cov"], s=8, color=FAMILY_COLORS.get(family), label=f"{family} ({len(group)})")
-    for rank, position in enumerate(range(len(frame) - 1, len(frame) - 1 - label_top, -1)):
+    for rank, position in enumerate(range(len(frame) - 1, max(-1, len(frame) - 1 - label_top), -1)):
         row = frame.iloc[position]
         where = ", ".join(str(row[k]) for k in ("benchmark", "config", "host") if k in row and pd.notna(row[k]))
         ax.annotate(
@@ -471,6 +676,7 @@ def plot_cov_overview(survey, *, label_top: int = 3, title: str = ""):
     return fig
 
 
+@_inputs(panels=_mapping(_mapping(_sample(1))), alpha=_fraction, ylabel=_text, title=_text, floor=_below_one)
 def plot_sorted_p_values(
     panels: Mapping[str, Mapping[str, np.ndarray]],
     *,
@@ -528,6 +734,7 @@ def plot_sorted_p_values(
     return fig
 
 
+@_inputs(table=_frame("series", numeric=("naive_se", "truncated_se", "bartlett_se", "batch_means_se")))
 def plot_standard_error_trap(table):
     """The blog's trap: naive SE of the mean against the corrected SEs and the batch-means SE.
 
@@ -571,6 +778,12 @@ def plot_standard_error_trap(table):
     return fig
 
 
+@_inputs(
+    cases=_mapping(
+        _tuple(_samples(2, spread=True), _having("sample", "band", what="a PT4CloudResult"), _sample(2, spread=True))
+    ),
+    columns=_count(1, 12),
+)
 def plot_pt4cloud_distributions(cases: Mapping[str, tuple], *, columns: int = 2):
     """Figures 4 and 5 of He et al.: the distribution after each interval, the ground truth, the band.
 
@@ -627,6 +840,7 @@ def plot_pt4cloud_distributions(cases: Mapping[str, tuple], *, columns: int = 2)
     return fig
 
 
+@_inputs(frame=_frame("config"), methods=_strings, labels=_optional(_mapping(_text, minimum=0)))
 def plot_method_accuracy(frame, *, methods: Sequence[str], labels: Mapping[str, str] | None = None):
     """Figure 6/9 of He et al.: accuracy per configuration for several methods, with their averages.
 
@@ -646,6 +860,9 @@ def plot_method_accuracy(frame, *, methods: Sequence[str], labels: Mapping[str, 
     matplotlib.figure.Figure
     """
     labels = dict(labels or {})
+    for method in methods:
+        check_column("methods", method, frame, "frame")
+    check_frame("frame", frame, numeric=methods)
     frame = frame.reset_index(drop=True)
     x = np.arange(len(frame))
     width = 0.8 / len(methods)
@@ -670,6 +887,10 @@ def plot_method_accuracy(frame, *, methods: Sequence[str], labels: Mapping[str, 
     return fig
 
 
+@_inputs(
+    cases=_mapping(_having("sizes", "mean_low", "mean_high", "median", "error", what="a Repetitions result")),
+    columns=_count(1, 12),
+)
 def plot_confirm_convergence(cases: Mapping[str, object], *, columns: int = 3):
     """Figure 5 of Maricq et al.: mean CI bounds of the median against the number of runs.
 
@@ -722,6 +943,7 @@ def plot_confirm_convergence(cases: Mapping[str, object], *, columns: int = 3):
     return fig
 
 
+@_inputs(frame=_frame("family", numeric=("cov", "estimate")), max_size=_count(1, 10**12), title=_text)
 def plot_cov_vs_repetitions(frame, *, max_size: int, title: str = ""):
     """Figure 6 of Maricq et al.: CoV against CONFIRM's estimate, one point per series.
 
@@ -766,6 +988,12 @@ def plot_cov_vs_repetitions(frame, *, max_size: int, title: str = ""):
     return fig
 
 
+@_inputs(
+    ranking=_frame(numeric=("statistic", "p_value")),
+    by=_text,
+    curve=_optional(_frame(numeric=("round", "statistic", "max_statistic_after"))),
+    top=_count(1),
+)
 def plot_server_ranking(ranking, *, by: str = "host", highlight=None, curve=None, top: int = 30):
     """Figure 7 of Maricq et al.: servers by MMD against the rest (b), and the elimination curve (c).
 
@@ -792,6 +1020,7 @@ def plot_server_ranking(ranking, *, by: str = "host", highlight=None, curve=None
     panels = 2 if curve is not None and len(curve) else 1
     fig, axes = plt.subplots(1, panels, figsize=(5.5 * panels, 3.8), squeeze=False)
     ax = axes[0, 0]
+    check_column("by", by, ranking, "ranking")
     shown = ranking.head(top)
     marked = set([] if highlight is None else ([highlight] if isinstance(highlight, str) else highlight))
     colors = [
@@ -814,6 +1043,7 @@ def plot_server_ranking(ranking, *, by: str = "host", highlight=None, curve=None
     return fig
 
 
+@_inputs(traces=_mapping(_tuple(_having("trials", "cost", "converged", what="a PeakSearch"), _real(positive=True))))
 def plot_search_traces(traces: Mapping[str, tuple]):
     """Figures 3 and 7 of Shivam et al.: each trial's load factor against cumulative benchmarking time.
 
@@ -847,6 +1077,7 @@ def plot_search_traces(traces: Mapping[str, tuple]):
     return fig
 
 
+@_inputs(frame=_frame(), x=_text, y=_text, hue=_text, xlabel=_text, ylabel=_text, title=_text, logx=_flag)
 def plot_lines(frame, *, x: str, y: str, hue: str, xlabel: str, ylabel: str, title: str = "", logx: bool = False):
     """One line per value of ``hue``: ``y`` against ``x`` (Figures 6, 9 and 10 of Shivam et al.).
 
@@ -866,6 +1097,9 @@ def plot_lines(frame, *, x: str, y: str, hue: str, xlabel: str, ylabel: str, tit
     -------
     matplotlib.figure.Figure
     """
+    for name, column in (("x", x), ("y", y), ("hue", hue)):
+        check_column(name, column, frame, "frame")
+    check_frame("frame", frame, numeric=(y,))
     fig, ax = plt.subplots(figsize=(6.5, 4))
     for value, group in frame.groupby(hue, sort=True):
         group = group.sort_values(x)
@@ -878,6 +1112,7 @@ def plot_lines(frame, *, x: str, y: str, hue: str, xlabel: str, ylabel: str, tit
     return fig
 
 
+@_inputs(frame=_frame("endpoint", "parameter", numeric=("truth", "estimate", "low", "high")))
 def plot_recovery(frame: pd.DataFrame):
     """Fitted sigmas with their intervals beside the truth, one panel per parameter.
 
@@ -896,15 +1131,9 @@ def plot_recovery(frame: pd.DataFrame):
     for ax, name in zip(axes, parameters):
         rows = frame[frame["parameter"] == name]
         x = np.arange(len(rows))
-        ax.errorbar(
-            x,
-            rows["estimate"],
-            yerr=[rows["estimate"] - rows["low"], rows["high"] - rows["estimate"]],
-            fmt="o",
-            color="tab:blue",
-            capsize=3,
-            label="fit (interval)",
-        )
+        # the interval as a line from low to high: a percentile interval need not contain the estimate
+        ax.vlines(x, rows["low"], rows["high"], color="tab:blue", lw=1.5)
+        ax.plot(x, rows["estimate"], "o", color="tab:blue", label="fit (interval)")
         ax.scatter(x, rows["truth"], marker="x", color="black", zorder=3, label="truth")
         ax.set_xticks(x, rows["endpoint"])
         ax.set_xlabel("endpoint")
@@ -925,6 +1154,13 @@ VARIANCE_COLORS = {
 }
 
 
+@_inputs(
+    frame=_frame(
+        "family",
+        "benchmark",
+        numeric=("share_region", "share_host", "share_batch", "share_host_batch", "share_noise", "total_sd"),
+    )
+)
 def plot_variance_split(frame: pd.DataFrame):
     """How each benchmark's variance splits between regions, hosts, batches and noise: one stacked
     bar per benchmark, a panel per family, benchmarks sorted by their host share.
@@ -969,6 +1205,12 @@ def plot_variance_split(frame: pd.DataFrame):
     return fig
 
 
+@_inputs(
+    summary=_frame(
+        numeric=("pilot_hosts", "pilot_batches", "se_ratio_median", "se_ratio_low", "se_ratio_high", "within_10pct")
+    ),
+    target_se=_real(positive=True),
+)
 def plot_pilot_budget(summary: pd.DataFrame, *, target_se: float):
     """What pilots of each size recommend: the SE their design really delivers over the target
     (median with a 10-90% band), and the share of pilots landing within 10% of it.
@@ -1006,6 +1248,12 @@ def plot_pilot_budget(summary: pd.DataFrame, *, target_se: float):
     return fig
 
 
+@_inputs(
+    frame=_frame("benchmark", "version", numeric=("value",)),
+    table=_frame("benchmark", "version", numeric=("warmup_iterations",)),
+    cluster=_text,
+    columns=_count(1, 12),
+)
 def plot_runs(frame: pd.DataFrame, table: pd.DataFrame, *, cluster: str = "batch", columns: int = 2):
     """Each benchmark's values in run order, one colour per version, with the batch boundaries and
     the warm-up iterations that :func:`perfstudy.analyze.analyze` says to drop shaded.
@@ -1026,6 +1274,7 @@ def plot_runs(frame: pd.DataFrame, table: pd.DataFrame, *, cluster: str = "batch
     -------
     matplotlib.figure.Figure
     """
+    check_column("cluster", cluster, frame, "frame")
     benchmarks = list(dict.fromkeys(table["benchmark"]))
     fig, axes = _panel_grid(len(benchmarks), min(columns, len(benchmarks)), (5.5, 2.8))
     for ax, benchmark in zip(axes, benchmarks):
@@ -1049,6 +1298,13 @@ def plot_runs(frame: pd.DataFrame, table: pd.DataFrame, *, cluster: str = "batch
     return fig
 
 
+@_inputs(
+    table=_frame(
+        "version",
+        "benchmark",
+        numeric=("mean", "naive_low", "naive_high", "corrected_low", "corrected_high", "median_low", "median_high"),
+    )
+)
 def plot_mean_intervals(table: pd.DataFrame):
     """Per series: the naive interval of the mean (values as if independent), the interval from the
     autocorrelation-corrected SE, and the median's distribution-free interval, relative to the mean.
@@ -1085,6 +1341,7 @@ def plot_mean_intervals(table: pd.DataFrame):
     return fig
 
 
+@_inputs(table=_frame("benchmark", "verdict", numeric=("change", "low", "high")), threshold=_real(nonnegative=True))
 def plot_comparison(table: pd.DataFrame, *, threshold: float = 0.0):
     """The change B/A - 1 per benchmark with its interval, coloured by verdict, and the threshold.
 
@@ -1121,6 +1378,7 @@ def plot_comparison(table: pd.DataFrame, *, threshold: float = 0.0):
     return fig
 
 
+@_inputs(frame=_frame("source", "method", numeric=("slowdown", "pairs", "rate", "mc_se")), title=_text)
 def plot_detection(frame: pd.DataFrame, *, title: str = ""):
     """Detection rate against planted slowdown, one line per method, one panel per source; the
     point at 0 is the Type I error (nominal 5%, dashed), with twice its Monte Carlo error.

@@ -36,6 +36,7 @@ import pandas as pd
 
 from perfstudy._checks import (
     check_allocation,
+    check_bool,
     check_choice,
     check_duration,
     check_fraction,
@@ -353,6 +354,10 @@ def split_intervals(samples, intervals=None, *, empty: str = "error") -> tuple[l
             except (ValueError, TypeError):
                 raise TypeError(f"samples: interval {k} is not an array of numbers") from None
         return parts, 0
+    if isinstance(intervals, (str, pd.Timedelta, pd.DateOffset)):
+        raise TypeError(
+            f"samples: a duration (intervals={intervals!r}) cuts a DataFrame with timestamps, not a {type(samples).__name__}"
+        )
     runs = check_int("intervals", intervals, minimum=MIN_SAMPLES)
     x = check_sample("samples", samples)
     complete = x.size // runs
@@ -467,6 +472,7 @@ def pt4cloud(
     """
     objective_probability = check_fraction("objective_probability", objective_probability)
     confidence = check_fraction("confidence", confidence)
+    band = check_bool("band", band)
     parts, unused = split_intervals(samples, intervals, empty=empty)
     if len(parts) < 2:
         raise ValueError(f"samples: {len(parts)} complete interval(s); PT4Cloud compares at least two")
@@ -570,9 +576,25 @@ def pt4cloud_short(
         As in :func:`stability_probability`.
     """
     objective_probability = check_fraction("objective_probability", objective_probability)
+    if isinstance(interval_lengths, (str, bytes)) or not isinstance(interval_lengths, (list, tuple)):
+        raise TypeError(f"interval_lengths={interval_lengths!r}: expected a list of durations, e.g. ['1D', '3D', '7D']")
     lengths = list(interval_lengths)
     if not lengths:
         raise ValueError("interval_lengths: expected at least one length")
+    if not (isinstance(validate, (bool, np.bool_)) or validate is None):
+        if isinstance(samples, pd.DataFrame):
+            check_duration("validate", validate)
+        else:
+            check_int("validate", validate, minimum=MIN_SAMPLES)
+    for length in lengths:
+        if isinstance(length, (str, pd.Timedelta, pd.DateOffset)) and not isinstance(samples, pd.DataFrame):
+            raise TypeError(
+                f"samples: durations in interval_lengths cut a DataFrame with timestamps, not a {type(samples).__name__}"
+            )
+        if isinstance(samples, pd.DataFrame):
+            check_duration("interval_lengths", length)
+        else:
+            check_int("interval_lengths", length, minimum=MIN_SAMPLES)
     rows, spent = [], 0
     for position, length in enumerate(lengths):
         parts, _ = split_intervals(samples, length)
@@ -661,11 +683,16 @@ def hourly_sample(samples, portion: float = 0.5, *, runs_per_hour: float | None 
         raise ValueError(f"portion={portion!r}: expected a fraction in (0, 1]")
     if isinstance(samples, pd.DataFrame):
         check_frame("samples", samples, ("timestamp",), minimum=0)
+        if runs_per_hour is not None:
+            raise ValueError("runs_per_hour: only for an array in run order; a frame's timestamps place its runs")
         t = check_timestamps("samples", samples["timestamp"])
         minutes = t.dt.minute + t.dt.second / 60 + t.dt.microsecond / 6e7
         return samples[minutes < 60 * portion]
     if runs_per_hour is None:
-        raise ValueError("runs_per_hour: an array in run order needs its (positive) number of runs per hour")
+        raise ValueError(
+            "samples: not a DataFrame with timestamps; an array in run order needs runs_per_hour, its number of "
+            "runs per hour"
+        )
     runs_per_hour = check_real("runs_per_hour", runs_per_hour, positive=True)
     x = check_sample("samples", samples, minimum=0)
     phase = np.mod(np.arange(x.size) / float(runs_per_hour), 1.0)

@@ -70,6 +70,8 @@ def find_notebooks(notebooks_dir, only=None) -> list[Path]:
     ValueError
         If the directory has no notebooks or a name in ``only`` matches none or several.
     """
+    if not isinstance(notebooks_dir, (str, os.PathLike)):
+        raise TypeError(f"notebooks_dir={notebooks_dir!r}: expected a directory path")
     directory = Path(notebooks_dir)
     if not directory.is_dir():
         raise ValueError(f"notebooks_dir={str(directory)!r}: not a directory")
@@ -197,7 +199,7 @@ def run_notebooks(
 
     quick, html, progress = check_bool("quick", quick), check_bool("html", html), check_bool("progress", progress)
     timeout = _check_run(timeout, kernel_name)
-    notebooks = find_notebooks(notebooks_dir or default_notebooks_dir(), only)
+    notebooks = find_notebooks(default_notebooks_dir() if notebooks_dir is None else notebooks_dir, only)
     out = _writable("out_dir", out_dir)
     figures = _writable("figures_dir", figures_dir)
     offered = {"quick": quick, "out_dir": str(out), "figures_dir": str(figures)}
@@ -338,6 +340,8 @@ def format_table(runs) -> str:
     runs : sequence of NotebookRun
         From :func:`run_notebooks`.
     """
+    if not isinstance(runs, (list, tuple)) or not all(isinstance(r, NotebookRun) for r in runs):
+        raise TypeError(f"runs: expected a list of NotebookRun, got {type(runs).__name__}")
     header = ("notebook", "status", "seconds", "where it failed")
     rows = [(r.name, r.status, f"{r.seconds:.1f}", r.error or "") for r in runs]
     widths = [max(len(str(x)) for x in column) for column in zip(header, *rows)]

@@ -32,7 +32,10 @@ MIN_SERVER_SAMPLES = 2
 
 
 def _points(name: str, x) -> np.ndarray:
-    x = np.asarray(x, dtype=float)
+    try:
+        x = np.asarray(x, dtype=float)
+    except (ValueError, TypeError):
+        raise TypeError(f"{name}: expected numbers, shape (n,) or (n, metrics)") from None
     if x.ndim == 1:
         x = x[:, None]
     if x.ndim != 2:
@@ -159,15 +162,19 @@ def mmd_test(x, y, *, permutations: int = 1000, bandwidth="median", alpha: float
     return MMDTest(observed, p_value, bool(p_value < alpha), alpha, sigma, null)
 
 
+def _metrics(metrics) -> list:
+    metrics = [metrics] if isinstance(metrics, str) else metrics
+    if not isinstance(metrics, (list, tuple)) or not all(isinstance(m, str) for m in metrics):
+        raise TypeError(f"metrics={metrics!r}: expected a column name or a sequence of them")
+    return list(metrics)
+
+
 def _scaled(df: pd.DataFrame, by: str, metrics) -> pd.DataFrame:
     if not isinstance(df, pd.DataFrame):
         raise TypeError(f"df: expected a pandas DataFrame, got {type(df).__name__}")
     if not isinstance(by, str):
         raise TypeError(f"by={by!r}: expected the name of the column that identifies a server")
-    metrics = [metrics] if isinstance(metrics, str) else metrics
-    if not isinstance(metrics, (list, tuple)) or not all(isinstance(m, str) for m in metrics):
-        raise TypeError(f"metrics={metrics!r}: expected a column name or a sequence of them")
-    metrics = list(metrics)
+    metrics = _metrics(metrics)
     if not metrics:
         raise ValueError("metrics: name at least one column")
     check_column("by", by, df)
@@ -252,7 +259,7 @@ def rank_servers(
         The ``by`` column, ``statistic`` (``MMD^2_u``), ``p_value``, ``reject``, ``n`` (the
         server's samples), ``n_used``, sorted by ``statistic`` descending.
     """
-    metrics = [metrics] if isinstance(metrics, str) else list(metrics)
+    metrics = _metrics(metrics)
     scaled = _scaled(df, by, metrics)
     alpha = check_fraction("alpha", alpha)
     rng = np.random.default_rng(rng)

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
-from perfstudy._checks import check_fraction, check_resamples
+from perfstudy._checks import check_bool, check_column, check_fraction, check_names, check_resamples, check_timestamps
 from perfstudy.adf import adf
 from perfstudy.diagnostics import (
     ADF_MIN,
@@ -163,11 +163,13 @@ def diagnose(
         raise TypeError(f"df: expected a pandas DataFrame, got {type(df).__name__}")
     alpha = check_fraction("alpha", alpha)
     permutations = check_resamples("permutations", permutations)
-    keys = [by] if isinstance(by, str) else list(by)
-    needed = keys + [value] + ([order] if order else [])
-    missing = [c for c in needed if c not in df.columns]
-    if missing:
-        raise ValueError(f"columns {missing} not in the frame; it has {list(df.columns)}")
+    dropna = check_bool("dropna", dropna)
+    keys = [by] if isinstance(by, str) else list(check_names("by", by))
+    for key in keys:
+        check_column("by", key, df)
+    check_column("value", value, df)
+    if order is not None:
+        check_column("order", order, df)
     if df.empty:
         raise ValueError("df: no rows")
     bad = ~np.isfinite(pd.to_numeric(df[value], errors="coerce").to_numpy(dtype=float))
@@ -184,6 +186,8 @@ def diagnose(
             stacklevel=2,
         )
     groups = list(df.groupby(keys, sort=True, dropna=False))  # a NaN key is a group too
+    if order is not None and pd.api.types.is_datetime64_any_dtype(df[order]):
+        check_timestamps("df", df[order].rename("timestamp"))
     streams = np.random.default_rng(rng).spawn(len(groups))
     rows = []
     for (key, group), stream in zip(tqdm(groups, desc="series", disable=not progress), streams):

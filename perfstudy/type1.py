@@ -342,15 +342,13 @@ def segment_aa_study(
     segment_length = check_int("segment_length", segment_length)
     experiments = check_int("experiments", experiments, minimum=2)
     replicates = check_resamples("replicates", replicates, minimum=2)
-    check_allocation(
-        "experiments", experiments, 8.0 * experiments * (2 * segments * segment_length + values.size // segment_length)
-    )
     slots = values.size // segment_length
     if slots < 2 * segments:
         raise ValueError(
             f"values: {values.size} runs hold {slots} segments of {segment_length}; "
             f"{2 * segments} are needed (shorten segment_length or use fewer segments)"
         )
+    check_allocation("experiments", experiments, 8.0 * experiments * (2 * segments * segment_length + slots))
     rng = np.random.default_rng(rng)
     draw_rng, *boot_rngs = rng.spawn(3)
     keys = draw_rng.random((experiments, slots))

@@ -40,6 +40,9 @@ from perfstudy._checks import check_bool, check_choice, check_fraction, check_in
 #: most trials at one load, and most test loads, a search may be asked for (bounds checked up front)
 MAX_TRIALS = 100_000
 MAX_LOADS = 100_000
+#: the longest trial (s) and the highest load (requests/s) a simulated server accepts
+MAX_RUNLENGTH = 1e7
+MAX_LOAD = 1e12
 #: most random starts of the D-optimal exchange
 MAX_STARTS = 10_000
 
@@ -136,8 +139,7 @@ class SimulatedServer:
         runlength : float
             Duration of the run, s.
         """
-        load = check_real("load", load, nonnegative=True)
-        runlength = check_real("runlength", runlength, positive=True)
+        load, runlength = _load_runlength(load, runlength, zero_load=True)
         mu = self.capacity
         if load < mu:
             return self.service_time + 1.0 / (mu - load)
@@ -155,8 +157,7 @@ class SimulatedServer:
         load, runlength : float
             As in :meth:`mean_response`.
         """
-        load = check_real("load", load, positive=True)
-        runlength = check_real("runlength", runlength, positive=True)
+        load, runlength = _load_runlength(load, runlength)
         rho = load / self.capacity
         if rho >= 1:
             queueing = 1.0 / (load * runlength)
@@ -183,13 +184,22 @@ class SimulatedServer:
         ndarray, shape (trials,)
             Each run's mean response time, seconds.
         """
-        load = check_real("load", load, positive=True)
-        runlength = check_real("runlength", runlength, positive=True)
+        load, runlength = _load_runlength(load, runlength)
         trials = check_int("trials", trials, maximum=MAX_TRIALS)
         rng = np.random.default_rng(rng)
         cv = self.noise_cv(load, runlength)
         sigma = math.sqrt(math.log1p(cv * cv))
         return self.mean_response(load, runlength) * np.exp(rng.normal(-sigma * sigma / 2, sigma, size=trials))
+
+
+def _load_runlength(load, runlength, zero_load: bool = False) -> tuple[float, float]:
+    load = check_real("load", load, nonnegative=zero_load, positive=not zero_load)
+    runlength = check_real("runlength", runlength, positive=True)
+    if load > MAX_LOAD:
+        raise ValueError(f"load={load!r}: expected at most {MAX_LOAD:g} requests/s")
+    if runlength > MAX_RUNLENGTH:
+        raise ValueError(f"runlength={runlength!r}: expected at most {MAX_RUNLENGTH:g} s")
+    return load, runlength
 
 
 def _interval(values: np.ndarray, confidence: float) -> tuple[float, float, float]:
@@ -311,7 +321,8 @@ def find_peak_rate(
     max_loads = check_int("max_loads", max_loads, maximum=MAX_LOADS)
     strawman_trials = check_int("strawman_trials", strawman_trials, minimum=2, maximum=MAX_TRIALS)
     strawman_runlength = check_real("strawman_runlength", strawman_runlength, positive=True)
-    runlength = check_real("runlength", runlength, positive=True)
+    _, runlength = _load_runlength(1.0, runlength)
+    _, strawman_runlength = _load_runlength(1.0, strawman_runlength)
     rng = np.random.default_rng(rng)
     load = 10.0 if seed_load is None else check_real("seed_load", seed_load, positive=True)
     step = load if increment is None else check_real("increment", increment, positive=True)
@@ -677,7 +688,13 @@ class QuadraticSurface:
         points : array or DataFrame, shape (n, factors)
             As the points it was fitted on.
         """
-        return quadratic_design(points) @ self.coefficients
+        design = quadratic_design(points)
+        if design.shape[1] != self.coefficients.size:
+            raise ValueError(
+                f"points: {design.shape[1]} quadratic terms, the surface has {self.coefficients.size}; "
+                "expected the factors it was fitted on"
+            )
+        return design @ self.coefficients
 
     def mean_absolute_percentage_error(self, points, values) -> float:
         """``mean |predicted / values - 1|`` over ``points``.

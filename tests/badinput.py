@@ -99,10 +99,10 @@ def battery(param: str, value, annotation: str = "") -> list[Case]:
         return cases
     if isinstance(value, str):
         if param in PATHS:
-            return [C(param, "missing", "/no/such/path/x.json", False), C(param, "int", 5, False)]
+            return [C(param, "missing", "/proc/perfstudy-no-such-path/x.json", False), C(param, "int", 5, False)]
         return [C(param, "unknown", "no-such-name", False), C(param, "int", 5, False)]
     if isinstance(value, Path):
-        return [C(param, "missing", Path("/no/such/path/x.json"), False), C(param, "int", 5, False)]
+        return [C(param, "missing", Path("/proc/perfstudy-no-such-path/x.json"), False), C(param, "int", 5, False)]
     if isinstance(value, pd.DataFrame):
         return _frame_battery(param, value)
     if isinstance(value, np.ndarray) or (

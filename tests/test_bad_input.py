@@ -311,8 +311,9 @@ def _valid(tmp):  # noqa: PLR0915 - one table
         "model.VarianceComponents": lambda: call(1.0, 0.1, 0.1, 0.1, 0.1),
         "model.VarianceComponents.to_frame": lambda: call(E1),
         "model.intraclass_correlation": lambda: call(1.0, 2.0),
-        "model.design_effect": lambda: call(0.3, 4),
-        "model.clustered_standard_error": lambda: call(1.0, rho=0.3, requests=100, repetitions=4),
+        "model.design_effect": lambda: call(0.3, 4.0),
+        # R and T are real in the closed forms (Figure 2 draws them over a continuous R)
+        "model.clustered_standard_error": lambda: call(1.0, rho=0.3, requests=100.0, repetitions=4.0),
         "model.Simulation.to_frame": lambda: call(model.simulate("fully_balanced", E1, requests=8, hosts=2, rng=0)),
         "model.simulate": lambda: call("fully_balanced", E1, requests=8, hosts=2, rng=0),
         "model.sample_delta_hat": lambda: call("unbalanced", E1, requests=8, hosts=2, rng=0),
@@ -444,6 +445,7 @@ def _notebooks(tmp):
     folder = tmp / "notebooks"
     folder.mkdir(exist_ok=True)
     notebook = nbformat.v4.new_notebook()
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     parameters = nbformat.v4.new_code_cell("quick = False\nout_dir = 'build'\nfigures_dir = 'figures'")
     parameters.metadata["tags"] = ["parameters"]
     notebook.cells = [parameters, nbformat.v4.new_code_cell("x = 1")]
@@ -590,13 +592,34 @@ def _cases(fn, args, kwargs):
 
 #: documented exception types beyond ValueError/TypeError, by callable
 EXTRA_ALLOWED = {"cli.main": ("SystemExit",)}
+#: arguments the library passes through without looking inside, with the reason; no battery for them
+OPAQUE = {
+    ("parallel.map_tasks", "tasks"): "tasks go to the caller's fn as they are",
+    ("records.Recorder.__call__", "value"): "any JSON-able value (NaN becomes null); an infinity: tests/test_faults.py",
+}
+#: labels, not numbers: text and negative labels are as good as any
+LABELS = {"batches"}
+#: callables whose results hold NaN by documented design, with where it is documented
+DOCUMENTED_NAN = {
+    "compare.adjust_p_values": "NaN p-values (hypotheses not tested) are left out and stay NaN (docstring)",
+    "io.read_pyperf": "loops is NaN when the file does not record it (docstring: extra columns)",
+}
+#: callables that pass NaN inside a frame through without computing on it: a plot draws it as a gap
+#: (perfstudy.plots' module docstring), hourly_sample keeps or drops whole rows by their time
+PASS_THROUGH = ("plots.", "pt4cloud.hourly_sample")
 
 
 @pytest.mark.parametrize("name", WALKED)
 def test_bad_input_is_refused_by_name_or_handled(name, valid):
     fn = _resolve(name)
     args, kwargs = valid[name]()
-    cases = list(_cases(fn, args, kwargs))
+    cases = [
+        (dataclasses.replace(case, invalid=False) if case.param in LABELS else case, a, k)
+        for case, a, k in _cases(fn, args, kwargs)
+        if (name, case.param) not in OPAQUE
+    ]
+    if name.startswith(PASS_THROUGH):
+        cases = [(dataclasses.replace(case, poisoned=False), a, k) for case, a, k in cases]
     outcomes = run_forked([(fn, args, kwargs)] + [(fn, a, k) for _, a, k in cases])
     base = outcomes[0]
     problem = verdict(None, base, 0)
@@ -606,7 +629,8 @@ def test_bad_input_is_refused_by_name_or_handled(name, valid):
     for (case, _, _), outcome in zip(cases, outcomes[1:]):
         if name == "cli.main" and outcome["kind"] == "raise" and outcome.get("code") == 2:
             continue  # argparse's refusal: exit status 2 and a usage line
-        problem = verdict(case, outcome, base["nonfinite"], allowed)
+        baseline_nonfinite = 1 if name in DOCUMENTED_NAN else base["nonfinite"]
+        problem = verdict(case, outcome, baseline_nonfinite, allowed)
         if problem:
             failures.append(f"{case.param}={case.label}: {problem}")
     if failures and os.environ.get("BAD_INPUT_REPORT"):  # a file of every failing case, for the one fixing them
