@@ -23,6 +23,7 @@ __all__ = [
     "check_duration",
     "check_column",
     "check_timestamps",
+    "check_directory",
     "check_allocation",
     "memory_limit",
     "MAX_BYTES_ENV",
@@ -59,13 +60,13 @@ def check_real(name: str, value, *, nonnegative: bool = False, positive: bool = 
     (with ``nonnegative``) or not above 0 (with ``positive``)."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
         raise TypeError(f"{name}={value!r}: expected a real number")
-    value = float(value)
+    given, value = value, float(value)
     if not math.isfinite(value):
-        raise ValueError(f"{name}={value!r}: expected a finite {what}")
+        raise ValueError(f"{name}={given!r}: expected a finite {what}")
     if nonnegative and value < 0:
-        raise ValueError(f"{name}={value!r}: expected a non-negative {what}")
+        raise ValueError(f"{name}={given!r}: expected a non-negative {what}")
     if positive and value <= 0:
-        raise ValueError(f"{name}={value!r}: expected a positive {what}")
+        raise ValueError(f"{name}={given!r}: expected a positive {what}")
     return value
 
 
@@ -277,6 +278,26 @@ def check_allocation(name: str, value, nbytes: float, *, what: str = "", hint: s
             f"{name}={value!r} needs about {asked}{detail}, more than the limit of {limit / (1 << 30):.1f} GiB: "
             f"use a smaller {name}{more}, or raise ${MAX_BYTES_ENV}"
         )
+
+
+def check_directory(name: str, directory, *, probe: bool = False):
+    """``directory`` as a resolved Path, created if need be; with ``probe``, also written to once. A
+    folder that cannot be made or written is an OSError whose message names the argument."""
+    import os
+    import tempfile
+    from pathlib import Path
+
+    if not isinstance(directory, (str, os.PathLike)):
+        raise TypeError(f"{name}={directory!r}: expected a directory path")
+    path = Path(directory).resolve()
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        if probe:
+            with tempfile.TemporaryFile(dir=path):
+                pass
+    except OSError as error:
+        raise OSError(error.errno, f"{name}={str(directory)!r}: cannot write there ({error.strerror})") from None
+    return path
 
 
 def check_timestamps(name: str, column):

@@ -24,7 +24,16 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from perfstudy._checks import check_bool, check_column, check_fraction, check_frame, check_int, check_real, check_sample
+from perfstudy._checks import (
+    check_bool,
+    check_column,
+    check_directory,
+    check_fraction,
+    check_frame,
+    check_int,
+    check_real,
+    check_sample,
+)
 from perfstudy.designs import standard_error
 from perfstudy.model import VarianceComponents, clustered_standard_error
 from perfstudy.schedules import DESIGNS
@@ -285,8 +294,8 @@ def savefig(fig, name: str, *, figures_dir="figures", formats: Sequence[str] = (
     """
     if not name or Path(name).name != name:
         raise ValueError(f"name={name!r}: expected a bare file name without directories")
+    check_directory("figures_dir", figures_dir)
     directory = Path(figures_dir)
-    directory.mkdir(parents=True, exist_ok=True)
     software = f"perfstudy, matplotlib {matplotlib.__version__}"
     paths = []
     for fmt in formats:
@@ -624,7 +633,7 @@ def _percent(value, _position=None) -> str:
     return f"{100 * value:.3g}%"
 
 
-@_inputs(survey=_frame("family", numeric=("cov",)), label_top=_count(0), title=_text)
+@_inputs(survey=_frame("family", "dataset", numeric=("cov",)), label_top=_count(0), title=_text)
 def plot_cov_overview(survey, *, label_top: int = 3, title: str = ""):
     """Figure 1 of Maricq et al. on public data: the CoV of every series, sorted, coloured by family.
 

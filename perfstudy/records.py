@@ -16,6 +16,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from perfstudy._checks import check_directory
+
 __all__ = ["Recorder", "load_records", "to_jsonable"]
 
 
@@ -63,10 +65,7 @@ class Recorder:
     def __init__(self, name: str, out_dir="build"):
         if not isinstance(name, str) or not name or Path(name).name != name:
             raise ValueError(f"name={name!r}: expected a bare name without directories")
-        if not isinstance(out_dir, (str, os.PathLike)):
-            raise TypeError(f"out_dir={out_dir!r}: expected a directory path")
-        self.path = Path(out_dir) / f"{name}.json"
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = check_directory("out_dir", out_dir) / f"{name}.json"
         self.values: dict = {}
         self._write()
 

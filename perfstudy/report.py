@@ -16,7 +16,7 @@ from pathlib import Path
 
 from tqdm.auto import tqdm
 
-from perfstudy._checks import check_bool, check_real
+from perfstudy._checks import check_bool, check_directory, check_real
 
 __all__ = ["NotebookRun", "default_notebooks_dir", "find_notebooks", "run_notebooks", "run_analysis", "format_table"]
 
@@ -242,16 +242,7 @@ def _check_run(timeout, kernel_name) -> float:
 def _writable(name: str, directory) -> Path:
     """``directory`` created if need be and resolved, after a test write: a folder that cannot be
     written is an OSError naming the argument before any notebook runs, not after."""
-    if not isinstance(directory, (str, os.PathLike)):
-        raise TypeError(f"{name}={directory!r}: expected a directory path")
-    path = Path(directory).resolve()
-    try:
-        path.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryFile(dir=path):
-            pass
-    except OSError as error:
-        raise OSError(error.errno, f"{name}={str(directory)!r}: cannot write there ({error.strerror})") from None
-    return path
+    return check_directory(name, directory, probe=True)
 
 
 def _write_atomically(path: Path, text: str) -> None:

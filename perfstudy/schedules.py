@@ -14,7 +14,7 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
-from perfstudy._checks import check_allocation, check_choice, check_counts, check_int, check_version
+from perfstudy._checks import check_allocation, check_choice, check_counts, check_int, check_real, check_version
 
 __all__ = [
     "DESIGNS",
@@ -66,6 +66,7 @@ def check_size(observations: float, **arguments) -> None:
     **arguments
         The sizes that produced it, by name (``requests=...``, ``repetitions=...``).
     """
+    observations = check_real("observations", observations, nonnegative=True)
     name, value = max(arguments.items(), key=lambda item: item[1])
     check_allocation(name, value, BYTES_PER_OBSERVATION * observations, what=f"{observations:,.0f} observations")
 

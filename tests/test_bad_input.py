@@ -269,7 +269,7 @@ def _valid(tmp):  # noqa: PLR0915 - one table
         "datasets.list_datasets": lambda: call(),
         "datasets.locate": lambda: call("pt4cloud-AWS-EP-L", download=False),
         "datasets.load": lambda: call("pt4cloud-AWS-EP-L", download=False),
-        "datasets.load_family": lambda: call("sap", download=False),
+        "datasets.load_family": lambda: call("sap-hana-details", download=False),
         "designs.schedule": lambda: call("fully_balanced", requests=8, hosts=2),
         "designs.DuplicationCoefficients.to_frame": lambda: call(designs.duplication_coefficients(schedule())),
         "designs.duplication_coefficients": lambda: call(schedule()),
@@ -393,6 +393,7 @@ def _valid(tmp):  # noqa: PLR0915 - one table
         "schedules.pilot_schedule": lambda: call(8, 3, rng=0),
         "schedules.check_design": lambda: call("unbalanced"),
         "schedules.check_hosts": lambda: call("fully_balanced", 4, 8),
+        "schedules.check_size": lambda: call(1000.0, requests=500, repetitions=1),
         "servers.mmd_test": lambda: call(x[:20], x[20:40], permutations=9, rng=0),
         "servers.rank_servers": lambda: call(hosts_frame(), permutations=9, rng=0),
         "servers.eliminate_unrepresentative": lambda: call(hosts_frame(), permutations=9, max_remove=1, rng=0),
@@ -676,3 +677,162 @@ def test_input_classes_are_dataclasses_or_documented():
     for name in INPUT_CLASSES:
         assert inspect.isclass(_resolve(name.removeprefix("perfstudy.")))
     assert dataclasses.is_dataclass(VarianceComponents)
+
+
+# ---- the study functions: their arguments are refused by name too ----------------------------------------------
+#
+# A study runs a reproduction on real or simulated data; a valid call at small sizes takes seconds. Each
+# argument gets the *invalid* values of its battery (NaN, infinity, text, a fraction for a count, a
+# negative count, 0 or 1 for a probability, a string for a flag, None for an object), which must be
+# refused before any work is done. Their edge values (zero, huge, empty) reach the library functions
+# walked above.
+
+
+def _study_valid():
+    from test_studies import AZURE, CWB_METRICS, GRID, _synthetic_pairs
+
+    from perfstudy.studies import he2019, maricq2018
+    from perfstudy.workbench import SimulatedServer
+
+    pt4 = ["pt4cloud-AWS-EP-L"]
+    return {
+        "bakshy2015.table1": lambda: call(),
+        "bakshy2015.figure2_repetition_ratio": lambda: call(E1),
+        "bakshy2015.table3_standard_errors": lambda: call(E1),
+        "bakshy2015.figure4": lambda: call(E1, hosts=[2], requests=[8], experiments=4, rng=0),
+        "bakshy2015.figure5": lambda: call(E1, requests=8, hosts=2, experiments=4, rng=0),
+        "bakshy2015.allocations": lambda: call(E1, COSTS, budgets=[5000.0], targets=[0.1], hosts=[4, 8]),
+        "bakshy2015.table3": lambda: call(E1, requests=8, hosts=4, experiments=3, replicates=3, rng=0),
+        "bakshy2015.figure6": lambda: call(E1, requests=8, hosts=2, simulations=5, replicates=5, rng=0),
+        "bakshy2015.figure7": lambda: call(E1, requests=8, hosts=4, tests=3, replicates=4, rng=0),
+        "bakshy2015.real_series": lambda: call(("azure-redis-get-long",), pt4cloud=False),
+        "bakshy2015.real_aa": lambda: call(
+            [("a", np.arange(100.0) % 7)], segments=2, segment_length=5, experiments=3, replicates=3, rng=0
+        ),
+        "bakshy2015.table1_recovery": lambda: call(requests=12, hosts=3, batches=2, replicates=3, rng=0),
+        "bakshy2015.design_from_pilot": lambda: call(pilot_fit(), COSTS, target_se=0.1, experiments=50, rng=0),
+        "bakshy2015.variance_split": lambda: call(cwb=("md-sim-duration",), azure=("azure-redis-get-long",)),
+        "bakshy2015.pilot_budget": lambda: call(
+            COSTS, target_se=0.1, requests=30, hosts=(4,), batches=(2,), pilots=2, design_hosts=(4, 8), rng=0
+        ),
+        "he2019.Configuration.weeks": lambda: call(he2019.configuration(pt4[0])),
+        "he2019.Configuration.runs": lambda: call(he2019.configuration(pt4[0]), 24.0),
+        "he2019.configuration": lambda: call(pt4[0]),
+        "he2019.configurations": lambda: call(),
+        "he2019.weekly_study": lambda: call(pt4, replicates=5, rng=0),
+        "he2019.reduction_study": lambda: call(pt4, hours=(24, 168)),
+        "he2019.reduction_summary": lambda: call(*_he_tables(), portion=1.0),
+        "he2019.table4_comparison": lambda: call(*_he_tables()[1:]),
+        "he2019.short_interval_check": lambda: call(pt4[0], 24.0),
+        "he2019.baseline_study": lambda: call(pt4, periods_hours=[1], spans_hours=[6], replicates=10, rng=0),
+        "he2019.sota_comparison": lambda: call(_he_tables()[0], _he_baselines()),
+        "he2019.azure_weeks": lambda: call(["azure-redis-get-long"]),
+        "kolaczkowski.standard_error_trap": lambda: call(["azure-redis-get-long"], batches=10),
+        "maricq2018.cov_summary": lambda: call(_survey()),
+        "maricq2018.Figure3.summary": lambda: call(maricq2018.figure3_normality(window=500, rng=0)),
+        "maricq2018.figure3_normality": lambda: call(window=500, rng=0),
+        "maricq2018.figure4_stationarity": lambda: call(_survey()),
+        "maricq2018.warmup_table": lambda: call(_survey()),
+        "maricq2018.order_table": lambda: call(_survey()),
+        "maricq2018.median_ci_index_table": lambda: call((7, 10, 100)),
+        "maricq2018.figure5_convergence": lambda: call(
+            [("pt4cloud-AWS-EP-L", "ground_truth")], trials=5, max_size=50, rng=0
+        ),
+        "maricq2018.figure6_cov_vs_repetitions": lambda: call(min_runs=3000, trials=3, max_size=30, rng=0),
+        "maricq2018.table4_degraded_server": lambda: call(AZURE, runs_per_host=40, trials=5, rng=0),
+        "maricq2018.figure7_cwb": lambda: call(metrics=CWB_METRICS, permutations=9, max_remove=1, rng=0),
+        "maricq2018.degraded_copy_ranking": lambda: call(AZURE, permutations=19, rng=0),
+        "public_data.series_keys": lambda: call("sap-hana-0016", _sap()),
+        "public_data.iter_series": lambda: call(["sap-hana-0016"]),
+        "public_data.survey_datasets": lambda: call(["sap-hana-0016"], permutations=9, rng=0),
+        "shivam2008.figure3": lambda: call(SimulatedServer(), search=SEARCH, rng=0),
+        "shivam2008.figure6": lambda: call(
+            SimulatedServer(),
+            load_factors=[0.5],
+            runlengths=[60],
+            repeats=2,
+            target_accuracy=0.1,
+            confidence=0.95,
+            rng=0,
+        ),  # fmt: skip
+        "shivam2008.calibration": lambda: call(SimulatedServer(), searches=2, search=SEARCH, rng=0),
+        "shivam2008.growth": lambda: call(scales=[1], policies=["binsearch"], search=SEARCH, rng=0),
+        "shivam2008.policy_traces": lambda: call(
+            SimulatedServer(), SimulatedServer(daemons=12), policies=["binsearch"], search=SEARCH, rng=0
+        ),
+        "shivam2008.surface_costs": lambda: call(GRID.head(2), policies=["binsearch"], repeats=1, search=SEARCH, rng=0),
+        "shivam2008.figure9": lambda: call(GRID.head(2), confidences=[0.9], accuracies=[0.1], search=SEARCH, rng=0),
+        "shivam2008.figure10": lambda: call(GRID.head(2), widths=[0.1], policies=["binsearch"], search=SEARCH, rng=0),
+        "shivam2008.table4": lambda: call(GRID, sizes=[6], search=SEARCH, rng=0),
+        "versions.aa_pairs": lambda: call(clusters=4, azure=("azure-redis-get-long",), max_pairs_per_series=2),
+        "versions.aa_calibration": lambda: call(
+            _synthetic_pairs(), slowdowns=(0.0, 0.05), methods=("perfstudy", "iid bootstrap"), replicates=199, rng=0
+        ),
+    }
+
+
+@functools.cache
+def _he_tables():
+    from perfstudy.studies import he2019
+
+    pt4 = ["pt4cloud-AWS-EP-L"]
+    weekly = he2019.weekly_study(pt4, replicates=5, rng=0)
+    reduced = he2019.reduction_study(pt4, hours=(24, 168))
+    sampled = he2019.reduction_study(pt4, hours=(24, 168), portion=0.5)
+    return weekly, reduced, sampled
+
+
+@functools.cache
+def _he_baselines():
+    from perfstudy.studies import he2019
+
+    return he2019.baseline_study(["pt4cloud-AWS-EP-L"], periods_hours=[1], spans_hours=[6], replicates=10, rng=0)
+
+
+@functools.cache
+def _survey():
+    from perfstudy.studies.public_data import survey_datasets
+
+    return survey_datasets(["sap-hana-0016", "pt4cloud-AWS-EP-L"], permutations=9, rng=0)
+
+
+@functools.cache
+def _sap():
+    from perfstudy.datasets import load
+
+    return load("sap-hana-0016")
+
+
+STUDY_NAMES = sorted(
+    name.removeprefix(STUDIES)
+    for name, obj in CALLABLES.items()
+    if name.startswith(STUDIES) and not (inspect.isclass(obj))
+)
+
+
+def test_every_study_callable_has_a_valid_call():
+    missing = [name for name in STUDY_NAMES if name not in _study_valid()]
+    assert not missing, f"add a small valid call to _study_valid for {missing}"
+
+
+@pytest.mark.parametrize("name", STUDY_NAMES)
+def test_study_arguments_are_refused_by_name(name):
+    from test_studies import _have_data
+
+    if not _have_data():
+        pytest.skip("real datasets unavailable ($PERFSTUDY_DATA, cache)")
+    fn = _resolve(f"studies.{name}")
+    args, kwargs = _study_valid()[name]()
+    cases = [c for c in _cases(fn, args, kwargs) if c[0].invalid]
+    if not cases:
+        return
+    outcomes = run_forked([(fn, a, k) for _, a, k in cases], timeout=60)
+    failures = [
+        f"{case.param}={case.label}: {problem}"
+        for (case, _, _), outcome in zip(cases, outcomes)
+        if (problem := verdict(case, outcome, 0))
+    ]
+    if failures and os.environ.get("BAD_INPUT_REPORT"):
+        with open(os.environ["BAD_INPUT_REPORT"], "a") as handle:
+            handle.writelines(f"studies.{name} | {line}\n" for line in failures)
+    assert not failures, f"studies.{name}: {len(failures)} of {len(cases)} cases\n  " + "\n  ".join(failures)

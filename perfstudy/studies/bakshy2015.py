@@ -24,6 +24,7 @@ from perfstudy.model import (
     simulate,
 )
 from perfstudy.schedules import DESIGNS, pilot_schedule, schedule
+from perfstudy.studies import _arguments
 from perfstudy.sweeps import SweepResult, standard_error_sweep
 from perfstudy.type1 import aa_tests, bootstrap_clusters, segment_aa_study, type1_error_table
 
@@ -921,3 +922,6 @@ def pilot_budget(
         .reset_index()
     )
     return PilotBudget(pilots=per_pilot, summary=summary, oracle=oracle, target_se=target_se)
+
+
+_arguments.check_module(globals())  # every argument checked by name before the work starts (issue 13)

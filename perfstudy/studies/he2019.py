@@ -31,6 +31,7 @@ from perfstudy.pt4cloud import (
     split_intervals,
     stability_probability,
 )
+from perfstudy.studies import _arguments
 
 __all__ = [
     "SAMPLED_WEEKS",
@@ -264,7 +265,7 @@ def reduction_study(
     names=None,
     *,
     hours=(12, 24, 48, 72, 96, 120, 168),
-    validate_below_hours: float = 84,
+    validate_below_hours: float = 84.0,
     objective_probability: float = 0.9,
     portion: float = 1.0,
     executor=None,
@@ -347,7 +348,7 @@ def baseline_study(
     spans_hours=(2, 4, 6, 12, 24, 48),
     threshold: float = 0.01,
     margin: float = 0.1,
-    step_hours: float = 6,
+    step_hours: float = 6.0,
     confidence: float = 0.95,
     replicates: int = 200,
     rng=None,
@@ -582,3 +583,6 @@ def azure_weeks(names, *, interval: str = "7D", objective_probability: float = 0
                 )
             )
     return pd.DataFrame(rows)
+
+
+_arguments.check_module(globals())  # every argument checked by name before the work starts (issue 13)

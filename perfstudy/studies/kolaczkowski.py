@@ -9,6 +9,7 @@ from scipy import stats
 
 from perfstudy import datasets
 from perfstudy.diagnostics import autocorrelation_se, batch_means
+from perfstudy.studies import _arguments
 
 __all__ = ["standard_error_trap"]
 
@@ -56,3 +57,6 @@ def standard_error_trap(names, *, batches: int = 20) -> pd.DataFrame:
     trap["corrected_vs_blocks"] = trap.truncated_se / trap.batch_means_se
     trap["naive_95_coverage"] = 2 * stats.norm.cdf(stats.norm.ppf(0.975) / trap.too_narrow) - 1
     return trap
+
+
+_arguments.check_module(globals())  # every argument checked by name before the work starts (issue 13)

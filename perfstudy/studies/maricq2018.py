@@ -16,6 +16,7 @@ from perfstudy import datasets
 from perfstudy.confirm import median_ci_indices, repetitions_needed
 from perfstudy.diagnostics import coefficient_of_variation, normality
 from perfstudy.servers import eliminate_unrepresentative, rank_servers
+from perfstudy.studies import _arguments
 from perfstudy.studies.public_data import SERIES, iter_series
 
 __all__ = [
@@ -555,3 +556,6 @@ def degraded_copy_ranking(names, *, shift: float = 0.10, permutations: int = 100
             )
         )
     return pd.DataFrame(rows)
+
+
+_arguments.check_module(globals())  # every argument checked by name before the work starts (issue 13)

@@ -16,6 +16,7 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from perfstudy import datasets
+from perfstudy.studies import _arguments
 from perfstudy.survey import diagnose
 
 __all__ = ["SERIES", "SHORT_LIVED", "Series", "series_keys", "iter_series", "survey_datasets"]
@@ -140,3 +141,6 @@ def survey_datasets(
         result.insert(0, "dataset", name)
         frames.append(result)
     return pd.concat(frames, ignore_index=True)
+
+
+_arguments.check_module(globals())  # every argument checked by name before the work starts (issue 13)

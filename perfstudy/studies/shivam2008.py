@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from perfstudy.studies import _arguments
 from perfstudy.workbench import (
     SimulatedServer,
     d_optimal,
@@ -371,3 +372,6 @@ def table4(grid: pd.DataFrame, *, sizes, search: dict, rng=None) -> pd.DataFrame
             )
         )
     return pd.DataFrame(rows)
+
+
+_arguments.check_module(globals())  # every argument checked by name before the work starts (issue 13)

@@ -28,6 +28,7 @@ from scipy import stats
 
 from perfstudy import datasets
 from perfstudy.compare import compare
+from perfstudy.studies import _arguments
 
 __all__ = ["METHODS", "LAYOUTS", "aa_pairs", "aa_calibration"]
 
@@ -221,3 +222,6 @@ def aa_calibration(
                     )
                 )
     return pd.DataFrame(rows)
+
+
+_arguments.check_module(globals())  # every argument checked by name before the work starts (issue 13)

@@ -1,0 +1,206 @@
+"""The representative cases of issue 13, one test per kind, as a reader would try them.
+
+tests/test_bad_input.py walks every public callable with batteries of bad values; this file keeps the
+cases the issue named, each with the behaviour that replaced the hang, the allocation, the garbage,
+the lost row or the internal exception.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from perfstudy import PERFLAB_ENDPOINTS
+from perfstudy._checks import check_allocation, memory_limit
+
+E1 = PERFLAB_ENDPOINTS[1]
+
+
+@pytest.fixture
+def small_limit(monkeypatch):
+    monkeypatch.setenv("PERFSTUDY_MAX_BYTES", "1G")
+
+
+# ---- hangs: every loop has a bound, checked before it starts ---------------------------------------------------
+
+
+def test_searches_refuse_unbounded_loops():
+    from perfstudy.workbench import MAX_TRIALS, SimulatedServer, d_optimal, find_peak_rate, trials_needed
+
+    server = SimulatedServer()
+    with pytest.raises(ValueError, match=f"max_trials=1000000000: expected an integer of at most {MAX_TRIALS:,}"):
+        find_peak_rate(server, target_accuracy=1e-9, max_trials=10**9)
+    with pytest.raises(ValueError, match="max_trials"):
+        trials_needed(server, load=100.0, runlength=60.0, max_trials=10**9)
+    with pytest.raises(ValueError, match="increment=0: expected a positive number"):
+        find_peak_rate(server, policy="strawman", increment=0, max_loads=100)
+    with pytest.raises(ValueError, match="max_loads"):
+        find_peak_rate(server, policy="strawman", max_loads=10**12)
+    points = pd.DataFrame({"disks": [1, 1, 1, 2, 2, 2, 3, 3, 3], "daemons": [2, 4, 8] * 3})
+    with pytest.raises(ValueError, match="starts"):
+        d_optimal(points, 8, starts=10**12)
+
+
+def test_a_long_search_at_its_bound_is_linear_not_quadratic():
+    """The sample of one load grew by np.append (a copy per trial); 20,000 trials took minutes."""
+    from perfstudy.workbench import SimulatedServer, trials_needed
+
+    start = time.perf_counter()
+    assert (
+        trials_needed(SimulatedServer(), load=100.0, runlength=60.0, target_accuracy=1e-6, max_trials=20_000, rng=0)
+        == 20_000
+    )
+    # generous: a linear loop takes about 1 s here; the quadratic one took over 60 s
+    assert time.perf_counter() - start < 30
+
+
+# ---- unbounded sizes: an estimate of the bytes, refused past the limit ------------------------------------------
+
+
+def test_huge_sizes_are_refused_with_the_memory_they_ask_for(small_limit):
+    from perfstudy import simulate
+    from perfstudy.bootstrap import clustered_bootstrap
+    from perfstudy.pt4cloud import confidence_band
+    from perfstudy.type1 import type1_error_table
+
+    with pytest.raises(ValueError, match=r"requests=1000000000000 needs about .* GiB .* limit of 1\.0 GiB"):
+        simulate("unbalanced", E1, requests=10**12, hosts=2)
+    with pytest.raises(ValueError, match=r"experiments=1000000000000 needs about"):
+        type1_error_table(experiments=10**12)
+    with pytest.raises(ValueError, match=r"replicates=10000000 needs about .*PERFSTUDY_MAX_BYTES"):
+        clustered_bootstrap(np.arange(20.0), np.repeat([0, 1], 10), replicates=10**7)
+    with pytest.raises(ValueError, match="strips=1000000000: expected an integer of at most"):
+        confidence_band(np.random.default_rng(0).normal(size=50), strips=10**9)
+
+
+def test_the_memory_limit_is_documented_and_overridable(monkeypatch):
+    monkeypatch.delenv("PERFSTUDY_MAX_BYTES", raising=False)
+    import os
+
+    assert memory_limit() == os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2
+    monkeypatch.setenv("PERFSTUDY_MAX_BYTES", "512M")
+    assert memory_limit() == 512 << 20
+    check_allocation("n", 1, 500 << 20)  # below: nothing
+    with pytest.raises(ValueError, match=r"n=2 needs about 0\.6 GiB for x, more than the limit of 0\.5 GiB"):
+        check_allocation("n", 2, 600 << 20, what="x")
+    monkeypatch.setenv("PERFSTUDY_MAX_BYTES", "lots")
+    with pytest.raises(ValueError, match="PERFSTUDY_MAX_BYTES"):
+        memory_limit()
+
+
+# ---- a duration misread ----------------------------------------------------------------------------------------
+
+
+def test_durations_are_durations():
+    from perfstudy.pt4cloud import pt4cloud, split_intervals
+
+    frame = pd.DataFrame(
+        {"timestamp": pd.date_range("2026-01-01", periods=200, freq="10min"), "value": np.arange(200.0) % 7 + 1}
+    )
+    with pytest.raises(TypeError, match="intervals=3600.0: a bare number has no unit"):
+        pt4cloud(frame, intervals=3600.0)
+    with pytest.raises(ValueError, match="intervals='1ns': cuts .* into 119,400,000,000,001 intervals"):
+        split_intervals(frame, "1ns")
+    parts, unused = split_intervals(frame, "6h")  # as before: 36 runs per 6 hours
+    assert [p.size for p in parts] == [36] * 5 and unused == 20
+
+
+# ---- silent garbage --------------------------------------------------------------------------------------------
+
+
+def test_values_that_were_garbage_are_refused_by_name():
+    from perfstudy.confirm import median_ci_indices, repetitions_needed
+    from perfstudy.diagnostics import normality, stationarity, warmup
+    from perfstudy.kde import bootstrap_densities, strip_grid
+    from perfstudy.schedules import Schedule
+    from perfstudy.servers import mmd_test
+    from perfstudy.workbench import SimulatedServer, find_peak_rate
+
+    x = np.random.default_rng(0).normal(10, 1, 200)
+    with pytest.raises(ValueError, match="chunk=-1"):
+        bootstrap_densities(x, strip_grid(x, strips=20), 0.5, replicates=5, chunk=-1)
+    for n in (-5, math.nan):
+        with pytest.raises((ValueError, TypeError), match="^n="):
+            median_ci_indices(n)
+    ids = np.array([0, 1, 0, 1])
+    with pytest.raises(ValueError, match="repetition"):
+        Schedule(ids, ids, np.zeros(4, int), np.array([0, 0, 1, 1]), repetition=[math.nan, 0, 0, 0])
+    with pytest.raises(ValueError, match="bandwidth=inf"):
+        mmd_test(x[:20], x[20:40] + 5, bandwidth=math.inf)
+    frame = pd.DataFrame({"host": np.repeat(["a", "b"], 100), "value": x})
+    for check in (lambda: normality(frame, alpha=2), lambda: warmup(x, alpha=2), lambda: stationarity(frame, alpha=2)):
+        with pytest.raises(ValueError, match="alpha=2"):
+            check()
+    with pytest.raises(ValueError, match="error=inf"):
+        repetitions_needed(x, error=math.inf)
+    with pytest.raises(ValueError, match="strawman_trials=1"):
+        find_peak_rate(SimulatedServer(), policy="strawman", strawman_trials=1)
+    with pytest.raises(ValueError, match="disk_rate=0"):
+        SimulatedServer(disk_rate=0)
+
+
+def test_widgets_refuse_instead_of_clamping():
+    from perfstudy.widgets import design_explorer
+
+    with pytest.raises(ValueError, match="target_se=-1"):
+        design_explorer(target_se=-1)
+    with pytest.raises(ValueError, match="requests=1000000: expected an integer of at most 4,096"):
+        design_explorer(requests=10**6)
+
+
+# ---- rows lost without a word ----------------------------------------------------------------------------------
+
+
+def test_rows_are_never_lost_silently():
+    from perfstudy.diagnostics import stationarity
+    from perfstudy.pt4cloud import hourly_sample
+    from perfstudy.servers import rank_servers
+
+    rng = np.random.default_rng(0)
+    fleet = pd.DataFrame({"host": np.repeat(["a", "b", "c"], 20).astype(object), "value": rng.normal(10, 1, 60)})
+    fleet.loc[5, "host"] = np.nan
+    with pytest.raises(ValueError, match="1 of 60 rows have no server label"):
+        rank_servers(fleet, permutations=9, rng=0)
+    timed = pd.DataFrame(
+        {"timestamp": pd.date_range("2026-01-01", periods=60, freq="10min"), "value": rng.normal(size=60)}
+    )
+    timed.loc[3, "timestamp"] = pd.NaT
+    with pytest.raises(ValueError, match="1 of 60 timestamps are NaT"):
+        hourly_sample(timed)
+    with pytest.raises(ValueError, match="1 of 60 timestamps are NaT"):
+        stationarity(timed)
+    as_text = timed.dropna().assign(timestamp=lambda d: d.timestamp.dt.strftime("%d/%m %H:%M"))
+    with pytest.raises(ValueError, match="holds .* values, not times"):
+        stationarity(as_text)
+
+
+# ---- internal exceptions ---------------------------------------------------------------------------------------
+
+
+def test_what_used_to_escape_as_an_internal_exception():
+    from perfstudy.adf import adf
+    from perfstudy.datasets import load
+    from perfstudy.diagnostics import autocorrelation_se, warmup
+    from perfstudy.kde import strip_grid
+    from perfstudy.survey import diagnose
+    from perfstudy.workbench import find_peak_rate, quadratic_design
+
+    with pytest.raises(ValueError, match="x: the ADF regression .* singular"):
+        warmup(np.arange(200.0))
+    with pytest.raises(ValueError, match="x: the ADF regression .* singular"):
+        adf(np.tile([1.0, 2.0], 25))
+    assert math.isnan(autocorrelation_se(np.full(10, 3.0)).inflation)
+    with pytest.raises(ValueError, match="strips=0"):
+        strip_grid(np.arange(5.0), strips=0)
+    with pytest.raises(TypeError, match="name=None"):
+        load(None)
+    with pytest.raises(TypeError, match="df: expected a pandas DataFrame"):
+        diagnose(np.arange(5.0), "host")
+    with pytest.raises(TypeError, match="server=None"):
+        find_peak_rate(None)
+    with pytest.raises(ValueError, match="points: expected shape"):
+        quadratic_design(np.arange(5.0))
