@@ -360,7 +360,11 @@ def segment_aa_study(
     rows = []
     for bootstrap, clusters, stream in (("iid", None, boot_rngs[0]), ("segment", labels, boot_rngs[1])):
         result = clustered_bootstrap(y, version, clusters, replicates=replicates, weights=weights, rng=stream)
-        excess = np.abs(result.estimate) / result.standard_error
+        # a zero SE (a constant resample) rejects any non-zero difference and no zero one
+        size = np.abs(result.estimate)
+        excess = np.divide(
+            size, result.standard_error, out=np.where(size > 0, np.inf, 0.0), where=result.standard_error > 0
+        )
         rate = float(np.mean(excess > result.critical_value(confidence, "normal")))
         rows.append(
             dict(

@@ -257,7 +257,7 @@ def test_batch_means_by_hand_and_calibrated_on_ar1():
     assert variances.mean() / truth == pytest.approx(1.0, abs=0.095)
     # and the naive SE is too narrow by about sqrt((1 + phi) / (1 - phi)) = 2
     assert np.median([batch_means(s).too_narrow for s in series]) == pytest.approx(2.0, rel=0.1)
-    with pytest.raises(ValueError, match="at least 40"):
+    with pytest.raises(ValueError, match="batches=20: 30 values hold at most 15 batches of 2"):
         batch_means(np.arange(30.0))
 
 

@@ -69,7 +69,7 @@ def test_diagnose_is_reproducible_and_reports_nan():
         result = diagnose(frame, "host", order="t", dropna=True, rng=4).set_index("host")
     assert result.dropped.to_dict() == {"flat": 0, "iid": 2, "short": 12, "walk": 0}
     assert result.loc["iid", "n"] == 298 and result.loc["short", "notes"] == "every value is NaN or infinite"
-    with pytest.raises(ValueError, match=r"columns \['vm'\] not in the frame"):
+    with pytest.raises(ValueError, match=r"by='vm': df has no such column"):
         diagnose(frame, "vm")
 
 
