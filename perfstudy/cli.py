@@ -67,7 +67,42 @@ def _parser() -> argparse.ArgumentParser:
     analysis.add_argument("--quick", action="store_true", help="fewer replicates and permutations")
     analysis.add_argument("--no-html", action="store_true", help="skip the HTML rendering")
     analysis.add_argument("--no-progress", action="store_true", help="no progress bar")
+    explore = commands.add_parser(
+        "explore",
+        help="every explorer in a web page, no code (Voila, on 127.0.0.1)",
+        description="Serve the explorers (designs, bootstrap Type I error, PT4Cloud, CONFIRM, peak-rate search) "
+        "as a web app with Voila on 127.0.0.1, and print its URL. Needs the 'explore' extra "
+        "(pip install 'perfstudy[explore]'). Real datasets are read from $PERFSTUDY_DATA.",
+    )
+    explore.add_argument("--port", type=int, default=8866, help="port to listen on (default: 8866)")
+    explore.add_argument("--no-browser", action="store_true", help="do not open a browser")
     return parser
+
+
+def _explore(args) -> int:
+    import importlib.resources
+    import importlib.util
+    import subprocess
+    from pathlib import Path
+
+    if importlib.util.find_spec("voila") is None:
+        print("perfstudy explore: needs Voila; install it with pip install 'perfstudy[explore]'", file=sys.stderr)
+        return 2
+    if not 0 < args.port < 65536:
+        print(f"perfstudy explore: --port {args.port}: expected a port from 1 to 65535", file=sys.stderr)
+        return 2
+    notebook = Path(str(importlib.resources.files("perfstudy") / "notebooks" / "explore.ipynb"))
+    command = [
+        sys.executable, "-m", "voila", str(notebook), "--Voila.ip=127.0.0.1", f"--port={args.port}",
+        "--ServerApp.port_retries=0", "--show_tracebacks=False",
+    ]  # fmt: skip
+    if args.no_browser:
+        command.append("--no-browser")
+    print(f"perfstudy explore: http://127.0.0.1:{args.port}/ (Ctrl-C to stop)", flush=True)
+    try:
+        return subprocess.call(command, cwd=notebook.parent)
+    except KeyboardInterrupt:
+        return 0
 
 
 def _analyze(args) -> int:
@@ -156,7 +191,8 @@ def main(argv=None) -> int:
     int
         The exit status. ``report``: 0 when every notebook ran, 1 when one failed. ``compare``: 0,
         or 1 with ``--fail-on-regression`` when a benchmark is slower beyond the threshold.
-        ``analyze``: 0, or 1 when its notebook failed. 2 on a usage error or unusable input.
+        ``analyze``: 0, or 1 when its notebook failed. ``explore``: Voila's status when it stops. 2 on a
+        usage error or unusable input.
     """
     args = _parser().parse_args(argv)
     if args.command == "report":
@@ -185,6 +221,8 @@ def main(argv=None) -> int:
         return _compare(args)
     if args.command == "analyze":
         return _analyze(args)
+    if args.command == "explore":
+        return _explore(args)
     return 2  # pragma: no cover - argparse rejects unknown commands
 
 

@@ -6,19 +6,81 @@ nbconvert) shows a static result and never waits for a frontend.
 
 from __future__ import annotations
 
+import functools
 import html
+import math
 
 import ipywidgets as w
 import matplotlib.pyplot as plt
+import numpy as np
 from IPython.display import HTML, display
 
-from perfstudy._checks import check_int, check_real
+from perfstudy._checks import check_bool, check_choice, check_fraction, check_int, check_real
 from perfstudy.designs import CostModel, DesignComparison, compare_designs
 from perfstudy.estimate import VarianceFit
 from perfstudy.model import PERFLAB_ENDPOINTS, VarianceComponents, check_components
-from perfstudy.plots import DESIGN_COLORS, DESIGN_LABELS
+from perfstudy.plots import (
+    DESIGN_COLORS,
+    DESIGN_LABELS,
+    plot_confirm_convergence,
+    plot_pt4cloud_distributions,
+    plot_ranked_intervals,
+    plot_search_traces,
+)
 
-__all__ = ["design_explorer", "render_comparison"]
+__all__ = [
+    "design_explorer",
+    "bootstrap_explorer",
+    "pt4cloud_explorer",
+    "confirm_explorer",
+    "peak_rate_explorer",
+    "render_comparison",
+]
+
+#: every control's label is shown whole (ipywidgets cut long descriptions at about 80 px)
+STYLE = {"description_width": "150px"}
+LAYOUT = w.Layout(width="360px")
+
+
+def _red(message: str):
+    """The explorers' one way to say no: the library's message, in red, in place of the result."""
+    return HTML(f"<p class='perfstudy-error' style='color:#b00'>{html.escape(message)}</p>")
+
+
+def _explorer(controls: dict, compute, columns, *, title: str = ""):
+    """An explorer: ``controls`` (name -> widget) laid out in ``columns`` (lists of names) above an output.
+
+    ``compute(**values)`` returns ``(state, html_text, figure_or_None)``; it runs once now (so a headless
+    run shows a result) and again whenever a control changes. A ``ValueError`` or ``TypeError`` from it
+    (bad input, refused by the library) shows as a red message and leaves ``state`` None. The returned
+    box has ``controls``, ``state`` (the last result) and ``text`` (the HTML shown above the figure).
+    """
+    out = w.Output()
+    box = w.VBox()
+
+    def update(**values):
+        out.clear_output(wait=True)
+        with out:
+            try:
+                state, text, fig = compute(**values)
+            except (TypeError, ValueError) as error:
+                box.state, box.text = None, _red(str(error)).data
+                display(HTML(box.text))
+                return
+            box.state, box.text = state, text
+            display(HTML(text))
+            if fig is not None:
+                plt.show()
+
+    for widget in controls.values():
+        widget.style = STYLE
+        widget.layout = LAYOUT
+    box.controls = controls
+    box.state, box.text = None, ""
+    w.interactive_output(update, controls)
+    header = [w.HTML(f"<b>{html.escape(title)}</b>")] if title else []
+    box.children = [*header, w.HBox([w.VBox([controls[k] for k in column]) for column in columns]), out]
+    return box
 
 
 def render_comparison(comparison) -> str:
@@ -99,8 +161,6 @@ def design_explorer(
     if not isinstance(costs, CostModel):
         raise TypeError(f"costs: expected a CostModel, got {type(costs).__name__}")
     target_se = check_real("target_se", target_se, positive=True)
-    if not 1e-4 <= target_se <= 10:
-        raise ValueError(f"target_se={target_se!r}: expected a value from 0.0001 to 10")
     largest = max(components.sigmas.values())
     top = max(2.0, float(f"{2 * largest:.1g}"))  # room to double the largest fitted sigma
     sigma = dict(min=0.0, max=top, step=top / 200, continuous_update=False, readout_format=".3g")
@@ -121,49 +181,406 @@ def design_explorer(
         "request_cost": w.FloatText(value=costs.request, description="request C_f"),
         "repetition_cost": w.FloatText(value=costs.repetition, description="repetition C_m"),
         "host_cost": w.FloatText(value=costs.host, description="host cost"),
-        "target_se": w.BoundedFloatText(value=target_se, min=1e-4, max=10.0, step=0.005, description="target SE"),
+        "target_se": w.FloatText(value=target_se, step=0.005, description="target SE"),
     }
-    out = w.Output()
 
-    def update(**values):
-        out.clear_output(wait=True)
-        with out:
-            try:
-                comps = VarianceComponents(
-                    **{k: values[k] for k in ("request", "host", "request_batch", "host_batch", "noise")}
-                )
-                cost_model = CostModel(
-                    setup=values["setup"],
-                    request=values["request_cost"],
-                    repetition=values["repetition_cost"],
-                    host=values["host_cost"],
-                )
-                comparison = compare_designs(
-                    comps,
-                    requests=values["requests"],
-                    hosts=values["hosts"],
-                    repetitions=values["repetitions"],
-                    costs=cost_model,
-                    target_se=values["target_se"],
-                )
-            except (TypeError, ValueError) as error:
-                display(HTML(f"<p style='color:#b00'>{html.escape(str(error))}</p>"))
-                return
-            display(HTML(render_comparison(comparison)))
-            fig, ax = plt.subplots(figsize=(5.5, 2.2))
-            names = list(comparison.standard_errors)
-            ax.barh(
-                [DESIGN_LABELS[d] for d in names],
-                [comparison.standard_errors[d] for d in names],
-                color=[DESIGN_COLORS[d] for d in names],
+    def compute(**values):
+        comps = VarianceComponents(
+            **{k: values[k] for k in ("request", "host", "request_batch", "host_batch", "noise")}
+        )
+        cost_model = CostModel(
+            setup=values["setup"],
+            request=values["request_cost"],
+            repetition=values["repetition_cost"],
+            host=values["host_cost"],
+        )
+        comparison = compare_designs(
+            comps,
+            requests=values["requests"],
+            hosts=values["hosts"],
+            repetitions=values["repetitions"],
+            costs=cost_model,
+            target_se=values["target_se"],
+        )
+        fig, ax = plt.subplots(figsize=(5.5, 2.2))
+        names = list(comparison.standard_errors)
+        ax.barh(
+            [DESIGN_LABELS[d] for d in names],
+            [comparison.standard_errors[d] for d in names],
+            color=[DESIGN_COLORS[d] for d in names],
+        )
+        ax.axvline(values["target_se"], color="k", ls="--", lw=1)
+        ax.set_xlabel("standard error of delta_hat")
+        fig.tight_layout()
+        return comparison, render_comparison(comparison), fig
+
+    columns = [
+        ["request", "host", "request_batch", "host_batch", "noise"],
+        ["requests", "hosts", "repetitions", "target_se"],
+        ["setup", "request_cost", "repetition_cost", "host_cost"],
+    ]
+    return _explorer(controls, compute, columns, title="Standard error of the four designs")
+
+
+def bootstrap_explorer(
+    components: VarianceComponents = PERFLAB_ENDPOINTS[1],
+    *,
+    design: str = "fully_balanced",
+    bootstrap: str = "host",
+    requests: int = 64,
+    hosts: int = 16,
+    tests: int = 400,
+    replicates: int = 400,
+    confidence: float = 0.95,
+    seed: int = 0,
+):
+    """Type I error of a clustered bootstrap under one design (Table 3, Figure 7 of Bakshy & Frachtenberg).
+
+    ``tests`` A/A experiments are simulated (:func:`perfstudy.type1.aa_tests`); each gets a
+    ``confidence`` interval from the chosen bootstrap. Shown: the share that exclude 0 (the Type I
+    error) with its Monte Carlo interval, the true SE (spread of ``delta_hat``) against the mean
+    estimated one, and the tests ranked by estimate with their intervals (false positives in red).
+
+    Parameters
+    ----------
+    components : VarianceComponents or VarianceFit
+        Sigmas of Eq. 3 (default Table 1's endpoint 1).
+    design : str
+        One of :data:`perfstudy.schedules.DESIGNS`.
+    bootstrap : {"iid", "request", "host", "host_block"}
+        The unit resampled.
+    requests, hosts : int
+        ``R`` and ``H`` of each simulated experiment.
+    tests : int
+        Simulated A/A tests (at most 2,000: each redraw runs in about a second).
+    replicates : int
+        Bootstrap replicates per test.
+    confidence : float
+        Of each interval.
+    seed : int
+        Seed of the simulation.
+
+    Returns
+    -------
+    ipywidgets.VBox
+        With ``controls`` and ``state`` (a dict: ``type1_error``, ``mc_interval``, ``true_se``,
+        ``mean_estimated_se``).
+    """
+    from perfstudy.schedules import DESIGNS
+    from perfstudy.type1 import BOOTSTRAPS, aa_tests
+
+    if isinstance(components, VarianceFit):
+        components = components.components()
+    check_components(components)
+    controls = {
+        "design": w.Dropdown(options=list(DESIGNS), value=check_choice("design", design, DESIGNS), description="design"),
+        "bootstrap": w.Dropdown(
+            options=list(BOOTSTRAPS), value=check_choice("bootstrap", bootstrap, BOOTSTRAPS), description="bootstrap"
+        ),
+        "requests": w.IntSlider(
+            value=check_int("requests", requests, minimum=8, maximum=1024), min=8, max=1024, step=8,
+            description="requests R", continuous_update=False,
+        ),
+        "hosts": w.IntSlider(
+            value=_even("hosts", check_int("hosts", hosts, minimum=2, maximum=64)), min=2, max=64, step=2,
+            description="hosts H", continuous_update=False,
+        ),
+        "tests": w.IntText(value=check_int("tests", tests, minimum=20, maximum=2000), description="A/A tests"),
+        "replicates": w.IntText(
+            value=check_int("replicates", replicates, minimum=50, maximum=2000), description="bootstrap replicates"
+        ),
+        "confidence": w.FloatText(value=check_fraction("confidence", confidence), step=0.01, description="confidence"),
+        "seed": w.IntText(value=check_int("seed", seed, minimum=0), description="seed"),
+    }  # fmt: skip
+
+    def compute(design, bootstrap, requests, hosts, tests, replicates, confidence, seed):
+        tests = check_int("tests", tests, minimum=20, maximum=2000)
+        replicates = check_int("replicates", replicates, minimum=50, maximum=2000)
+        confidence = check_fraction("confidence", confidence)
+        result = aa_tests(
+            design, components, bootstraps=(bootstrap,), requests=requests, hosts=hosts, experiments=tests,
+            replicates=replicates, rng=seed,
+        )  # fmt: skip
+        boot = result.bootstraps[bootstrap]
+        low, high = boot.confidence_interval(confidence)
+        rejected = (low > 0) | (high < 0)
+        rate = float(rejected.mean())
+        mc = 1.96 * math.sqrt(max(rate * (1 - rate), 1e-12) / tests)
+        state = dict(
+            type1_error=rate,
+            mc_interval=(max(0.0, rate - mc), min(1.0, rate + mc)),
+            true_se=float(np.std(result.delta_hat, ddof=1)),
+            mean_estimated_se=float(np.mean(boot.standard_error)),
+        )
+        nominal = 1 - confidence
+        text = (
+            f"<p>Type I error <b>{rate:.3f}</b> (95% MC interval {state['mc_interval'][0]:.3f} to "
+            f"{state['mc_interval'][1]:.3f}; nominal {nominal:.3f}) over {tests} A/A tests.<br>"
+            f"True SE of delta_hat {state['true_se']:.4f}; mean {bootstrap} bootstrap SE "
+            f"{state['mean_estimated_se']:.4f} (ratio {state['mean_estimated_se'] / state['true_se']:.2f}).</p>"
+        )
+        fig = plot_ranked_intervals({(design, bootstrap): (boot.estimate, low, high)}, title="A/A tests, ranked")
+        return state, text, fig
+
+    columns = [["design", "bootstrap", "requests", "hosts"], ["tests", "replicates", "confidence", "seed"]]
+    return _explorer(controls, compute, columns, title="Bootstrap Type I error")
+
+
+def pt4cloud_explorer(
+    name: str = "pt4cloud-AWS-EP-L",
+    *,
+    objective_probability: float = 0.9,
+    interval_hours: float = 168.0,
+    portion: float = 1.0,
+    replicates: int = 200,
+):
+    """PT4Cloud on one of the 33 configurations (He et al., sections 3 and 6).
+
+    The sampled runs are cut into intervals of ``interval_hours`` (optionally keeping only the first
+    ``portion`` of every hour, section 6.2) and PT4Cloud adds intervals until the distribution is stable
+    at ``objective_probability``. Shown: the intervals and runs used, whether it stopped, the accuracy
+    of the reported distribution against the ground truth, and the distribution after each interval
+    with the band of the reported one.
+
+    Parameters
+    ----------
+    name : str
+        A PT4Cloud configuration (:func:`perfstudy.studies.he2019.configurations`).
+    objective_probability : float
+        ``po``.
+    interval_hours : float
+        Length of one interval (the paper: a week, 168 h; section 6.1 tries 12 h to 120 h).
+    portion : float
+        Share of every hour that is run, in (0, 1].
+    replicates : int
+        Bootstrap resamples of the band.
+
+    Returns
+    -------
+    ipywidgets.VBox
+        With ``controls`` and ``state`` (a dict: ``intervals_used``, ``stopped``, ``runs``, ``accuracy``).
+    """
+    from perfstudy.pt4cloud import MIN_SAMPLES, accuracy, hourly_sample, pt4cloud, split_intervals
+    from perfstudy.studies import he2019
+
+    names = he2019.configurations()
+    controls = {
+        "name": w.Dropdown(options=names, value=check_choice("name", name, names), description="configuration"),
+        "objective_probability": w.FloatText(
+            value=check_fraction("objective_probability", objective_probability), step=0.01, description="objective po"
+        ),
+        "interval_hours": w.Dropdown(
+            options=[12.0, 24.0, 48.0, 72.0, 96.0, 120.0, 168.0],
+            value=check_real("interval_hours", interval_hours, positive=True),
+            description="interval (hours)",
+        ),
+        "portion": w.FloatSlider(
+            value=check_real("portion", portion, positive=True), min=0.1, max=1.0, step=0.05,
+            description="portion of each hour", continuous_update=False,
+        ),
+        "replicates": w.IntText(value=check_int("replicates", replicates, minimum=10, maximum=2000), description="band replicates"),
+    }  # fmt: skip
+
+    def compute(name, objective_probability, interval_hours, portion, replicates):
+        objective_probability = check_fraction("objective_probability", objective_probability)
+        replicates = check_int("replicates", replicates, minimum=10, maximum=2000)
+        c = _configuration(name)
+        runs, per_hour = c.sampled, c.runs_per_hour
+        if portion < 1:
+            runs = hourly_sample(runs, portion, runs_per_hour=per_hour)
+            per_hour *= portion
+        length = max(MIN_SAMPLES, int(round(interval_hours * per_hour)))
+        parts, _ = split_intervals(runs, length)
+        if len(parts) < 2:
+            raise ValueError(
+                f"interval_hours={interval_hours:g}: {name} holds {len(parts)} such interval(s); 2 are needed"
             )
-            ax.axvline(values["target_se"], color="k", ls="--", lw=1)
-            ax.set_xlabel("standard error of delta_hat")
-            fig.tight_layout()
-            plt.show()
+        result = pt4cloud(parts, objective_probability=objective_probability, replicates=replicates, rng=0)
+        state = dict(
+            intervals_used=result.intervals_used,
+            stopped=result.stopped,
+            runs=result.runs,
+            accuracy=accuracy(result.sample, c.ground_truth),
+        )
+        verdict = "stable" if result.stopped else "not stable in the data there is"
+        text = (
+            f"<p>{c.benchmark} on {c.config}: <b>{verdict}</b> after {result.intervals_used} interval(s) of "
+            f"{interval_hours:g} h ({result.runs} runs; {result.intervals_used * interval_hours:g} h of measuring). "
+            f"Accuracy against the ground truth: <b>{state['accuracy']:.1%}</b> (objective {objective_probability:.0%}).</p>"
+        )
+        fig = plot_pt4cloud_distributions(
+            {f"{c.benchmark} on {c.config}": (parts[: result.intervals_used], result, c.ground_truth)}, columns=1
+        )
+        return state, text, fig
 
-    w.interactive_output(update, controls)
-    left = w.VBox([controls[k] for k in ("request", "host", "request_batch", "host_batch", "noise")])
-    middle = w.VBox([controls[k] for k in ("requests", "hosts", "repetitions", "target_se")])
-    right = w.VBox([controls[k] for k in ("setup", "request_cost", "repetition_cost", "host_cost")])
-    return w.VBox([w.HBox([left, middle, right]), out])
+    columns = [["name", "objective_probability", "interval_hours"], ["portion", "replicates"]]
+    return _explorer(controls, compute, columns, title="PT4Cloud: when has the distribution stopped changing?")
+
+
+@functools.lru_cache(maxsize=8)
+def _configuration(name: str):
+    from perfstudy.studies import he2019
+
+    return he2019.configuration(name)
+
+
+#: the series the CONFIRM explorer offers: notebook 05's Figure 5, as (dataset, series)
+CONFIRM_SERIES = (
+    ("laaber-hashicorp-golang-lru", "arc_test.go/BenchmarkARC_Rand"),
+    ("azure-redis-get-short", "redis-get-short"),
+    ("pt4cloud-AWS-EP-L", "ground_truth"),
+)
+
+
+def confirm_explorer(
+    series=CONFIRM_SERIES[0],
+    *,
+    error: float = 0.01,
+    confidence: float = 0.95,
+    trials: int = 100,
+    max_size: int = 1000,
+):
+    """CONFIRM on a real series (Maricq et al., section 5): how many repetitions until the median's
+    confidence interval is within ``+-error`` of it.
+
+    Shown: the estimate, and the curve of the mean CI bounds against the number of runs.
+
+    Parameters
+    ----------
+    series : (dataset, series)
+        One of :data:`CONFIRM_SERIES`, or any pair :func:`perfstudy.studies.maricq2018.series_values` reads.
+    error : float
+        Target half-width, relative to the median.
+    confidence : float
+        Of the interval.
+    trials : int
+        Random orders of the runs.
+    max_size : int
+        Largest number of runs tried.
+
+    Returns
+    -------
+    ipywidgets.VBox
+        With ``controls`` and ``state`` (the :class:`perfstudy.confirm.Repetitions`).
+    """
+    from perfstudy.confirm import repetitions_needed
+
+    options = {f"{d}: {s}": (d, s) for d, s in dict.fromkeys((*CONFIRM_SERIES, tuple(series)))}
+    controls = {
+        "series": w.Dropdown(options=list(options), value=f"{series[0]}: {series[1]}", description="series"),
+        "error": w.FloatText(value=check_real("error", error, positive=True), step=0.005, description="error (+-)"),
+        "confidence": w.FloatSlider(
+            value=check_fraction("confidence", confidence),
+            min=0.5,
+            max=0.99,
+            step=0.01,
+            description="confidence",
+            continuous_update=False,
+        ),
+        "trials": w.IntText(value=check_int("trials", trials, minimum=2, maximum=1000), description="random orders"),
+        "max_size": w.IntText(value=check_int("max_size", max_size, minimum=10), description="largest size tried"),
+    }
+
+    def compute(series, error, confidence, trials, max_size):
+        trials = check_int("trials", trials, minimum=2, maximum=1000)
+        x = _series_values(*options[series])
+        result = repetitions_needed(x, error=error, confidence=confidence, trials=trials, max_size=max_size, rng=0)
+        found = (
+            f"<b>{result.estimate}</b> repetitions" if result.estimate else f"more than {result.sizes[-1]} repetitions"
+        )
+        text = (
+            f"<p>{series} ({x.size} runs, median {result.median:.4g}): a {confidence:.0%} CI of the median within "
+            f"+-{error:.1%} needs {found}.</p>"
+        )
+        fig = plot_confirm_convergence({series: result}, columns=1)
+        return result, text, fig
+
+    return _explorer(controls, compute, [["series", "error", "confidence"], ["trials", "max_size"]], title="CONFIRM")
+
+
+@functools.lru_cache(maxsize=8)
+def _series_values(dataset: str, selector: str):
+    from perfstudy.studies.maricq2018 import series_values
+
+    return series_values(dataset, selector)
+
+
+def peak_rate_explorer(
+    *,
+    disks: int = 4,
+    daemons: int = 16,
+    policy: str = "binsearch",
+    target_accuracy: float = 0.10,
+    confidence: float = 0.95,
+    seeding: bool = False,
+    seed: int = 0,
+):
+    """Automated peak-rate search on the simulated workbench (Shivam et al., Algorithm 2).
+
+    Shown: the search's trace (each trial's load against benchmarking time), its cost, and its error
+    against the server's true peak rate. With ``seeding``, the search starts at the peak of the
+    neighbouring server (one disk fewer), as section 3.7 seeds from the nearest sample measured.
+
+    Parameters
+    ----------
+    disks, daemons : int
+        The server (:class:`perfstudy.workbench.SimulatedServer`).
+    policy : {"binsearch", "linear", "model", "strawman"}
+        The load picker.
+    target_accuracy, confidence : float
+        Of the interval at the peak.
+    seeding : bool
+        Seed from the neighbouring server's peak rather than at 10 requests/s.
+    seed : int
+        Seed of the trials.
+
+    Returns
+    -------
+    ipywidgets.VBox
+        With ``controls`` and ``state`` (a dict: ``peak_rate``, ``true_peak_rate``, ``error``, ``cost_hours``).
+    """
+    from perfstudy.workbench import POLICIES, SimulatedServer, find_peak_rate
+
+    controls = {
+        "disks": w.IntSlider(value=check_int("disks", disks, maximum=16), min=1, max=16, description="disks", continuous_update=False),
+        "daemons": w.IntSlider(
+            value=check_int("daemons", daemons, maximum=64), min=1, max=64, description="daemons", continuous_update=False
+        ),
+        "policy": w.Dropdown(options=list(POLICIES), value=check_choice("policy", policy, POLICIES), description="policy"),
+        "target_accuracy": w.FloatText(
+            value=check_fraction("target_accuracy", target_accuracy), step=0.01, description="target accuracy"
+        ),
+        "confidence": w.FloatText(value=check_fraction("confidence", confidence), step=0.01, description="confidence"),
+        "seeding": w.Checkbox(value=check_bool("seeding", seeding), description="seed from a neighbour"),
+        "seed": w.IntText(value=check_int("seed", seed, minimum=0), description="seed"),
+    }  # fmt: skip
+
+    def compute(disks, daemons, policy, target_accuracy, confidence, seeding, seed):
+        server = SimulatedServer(disks=disks, daemons=daemons)
+        seed_load = None
+        if seeding and disks > 1:
+            seed_load = find_peak_rate(SimulatedServer(disks=disks - 1, daemons=daemons), rng=seed + 1).peak_rate
+        search = find_peak_rate(
+            server, policy=policy, seed_load=seed_load, target_accuracy=target_accuracy, confidence=confidence,
+            runlength=120.0, increment=20.0, rng=seed,
+        )  # fmt: skip
+        truth = server.true_peak_rate
+        error = None if search.peak_rate is None else search.peak_rate / truth - 1
+        state = dict(peak_rate=search.peak_rate, true_peak_rate=truth, error=error, cost_hours=search.cost / 3600)
+        found = "no peak found" if search.peak_rate is None else f"peak {search.peak_rate:.1f} requests/s"
+        miss = "" if error is None else f" ({error:+.1%} against the true {truth:.1f})"
+        text = (
+            f"<p>{policy}: <b>{found}</b>{miss} after {len(search.loads)} test loads, {len(search.trials)} trials, "
+            f"<b>{state['cost_hours']:.1f} h</b> of benchmarking ({search.reason}).</p>"
+        )
+        fig = plot_search_traces({policy: (search, truth)})
+        return state, text, fig
+
+    columns = [["disks", "daemons", "policy", "seeding"], ["target_accuracy", "confidence", "seed"]]
+    return _explorer(controls, compute, columns, title="Peak-rate search")
+
+
+def _even(name: str, value: int) -> int:
+    if value % 2:
+        raise ValueError(f"{name}={value}: expected an even number (single-batch designs split them)")
+    return value

@@ -436,3 +436,18 @@ def test_comparing_versions_notebook(tmp_path_factory):
         "08_detection_interleaved_10.png",
         "08_detection_sequential_10.png",
     ]
+
+
+@pytest.mark.notebook
+def test_explore_notebook(tmp_path_factory):
+    """The page `perfstudy explore` serves: every explorer builds and shows a result (none a red message)."""
+    from perfstudy.designs import compare_designs
+    from perfstudy.model import PERFLAB_ENDPOINTS
+
+    _, rec = run_quick(tmp_path_factory, "explore")
+    assert rec["errors"] == []
+    assert rec["design_se"] == compare_designs(PERFLAB_ENDPOINTS[1], requests=256, hosts=16).standard_errors
+    assert 0 <= rec["bootstrap"]["type1_error"] <= 0.2 and rec["bootstrap"]["true_se"] > 0
+    assert rec["pt4cloud"]["intervals_used"] >= 2 and 0.5 < rec["pt4cloud"]["accuracy"] <= 1
+    assert rec["confirm_estimate"] > 10
+    assert abs(rec["peak_rate"]["error"]) < 0.2

@@ -20,6 +20,7 @@ from perfstudy.studies import _arguments
 from perfstudy.studies.public_data import SERIES, iter_series
 
 __all__ = [
+    "series_values",
     "PUBLISHED",
     "cov_summary",
     "Figure3",
@@ -246,6 +247,25 @@ def median_ci_index_table(sizes=(7, 8, 10, 20, 50, 100, 1000), *, confidence: fl
     for method in ("order_statistics", "confirm"):
         table[f"{method}_low"], table[f"{method}_high"] = median_ci_indices(sizes, confidence, method)
     return table
+
+
+def series_values(dataset: str, selector: str) -> np.ndarray:
+    """The runs of one series of a registered dataset, in file order.
+
+    Parameters
+    ----------
+    dataset : str
+        A registered dataset.
+    selector : str
+        A PT4Cloud dataset's ``split`` (``"sampled"``, ``"ground_truth"``), or another dataset's ``benchmark``.
+    """
+    frame = datasets.load(dataset)
+    column = "split" if "split" in frame else "benchmark"
+    values = frame.loc[frame[column] == selector, "value"].to_numpy()
+    if values.size == 0:
+        choices = sorted(map(str, frame[column].unique()))[:10]
+        raise ValueError(f"selector={selector!r}: {dataset} has no such {column}; it has e.g. {choices}")
+    return values
 
 
 def _values(dataset: str, selector: str) -> np.ndarray:

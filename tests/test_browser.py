@@ -1,0 +1,391 @@
+"""The notebooks and the explorers in a real browser (issue 15): JupyterLab and Voila, driven in
+Debian's Chromium with Playwright.
+
+- JupyterLab runs from this virtualenv on 127.0.0.1 with a token, ``--ServerApp.port_retries=0`` and
+  ``--allow-root`` (CI runs as root), ``PERFSTUDY_DATA`` set, over quick copies of the notebooks
+  (papermill's ``prepare_only``: the parameters cell is set, nothing is executed). The test stops the
+  server by its own PID.
+- Each notebook is opened and Run All; when every cell has run, there must be no error output, no
+  "Error displaying widget", and every figure must be drawn (an ``img`` with a width for each
+  ``image/png`` output). Notebook windowing is off, so every cell is in the page.
+- Each explorer: one slider moved and one value typed; its text must become what the library
+  function gives for the new inputs, its figure must change, and a bad value must show the red message.
+- ``perfstudy explore``: the page loads in Voila and one explorer responds.
+
+Chromium is Debian's (``/usr/bin/chromium``, with ``--no-sandbox``); ``playwright install`` is never
+run. Without it the tests skip and say why. On failure a screenshot is kept under build/browser/.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM = "/usr/bin/chromium"
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = sorted(p.stem for p in (ROOT / "notebooks").glob("*.ipynb"))
+SHOTS = ROOT / "build" / "browser"
+#: seconds one notebook may take in the browser at quick size (the slowest, 05, runs in about 40 s)
+NOTEBOOK_TIMEOUT = 300
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _wait_http(url: str, process, seconds: float = 120) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"the server exited with status {process.returncode}")
+        try:
+            with urllib.request.urlopen(url, timeout=5):
+                return
+        except OSError:
+            time.sleep(0.5)
+    raise TimeoutError(f"{url} did not answer in {seconds:.0f} s")
+
+
+def _stop(process) -> None:
+    """Stop a server started in its own session, by its PID (and its kernels with it)."""
+    if process.poll() is None:
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait(timeout=20)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"{CHROMIUM} is not installed (apt-get install chromium; .ci/run installs it)")
+    playwright = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (the test extra)")
+    with playwright.sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    """JupyterLab over quick copies of the notebooks; yields (base URL, token, root folder)."""
+    import papermill as pm
+
+    root = tmp_path_factory.mktemp("lab")
+    work = root / "notebooks"
+    work.mkdir()
+    for name in NOTEBOOKS:
+        declared = pm.inspect_notebook(str(ROOT / "notebooks" / f"{name}.ipynb"))
+        offered = {"quick": True, "out_dir": str(root / "build"), "figures_dir": str(root / "figures")}
+        pm.execute_notebook(
+            str(ROOT / "notebooks" / f"{name}.ipynb"),
+            str(work / f"{name}.ipynb"),
+            parameters={k: v for k, v in offered.items() if k in declared},
+            prepare_only=True,
+            progress_bar=False,
+        )
+    settings = root / "settings"
+    for path, values in {
+        "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {"windowingMode": "none"},
+        "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {
+            "fetchNews": "false",
+            "checkForUpdates": False,
+        },
+    }.items():
+        (settings / path).parent.mkdir(parents=True, exist_ok=True)
+        (settings / path).write_text(json.dumps(values))
+    port, token = _free_port(), "perfstudy-browser-test"
+    env = {
+        **os.environ,
+        "JUPYTERLAB_SETTINGS_DIR": str(settings),
+        "MPLBACKEND": "module://matplotlib_inline.backend_inline",
+    }
+    process = subprocess.Popen(
+        [sys.executable, "-m", "jupyterlab", "--no-browser", "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}",
+         "--ServerApp.port_retries=0", f"--IdentityProvider.token={token}", "--allow-root",
+         f"--ServerApp.root_dir={work}", "--LabApp.expose_app_in_browser=True"],
+        cwd=work, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+    )  # fmt: skip
+    url = f"http://127.0.0.1:{port}"
+    try:
+        _wait_http(f"{url}/api/status?token={token}", process)
+        yield url, token, root
+    finally:
+        _stop(process)
+
+
+def _screenshot_on_failure(page, name: str):
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+
+
+CELLS = """() => {
+    const panel = window.jupyterapp.shell.currentWidget;
+    const cells = panel.content.widgets.filter(c => c.model.type === 'code');
+    return {
+        status: panel.sessionContext.kernelDisplayStatus,
+        cells: cells.map(c => ({count: c.model.executionCount, outputs: c.model.outputs.toJSON()})),
+    };
+}"""
+
+
+def _run_all(page, url: str, token: str, name: str) -> dict:
+    # a workspace of its own, reset: no tab of an earlier page is restored in front of this one
+    page.goto(f"{url}/lab/workspaces/{name}/tree/{name}.ipynb?reset&token={token}")
+    page.wait_for_function(
+        "(name) => { const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;"
+        " return w && w.context && w.context.path === name + '.ipynb' && w.sessionContext"
+        " && w.sessionContext.kernelDisplayStatus === 'idle'; }",
+        arg=name,
+        timeout=120_000,
+    )
+    page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
+    page.wait_for_function(
+        """() => {
+            const panel = window.jupyterapp.shell.currentWidget;
+            const cells = panel.content.widgets.filter(c => c.model.type === 'code');
+            const failed = cells.some(c => c.model.outputs.toJSON().some(o => o.output_type === 'error'));
+            const done = cells.every(c => c.model.executionCount !== null);
+            return panel.sessionContext.kernelDisplayStatus === 'idle' && (done || failed);
+        }""",
+        timeout=NOTEBOOK_TIMEOUT * 1000,
+        polling=500,
+    )
+    page.wait_for_timeout(1500)  # the last outputs are drawn
+    return page.evaluate(CELLS)
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_notebook_runs_in_jupyterlab(browser, lab, name):
+    url, token, _ = lab
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    try:
+        state = _run_all(page, url, token, name)
+        errors = [o for c in state["cells"] for o in c["outputs"] if o["output_type"] == "error"]
+        assert not errors, f"{name}: {errors[0]['ename']}: {errors[0]['evalue']}"
+        assert all(c["count"] for c in state["cells"]), f"{name}: a cell did not run"
+        prompts = page.eval_on_selector_all(".jp-InputPrompt", "els => els.map(e => e.textContent)")
+        assert not [p for p in prompts if "*" in p], f"{name}: a cell is still running"
+        assert "Error displaying widget" not in page.content()
+        figures = sum(1 for c in state["cells"] for o in c["outputs"] if "image/png" in o.get("data", {}))
+        drawn = page.eval_on_selector_all(
+            ".jp-OutputArea-output img", "imgs => imgs.filter(i => i.complete && i.naturalWidth > 0).length"
+        )
+        assert drawn >= figures, f"{name}: {figures} figures in the outputs, {drawn} drawn"
+    except BaseException:
+        _screenshot_on_failure(page, name)
+        raise
+    finally:
+        page.close()
+
+
+# ---- the explorers ---------------------------------------------------------------------------------------------
+
+
+def _explorer(page, title: str):
+    return page.locator(f'.widget-vbox:has(> .widget-html:has-text("{title}"))').first
+
+
+def _control(root, label: str):
+    return root.locator(f'.widget-inline-hbox:has(> .widget-label:text-is("{label}"))').first
+
+
+def _output(root) -> tuple[str, str]:
+    """The explorer's text and the source of its figure."""
+    text, image = root.locator(".widget-output").first.evaluate(
+        "o => [o.innerText, (o.querySelector('img') || {src: ''}).src]"
+    )
+    return " ".join(text.split()), image
+
+
+def _type(root, label: str, value) -> None:
+    field = _control(root, label).locator("input").first
+    field.fill(str(value))
+    field.press("Enter")
+
+
+def _drag(page, root, label: str, pixels: float) -> str:
+    """Move a slider's handle by ``pixels`` with the mouse; return the slider's new readout."""
+    control = _control(root, label)
+    readout = control.locator(".widget-readout").first
+    before = readout.inner_text().strip()
+    handle = control.locator(".noUi-handle").first
+    handle.scroll_into_view_if_needed()
+    box = handle.bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.mouse.down()
+    page.mouse.move(box["x"] + box["width"] / 2 + pixels, box["y"] + box["height"] / 2, steps=8)
+    page.mouse.up()
+    for _ in range(40):  # the readout follows the model, a moment after the mouse
+        page.wait_for_timeout(250)
+        if readout.inner_text().strip() != before:
+            break
+    page.wait_for_timeout(500)
+    return readout.inner_text().strip()
+
+
+def _wait_for(
+    page, root, predicate, seconds: float = 60, image_not: str | None = None, want: str = ""
+) -> tuple[str, str]:
+    """Wait until the text satisfies ``predicate`` (and, with ``image_not``, a figure other than that one
+    is drawn: the text is shown before the figure)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        text, image = _output(root)
+        if predicate(text) and (image_not is None or (image and image != image_not)):
+            return text, image
+        page.wait_for_timeout(250)
+    raise AssertionError(f"the explorer did not show {want!r}; it shows: {_output(root)[0][:400]}")
+
+
+def _expected_design(values):
+    from perfstudy import PERFLAB_ENDPOINTS
+    from perfstudy.designs import CostModel, compare_designs
+
+    comparison = compare_designs(
+        PERFLAB_ENDPOINTS[1], requests=256, hosts=int(values["slider"]), repetitions=1,
+        costs=CostModel(setup=600.0, request=2.0, repetition=0.5, host=60.0), target_se=values["typed"],
+    )  # fmt: skip
+    return f"fully balanced {comparison.standard_errors['fully_balanced']:.4f}"
+
+
+def _expected_bootstrap(values):
+    import numpy as np
+
+    from perfstudy import PERFLAB_ENDPOINTS
+    from perfstudy.type1 import aa_tests
+
+    result = aa_tests(
+        "fully_balanced", PERFLAB_ENDPOINTS[1], bootstraps=("host",), requests=int(values["slider"]), hosts=16,
+        experiments=values["typed"], replicates=100, rng=0,
+    )  # fmt: skip
+    low, high = result.bootstraps["host"].confidence_interval(0.95)
+    return f"Type I error {float(np.mean((low > 0) | (high < 0))):.3f}"
+
+
+def _expected_pt4cloud(values):
+    from perfstudy.pt4cloud import MIN_SAMPLES, accuracy, hourly_sample, pt4cloud, split_intervals
+    from perfstudy.studies import he2019
+
+    c = he2019.configuration("pt4cloud-AWS-EP-L")
+    portion = float(values["slider"])
+    runs = hourly_sample(c.sampled, portion, runs_per_hour=c.runs_per_hour) if portion < 1 else c.sampled
+    parts, _ = split_intervals(runs, max(MIN_SAMPLES, int(round(168.0 * c.runs_per_hour * portion))))
+    result = pt4cloud(parts, objective_probability=values["typed"], replicates=50, rng=0)
+    return f"Accuracy against the ground truth: {accuracy(result.sample, c.ground_truth):.1%}"
+
+
+def _expected_confirm(values):
+    from perfstudy.confirm import repetitions_needed
+    from perfstudy.studies.maricq2018 import series_values
+
+    x = series_values("laaber-hashicorp-golang-lru", "arc_test.go/BenchmarkARC_Rand")
+    result = repetitions_needed(
+        x, error=values["typed"], confidence=float(values["slider"]), trials=20, max_size=300, rng=0
+    )
+    return (
+        f"needs {result.estimate} repetitions" if result.estimate else f"needs more than {result.sizes[-1]} repetitions"
+    )
+
+
+def _expected_peak(values):
+    from perfstudy.workbench import SimulatedServer, find_peak_rate
+
+    search = find_peak_rate(
+        SimulatedServer(disks=4, daemons=int(values["slider"])), target_accuracy=values["typed"], confidence=0.95,
+        runlength=120.0, increment=20.0, rng=0,
+    )  # fmt: skip
+    return "no peak found" if search.peak_rate is None else f"peak {search.peak_rate:.1f} requests/s"
+
+
+#: title, slider (label, pixels), typed (label, value), expected text, bad (label, value)
+EXPLORERS = {
+    "design": ("Standard error of the four designs", ("hosts H", -40), ("target SE", 0.08), _expected_design, ("target SE", -1)),
+    "bootstrap": ("Bootstrap Type I error", ("requests R", 30), ("A/A tests", 150), _expected_bootstrap, ("confidence", 1.5)),
+    "pt4cloud": ("PT4Cloud", ("portion of each hour", -60), ("objective po", 0.95), _expected_pt4cloud, ("objective po", 1.5)),
+    "confirm": ("CONFIRM", ("confidence", -60), ("error (+-)", 0.02), _expected_confirm, ("error (+-)", 0)),
+    "peak_rate": ("Peak-rate search", ("daemons", -40), ("target accuracy", 0.05), _expected_peak, ("target accuracy", 0)),
+}  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def explore_page(browser, lab):
+    url, token, _ = lab
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    state = _run_all(page, url, token, "explore")
+    assert not [o for c in state["cells"] for o in c["outputs"] if o["output_type"] == "error"]
+    yield page
+    page.close()
+
+
+@pytest.mark.parametrize("explorer", list(EXPLORERS))
+def test_explorer_responds_in_jupyterlab(explore_page, explorer):
+    page = explore_page
+    title, (slider, pixels), (label, value), expected, (bad_label, bad_value) = EXPLORERS[explorer]
+    root = _explorer(page, title)
+    try:
+        root.scroll_into_view_if_needed()
+        before_text, before_image = _wait_for(page, root, lambda t: len(t) > 20, image_not="")
+        moved = _drag(page, root, slider, pixels)
+        _type(root, label, value)
+        want = expected({"slider": moved, "typed": value})
+        text, image = _wait_for(page, root, lambda t: want in t, image_not=before_image, want=want)
+        assert text != before_text and image and image != before_image, f"{explorer}: the figure did not change"
+        _type(root, bad_label, bad_value)
+        _wait_for(page, root, lambda t: f"{bad_value}" in t and "expected" in t)
+        assert root.locator(".perfstudy-error").count() == 1
+        _type(
+            root,
+            bad_label,
+            {"target SE": 0.05, "confidence": 0.95, "objective po": 0.9, "error (+-)": 0.01, "target accuracy": 0.1}[
+                bad_label
+            ],
+        )
+    except BaseException:
+        _screenshot_on_failure(page, f"explorer_{explorer}")
+        raise
+
+
+def test_perfstudy_explore_serves_the_explorers_with_voila(browser):
+    if shutil.which("voila") is None and not (Path(sys.executable).parent / "voila").exists():
+        pytest.skip("voila is not installed (the explore extra)")
+    port = _free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "perfstudy", "explore", "--no-browser", "--port", str(port)],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True,
+    )  # fmt: skip
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    try:
+        assert process.stdout.readline().strip() == f"perfstudy explore: http://127.0.0.1:{port}/ (Ctrl-C to stop)"
+        _wait_http(f"http://127.0.0.1:{port}/", process)
+        page.goto(f"http://127.0.0.1:{port}/", timeout=120_000)
+        root = _explorer(page, "Peak-rate search")
+        root.wait_for(timeout=180_000)
+        before, _ = _wait_for(page, root, lambda t: "requests/s" in t or "no peak" in t, seconds=180)
+        moved = _drag(page, root, "daemons", -40)
+        want = _expected_peak({"slider": moved, "typed": 0.1})
+        text, _ = _wait_for(page, root, lambda t: want in t, want=want)
+        assert re.search(r"\d+ test loads", text) and "Error displaying widget" not in page.content()
+    except BaseException:
+        _screenshot_on_failure(page, "voila")
+        raise
+    finally:
+        page.close()
+        _stop(process)

@@ -1,0 +1,105 @@
+"""The explorers (issue 15), without a browser: each computes its first state when built, follows its
+controls to the value the library function gives for the new inputs, and shows a red message, never
+a clamped value, for bad input. tests/test_browser.py drives the same explorers in Chromium."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from test_studies import needs_data
+
+from perfstudy import PERFLAB_ENDPOINTS, widgets
+from perfstudy.designs import compare_designs
+
+E1 = PERFLAB_ENDPOINTS[1]
+
+
+def _text(explorer) -> str:
+    """The HTML the explorer shows above its figure (without a kernel, its Output widget stays empty)."""
+    return explorer.text
+
+
+def test_design_explorer_follows_its_controls_and_never_clamps():
+    explorer = widgets.design_explorer(E1, requests=256, hosts=16)
+    first = explorer.state
+    assert first.standard_errors == compare_designs(E1, requests=256, hosts=16).standard_errors
+    explorer.controls["requests"].value = 512
+    assert explorer.state.requests == 512
+    assert explorer.state.standard_errors == compare_designs(E1, requests=512, hosts=16).standard_errors
+    explorer.controls["target_se"].value = -1.0  # used to become 0.0001 without a word
+    assert explorer.state is None and "target_se=-1.0: expected a positive number" in _text(explorer)
+    assert "perfstudy-error" in _text(explorer)
+    # every label whole: no description is cut at ipywidgets' default width
+    assert all(c.style.description_width == "150px" for c in explorer.controls.values())
+    assert len({c.description for c in explorer.controls.values()}) == len(explorer.controls)
+
+
+def test_bootstrap_explorer_matches_aa_tests():
+    from perfstudy.type1 import aa_tests
+
+    explorer = widgets.bootstrap_explorer(
+        E1, design="unbalanced", bootstrap="iid", requests=32, hosts=8, tests=100, replicates=100
+    )
+    explorer.controls["bootstrap"].value = "request"
+    result = aa_tests(
+        "unbalanced", E1, bootstraps=("request",), requests=32, hosts=8, experiments=100, replicates=100, rng=0
+    )
+    low, high = result.bootstraps["request"].confidence_interval(0.95)
+    assert explorer.state["type1_error"] == pytest.approx(float(np.mean((low > 0) | (high < 0))))
+    assert explorer.state["true_se"] == pytest.approx(float(np.std(result.delta_hat, ddof=1)))
+    assert f"Type I error <b>{explorer.state['type1_error']:.3f}</b>" in _text(explorer)
+    explorer.controls["tests"].value = 5
+    assert explorer.state is None and "tests=5: expected an integer of at least 20" in _text(explorer)
+
+
+@needs_data
+def test_pt4cloud_explorer_matches_pt4cloud():
+    from perfstudy.pt4cloud import accuracy, pt4cloud, split_intervals
+    from perfstudy.studies import he2019
+
+    explorer = widgets.pt4cloud_explorer("pt4cloud-AWS-EP-L", replicates=50)
+    explorer.controls["interval_hours"].value = 48.0
+    c = he2019.configuration("pt4cloud-AWS-EP-L")
+    parts, _ = split_intervals(c.sampled, c.runs(48.0))
+    result = pt4cloud(parts, objective_probability=0.9, replicates=50, rng=0)
+    assert explorer.state["intervals_used"] == result.intervals_used
+    assert explorer.state["accuracy"] == pytest.approx(accuracy(result.sample, c.ground_truth))
+    explorer.controls["objective_probability"].value = 1.5
+    assert explorer.state is None and "objective_probability=1.5" in _text(explorer)
+
+
+@needs_data
+def test_confirm_explorer_matches_repetitions_needed():
+    from perfstudy.confirm import repetitions_needed
+    from perfstudy.studies.maricq2018 import series_values
+
+    explorer = widgets.confirm_explorer(("pt4cloud-AWS-EP-L", "ground_truth"), trials=20, max_size=300)
+    explorer.controls["error"].value = 0.02
+    expected = repetitions_needed(
+        series_values("pt4cloud-AWS-EP-L", "ground_truth"), error=0.02, trials=20, max_size=300, rng=0
+    )
+    assert explorer.state.estimate == expected.estimate
+    assert f"<b>{expected.estimate}</b> repetitions" in _text(explorer)
+    explorer.controls["error"].value = 0.0
+    assert explorer.state is None and "error=0.0" in _text(explorer)
+
+
+def test_peak_rate_explorer_matches_find_peak_rate():
+    from perfstudy.workbench import SimulatedServer, find_peak_rate
+
+    explorer = widgets.peak_rate_explorer()
+    explorer.controls["daemons"].value = 8
+    search = find_peak_rate(SimulatedServer(disks=4, daemons=8), runlength=120.0, increment=20.0, rng=0)
+    assert explorer.state["peak_rate"] == search.peak_rate
+    assert explorer.state["cost_hours"] == pytest.approx(search.cost / 3600)
+    explorer.controls["target_accuracy"].value = 0.0
+    assert explorer.state is None and "target_accuracy=0.0" in _text(explorer)
+
+
+def test_explorers_refuse_bad_initial_values_instead_of_clamping():
+    with pytest.raises(ValueError, match="hosts=7: expected an even number"):
+        widgets.bootstrap_explorer(hosts=7)
+    with pytest.raises(ValueError, match="policy='fast'"):
+        widgets.peak_rate_explorer(policy="fast")
+    with pytest.raises(ValueError, match="requests=1000000"):
+        widgets.design_explorer(requests=10**6)
