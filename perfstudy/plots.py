@@ -653,8 +653,10 @@ def plot_cov_overview(survey, *, label_top: int = 3, title: str = ""):
     -------
     matplotlib.figure.Figure
     """
-    zero = int((survey["cov"] == 0).sum())
-    frame = survey[survey["cov"] > 0].sort_values("cov").reset_index(drop=True)
+    # a CoV below 1e-9 is a constant series up to rounding (e.g. 1e-14): not drawn, counted in the title
+    constant = survey["cov"] < 1e-9
+    zero = int(constant.sum())
+    frame = survey[~constant].sort_values("cov").reset_index(drop=True)
     fig, ax = plt.subplots(figsize=(10, 4.2))
     for family, group in frame.groupby("family", sort=False):
         ax.scatter(group.index, group["cov"], s=8, color=FAMILY_COLORS.get(family), label=f"{family} ({len(group)})")
@@ -716,7 +718,8 @@ def plot_sorted_p_values(
     -------
     matplotlib.figure.Figure
     """
-    fig, axes = plt.subplots(1, len(panels), figsize=(5.4 * len(panels), 3.9), squeeze=False)
+    # the legend goes below each panel: inside, it covered the curves' rise at the right
+    fig, axes = plt.subplots(1, len(panels), figsize=(5.4 * len(panels), 4.9), squeeze=False)
     for ax, (name, groups) in zip(axes[0], panels.items()):
         everything = np.concatenate([np.asarray(v, dtype=float) for v in groups.values()])
         for label, values in groups.items():
@@ -736,7 +739,14 @@ def plot_sorted_p_values(
             ylabel=ylabel + (f" (below {floor:g} drawn at it)" if floor > 1e-300 else ""),
             title=f"{name}\n{np.mean(everything >= alpha):.0%} of {everything.size} at or above {alpha:g}",
         )
-        ax.legend(fontsize="x-small", loc="lower right", title=f"share >= {alpha:g}", title_fontsize="x-small")
+        ax.legend(
+            fontsize="x-small",
+            loc="upper center",
+            bbox_to_anchor=(0.5, -0.2),
+            ncols=2,
+            title=f"share >= {alpha:g}",
+            title_fontsize="x-small",
+        )
     if title:
         fig.suptitle(title, fontsize="medium")
     fig.tight_layout()

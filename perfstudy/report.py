@@ -147,6 +147,9 @@ def _execute(path: Path, output: Path, parameters: dict, *, cwd, kernel_name, ti
             cwd=str(cwd),
             execution_timeout=timeout,
             progress_bar=progress,
+            # the kernel's own log (its "running over TCP without encryption" warning at every start) is
+            # noise around the report's table; a cell's errors and warnings reach the notebook, not this log
+            extra_arguments=["--IPKernelApp.log_level=ERROR"],
         )
     except Exception as exc:  # a notebook's failure is reported, not raised
         error = _describe_failure(exc, path)
