@@ -364,18 +364,21 @@ def pt4cloud_explorer(
     from perfstudy.studies import he2019
 
     names = he2019.configurations()
+    lengths = [12.0, 24.0, 48.0, 72.0, 96.0, 120.0, 168.0]
+    interval_hours = check_real("interval_hours", interval_hours, positive=True)
+    if interval_hours not in lengths:
+        raise ValueError(f"interval_hours={interval_hours!r}: expected one of {lengths}")
+    portion = check_real("portion", portion, positive=True)
+    if not 0.1 <= portion <= 1:
+        raise ValueError(f"portion={portion!r}: expected a share of the hour from 0.1 to 1")
     controls = {
         "name": w.Dropdown(options=names, value=check_choice("name", name, names), description="configuration"),
         "objective_probability": w.FloatText(
             value=check_fraction("objective_probability", objective_probability), step=0.01, description="objective po"
         ),
-        "interval_hours": w.Dropdown(
-            options=[12.0, 24.0, 48.0, 72.0, 96.0, 120.0, 168.0],
-            value=check_real("interval_hours", interval_hours, positive=True),
-            description="interval (hours)",
-        ),
+        "interval_hours": w.Dropdown(options=lengths, value=interval_hours, description="interval (hours)"),
         "portion": w.FloatSlider(
-            value=check_real("portion", portion, positive=True), min=0.1, max=1.0, step=0.05,
+            value=portion, min=0.1, max=1.0, step=0.05,
             description="portion of each hour", continuous_update=False,
         ),
         "replicates": w.IntText(value=check_int("replicates", replicates, minimum=10, maximum=2000), description="band replicates"),
@@ -465,6 +468,8 @@ def confirm_explorer(
     """
     from perfstudy.confirm import repetitions_needed
 
+    if not (isinstance(series, (tuple, list)) and len(series) == 2 and all(isinstance(v, str) for v in series)):
+        raise TypeError(f"series={series!r}: expected a (dataset, series) pair of names")
     options = {f"{d}: {s}": (d, s) for d, s in dict.fromkeys((*CONFIRM_SERIES, tuple(series)))}
     controls = {
         "series": w.Dropdown(options=list(options), value=f"{series[0]}: {series[1]}", description="series"),

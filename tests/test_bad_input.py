@@ -409,6 +409,10 @@ def _valid(tmp):  # noqa: PLR0915 - one table
         ),
         "type1.segment_aa_study": lambda: call(x, segments=2, segment_length=10, experiments=4, replicates=4, rng=0),
         "widgets.design_explorer": lambda: call(E1),
+        "widgets.bootstrap_explorer": lambda: call(E1, requests=32, hosts=8, tests=50, replicates=50),
+        "widgets.pt4cloud_explorer": lambda: call("pt4cloud-AWS-EP-L", replicates=20),
+        "widgets.confirm_explorer": lambda: call(("pt4cloud-AWS-EP-L", "ground_truth"), trials=10, max_size=100),
+        "widgets.peak_rate_explorer": lambda: call(disks=2, daemons=8),
         "widgets.render_comparison": lambda: call(designs.compare_designs(E1, requests=100, hosts=8)),
         "workbench.SimulatedServer": lambda: call(),
         "workbench.SimulatedServer.mean_response": lambda: call(server(), 50.0),
@@ -735,6 +739,7 @@ def _study_valid():
         "maricq2018.warmup_table": lambda: call(_survey()),
         "maricq2018.order_table": lambda: call(_survey()),
         "maricq2018.median_ci_index_table": lambda: call((7, 10, 100)),
+        "maricq2018.series_values": lambda: call("pt4cloud-AWS-EP-L", "ground_truth"),
         "maricq2018.figure5_convergence": lambda: call(
             [("pt4cloud-AWS-EP-L", "ground_truth")], trials=5, max_size=50, rng=0
         ),
