@@ -330,6 +330,50 @@ def analyze_cli_20():
     return run
 
 
+def _explorer_update(build, control: str, value):
+    """Issue 15: one control change of an explorer built at its defaults (its first state not timed)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    explorer = build()
+
+    def update():
+        explorer.controls[control].value = value
+        assert explorer.state is not None
+
+    return update
+
+
+def explorer_design():
+    from perfstudy.widgets import design_explorer
+
+    return _explorer_update(design_explorer, "hosts", 8)
+
+
+def explorer_bootstrap():
+    from perfstudy.widgets import bootstrap_explorer
+
+    return _explorer_update(bootstrap_explorer, "requests", 128)
+
+
+def explorer_pt4cloud():
+    from perfstudy.widgets import pt4cloud_explorer
+
+    return _explorer_update(pt4cloud_explorer, "interval_hours", 48.0)
+
+
+def explorer_confirm():
+    from perfstudy.widgets import confirm_explorer
+
+    return _explorer_update(confirm_explorer, "error", 0.02)
+
+
+def explorer_peak_rate():
+    from perfstudy.widgets import peak_rate_explorer
+
+    return _explorer_update(peak_rate_explorer, "daemons", 8)
+
+
 BENCHMARKS = {
     # name: (function, target seconds or None, target peak GiB or None, what it measures, scale)
     "simulate_10k_x_1024": (
@@ -422,6 +466,17 @@ BENCHMARKS = {
         "perfstudy analyze on two CSVs of those 20 benchmarks: kernel, notebook, figures, HTML",
         1,
     ),
+    "explorer_design": (explorer_design, 1.0, None, "design_explorer: hosts 16 -> 8 (table and figure)", 1),
+    "explorer_bootstrap": (
+        explorer_bootstrap,
+        1.0,
+        None,
+        "bootstrap_explorer: R 64 -> 128, 400 A/A tests x 400 replicates",
+        1,
+    ),
+    "explorer_pt4cloud": (explorer_pt4cloud, 1.0, None, "pt4cloud_explorer: a week -> 48 h intervals, band of 200", 1),
+    "explorer_confirm": (explorer_confirm, 1.0, None, "confirm_explorer: error 1% -> 2%, 100 orders", 1),
+    "explorer_peak_rate": (explorer_peak_rate, 1.0, None, "peak_rate_explorer: 16 -> 8 daemons", 1),
     "table3_naive_loop": (
         table_3_naive_loop,
         None,

@@ -58,8 +58,8 @@ def test_compare_designs_and_render():
 
 def test_explorer_builds_without_a_frontend():
     explorer = design_explorer()
-    controls, output = explorer.children
-    assert len(controls.children) == 3
+    title, controls, output = explorer.children
+    assert len(controls.children) == 3 and explorer.state is not None
     sliders = [w for box in controls.children for w in box.children]
     assert {s.description for s in sliders} >= {"sigma_alpha", "requests R", "target SE"}
 
@@ -71,8 +71,7 @@ def test_explorer_starts_from_a_fit():
     truth = PERFLAB_ENDPOINTS[1]
     pilot = simulate(pilot_schedule(40, 6, rng=0), truth, rng=0).to_frame(0)
     fit = fit_variance_components(pilot.assign(value=pilot.value * 10), random=SCHEDULE_TERMS)
-    controls, _ = design_explorer(fit).children
-    sliders = {s.description: s for box in controls.children for s in box.children}
+    sliders = {s.description: s for s in design_explorer(fit).controls.values()}
     assert sliders["sigma_alpha"].value == pytest.approx(fit.sd["request"], abs=sliders["sigma_alpha"].step)
     assert sliders["sigma_alpha"].max >= 2 * fit.sd["request"]  # a fitted sigma beyond 2 still fits
     with pytest.raises(TypeError, match="components"):
