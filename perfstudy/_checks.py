@@ -15,6 +15,7 @@ __all__ = [
     "check_sample",
     "check_bool",
     "check_counts",
+    "check_numbers",
     "check_resamples",
     "MAX_RESAMPLES",
     "check_choice",
@@ -127,15 +128,21 @@ def check_resamples(name: str, value, minimum: int = 1) -> int:
     return check_int(name, value, minimum=minimum, maximum=MAX_RESAMPLES)
 
 
+def check_numbers(name: str, values, what: str = "numbers") -> np.ndarray:
+    """A number or an array of numbers as a float array; TypeError naming ``name`` for text, None, a
+    bool or anything numpy cannot read as numbers (``what`` says what was expected)."""
+    if isinstance(values, (str, bytes, bool, np.bool_)) or values is None:
+        raise TypeError(f"{name}={values!r}: expected {what}")
+    try:
+        return np.asarray(values, dtype=float)
+    except (ValueError, TypeError):
+        raise TypeError(f"{name}: expected {what}") from None
+
+
 def check_counts(name: str, values) -> np.ndarray:
     """Positive integers, a scalar or an array of them (integral floats accepted), as an int64 array;
     TypeError for text or fractions, ValueError below 1."""
-    if isinstance(values, (str, bytes, bool, np.bool_)) or values is None:
-        raise TypeError(f"{name}={values!r}: expected positive integers")
-    try:
-        array = np.asarray(values, dtype=float)
-    except (ValueError, TypeError):
-        raise TypeError(f"{name}={values!r}: expected positive integers") from None
+    array = check_numbers(name, values, "positive integers")
     if not (np.isfinite(array).all() and (array == np.floor(array)).all()):
         raise TypeError(f"{name}={values!r}: expected positive integers")
     if np.any(array < 1):

@@ -18,7 +18,7 @@ from types import MappingProxyType
 import numpy as np
 import pandas as pd
 
-from perfstudy._checks import check_allocation, check_int, check_real
+from perfstudy._checks import check_allocation, check_int, check_numbers, check_real
 from perfstudy.schedules import Schedule
 from perfstudy.schedules import schedule as build_schedule
 
@@ -121,12 +121,7 @@ PERFLAB_ENDPOINTS: MappingProxyType[int, VarianceComponents] = MappingProxyType(
 
 
 def _nonnegative_array(name: str, value) -> np.ndarray:
-    if isinstance(value, (str, bytes, bool, np.bool_)) or value is None:
-        raise TypeError(f"{name}={value!r}: expected a number or an array of numbers")
-    try:
-        array = np.asarray(value, dtype=float)
-    except (ValueError, TypeError):
-        raise TypeError(f"{name}: expected a number or an array of numbers") from None
+    array = check_numbers(name, value, "a number or an array of numbers")
     if not np.all(np.isfinite(array)):
         raise ValueError(f"{name}: expected finite numbers")
     if np.any(array < 0):
