@@ -330,6 +330,14 @@ def analyze_cli_20():
     return run
 
 
+def trials_needed_20k():
+    """Issue 13: a search at an accuracy it cannot reach runs to max_trials; the sample grew by
+    np.append (a copy per trial, quadratic) before."""
+    from perfstudy.workbench import SimulatedServer, trials_needed
+
+    trials_needed(SimulatedServer(), load=100.0, runlength=60.0, target_accuracy=1e-6, max_trials=20_000, rng=0)
+
+
 def _explorer_update(build, control: str, value):
     """Issue 15: one control change of an explorer built at its defaults (its first state not timed)."""
     import matplotlib
@@ -464,6 +472,13 @@ BENCHMARKS = {
         60.0,
         None,
         "perfstudy analyze on two CSVs of those 20 benchmarks: kernel, notebook, figures, HTML",
+        1,
+    ),
+    "trials_needed_20k": (
+        trials_needed_20k,
+        5.0,
+        None,
+        "trials_needed to max_trials = 20,000 (unreachable accuracy)",
         1,
     ),
     "explorer_design": (explorer_design, 1.0, None, "design_explorer: hosts 16 -> 8 (table and figure)", 1),

@@ -8,7 +8,6 @@ the lost row or the internal exception.
 from __future__ import annotations
 
 import math
-import time
 
 import numpy as np
 import pandas as pd
@@ -45,17 +44,15 @@ def test_searches_refuse_unbounded_loops():
         d_optimal(points, 8, starts=10**12)
 
 
-def test_a_long_search_at_its_bound_is_linear_not_quadratic():
-    """The sample of one load grew by np.append (a copy per trial); 20,000 trials took minutes."""
+def test_a_search_stops_at_its_bound():
+    """At an accuracy it cannot reach, the search stops at max_trials (its speed there, linear since the
+    sample stopped growing by np.append: benchmarks/run.py trials_needed_20k)."""
     from perfstudy.workbench import SimulatedServer, trials_needed
 
-    start = time.perf_counter()
     assert (
-        trials_needed(SimulatedServer(), load=100.0, runlength=60.0, target_accuracy=1e-6, max_trials=20_000, rng=0)
-        == 20_000
+        trials_needed(SimulatedServer(), load=100.0, runlength=60.0, target_accuracy=1e-6, max_trials=2_000, rng=0)
+        == 2_000
     )
-    # generous: a linear loop takes about 1 s here; the quadratic one took over 60 s
-    assert time.perf_counter() - start < 30
 
 
 # ---- unbounded sizes: an estimate of the bytes, refused past the limit ------------------------------------------
