@@ -45,8 +45,8 @@ def test_searches_refuse_unbounded_loops():
 
 
 def test_a_search_stops_at_its_bound():
-    """At an accuracy it cannot reach, the search stops at max_trials (its speed there, linear since the
-    sample stopped growing by np.append: benchmarks/run.py trials_needed_20k)."""
+    """At an accuracy it cannot reach, the search stops at max_trials (its speed there, since the sample
+    stopped growing by np.append, a copy per trial: benchmarks/run.py trials_needed_20k)."""
     from perfstudy.workbench import SimulatedServer, trials_needed
 
     assert (
