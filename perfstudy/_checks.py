@@ -308,13 +308,14 @@ def check_directory(name: str, directory, *, probe: bool = False):
 
 
 def check_timestamps(name: str, column):
-    """A column of timestamps, refused by name when it holds text (sorted as text it would be out of
-    order) or NaT (a run with no time cannot be placed in an interval)."""
+    """A column of timestamps (a Series; its ``name`` is the column's), refused by name when it holds
+    text (sorted as text it would be out of order) or NaT (a run with no time cannot be placed in an
+    interval)."""
     import pandas as pd
 
     if not (pd.api.types.is_datetime64_any_dtype(column) or pd.api.types.is_timedelta64_dtype(column)):
         raise ValueError(
-            f"{name}: column 'timestamp' holds {column.dtype} values, not times; convert it with pd.to_datetime"
+            f"{name}: column {column.name!r} holds {column.dtype} values, not times; convert it with pd.to_datetime"
         )
     missing = int(column.isna().sum())
     if missing:

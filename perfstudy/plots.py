@@ -13,7 +13,6 @@ from __future__ import annotations
 import functools
 import inspect
 import math
-import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -31,11 +30,12 @@ from perfstudy._checks import (
     check_fraction,
     check_frame,
     check_int,
+    check_names,
     check_real,
     check_sample,
 )
 from perfstudy.designs import standard_error
-from perfstudy.model import VarianceComponents, clustered_standard_error
+from perfstudy.model import VarianceComponents, check_components, clustered_standard_error
 from perfstudy.schedules import DESIGNS
 
 __all__ = [
@@ -137,18 +137,10 @@ def _real(positive: bool = False, nonnegative: bool = False):
     return check
 
 
-def _fraction(name, value):
-    return check_fraction(name, value)
-
-
 def _text(name, value):
     if not isinstance(value, str):
         raise TypeError(f"{name}={value!r}: expected a string")
     return value
-
-
-def _flag(name, value):
-    return check_bool(name, value)
 
 
 def _optional(inner):
@@ -206,22 +198,12 @@ def _having(*attributes, what: str):
     return check
 
 
-def _anything(name, value):
-    return value
-
-
 def _strings(name, value):
-    if isinstance(value, str) or not isinstance(value, (list, tuple)) or not value:
-        raise TypeError(f"{name}={value!r}: expected a non-empty list of names")
-    if not all(isinstance(v, str) for v in value):
-        raise TypeError(f"{name}={value!r}: expected names (strings)")
-    return list(value)
+    return list(check_names(name, value))  # a list: pandas reads a tuple of columns as one key
 
 
 def _components(name, value):
-    if not isinstance(value, VarianceComponents):
-        raise TypeError(f"{name}: expected VarianceComponents, got {type(value).__name__}")
-    return value
+    return check_components(value)
 
 
 def _correlations(name, value):
@@ -235,12 +217,6 @@ def _below_one(name, value):
     value = check_real(name, value, positive=True)
     if not value < 1:
         raise ValueError(f"{name}={value!r}: expected a number below 1")
-    return value
-
-
-def _directory(name, value):
-    if not isinstance(value, (str, os.PathLike)):
-        raise TypeError(f"{name}={value!r}: expected a directory path")
     return value
 
 
@@ -266,7 +242,6 @@ def _panel_grid(count: int, columns: int, size: tuple[float, float]):
 @_inputs(
     fig=_having("savefig", what="a matplotlib Figure"),
     name=_text,
-    figures_dir=_directory,
     formats=_strings,
     dpi=_count(1, 2400),
 )
@@ -562,7 +537,7 @@ def plot_ranked_intervals(
 @_inputs(
     frame=_frame("series", "bootstrap", numeric=("type1_error", "type1_error_mc", "se_ratio")),
     experiments=_count(1, 10**12),
-    confidence=_fraction,
+    confidence=check_fraction,
     title=_text,
 )
 def plot_type1_by_series(frame, *, experiments: int, confidence: float = 0.95, title: str = ""):
@@ -687,7 +662,7 @@ def plot_cov_overview(survey, *, label_top: int = 3, title: str = ""):
     return fig
 
 
-@_inputs(panels=_mapping(_mapping(_sample(1))), alpha=_fraction, ylabel=_text, title=_text, floor=_below_one)
+@_inputs(panels=_mapping(_mapping(_sample(1))), alpha=check_fraction, ylabel=_text, title=_text, floor=_below_one)
 def plot_sorted_p_values(
     panels: Mapping[str, Mapping[str, np.ndarray]],
     *,
@@ -1096,7 +1071,7 @@ def plot_search_traces(traces: Mapping[str, tuple]):
     return fig
 
 
-@_inputs(frame=_frame(), x=_text, y=_text, hue=_text, xlabel=_text, ylabel=_text, title=_text, logx=_flag)
+@_inputs(frame=_frame(), x=_text, y=_text, hue=_text, xlabel=_text, ylabel=_text, title=_text, logx=check_bool)
 def plot_lines(frame, *, x: str, y: str, hue: str, xlabel: str, ylabel: str, title: str = "", logx: bool = False):
     """One line per value of ``hue``: ``y`` against ``x`` (Figures 6, 9 and 10 of Shivam et al.).
 

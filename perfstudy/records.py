@@ -85,15 +85,28 @@ class Recorder:
         return value
 
     def _write(self) -> None:
-        """Atomically: a temporary file of this process's own, then a rename over the record."""
-        handle, temporary = tempfile.mkstemp(dir=self.path.parent, prefix=self.path.name + ".", suffix=".tmp")
-        try:
-            with os.fdopen(handle, "w") as stream:
-                stream.write(json.dumps(self.values, indent=1, sort_keys=True, allow_nan=False))
-            os.replace(temporary, self.path)
-        except BaseException:
-            Path(temporary).unlink(missing_ok=True)
-            raise
+        _write_atomically(self.path, json.dumps(self.values, indent=1, sort_keys=True, allow_nan=False))
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    """Write ``text`` to a temporary file of this process's own beside ``path``, then rename it over
+    ``path``: an interrupted write (SIGINT, a full disk) leaves the old file or none, never half of one.
+
+    Parameters
+    ----------
+    path : Path
+        The file to write.
+    text : str
+        Its new content.
+    """
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w") as stream:
+            stream.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
 
 
 def load_records(path) -> dict:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import importlib.resources
 import json
 import os
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +16,7 @@ from pathlib import Path
 from tqdm.auto import tqdm
 
 from perfstudy._checks import check_bool, check_directory, check_real
+from perfstudy.records import _write_atomically
 
 __all__ = ["NotebookRun", "default_notebooks_dir", "find_notebooks", "run_notebooks", "run_analysis", "format_table"]
 
@@ -203,8 +203,8 @@ def run_notebooks(
     quick, html, progress = check_bool("quick", quick), check_bool("html", html), check_bool("progress", progress)
     timeout = _check_run(timeout, kernel_name)
     notebooks = find_notebooks(default_notebooks_dir() if notebooks_dir is None else notebooks_dir, only)
-    out = _writable("out_dir", out_dir)
-    figures = _writable("figures_dir", figures_dir)
+    out = check_directory("out_dir", out_dir, probe=True)
+    figures = check_directory("figures_dir", figures_dir, probe=True)
     offered = {"quick": quick, "out_dir": str(out), "figures_dir": str(figures)}
 
     runs = []
@@ -240,25 +240,6 @@ def _check_run(timeout, kernel_name) -> float:
     if not isinstance(kernel_name, str) or not kernel_name:
         raise TypeError(f"kernel_name={kernel_name!r}: expected the name of a Jupyter kernel, e.g. 'python3'")
     return timeout
-
-
-def _writable(name: str, directory) -> Path:
-    """``directory`` created if need be and resolved, after a test write: a folder that cannot be
-    written is an OSError naming the argument before any notebook runs, not after."""
-    return check_directory(name, directory, probe=True)
-
-
-def _write_atomically(path: Path, text: str) -> None:
-    """Write ``text`` to a temporary file beside ``path``, then rename it over ``path``: an
-    interrupted run (SIGINT, a full disk) leaves the old file or none, never half of one."""
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w") as stream:
-            stream.write(text)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
 
 
 def run_analysis(
@@ -311,8 +292,8 @@ def run_analysis(
     quick, html, progress = check_bool("quick", quick), check_bool("html", html), check_bool("progress", progress)
     timeout = _check_run(timeout, kernel_name)
     template = Path(str(importlib.resources.files("perfstudy") / "notebooks" / "analyze.ipynb"))
-    out = _writable("out_dir", out_dir)
-    _writable("out_dir", out / "figures")
+    out = check_directory("out_dir", out_dir, probe=True)
+    check_directory("out_dir", out / "figures", probe=True)
     output = out / "analyze.ipynb"
     parameters = dict(
         paths=[str(p) for p in paths],

@@ -187,7 +187,7 @@ def diagnose(
         )
     groups = list(df.groupby(keys, sort=True, dropna=False))  # a NaN key is a group too
     if order is not None and pd.api.types.is_datetime64_any_dtype(df[order]):
-        check_timestamps("df", df[order].rename("timestamp"))
+        check_timestamps("df", df[order])
     streams = np.random.default_rng(rng).spawn(len(groups))
     rows = []
     for (key, group), stream in zip(tqdm(groups, desc="series", disable=not progress), streams):

@@ -210,7 +210,7 @@ def test_a_report_interrupted_by_sigint_leaves_no_half_written_report(tmp_path):
 
 
 def test_the_atomic_write_keeps_the_old_file_when_interrupted(tmp_path, monkeypatch):
-    from perfstudy import report
+    from perfstudy import records, report
 
     target = tmp_path / "report.json"
     target.write_text("old")
@@ -218,7 +218,7 @@ def test_the_atomic_write_keeps_the_old_file_when_interrupted(tmp_path, monkeypa
     def interrupted(*args):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(report.os, "replace", interrupted)
+    monkeypatch.setattr(records.os, "replace", interrupted)  # report.json and the records share one writer
     with pytest.raises(KeyboardInterrupt):
         report._write_atomically(target, "new")
     assert target.read_text() == "old" and sorted(p.name for p in tmp_path.iterdir()) == ["report.json"]
