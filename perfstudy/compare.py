@@ -1,34 +1,50 @@
 """Is B faster than A, by how much, and can it be trusted: two versions compared per benchmark.
 
-The change is ``B / A - 1`` of the mean or the median. Its interval comes from resampling the unit
-that carries the dependence, the *cluster* (a pyperf process, a JMH fork, a host: ``batch`` in the
-tidy schema), never single values: values from one process share its start-up state, and an iid
-analysis of them overstates significance (notebook 02; Bakshy & Frachtenberg, section 5). This is
-where the peers go wrong: benchstat runs Mann-Whitney on pooled values, pyperf's ``compare_to`` a
-t-test on them.
+The change is ``B / A - 1`` of the mean or the median of all values of each version (the
+*ratio* scale). Its interval comes from resampling the unit that carries the dependence, the
+*cluster* (a pyperf process, a JMH fork, a host: ``batch`` in the tidy schema), never single
+values: values from one process share its start-up state, and an iid analysis of them overstates
+significance (notebook 02; Bakshy & Frachtenberg, section 5). This is where the peers go wrong:
+benchstat runs Mann-Whitney on pooled values, pyperf's ``compare_to`` a t-test on them.
 
 - With at least :data:`MIN_BOOTSTRAP_CLUSTERS` clusters on each side, a percentile interval of the
   cluster bootstrap (clusters resampled with replacement within each version, the statistic
-  recomputed on all their values) and the matching bootstrap p-value. The replicates of the log
-  ratio are first stretched about the estimate by ``sqrt(C / (C - 1)) t_{C_a + C_b - 2} / z``: a
-  C-cluster bootstrap's spread is ``sqrt((C - 1) / C)`` of the unbiased one and its tails are
-  normal; without the stretch the A/A Type I error at 25 clusters a side was 6.5-7%, with it 5.2%.
-- With fewer, Welch's t for the log ratio of the per-cluster statistics (each side's estimate is
-  then the geometric mean of its clusters' means or medians, each cluster counted once), on the
-  Welch-Satterthwaite degrees of freedom, which lie between ``C - 1`` (``C`` the fewer clusters of
-  the two sides) and ``C_a + C_b - 2``. A bootstrap of a handful of clusters is too narrow (its
-  Type I error was 21% with 3 clusters a side and 13% with 5, against 2.8% and 4.6% for this t;
-  ``tests/test_compare.py``).
+  recomputed on all their values). The replicates of the log ratio are first stretched about the
+  estimate by ``sqrt(C / (C - 1)) t_{C_a + C_b - 2} / z``: a C-cluster bootstrap's spread is
+  ``sqrt((C - 1) / C)`` of the unbiased one and its tails are normal; without the stretch the A/A
+  Type I error at 25 clusters a side was 6.5-7%, with it 5.2%. The p-value is the share of the
+  stretched replicates beyond 0 (the test the percentile interval inverts) while at least
+  :data:`MIN_TAIL_REPLICATES` of them lie there; further out, that share has no resolution (it
+  cannot go below ``2 / (replicates + 1)``, about 0.001 at 2,000 replicates, which Holm over 200
+  benchmarks turned into 0.2: a +5% regression with an interval of [+4.3%, +7.2%] passed a CI
+  gate), and the p-value is that of the studentised estimate, ``t = log(B/A) / se*`` on
+  ``C_a + C_b - 2`` degrees of freedom, ``se*`` the bootstrap standard error times
+  ``sqrt(C / (C - 1))``, which has no floor.
+- With fewer, Welch's t for the log ratio from the per-cluster statistics (their means or
+  medians, each cluster counted once), on the Welch-Satterthwaite degrees of freedom, which lie
+  between ``C - 1`` (``C`` the fewer clusters of the two sides) and ``C_a + C_b - 2``, centred on
+  the log ratio of the two versions' statistics. A bootstrap of a handful of clusters is too
+  narrow (its Type I error was 21% with 3 clusters a side and 13% with 5, against 2.8% and 4.6% for
+  this t; ``tests/test_compare.py``).
 - With one cluster on a side there is no between-cluster variance to estimate: the interval and
   p-value are NaN and the verdict is "inconclusive", with a warning. Never a narrow interval.
 
-p-values of many benchmarks are corrected (Holm, or Benjamini-Hochberg) before the verdicts.
+Values that are zero or negative (Go's ``0 allocs/op``, a failure count, a time of 0.0) have no
+ratio where a version's statistic can be 0. A benchmark with a value below 0, or with a cluster
+whose statistic is 0, is compared on the *difference* scale: ``B - A`` in the benchmark's unit,
+with the same two interval methods on the statistics themselves instead of their logs; the table
+says so in its ``scale`` column. ``0 -> 0`` is "no change"; ``0 -> 100`` is a change whose verdict
+comes from the difference, beyond ``threshold`` times ``|A|``.
+
+p-values of many benchmarks are corrected (Holm, or Benjamini-Hochberg) before the verdicts. A
+benchmark that cannot be compared (units that do not convert between the versions, no values left
+once warm-ups are left out) is listed in :attr:`Comparison.excluded` with its reason; the others
+are compared.
 """
 
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
@@ -47,11 +63,13 @@ from perfstudy._checks import (
 )
 from perfstudy.confirm import repetitions_needed
 from perfstudy.parallel import map_tasks
+from perfstudy.units import conversion_factor, higher_is_better
 
 __all__ = [
     "STATISTICS",
     "CORRECTIONS",
     "VERDICTS",
+    "SCALES",
     "MIN_BOOTSTRAP_CLUSTERS",
     "Comparison",
     "compare",
@@ -68,22 +86,14 @@ CORRECTIONS = ("holm", "bh", "none")
 VERDICTS = ("faster", "slower", "no change", "inconclusive")
 #: Fewer clusters than this on either side: a Student-t interval instead of the cluster bootstrap.
 MIN_BOOTSTRAP_CLUSTERS = 20
+#: Below this many bootstrap replicates beyond 0, the p-value comes from the studentised estimate
+#: (a t tail) instead of their share, which cannot resolve p-values below ``2 / (replicates + 1)``.
+MIN_TAIL_REPLICATES = 10
 #: Share of each cluster's first values compared with the rest by the warm-up check.
 WARMUP_SHARE = 0.1
-_RATE = re.compile(r"^\s*\S+\s*/\s*(s|sec|second|ms|us|µs|ns|min|h)\s*$", re.IGNORECASE)
-
-
-def higher_is_better(unit) -> bool:
-    """Whether a larger value is better for ``unit``: a rate (something per unit of time, e.g.
-    ``ops/s``, ``ops/ms``, ``requests/s``) is; a time or a time per operation (``s``, ``ns/op``)
-    is not.
-
-    Parameters
-    ----------
-    unit : str or None
-        The unit as the tool wrote it; None or unknown units are taken as times.
-    """
-    return bool(isinstance(unit, str) and _RATE.match(unit))
+#: How a benchmark's change is measured: ``B/A - 1`` where every statistic is positive, else ``B - A``
+#: in the benchmark's unit (zeros, negative values).
+SCALES = ("ratio", "difference")
 
 
 def adjust_p_values(p_values, method: str = "holm") -> np.ndarray:
@@ -136,6 +146,7 @@ class _Side:
     sums: np.ndarray  # per cluster
     counts: np.ndarray  # per cluster
     statistics: np.ndarray  # per cluster: mean or median
+    estimate: float  # the statistic of all the values: what the table's A and B columns show
 
     @property
     def clusters(self) -> int:
@@ -149,23 +160,26 @@ def _side(values: np.ndarray, labels: np.ndarray, statistic: str) -> _Side:
     sums = np.bincount(cluster, weights=values, minlength=codes.size)
     if statistic == "mean":
         per_cluster = sums / counts
+        estimate = float(values.mean())
     else:
-        per_cluster = np.array([np.median(values[cluster == c]) for c in range(codes.size)])
-    return _Side(values, cluster, sums, counts, per_cluster)
+        order = np.lexsort((values, cluster))
+        ordered, starts = values[order], np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
+        sizes = counts.astype(np.int64)
+        per_cluster = 0.5 * (ordered[starts + (sizes - 1) // 2] + ordered[starts + sizes // 2])
+        estimate = float(np.median(values))
+    return _Side(values, cluster, sums, counts, per_cluster, estimate)
+
+
+def _scale(a: _Side, b: _Side) -> str:
+    """``"ratio"`` when every value is >= 0 and every cluster statistic > 0 on both sides (then
+    every resample's statistic is > 0 too), else ``"difference"``."""
+    positive = all((side.values >= 0).all() and (side.statistics > 0).all() for side in (a, b))
+    return "ratio" if positive else "difference"
 
 
 def _method(a: _Side, b: _Side) -> str:
     fewer = min(a.clusters, b.clusters)
     return "none" if fewer < 2 else "t" if fewer < MIN_BOOTSTRAP_CLUSTERS else "bootstrap"
-
-
-def _estimate(side: _Side, statistic: str, method: str) -> float:
-    """The statistic of all the side's values; with few clusters (``method="t"``), the geometric
-    mean of the per-cluster statistics, each cluster counted once, which is what the t interval is
-    about (a pooled median's spread is not that of the cluster medians)."""
-    if method == "t":
-        return float(np.exp(np.log(side.statistics).mean()))
-    return float(side.values.mean() if statistic == "mean" else np.median(side.values))
 
 
 def _draw_counts(clusters: int, replicates: int, rng: np.random.Generator) -> np.ndarray:
@@ -203,38 +217,49 @@ def _resampled(side: _Side, statistic: str, replicates: int, rng: np.random.Gene
     return 0.5 * (ordered[middle_low] + ordered[middle_high])
 
 
-def _interval(a: _Side, b: _Side, ratio: float, method: str, statistic, confidence, replicates, rng):
-    """``(low, high, p_value)`` for the change ``B/A - 1`` whose estimate is ``ratio - 1``, by
-    ``method`` (:func:`_method`)."""
+def _interval(a: _Side, b: _Side, scale: str, method: str, statistic, confidence, replicates, rng):
+    """``(low, high, p_value)`` for the change from A to B by ``method`` (:func:`_method`): of
+    ``B/A - 1`` on the ratio scale (computed on logs), of ``B - A`` on the difference scale."""
     alpha = 1.0 - confidence
     fewer = min(a.clusters, b.clusters)
     if method == "none":
         return math.nan, math.nan, math.nan
+    to_scale, back = (np.log, np.expm1) if scale == "ratio" else (np.asarray, np.asarray)
+    centre = float(to_scale(b.estimate) - to_scale(a.estimate))
     if method == "t":
-        log_a, log_b = np.log(a.statistics), np.log(b.statistics)
-        va, vb = log_a.var(ddof=1) / a.clusters, log_b.var(ddof=1) / b.clusters
+        xa, xb = to_scale(a.statistics), to_scale(b.statistics)
+        va, vb = xa.var(ddof=1) / a.clusters, xb.var(ddof=1) / b.clusters
         se = math.sqrt(va + vb)
         # Welch-Satterthwaite: between C - 1 (one side's variance dominates) and C_a + C_b - 2
         df = (va + vb) ** 2 / (va**2 / (a.clusters - 1) + vb**2 / (b.clusters - 1)) if se > 0 else fewer - 1
-        centre = math.log(ratio)
-        if se == 0.0:
-            p = 1.0 if centre == 0.0 else 0.0
-            return ratio - 1.0, ratio - 1.0, p
         half = stats.t.ppf(1.0 - alpha / 2, df) * se
-        p = float(2.0 * stats.t.sf(abs(centre) / se, df))
-        return math.exp(centre - half) - 1.0, math.exp(centre + half) - 1.0, p
-    centre = math.log(ratio)
-    replicated = np.log(_resampled(b, statistic, replicates, rng) / _resampled(a, statistic, replicates, rng))
-    # Small-sample correction: the spread of a C-cluster bootstrap is sqrt((C - 1) / C) of the
-    # unbiased one, and its tails are normal where those of C cluster means are t; stretching the
-    # replicates about the estimate by the product of both ratios took the Type I error at 25
-    # clusters a side from 6.5-7% to the nominal 5% (tests/test_compare.py).
-    t_df = a.clusters + b.clusters - 2
-    stretch = math.sqrt(fewer / (fewer - 1)) * stats.t.ppf(1 - alpha / 2, t_df) / stats.norm.ppf(1 - alpha / 2)
+    else:
+        replicated = to_scale(_resampled(b, statistic, replicates, rng)) - to_scale(
+            _resampled(a, statistic, replicates, rng)
+        )
+        # Small-sample correction: the spread of a C-cluster bootstrap is sqrt((C - 1) / C) of the
+        # unbiased one, and its tails are normal where those of C cluster means are t; stretching the
+        # replicates about the estimate by the product of both ratios took the Type I error at 25
+        # clusters a side from 6.5-7% to the nominal 5% (tests/test_compare.py).
+        df = a.clusters + b.clusters - 2
+        inflation = math.sqrt(fewer / (fewer - 1))
+        se = inflation * float(replicated.std(ddof=1))
+        half = None
+    if se == 0.0:
+        p = 1.0 if centre == 0.0 else 0.0
+        return float(back(centre)), float(back(centre)), p
+    # the studentised estimate: no floor at 2 / (replicates + 1), unlike the share of replicates
+    p = float(2.0 * stats.t.sf(abs(centre) / se, df))
+    if half is not None:
+        return float(back(centre - half)), float(back(centre + half)), p
+    stretch = inflation * stats.t.ppf(1 - alpha / 2, df) / stats.norm.ppf(1 - alpha / 2)
     replicated = centre + stretch * (replicated - centre)
-    low, high = np.expm1(np.quantile(replicated, [alpha / 2, 1.0 - alpha / 2]))
-    below, above = np.count_nonzero(replicated <= 0.0), np.count_nonzero(replicated >= 0.0)
-    p = min(1.0, 2.0 * (1 + min(below, above)) / (replicates + 1))
+    low, high = back(np.quantile(replicated, [alpha / 2, 1.0 - alpha / 2]))
+    beyond = min(np.count_nonzero(replicated <= 0.0), np.count_nonzero(replicated >= 0.0))
+    if beyond >= MIN_TAIL_REPLICATES:
+        # the tail is resolved: the share of replicates beyond 0, the test the percentile interval
+        # inverts (they agree on skewed bootstrap distributions, a median's, where the t does not)
+        p = min(1.0, 2.0 * (1 + beyond) / (replicates + 1))
     return float(low), float(high), p
 
 
@@ -382,6 +407,31 @@ def _confirm_warning(side: _Side, name: str, settings: _Settings, rng) -> str | 
     return None
 
 
+def _common_unit(units_a: pd.Series, units_b: pd.Series):
+    """``(unit, factors_a, factors_b, reason)``: the unit both versions' values are converted to
+    (the one most of A's values are in), the factors to multiply each side's values by, and None;
+    or a reason for units that do not convert (:func:`perfstudy.units.conversion_factor`)."""
+    present = pd.concat([units_a, units_b]).dropna()
+    if present.empty:
+        return None, 1.0, 1.0, None
+    if units_a.isna().any() or units_b.isna().any():
+        return None, 1.0, 1.0, f"unit: some values have a unit ({present.iloc[0]!r}) and some have none"
+    found = present.astype(str).unique()
+    if found.size == 1:
+        return str(found[0]), 1.0, 1.0, None
+    target = str(units_a.astype(str).mode().iloc[0])
+    factors = {u: conversion_factor(u, target) for u in found}
+    wrong = sorted(u for u, f in factors.items() if f is None)
+    if wrong:
+        return None, 1.0, 1.0, f"unit: measured in {sorted(found)}, and {wrong} do not convert to {target!r}"
+    return (
+        target,
+        units_a.astype(str).map(factors).to_numpy(dtype=float),
+        units_b.astype(str).map(factors).to_numpy(dtype=float),
+        None,
+    )
+
+
 def _compare_one(task: _Task, rng) -> dict:
     """The row of one benchmark (see :class:`Comparison`), before the correction and verdict."""
     s = task.settings
@@ -389,18 +439,17 @@ def _compare_one(task: _Task, rng) -> dict:
     a = _side(task.values_a, task.labels_a, s.statistic)
     b = _side(task.values_b, task.labels_b, s.statistic)
     interval_rng, confirm_rng = np.random.default_rng(rng).spawn(2)
-    method = _method(a, b)
-    estimate_a, estimate_b = _estimate(a, s.statistic, method), _estimate(b, s.statistic, method)
-    low, high, p = _interval(
-        a, b, estimate_b / estimate_a, method, s.statistic, s.confidence, s.replicates, interval_rng
-    )
+    method, scale = _method(a, b), _scale(a, b)
+    low, high, p = _interval(a, b, scale, method, s.statistic, s.confidence, s.replicates, interval_rng)
     notes = []
+    if scale == "difference":
+        notes.append("a value or batch statistic of 0 or below: compared as the difference B - A, not a ratio")
     for side, label in ((a, "A"), (b, "B")):
         if side.clusters == 1:
             notes.append(f"one {s.cluster} in {label}: no interval can be trusted; run more {s.cluster}es")
     if method == "t":
         notes.append(f"few {s.cluster}es ({min(a.clusters, b.clusters)}): Welch t interval over the {s.cluster}es")
-    if s.checks:
+    if s.checks and scale == "ratio":  # the checks compare batches by their ratios
         for side, label, labels in ((a, "A", task.labels_a), (b, "B", task.labels_b)):
             notes += filter(
                 None,
@@ -417,9 +466,10 @@ def _compare_one(task: _Task, rng) -> dict:
         n_b=int(b.values.size),
         clusters_a=a.clusters,
         clusters_b=b.clusters,
-        estimate_a=estimate_a,
-        estimate_b=estimate_b,
-        change=estimate_b / estimate_a - 1.0,
+        estimate_a=a.estimate,
+        estimate_b=b.estimate,
+        scale=scale,
+        change=b.estimate / a.estimate - 1.0 if scale == "ratio" else b.estimate - a.estimate,
         low=low,
         high=high,
         p_value=p,
@@ -437,9 +487,12 @@ class Comparison:
     ----------
     table : DataFrame
         One row per benchmark present in both versions: ``benchmark``, ``n_a``, ``n_b``,
-        ``clusters_a``, ``clusters_b``, ``estimate_a``, ``estimate_b``, ``change`` (``B/A - 1``),
+        ``clusters_a``, ``clusters_b``, ``estimate_a``, ``estimate_b`` (the mean or median of all
+        the version's values, in ``units``), ``change``,
         ``low``, ``high`` (at ``confidence``), ``p_value`` (uncorrected, H0: no change),
         ``p_adjusted`` (after ``correction``), ``method`` (``"bootstrap"``, ``"t"`` or ``"none"``),
+        ``scale`` (``"ratio"``: ``change``, ``low`` and ``high`` are relative, ``B/A - 1``;
+        ``"difference"``: they are ``B - A`` in the benchmark's unit, for zeros and negative values),
         ``higher_is_better``, ``verdict`` (one of :data:`VERDICTS`) and ``warnings`` (text, ``"; "``
         between warnings).
     statistic : str
@@ -459,7 +512,10 @@ class Comparison:
     labels : mapping
         ``{"a": ..., "b": ...}``: the values of the ``by`` column that are versions A and B.
     units : mapping
-        Benchmark to unit, where a ``unit`` column gave one.
+        Benchmark to unit, where a ``unit`` column gave one (after conversion).
+    excluded : mapping
+        Benchmark to the reason it could not be compared (units that do not convert, no values
+        left once warm-ups are left out).
     """
 
     table: pd.DataFrame
@@ -475,6 +531,7 @@ class Comparison:
     warmup_dropped: int = 0
     labels: MappingProxyType = field(default_factory=lambda: MappingProxyType({}))
     units: MappingProxyType = field(default_factory=lambda: MappingProxyType({}))
+    excluded: MappingProxyType = field(default_factory=lambda: MappingProxyType({}))
 
     def to_frame(self) -> pd.DataFrame:
         """The per-benchmark table (a copy)."""
@@ -524,13 +581,16 @@ def compare(
         Tidy measurements: a ``benchmark`` column (optional: one benchmark if absent), the
         ``by`` column with two versions, the ``cluster`` column and ``value``. A ``warmup`` column
         (as the readers of :mod:`perfstudy.io` write) marks rows to leave out; a ``unit`` column
-        must agree between the versions of a benchmark and decides which direction is better
-        (:func:`higher_is_better`). Within a cluster, rows are taken in their order in ``df`` (or of
+        decides which direction is better (:func:`higher_is_better`), and units that differ only in
+        their time part (``ns`` and ``s``, ``ops/s`` and ``ops/ms``) are converted to the one most of
+        A's values are in; a benchmark whose units do not convert is excluded, with its reason. Within a cluster, rows are taken in their order in ``df`` (or of
         an ``iteration`` column, if present) for the warm-up check.
     by : str
         The column that tells the versions apart (vocabulary: ``version``, 0 = A, 1 = B).
     value : str
-        The measured value; positive (the change is a ratio).
+        The measured value: a time, a rate, a count. Where every batch statistic is positive the
+        change is the ratio ``B/A - 1``; with zeros or negative values, the difference ``B - A``
+        (the ``scale`` column says which).
     cluster : str
         The unit that carries the dependence: pyperf's process, JMH's fork, a host (``batch``).
     statistic : {"mean", "median"}
@@ -570,9 +630,9 @@ def compare(
     Raises
     ------
     ValueError
-        A missing column, not exactly two versions, missing values (without ``dropna``), values
-        that are not positive and finite, units that differ between the versions, a benchmark with
-        no values left, no benchmark present in both versions.
+        A missing column, not exactly two versions, missing values, clusters, versions or benchmark
+        labels (without ``dropna``), infinite values, no benchmark that can be compared. A single
+        benchmark that cannot be compared does not raise: it is listed in ``excluded``.
     """
     if not isinstance(df, pd.DataFrame):
         raise TypeError(f"df: expected a DataFrame, got {type(df).__name__}")
@@ -592,66 +652,75 @@ def compare(
     frame = df if "benchmark" in df.columns else df.assign(benchmark="benchmark")
     if not pd.api.types.is_numeric_dtype(frame[value]):
         raise TypeError(f"{value}: expected numbers, got dtype {frame[value].dtype}")
-    missing = frame[value].isna() | frame[cluster].isna() | frame[by].isna()
+    missing = frame[value].isna() | frame[cluster].isna() | frame[by].isna() | frame["benchmark"].isna()
     dropped = int(missing.sum())
     if dropped and not dropna:
-        names = sorted(frame.loc[missing, "benchmark"].astype(str).unique())
+        parts = [
+            f"{int(frame[column].isna().sum())} {what}"
+            for column, what in ((value, "value"), (cluster, cluster), (by, by), ("benchmark", "benchmark label"))
+            if frame[column].isna().any()
+        ]
+        named = frame.loc[missing, "benchmark"].dropna().astype(str).unique()
+        where = f" in {sorted(named)[:5]}{' ...' if len(named) > 5 else ''}" if len(named) else ""
         raise ValueError(
-            f"{value}: {dropped} row(s) with a missing value, cluster or version in {names[:5]}"
-            f"{' ...' if len(names) > 5 else ''}; drop them with dropna=True"
+            f"{value}: {dropped} row(s) with a missing {', '.join(parts)}{where}; drop them with dropna=True"
         )
     frame = frame[~missing]
+    infinite = ~np.isfinite(frame[value].to_numpy(dtype=float))
+    if infinite.any():
+        names = sorted(frame.loc[infinite, "benchmark"].astype(str).unique())
+        raise ValueError(f"{value}: {int(infinite.sum())} value(s) not finite in {names[:5]}")
+    a_label, b_label = _versions(frame, by, baseline)
+    excluded = {}
     warmup_dropped = 0
     if "warmup" in frame.columns:
         flagged = frame["warmup"].astype(bool)
         warmup_dropped = int(flagged.sum())
         before = set(frame.groupby([by, "benchmark"], sort=False).groups)
         frame = frame[~flagged]
-        emptied = sorted(map(str, before - set(frame.groupby([by, "benchmark"], sort=False).groups)))
-        if emptied:
-            raise ValueError(
-                f"benchmark: no values left once warm-ups are left out for (version, benchmark) {emptied[:5]}"
-            )
+        for version, name in before - set(frame.groupby([by, "benchmark"], sort=False).groups):
+            excluded[str(name)] = f"no values left in {by}={version!r} once warm-ups are left out"
     if "iteration" in frame.columns:
         frame = frame.sort_values([cluster, "iteration"], kind="stable")
-    bad = ~np.isfinite(frame[value].to_numpy(dtype=float)) | (frame[value].to_numpy(dtype=float) <= 0)
-    if bad.any():
-        names = sorted(frame.loc[bad, "benchmark"].astype(str).unique())
-        raise ValueError(f"{value}: {int(bad.sum())} value(s) not positive and finite in {names[:5]}")
-    a_label, b_label = _versions(frame, by, baseline)
     sides = {
         label: dict(tuple(frame[frame[by] == label].groupby("benchmark", sort=False))) for label in (a_label, b_label)
     }
-    only_a = tuple(sorted(map(str, set(sides[a_label]) - set(sides[b_label]))))
-    only_b = tuple(sorted(map(str, set(sides[b_label]) - set(sides[a_label]))))
-    names = [name for name in sides[a_label] if name in sides[b_label]]
-    if not names:
-        raise ValueError(f"benchmark: none present in both versions ({by}={a_label!r} and {by}={b_label!r})")
+    only_a = tuple(sorted(map(str, set(sides[a_label]) - set(sides[b_label]) - set(excluded))))
+    only_b = tuple(sorted(map(str, set(sides[b_label]) - set(sides[a_label]) - set(excluded))))
+    names = [name for name in sides[a_label] if name in sides[b_label] and str(name) not in excluded]
     settings = _Settings(
-        statistic, confidence, float(threshold), replicates, checks, cluster, (1 - confidence) / len(names)
+        statistic, confidence, float(threshold), replicates, checks, cluster, (1 - confidence) / max(1, len(names))
     )
     tasks = []
     units = {}
     for name in names:
         rows_a, rows_b = sides[a_label][name], sides[b_label][name]
+        values_a, values_b = rows_a[value].to_numpy(dtype=float), rows_b[value].to_numpy(dtype=float)
         unit = None
         if "unit" in frame.columns:
-            found = {str(u) for u in pd.concat([rows_a["unit"], rows_b["unit"]]).dropna().unique()}
-            if len(found) > 1:
-                raise ValueError(f"unit: benchmark {name!r} is measured in {sorted(found)}; convert to one unit first")
-            unit = found.pop() if found else None
+            unit, factors_a, factors_b, reason = _common_unit(rows_a["unit"], rows_b["unit"])
+            if reason is not None:
+                excluded[str(name)] = reason
+                continue
+            values_a, values_b = values_a * factors_a, values_b * factors_b
             if unit is not None:
                 units[str(name)] = unit
         tasks.append(
             _Task(
                 name=name,
-                values_a=rows_a[value].to_numpy(dtype=float),
+                values_a=values_a,
                 labels_a=rows_a[cluster].to_numpy(),
-                values_b=rows_b[value].to_numpy(dtype=float),
+                values_b=values_b,
                 labels_b=rows_b[cluster].to_numpy(),
                 higher_is_better=higher_is_better(unit),
                 settings=settings,
             )
+        )
+    if not tasks:
+        reasons = "; ".join(f"{k}: {v}" for k, v in list(excluded.items())[:3])
+        raise ValueError(
+            f"benchmark: none can be compared between {by}={a_label!r} and {by}={b_label!r}"
+            + (f" ({reasons})" if reasons else " (none is present in both)")
         )
     rows = map_tasks(_compare_one, tasks, rng=rng, executor=executor, progress=progress, desc="benchmarks")
     alpha = 1.0 - confidence
@@ -674,20 +743,23 @@ def compare(
         warmup_dropped=warmup_dropped,
         labels=MappingProxyType({"a": a_label, "b": b_label}),
         units=MappingProxyType(units),
+        excluded=MappingProxyType(excluded),
     )
 
 
 def _verdict(row, alpha: float, threshold: float) -> str:
-    """``"no change"`` when the interval lies within ``+-threshold``; ``"slower"``/``"faster"``
-    when the adjusted p-value is below ``alpha`` and the interval lies beyond the threshold."""
+    """``"no change"`` when the interval lies within ``+-threshold`` (times ``|A|`` on the
+    difference scale) or is the single point 0; ``"slower"``/``"faster"`` when the adjusted p-value
+    is below ``alpha`` and the interval lies beyond the threshold."""
     if not (math.isfinite(row.low) and math.isfinite(row.high)):
         return "inconclusive"
-    if threshold > 0 and -threshold <= row.low and row.high <= threshold:
+    band = threshold if row.scale == "ratio" else threshold * abs(row.estimate_a)
+    if row.low == row.high == 0.0 or (band > 0 and -band <= row.low and row.high <= band):
         return "no change"
     if row.p_adjusted < alpha:
-        if row.low > threshold:
+        if row.low > band:
             return "faster" if row.higher_is_better else "slower"
-        if row.high < -threshold:
+        if row.high < -band:
             return "slower" if row.higher_is_better else "faster"
     return "inconclusive"
 
@@ -698,6 +770,17 @@ def _number(x: float) -> str:
 
 def _percent(x: float) -> str:
     return "n/a" if not math.isfinite(x) else f"{100 * x:+.1f}%"
+
+
+def _change(row, unit: str) -> str:
+    """The change with its interval: relative on the ratio scale, ``B - A`` in the unit otherwise."""
+    if row.scale == "ratio":
+        return f"{_percent(row.change)} [{_percent(row.low)}, {_percent(row.high)}]"
+
+    def signed(x: float) -> str:
+        return "n/a" if not math.isfinite(x) else f"{x:+.4g}"
+
+    return f"{signed(row.change)} [{signed(row.low)}, {signed(row.high)}] {unit} (B - A)".replace("  ", " ")
 
 
 def format_comparison(result: Comparison, format: str = "table") -> str:
@@ -726,7 +809,9 @@ def format_comparison(result: Comparison, format: str = "table") -> str:
             only_b=list(result.only_b),
             dropped=result.dropped,
             warmup_dropped=result.warmup_dropped,
+            labels={k: str(v) for k, v in result.labels.items()},
             benchmarks=json.loads(table.to_json(orient="records")),
+            excluded=[dict(benchmark=k, reason=v) for k, v in result.excluded.items()],
         )
         return json.dumps(payload, indent=2)
     if format not in ("table", "markdown"):
@@ -748,11 +833,12 @@ def format_comparison(result: Comparison, format: str = "table") -> str:
                 str(row.benchmark),
                 f"{_number(row.estimate_a)} {unit}".strip(),
                 f"{_number(row.estimate_b)} {unit}".strip(),
-                f"{_percent(row.change)} [{_percent(row.low)}, {_percent(row.high)}]",
+                _change(row, unit),
                 "n/a" if not math.isfinite(row.p_adjusted) else f"{row.p_adjusted:.3g}",
                 row.verdict,
             ]
         )
+    lines += [[str(name), "-", "-", "-", "-", "not comparable"] for name in result.excluded]
     if format == "markdown":
         out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
         out += ["| " + " | ".join(cells) + " |" for cells in lines]
@@ -769,5 +855,6 @@ def format_comparison(result: Comparison, format: str = "table") -> str:
         notes.append(f"{result.warmup_dropped} values flagged as warm-up by the harness were left out")
     if result.dropped:
         notes.append(f"{result.dropped} rows with a missing value were dropped")
+    notes += [f"{name}: not comparable: {reason}" for name, reason in result.excluded.items()]
     notes += [f"{row.benchmark}: {row.warnings}" for row in table.itertuples() if row.warnings]
     return "\n".join(out + [""] + notes)

@@ -1,0 +1,90 @@
+"""Units as benchmark harnesses write them: which way is better, and how to convert between them.
+
+A unit is a time (``ns``, ``us``, ``ms``, ``s``, ``second``, ...), a time per something (``ns/op``,
+``s/iter``), a rate (``ops/s``, ``MB/s``, ``ops/ms``) or anything else (``allocs/op``, ``B/op``,
+``%``), which is kept as it is. Two units convert when they differ only in their time part: ``ns``
+and ``s``, ``ns/op`` and ``us/op``, ``ops/s`` and ``ops/ms``. ``allocs/op`` converts to nothing but
+itself.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["TIME_UNITS", "higher_is_better", "conversion_factor"]
+
+#: Seconds in each time unit a harness writes (pyperf's ``second``, Go's ``ns``, JMH's ``us``, ...).
+TIME_UNITS = {
+    "ps": 1e-12,
+    "ns": 1e-9,
+    "nsec": 1e-9,
+    "us": 1e-6,
+    "µs": 1e-6,
+    "μs": 1e-6,
+    "usec": 1e-6,
+    "ms": 1e-3,
+    "msec": 1e-3,
+    "s": 1.0,
+    "sec": 1.0,
+    "second": 1.0,
+    "seconds": 1.0,
+    "min": 60.0,
+    "h": 3600.0,
+}
+_RATE = re.compile(r"^\s*\S+\s*/\s*(s|sec|second|ms|us|µs|μs|ns|min|h)\s*$", re.IGNORECASE)
+
+
+def higher_is_better(unit) -> bool:
+    """Whether a larger value is better for ``unit``: a rate (something per unit of time, e.g.
+    ``ops/s``, ``ops/ms``, ``MB/s``) is; a time, a time per operation (``s``, ``ns/op``) or a count
+    per operation (``allocs/op``, ``B/op``) is not.
+
+    Parameters
+    ----------
+    unit : str or None
+        The unit as the tool wrote it; None or unknown units are taken as costs (lower is better).
+    """
+    return bool(isinstance(unit, str) and _RATE.match(unit))
+
+
+def _parts(unit: str):
+    """``(seconds, rest)`` with ``value * seconds`` in the unit's time part expressed in seconds, or
+    None for a unit with no time part. ``rest`` is what must agree for two units to convert."""
+    text = unit.strip()
+    if text in TIME_UNITS:
+        return TIME_UNITS[text], ""
+    if text.count("/") == 1:
+        top, bottom = (part.strip() for part in text.split("/"))
+        if top in TIME_UNITS:
+            return TIME_UNITS[top], "/" + bottom  # a time per something: ns/op
+        if bottom in TIME_UNITS:
+            return 1.0 / TIME_UNITS[bottom], top + "/"  # a rate: ops/s
+    return None
+
+
+def conversion_factor(source, target) -> float | None:
+    """The factor ``f`` with ``value_in_target = f * value_in_source``, or None if the units do not
+    convert (they differ in more than their time part, or one is unknown).
+
+    Parameters
+    ----------
+    source, target : str or None
+        Units as the tool wrote them. Equal units (None included) convert with factor 1.
+
+    Examples
+    --------
+    >>> conversion_factor("s", "ns")
+    1000000000.0
+    >>> conversion_factor("ops/ms", "ops/s")
+    1000.0
+    >>> conversion_factor("allocs/op", "ns/op") is None
+    True
+    """
+    if source == target:
+        return 1.0
+    if not (isinstance(source, str) and isinstance(target, str)):
+        return None
+    a, b = _parts(source), _parts(target)
+    if a is None or b is None or a[1] != b[1]:
+        return None
+    return a[0] / b[0]
