@@ -330,6 +330,65 @@ def analyze_cli_20():
     return run
 
 
+def _go_suite(folder: Path, benchmarks=200, runs=20, planted=20, change=0.05, noise=0.02, seed=22) -> list[str]:
+    """Issue 22's suite as ``go test -bench`` writes it: ``benchmarks`` benchmarks, ``runs`` lines
+    (batches) a side, log-normal ``noise``, ``change`` planted in the first ``planted`` benchmarks;
+    base.txt and new.txt in ``folder``."""
+    rng = np.random.default_rng(seed)
+    header = "goos: linux\ngoarch: amd64\npkg: example.com/suite\ncpu: AMD EPYC\n"
+    paths = []
+    for version in (0, 1):
+        lines = [header]
+        for _ in range(runs):  # go test -count=N writes the benchmarks in order, N times over
+            for b in range(benchmarks):
+                ns = 1000.0 * (1 + b % 17) * np.exp(rng.normal(0, noise)) * (1 + change * (version and b < planted))
+                lines.append(f"BenchmarkCase{b:03d}-2 \t {100000 // (1 + b % 17)} \t {ns:.1f} ns/op\n")
+        lines.append("PASS\nok  \texample.com/suite\t12.345s\n")
+        path = folder / ("base.txt" if version == 0 else "new.txt")
+        path.write_text("".join(lines))
+        paths.append(str(path))
+    return paths
+
+
+def _command(argv: list[str]) -> dict:
+    """Run a command; its own wall time and peak resident memory (from wait4), its exit status."""
+    start = time.perf_counter()
+    process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(process.pid, 0)
+    seconds = time.perf_counter() - start
+    process.returncode = os.waitstatus_to_exitcode(status)
+    return dict(seconds=seconds, peak_gib=usage.ru_maxrss / 2**20, returncode=process.returncode)
+
+
+def compare_cli_go_suite():
+    """Issue 22: ``perfstudy compare base.txt new.txt --fail-on-regression`` on the 200-benchmark Go
+    suite, the whole command (interpreter start, imports, reading, comparing, printing)."""
+    import tempfile
+
+    paths = _go_suite(Path(tempfile.mkdtemp()))
+    command = str(Path(sys.executable).with_name("perfstudy"))
+
+    def run():
+        result = _command([command, "compare", *paths, "--threshold", "1%", "--fail-on-regression"])
+        assert result.pop("returncode") == 1, "the gate must catch the planted regressions"
+        return result
+
+    return run
+
+
+def benchstat_go_suite():
+    """benchstat on the same files (``$BENCHSTAT`` or on PATH; built from golang.org/x/perf with
+    Debian's Go toolchain by whoever runs the benchmarks: no recipe for it lives in this repository)."""
+    import tempfile
+
+    paths = _go_suite(Path(tempfile.mkdtemp()))
+    return lambda: {k: v for k, v in _command([_benchstat(), *paths]).items() if k != "returncode"}
+
+
+def _benchstat() -> str | None:
+    return os.environ.get("BENCHSTAT") or shutil.which("benchstat")
+
+
 def trials_needed_20k():
     """Issue 13: a search at an accuracy it cannot reach runs to max_trials; the sample grew by
     np.append (a copy per trial, quadratic) before."""
@@ -492,6 +551,13 @@ BENCHMARKS = {
     "explorer_pt4cloud": (explorer_pt4cloud, 1.0, None, "pt4cloud_explorer: a week -> 48 h intervals, band of 200", 1),
     "explorer_confirm": (explorer_confirm, 1.0, None, "confirm_explorer: error 1% -> 2%, 100 orders", 1),
     "explorer_peak_rate": (explorer_peak_rate, 1.0, None, "peak_rate_explorer: 16 -> 8 daemons", 1),
+    "compare_cli_go_suite": (
+        compare_cli_go_suite,
+        1.0,
+        None,
+        "perfstudy compare, the whole command, on 200 Go benchmarks x 20 lines a side (+5% planted in 20)",
+        1,
+    ),
     "table3_naive_loop": (
         table_3_naive_loop,
         None,
@@ -502,6 +568,15 @@ BENCHMARKS = {
     ),
 }
 
+
+if _benchstat() is not None:  # optional: benchstat, not a dependency
+    BENCHMARKS["benchstat_go_suite"] = (
+        benchstat_go_suite,
+        None,
+        None,
+        "benchstat on the same 200 x 20 Go files",
+        1,
+    )
 
 if shutil.which("Rscript") is not None:  # optional: R and lme4 (Debian r-base-core r-cran-lme4)
     BENCHMARKS["fit_40k_lme4"] = (fit_40k_lme4, None, None, "lme4 lmer() on the same 40,000 obs, timed in R", 1)
@@ -533,6 +608,7 @@ COMPARISONS = (
         "fit_variance_components over statsmodels at 10,000 obs",
     ),
     ("mmd_2x200", "mmd_2x200_hyppo", "speedup_over_hyppo", "mmd_test over hyppo's MMD"),
+    ("compare_cli_go_suite", "benchstat_go_suite", "speedup_over_benchstat", "perfstudy compare over benchstat"),
 )
 
 
@@ -554,6 +630,8 @@ def _child(name: str) -> None:
         seconds = own
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20  # KiB -> GiB
     children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 2**20
+    if isinstance(own, dict):  # a whole command, timed and measured on its own (_command)
+        seconds, peak, children = own["seconds"], own["peak_gib"], 0.0
     print(json.dumps({"seconds": seconds, "peak_gib": max(peak, children)}))
 
 

@@ -5,6 +5,13 @@ from __future__ import annotations
 import argparse
 import sys
 
+# The formats, spelt here so that `perfstudy --help` imports nothing heavy (perfstudy.io imports
+# pandas); tests/test_compare_cli.py checks that they equal perfstudy.io.FORMATS.
+FORMATS = (
+    "auto", "pyperf", "hyperfine", "google_benchmark", "jmh", "go", "criterion", "pytest_benchmark", "asv",
+    "benchmarkdotnet", "csv", "parquet",
+)  # fmt: skip
+
 __all__ = ["main"]
 
 
@@ -35,12 +42,27 @@ def _parser() -> argparse.ArgumentParser:
         "compare",
         help="compare two versions' benchmark files: change, interval, p-value, verdict",
         description="Compare BASE (version A) with NEW (version B) per benchmark, resampling whole "
-        "batches (processes, forks, repetitions). Files: pyperf, hyperfine, Google Benchmark, JMH JSON "
-        "or a tidy CSV. Exit status 1 with --fail-on-regression when a benchmark is slower beyond the "
-        "threshold, 2 for unusable input.",
+        "batches (processes, forks, repetitions, go test lines). Files: Go benchmark text, pyperf, "
+        "hyperfine, Google Benchmark, JMH, pytest-benchmark, asv, BenchmarkDotNet JSON, criterion.rs "
+        "(a target/criterion directory, sample.json or raw.csv) or a tidy CSV. With one file, --by names "
+        "what tells its two versions apart (a Go configuration key such as note, as benchstat's -col; "
+        "a tidy file's version column). Exit status 1 with --fail-on-regression when a benchmark is slower "
+        "beyond the threshold, 2 for unusable input.",
     )
-    comparison.add_argument("base", metavar="BASE", help="the baseline's file (version A)")
-    comparison.add_argument("new", metavar="NEW", help="the candidate's file (version B)")
+    comparison.add_argument("base", metavar="BASE", help="the baseline's file (version A), or the one file")
+    comparison.add_argument("new", metavar="NEW", nargs="?", help="the candidate's file (version B)")
+    comparison.add_argument(
+        "--by",
+        metavar="KEY",
+        help="with one file: the column or Go configuration key whose two values are the versions "
+        "(the first to appear is A; default: version)",
+    )
+    comparison.add_argument(
+        "--input-format",
+        choices=FORMATS,
+        default="auto",
+        help="the files' format (default: auto, detected from the content)",
+    )
     comparison.add_argument(
         "--threshold", default="0", help="smallest change that matters, e.g. 2%% or 0.02 (default 0)"
     )
@@ -146,14 +168,27 @@ def _compare(args) -> int:
 
     try:
         threshold = _threshold(args.threshold)
-        frames = []
-        for version, path in enumerate((args.base, args.new)):
-            frame = read(path)
-            frames.append(frame.assign(version=version))
-        import pandas as pd
+        if args.new is not None:
+            if args.by is not None:
+                raise ValueError("--by splits one file into two versions; with two files, each file is a version")
+            import pandas as pd
 
+            frames = [read(path, args.input_format).assign(version=v) for v, path in enumerate((args.base, args.new))]
+            frame, by, baseline = pd.concat(frames, ignore_index=True), "version", 0
+        else:
+            frame, by = read(args.base, args.input_format), args.by or "version"
+            if by not in frame.columns:
+                keys = [c for c in frame.columns if c not in ("value", "iteration", "warmup")]
+                raise ValueError(
+                    f"--by {by}: {args.base} has no such column or configuration key; it has {keys}. "
+                    "Give two files (BASE NEW), or --by naming what tells the versions apart"
+                )
+            present = frame[by].dropna()
+            baseline = present.iloc[0] if len(present) else None
         result = compare(
-            pd.concat(frames, ignore_index=True),
+            frame,
+            by=by,
+            baseline=baseline,
             cluster=args.cluster,
             statistic=args.statistic,
             confidence=args.confidence,

@@ -50,7 +50,6 @@ from types import MappingProxyType
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from perfstudy._checks import (
     check_allocation,
@@ -61,7 +60,7 @@ from perfstudy._checks import (
     check_resamples,
     check_sample,
 )
-from perfstudy.confirm import repetitions_needed
+from perfstudy._tdist import norm_ppf, t_ppf, t_sf
 from perfstudy.parallel import map_tasks
 from perfstudy.units import conversion_factor, higher_is_better
 
@@ -232,7 +231,7 @@ def _interval(a: _Side, b: _Side, scale: str, method: str, statistic, confidence
         se = math.sqrt(va + vb)
         # Welch-Satterthwaite: between C - 1 (one side's variance dominates) and C_a + C_b - 2
         df = (va + vb) ** 2 / (va**2 / (a.clusters - 1) + vb**2 / (b.clusters - 1)) if se > 0 else fewer - 1
-        half = stats.t.ppf(1.0 - alpha / 2, df) * se
+        half = t_ppf(1.0 - alpha / 2, df) * se
     else:
         replicated = to_scale(_resampled(b, statistic, replicates, rng)) - to_scale(
             _resampled(a, statistic, replicates, rng)
@@ -249,10 +248,10 @@ def _interval(a: _Side, b: _Side, scale: str, method: str, statistic, confidence
         p = 1.0 if centre == 0.0 else 0.0
         return float(back(centre)), float(back(centre)), p
     # the studentised estimate: no floor at 2 / (replicates + 1), unlike the share of replicates
-    p = float(2.0 * stats.t.sf(abs(centre) / se, df))
+    p = 2.0 * t_sf(abs(centre) / se, df)
     if half is not None:
         return float(back(centre - half)), float(back(centre + half)), p
-    stretch = inflation * stats.t.ppf(1 - alpha / 2, df) / stats.norm.ppf(1 - alpha / 2)
+    stretch = inflation * t_ppf(1 - alpha / 2, df) / norm_ppf(1 - alpha / 2)
     replicated = centre + stretch * (replicated - centre)
     low, high = back(np.quantile(replicated, [alpha / 2, 1.0 - alpha / 2]))
     beyond = min(np.count_nonzero(replicated <= 0.0), np.count_nonzero(replicated >= 0.0))
@@ -264,7 +263,7 @@ def _interval(a: _Side, b: _Side, scale: str, method: str, statistic, confidence
 
 
 def _t_p_value(t: float, df: float) -> float:
-    return float(2.0 * stats.t.sf(abs(t), df))
+    return 2.0 * t_sf(abs(t), df)
 
 
 def _warmup_warning(side: _Side, name: str, alpha: float, threshold: float) -> str | None:
@@ -302,7 +301,7 @@ def _drift_warning(side: _Side, name: str, alpha: float) -> str | None:
     n = side.clusters
     if n < 8 or np.ptp(side.statistics) == 0.0:
         return None
-    ranks = stats.rankdata(side.statistics)
+    ranks = _average_ranks(side.statistics)
     rho = float(np.corrcoef(np.arange(n), ranks)[0, 1])
     if abs(rho) >= 1.0:
         p = 0.0
@@ -311,6 +310,13 @@ def _drift_warning(side: _Side, name: str, alpha: float) -> str | None:
     if p < alpha:
         return f"drift in {name}: batch results trend with batch order (Spearman rho={rho:+.2f}, p={p:.2g})"
     return None
+
+
+def _average_ranks(x: np.ndarray) -> np.ndarray:
+    """Ranks 1..n, ties given their average rank (:func:`scipy.stats.rankdata`'s default)."""
+    _, inverse, counts = np.unique(x, return_inverse=True, return_counts=True)
+    ends = np.cumsum(counts)
+    return (ends - (counts - 1) / 2.0)[inverse.reshape(-1)]
 
 
 def odd_batches(statistics, labels=None, *, alpha: float = 0.05) -> list:
@@ -353,9 +359,10 @@ def odd_batches(statistics, labels=None, *, alpha: float = 0.05) -> list:
     with np.errstate(divide="ignore", invalid="ignore"):
         t = np.abs(x - others_mean) / np.sqrt(others_var * (1 + 1 / (c - 1)))
     t = np.where(np.isnan(t), 0.0, t)  # a batch equal to identical others
-    p = 2 * stats.t.sf(t, c - 2)
-    order = np.argsort(p, kind="stable")
-    return [labels[i] for i in order if p[i] * c < alpha]
+    # Bonferroni, 2 P(T > t) c < alpha, is t beyond the t quantile at 1 - alpha / (2c); the most
+    # extreme first is the largest t first
+    odd = np.flatnonzero(t > t_ppf(1.0 - alpha / (2 * c), c - 2))
+    return [labels[i] for i in odd[np.argsort(-t[odd], kind="stable")]]
 
 
 def _outlier_warning(side: _Side, labels, name: str, alpha: float) -> str | None:
@@ -389,6 +396,7 @@ class _Task:
     labels_b: np.ndarray
     higher_is_better: bool
     settings: _Settings
+    exact: bool = False  # Go's "Unit ... assume=exact": the values have no distribution
 
 
 def _confirm_warning(side: _Side, name: str, settings: _Settings, rng) -> str | None:
@@ -396,6 +404,8 @@ def _confirm_warning(side: _Side, name: str, settings: _Settings, rng) -> str | 
     median's interval is within ``+-threshold``; a warning when this side has fewer."""
     if settings.threshold <= 0 or side.clusters < 10:
         return None
+    from perfstudy.confirm import repetitions_needed
+
     needed = repetitions_needed(
         side.statistics, error=settings.threshold, confidence=settings.confidence, trials=100, rng=rng
     )
@@ -405,6 +415,16 @@ def _confirm_warning(side: _Side, name: str, settings: _Settings, rng) -> str | 
             f"+-{100 * settings.threshold:g}%; run more"
         )
     return None
+
+
+def _one_value(frame: pd.DataFrame, column: str) -> dict:
+    """``{benchmark: value}`` for the benchmarks whose rows hold exactly one value of ``column``
+    (a unit, Go's ``better`` or ``assume``); others, and a frame without the column, are left out."""
+    if column not in frame.columns:
+        return {}
+    pairs = frame[["benchmark", column]].dropna().drop_duplicates()
+    once = pairs["benchmark"].map(pairs["benchmark"].value_counts()) == 1
+    return dict(zip(pairs.loc[once, "benchmark"], pairs.loc[once, column].astype(str)))
 
 
 def _common_unit(units_a: pd.Series, units_b: pd.Series):
@@ -439,17 +459,29 @@ def _compare_one(task: _Task, rng) -> dict:
     a = _side(task.values_a, task.labels_a, s.statistic)
     b = _side(task.values_b, task.labels_b, s.statistic)
     interval_rng, confirm_rng = np.random.default_rng(rng).spawn(2)
-    method, scale = _method(a, b), _scale(a, b)
-    low, high, p = _interval(a, b, scale, method, s.statistic, s.confidence, s.replicates, interval_rng)
+    method, scale = ("exact" if task.exact else _method(a, b)), _scale(a, b)
     notes = []
+    if task.exact:
+        # benchstat's AssumeExact: one value is the truth, any difference is real; p is 0 or 1
+        change = b.estimate / a.estimate - 1.0 if scale == "ratio" else b.estimate - a.estimate
+        low = high = change
+        p = 0.0 if change != 0 else 1.0
+        for side, label in ((a, "A"), (b, "B")):
+            if np.ptp(side.values) > 0:
+                notes.append(
+                    f"assume=exact, but the values in {label} range from {side.values.min():.6g} to "
+                    f"{side.values.max():.6g}"
+                )
+    else:
+        low, high, p = _interval(a, b, scale, method, s.statistic, s.confidence, s.replicates, interval_rng)
     if scale == "difference":
         notes.append("a value or batch statistic of 0 or below: compared as the difference B - A, not a ratio")
     for side, label in ((a, "A"), (b, "B")):
-        if side.clusters == 1:
+        if side.clusters == 1 and not task.exact:
             notes.append(f"one {s.cluster} in {label}: no interval can be trusted; run more {s.cluster}es")
     if method == "t":
         notes.append(f"few {s.cluster}es ({min(a.clusters, b.clusters)}): Welch t interval over the {s.cluster}es")
-    if s.checks and scale == "ratio":  # the checks compare batches by their ratios
+    if s.checks and scale == "ratio" and not task.exact:  # the checks compare batches by their ratios
         for side, label, labels in ((a, "A", task.labels_a), (b, "B", task.labels_b)):
             notes += filter(
                 None,
@@ -490,7 +522,8 @@ class Comparison:
         ``clusters_a``, ``clusters_b``, ``estimate_a``, ``estimate_b`` (the mean or median of all
         the version's values, in ``units``), ``change``,
         ``low``, ``high`` (at ``confidence``), ``p_value`` (uncorrected, H0: no change),
-        ``p_adjusted`` (after ``correction``), ``method`` (``"bootstrap"``, ``"t"`` or ``"none"``),
+        ``p_adjusted`` (after ``correction``), ``method`` (``"bootstrap"``, ``"t"``, ``"none"``, or
+        ``"exact"`` for a unit with Go's ``assume=exact``: the values are the truth, p is 0 or 1),
         ``scale`` (``"ratio"``: ``change``, ``low`` and ``high`` are relative, ``B/A - 1``;
         ``"difference"``: they are ``B - A`` in the benchmark's unit, for zeros and negative values),
         ``higher_is_better``, ``verdict`` (one of :data:`VERDICTS`) and ``warnings`` (text, ``"; "``
@@ -650,6 +683,8 @@ def compare(
         raise ValueError("df: no rows")
     check_allocation("replicates", replicates, 8.0 * replicates * (4 + 2 * df[cluster].nunique()))
     frame = df if "benchmark" in df.columns else df.assign(benchmark="benchmark")
+    frame = frame.copy(deep=False)
+    frame.attrs = {}  # pandas deep-copies attrs (a reader's metadata) on every slice below
     if not pd.api.types.is_numeric_dtype(frame[value]):
         raise TypeError(f"{value}: expected numbers, got dtype {frame[value].dtype}")
     missing = frame[value].isna() | frame[cluster].isna() | frame[by].isna() | frame["benchmark"].isna()
@@ -693,11 +728,18 @@ def compare(
     )
     tasks = []
     units = {}
+    # each benchmark's one unit and metadata, found once for all (a pandas concat per benchmark
+    # took a third of the command's time on 200 benchmarks)
+    metadata = {column: _one_value(frame, column) for column in ("unit", "better", "assume")}
+    unitless = set(frame.loc[frame["unit"].isna(), "benchmark"]) if "unit" in frame.columns else set()
     for name in names:
         rows_a, rows_b = sides[a_label][name], sides[b_label][name]
         values_a, values_b = rows_a[value].to_numpy(dtype=float), rows_b[value].to_numpy(dtype=float)
         unit = None
-        if "unit" in frame.columns:
+        if name in metadata["unit"] and name not in unitless:
+            unit = metadata["unit"][name]
+            units[str(name)] = unit
+        elif "unit" in frame.columns:
             unit, factors_a, factors_b, reason = _common_unit(rows_a["unit"], rows_b["unit"])
             if reason is not None:
                 excluded[str(name)] = reason
@@ -705,6 +747,9 @@ def compare(
             values_a, values_b = values_a * factors_a, values_b * factors_b
             if unit is not None:
                 units[str(name)] = unit
+        better = higher_is_better(unit)
+        if metadata["better"].get(name) in ("higher", "lower"):
+            better = metadata["better"][name] == "higher"
         tasks.append(
             _Task(
                 name=name,
@@ -712,8 +757,9 @@ def compare(
                 labels_a=rows_a[cluster].to_numpy(),
                 values_b=values_b,
                 labels_b=rows_b[cluster].to_numpy(),
-                higher_is_better=higher_is_better(unit),
+                higher_is_better=better,
                 settings=settings,
+                exact=metadata["assume"].get(name) == "exact",
             )
         )
     if not tasks:

@@ -26,9 +26,9 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from perfstudy._checks import check_allocation, check_choice, check_fraction, check_int, check_real, check_sample
+from perfstudy._tdist import norm_ppf
 
 __all__ = ["MedianCI", "median_ci", "median_ci_indices", "Repetitions", "repetitions_needed"]
 
@@ -72,7 +72,7 @@ def median_ci_indices(n, confidence: float = 0.95, method: str = "order_statisti
         if not (np.isfinite(n).all() and (n >= 0).all() and (n == np.floor(n)).all()):
             raise ValueError("n: expected sample sizes (integers of at least 0)")
     n = np.asarray(n, dtype=float)
-    z = stats.norm.ppf(0.5 + confidence / 2)
+    z = norm_ppf(0.5 + confidence / 2)
     if method == "order_statistics":
         low = np.floor((n - z * np.sqrt(n)) / 2)
         high = np.ceil(1 + (n + z * np.sqrt(n)) / 2)
@@ -181,6 +181,12 @@ class Repetitions:
         )
 
 
+#: Up to this many runs, CONFIRM sorts each trial's first runs at every size instead of keeping
+#: Fenwick trees (the same bounds; tests/test_confirm.py): a comparison's 20 batches took 1.4 ms
+#: per call the tree's way.
+DIRECT_MAX_RUNS = 64
+
+
 def _kth(flat_tree: np.ndarray, offsets: np.ndarray, k: np.ndarray, top: int, size: int) -> np.ndarray:
     """For each entry, the 0-based rank of the ``k``-th (1-based) smallest run inserted in the Fenwick
     tree starting at ``offsets`` (binary lifting). Each tree holds ``size + 2`` counts (index
@@ -264,14 +270,46 @@ def repetitions_needed(
         permutations = ranks[rng.permuted(np.broadcast_to(np.arange(n), (trials, n)), axis=1)]
     else:  # only the first max_size runs of each permutation are needed: draw just those
         permutations = ranks[np.array([rng.choice(n, size=largest, replace=False) for _ in range(trials)])]
+    sizes = np.arange(1, largest + 1)
+    low_index, high_index = median_ci_indices(sizes, confidence, method)
+    if n <= DIRECT_MAX_RUNS:
+        mean_low, mean_high = _direct_bounds(ordered[permutations], low_index, high_index, start)
+    else:
+        mean_low, mean_high = _fenwick_bounds(ordered, permutations, low_index, high_index, start)
+    keep = sizes >= start
+    sizes, mean_low, mean_high = sizes[keep], mean_low[keep], mean_high[keep]
+    within = (mean_low >= median - error * abs(median)) & (mean_high <= median + error * abs(median))
+    hits = np.flatnonzero(within)
+    estimate = int(sizes[hits[0]]) if hits.size else None
+    return Repetitions(estimate, sizes, mean_low, mean_high, median, float(error), confidence, trials)
+
+
+def _direct_bounds(values: np.ndarray, low_index, high_index, start: int):
+    """Per size ``s``, the mean over trials of the order statistics that bound the median's CI,
+    from each trial's first ``s`` values sorted: few runs (a comparison's batches) need no tree."""
+    largest = values.shape[1]
+    mean_low = np.full(largest, np.nan)
+    mean_high = np.full(largest, np.nan)
+    for s in range(start, largest + 1):
+        if low_index[s - 1] < 1 or high_index[s - 1] > s:
+            continue
+        first = np.sort(values[:, :s], axis=1)
+        mean_low[s - 1] = first[:, int(low_index[s - 1]) - 1].mean()
+        mean_high[s - 1] = first[:, int(high_index[s - 1]) - 1].mean()
+    return mean_low, mean_high
+
+
+def _fenwick_bounds(ordered: np.ndarray, permutations: np.ndarray, low_index, high_index, start: int):
+    """As :func:`_direct_bounds`, by inserting the runs of all trials one size at a time into
+    Fenwick trees of ranks: O(trials n log n) for all sizes together."""
+    trials, largest = permutations.shape
+    n = ordered.size
     width = n + 2  # Fenwick indices 1..n, and n + 1 as a sink for updates that run past the end
     flat_tree = np.zeros(trials * width, dtype=np.int64)
     offsets = np.arange(trials, dtype=np.int64) * width
     both_offsets = np.tile(offsets, 2)
     top = 1 << (n.bit_length() - 1)
     levels = n.bit_length() + 1
-    sizes = np.arange(1, largest + 1)
-    low_index, high_index = median_ci_indices(sizes, confidence, method)
     mean_low = np.full(largest, np.nan)
     mean_high = np.full(largest, np.nan)
     for s in range(1, largest + 1):
@@ -286,9 +324,4 @@ def repetitions_needed(
         k = np.repeat([low_index[s - 1], high_index[s - 1]], trials)
         bounds = ordered[_kth(flat_tree, both_offsets, k, top, n)].reshape(2, trials).mean(axis=1)
         mean_low[s - 1], mean_high[s - 1] = bounds
-    keep = sizes >= start
-    sizes, mean_low, mean_high = sizes[keep], mean_low[keep], mean_high[keep]
-    within = (mean_low >= median - error * abs(median)) & (mean_high <= median + error * abs(median))
-    hits = np.flatnonzero(within)
-    estimate = int(sizes[hits[0]]) if hits.size else None
-    return Repetitions(estimate, sizes, mean_low, mean_high, median, float(error), confidence, trials)
+    return mean_low, mean_high

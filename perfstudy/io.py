@@ -29,6 +29,7 @@ import functools
 import gzip
 import json
 import os
+import re
 import warnings
 from pathlib import Path
 
@@ -427,41 +428,146 @@ def read_jmh(source, *, metric: str | None = None, dropna: bool = False) -> pd.D
     return _frame(rows, extra, {"tool": "JMH", "metric": metric or "primary"}, dropna)
 
 
-#: What :func:`read` accepts for ``format``.
-FORMATS = ("auto", "pyperf", "hyperfine", "google_benchmark", "jmh", "csv", "parquet")
+#: What :func:`read` accepts for ``format``; "auto" detects it from the content.
+FORMATS = (
+    "auto",
+    "pyperf",
+    "hyperfine",
+    "google_benchmark",
+    "jmh",
+    "go",
+    "criterion",
+    "pytest_benchmark",
+    "asv",
+    "benchmarkdotnet",
+    "csv",
+    "parquet",
+)
+#: Where each reader beyond the first four lives (imported when first used).
+_LAZY = {
+    "read_go": "perfstudy.formats.go",
+    "read_criterion": "perfstudy.formats.criterion",
+    "read_pytest_benchmark": "perfstudy.formats.pytest_benchmark",
+    "read_asv": "perfstudy.formats.asv",
+    "read_benchmarkdotnet": "perfstudy.formats.benchmarkdotnet",
+}
+__all__ += list(_LAZY)
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'perfstudy.io' has no attribute {name!r}")
+
+
+def _first(items) -> dict | None:
+    return items[0] if isinstance(items, list) and items and isinstance(items[0], dict) else None
+
+
+#: The shape of each JSON format: a file must match exactly one.
+_JSON_SHAPES = {
+    "jmh": lambda d: isinstance(d, list) and "primaryMetric" in (_first(d) or {}),
+    "google_benchmark": lambda d: (
+        isinstance(d, dict) and isinstance(d.get("benchmarks"), list) and isinstance(d.get("context"), dict)
+    ),
+    "pyperf": lambda d: (
+        isinstance(d, dict)
+        and isinstance(d.get("benchmarks"), list)
+        and "runs" in (_first(d["benchmarks"]) or {"runs": None})
+    ),
+    "hyperfine": lambda d: (
+        isinstance(d, dict)
+        and isinstance(d.get("results"), list)
+        and "command" in (_first(d["results"]) or {"command": None})
+    ),
+    "pytest_benchmark": lambda d: (
+        isinstance(d, dict)
+        and isinstance(d.get("benchmarks"), list)
+        and "machine_info" in d
+        and "stats" in (_first(d["benchmarks"]) or {"stats": None})
+    ),
+    "asv": lambda d: isinstance(d, dict) and isinstance(d.get("results"), dict) and "commit_hash" in d,
+    "benchmarkdotnet": lambda d: isinstance(d, dict) and isinstance(d.get("Benchmarks"), list),
+    "criterion": lambda d: (
+        isinstance(d, dict) and isinstance(d.get("iters"), list) and isinstance(d.get("times"), list)
+    ),
+}
+_GO_LINE = re.compile(r"^Benchmark\S*\s+\d+\s+\S+\s+\S+", re.MULTILINE)
+_CRITERION_CSV = {"group", "function", "sample_measured_value", "iteration_count"}
 
 
 def _detect(data) -> str | None:
-    """The harness that wrote parsed JSON ``data``, from its shape; None if none matches."""
-    if isinstance(data, list) and data and isinstance(data[0], dict) and "primaryMetric" in data[0]:
-        return "jmh"
-    if not isinstance(data, dict):
-        return None
-    benchmarks = data.get("benchmarks")
-    if isinstance(benchmarks, list) and "context" in data:
-        return "google_benchmark"
-    if isinstance(benchmarks, list) and all(isinstance(b, dict) and "runs" in b for b in benchmarks[:1]):
-        return "pyperf"
-    results = data.get("results")
-    if isinstance(results, list) and all(isinstance(r, dict) and "command" in r for r in results[:1]):
-        return "hyperfine"
-    return None
+    """The harness that wrote parsed JSON ``data``, from its shape; None if none matches.
+
+    Raises
+    ------
+    ValueError
+        The shape is that of two formats (naming both).
+    """
+    found = [name for name, shape in _JSON_SHAPES.items() if shape(data)]
+    if len(found) > 1:
+        raise ValueError(
+            f"the file matches more than one format ({' and '.join(found)}); say which with format= "
+            "(--input-format on the command line)"
+        )
+    return found[0] if found else None
+
+
+def _detect_path(path: Path) -> str:
+    """The format of the file or directory at ``path``, from its content."""
+    if path.is_dir():
+        return "criterion"
+    suffix = path.suffix.lower()
+    if suffix == ".parquet":
+        return "parquet"
+    with (gzip.open if suffix == ".gz" else open)(path, "rt", encoding="utf-8", errors="replace") as handle:
+        head = handle.read(1 << 16)
+    stripped = head.lstrip()
+    if suffix == ".csv" or (not stripped.startswith(("{", "[")) and "," in head.split("\n", 1)[0]):
+        header = {c.strip() for c in head.split("\n", 1)[0].split(",")}
+        return "criterion" if _CRITERION_CSV <= header else "csv"
+    if stripped.startswith(("{", "[")) or path.name.lower().endswith((".json", ".json.gz")):
+        data = _read_json(path, "benchmark")
+        found = _detect(data)
+        if found is None:
+            raise ValueError(
+                f"{path}: unknown format: JSON of no known shape (pyperf, hyperfine, Google Benchmark, JMH, pytest-benchmark, "
+                "asv, BenchmarkDotNet, criterion); say which with format= (--input-format on the command line)"
+            )
+        return found
+    if _GO_LINE.search(head):
+        return "go"
+    raise ValueError(
+        f"{path}: unknown format: not JSON of a known harness, not Go benchmark text ('BenchmarkName N value "
+        "unit'), not a tidy .csv/.parquet; say which with format= (--input-format on the command line)"
+    )
 
 
 def read(path, format: str = "auto", *, dropna: bool = False) -> pd.DataFrame:
     """Read any benchmark file perfstudy knows into the tidy schema, detecting its format.
 
-    Detection looks at the content, not only the name: a ``.csv`` or ``.parquet`` file is a tidy
-    table (it needs a ``value`` column; ``benchmark``, ``batch`` and the rest are kept as they are);
-    JSON is pyperf (``benchmarks`` holding ``runs``; also ``.json.gz``), hyperfine (``results``
-    holding ``command``), Google Benchmark (``context`` and ``benchmarks``) or JMH (a list of
-    results with ``primaryMetric``).
+    Detection looks at the content, not only the name, and refuses a file that matches two formats
+    (naming both):
+
+    - JSON: pyperf (``benchmarks`` holding ``runs``; also ``.json.gz``), hyperfine (``results``
+      holding ``command``), Google Benchmark (``context`` and ``benchmarks``), JMH (a list of results
+      with ``primaryMetric``), pytest-benchmark (``machine_info`` and ``benchmarks`` holding
+      ``stats``), asv (``commit_hash`` and ``results``), BenchmarkDotNet's full export
+      (``Benchmarks``), criterion.rs's ``sample.json`` (``iters`` and ``times``);
+    - text with ``BenchmarkName N value unit`` lines: Go (``go test -bench``);
+    - a directory: criterion.rs's output (``target/criterion``);
+    - CSV: criterion.rs's ``raw.csv`` (its ``sample_measured_value`` and ``iteration_count``
+      columns), else a tidy table (it needs a ``value`` column; ``benchmark``, ``batch`` and the rest
+      are kept as they are); ``.parquet``: a tidy table.
 
     Parameters
     ----------
     path : str or path
-        The file.
-    format : {"auto", "pyperf", "hyperfine", "google_benchmark", "jmh", "csv", "parquet"}
+        The file (a directory for criterion.rs).
+    format : {"auto", "pyperf", "hyperfine", "google_benchmark", "jmh", "go", "criterion", \
+"pytest_benchmark", "asv", "benchmarkdotnet", "csv", "parquet"}
         The format; ``"auto"`` detects it.
     dropna : bool
         Values that are null, NaN, infinite or not numbers are an error naming their count; with
@@ -478,18 +584,17 @@ def read(path, format: str = "auto", *, dropna: bool = False) -> pd.DataFrame:
     FileNotFoundError
         No such file.
     ValueError
-        An unknown format, or a file that is not what ``format`` says.
+        An unknown format, a file that matches two, or a file that is not what ``format`` says.
     """
     check_choice("format", format, FORMATS)
     dropna = check_bool("dropna", dropna)
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"path: expected a file path, got {type(path).__name__}")
     path = Path(path)
-    if not path.is_file():
+    if not (path.is_file() or (path.is_dir() and format in ("auto", "criterion"))):
         raise FileNotFoundError(f"{path}: no such file")
-    suffix = path.suffix.lower()
-    if format == "auto" and suffix in (".csv", ".parquet"):
-        format = suffix[1:]
+    if format == "auto":
+        format = _detect_path(path)
     if format in ("csv", "parquet"):
         if format == "parquet":
             try:
@@ -503,20 +608,15 @@ def read(path, format: str = "auto", *, dropna: bool = False) -> pd.DataFrame:
         frame = _finite_values(frame, dropna, where=f"path: {path}")
         frame.attrs["format"] = format
         return frame
-    data = _read_json(path, "benchmark")
-    if format == "auto":
-        format = _detect(data)
-        if format is None:
-            raise ValueError(
-                f"{path}: unknown format (not pyperf, hyperfine, Google Benchmark or JMH JSON, nor a "
-                "tidy .csv/.parquet); pass format= if it is one of them"
-            )
-    reader = {
+    readers = {
         "pyperf": read_pyperf,
         "hyperfine": read_hyperfine,
         "google_benchmark": read_google_benchmark,
         "jmh": read_jmh,
-    }[format]
-    frame = reader(data, dropna=dropna)
+    }
+    if format in readers:
+        frame = readers[format](_read_json(path, format), dropna=dropna)
+    else:
+        frame = __getattr__(f"read_{format}")(path, dropna=dropna)
     frame.attrs["format"] = format
     return frame

@@ -2,6 +2,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from perfstudy import confirm as confirm_module
 from perfstudy.confirm import median_ci, median_ci_indices, repetitions_needed
 
 
@@ -87,3 +88,14 @@ def test_max_size_bounds_the_search():
     capped = repetitions_needed(x, max_size=full.estimate - 1, rng=8)
     assert capped.estimate is None and capped.sizes[-1] == full.estimate - 1
     assert repetitions_needed(x, max_size=full.estimate + 50, rng=9).estimate == pytest.approx(full.estimate, rel=0.1)
+
+
+@pytest.mark.parametrize("n", [12, 40, 64])
+def test_few_runs_sorted_directly_give_the_fenwick_bounds(n, monkeypatch):
+    x = np.random.default_rng(n).lognormal(0, 0.05, n)
+    direct = repetitions_needed(x, error=0.02, trials=50, rng=3)
+    monkeypatch.setattr(confirm_module, "DIRECT_MAX_RUNS", 0)
+    tree = repetitions_needed(x, error=0.02, trials=50, rng=3)
+    assert direct.estimate == tree.estimate
+    assert np.array_equal(direct.mean_low, tree.mean_low, equal_nan=True)
+    assert np.array_equal(direct.mean_high, tree.mean_high, equal_nan=True)

@@ -1,0 +1,6 @@
+"""Readers of the harnesses' own files beyond the first four (:mod:`perfstudy.io` has pyperf,
+hyperfine, Google Benchmark and JMH), one module a format: ``go`` (``go test -bench`` text, the
+format benchstat reads), ``criterion`` (criterion.rs), ``pytest_benchmark``, ``asv`` and
+``benchmarkdotnet``. Each returns perfstudy's tidy schema (:data:`perfstudy.io.COLUMNS` first);
+:func:`perfstudy.io.read` detects them.
+"""

@@ -1,0 +1,34 @@
+"""perfstudy._tdist against scipy.special: the t tail and quantile and the normal quantile that
+compare uses without importing scipy."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import special
+
+from perfstudy import _tdist
+
+DFS = [0.7, 1.0, 2.0, 3.5, 5.0, 9.3, 18.0, 38.0, 58.0, 120.0, 398.0, 5000.0]
+
+
+@pytest.mark.parametrize("df", DFS)
+def test_the_t_tail_matches_scipy(df):
+    for t in [-40.0, -7.0, -2.1, -0.3, 0.0, 0.01, 0.5, 1.96, 3.0, 6.5, 12.0, 60.0]:
+        expected = special.stdtr(df, -t)
+        got = _tdist.t_sf(t, df)
+        assert got == pytest.approx(expected, rel=1e-10, abs=1e-300), (t, df)
+
+
+@pytest.mark.parametrize("df", DFS)
+def test_the_t_quantile_matches_scipy(df):
+    for q in [1e-9, 0.001, 0.025, 0.05, 0.3, 0.5, 0.8, 0.95, 0.975, 0.995, 1 - 1e-7]:
+        assert _tdist.t_ppf(q, df) == pytest.approx(special.stdtrit(df, q), rel=1e-9, abs=1e-12), (q, df)
+
+
+def test_the_normal_quantile_and_the_edges():
+    for q in np.linspace(0.001, 0.999, 37):
+        assert _tdist.norm_ppf(q) == pytest.approx(special.ndtri(q), rel=1e-12, abs=1e-14)
+    assert _tdist.t_sf(np.inf, 5) == 0.0 and _tdist.t_sf(-np.inf, 5) == 1.0
+    assert np.isnan(_tdist.t_sf(1.0, 0.0)) and np.isnan(_tdist.t_ppf(1.0, 5)) and np.isnan(_tdist.norm_ppf(0.0))
+    assert _tdist.t_sf(2.0, np.inf) == pytest.approx(special.ndtr(-2.0), rel=1e-14)
