@@ -33,6 +33,7 @@ from scipy import stats
 from perfstudy._checks import (
     check_allocation,
     check_bool,
+    check_column,
     check_fraction,
     check_frame,
     check_int,
@@ -267,7 +268,7 @@ def analyze(
     df: pd.DataFrame,
     *,
     by: str = "version",
-    cluster: str = "batch",
+    cluster: str | None = None,
     confidence: float = 0.95,
     alpha: float = 0.05,
     threshold: float = 0.02,
@@ -286,8 +287,11 @@ def analyze(
         known ``benchmark``, ``batch``, ``iteration``, ``warmup``, ``timestamp``, ``unit``.
     by : str
         The column that tells versions apart, if any (absent: one version).
-    cluster : str
-        The unit that carries the dependence (a process, a fork): ``batch``.
+    cluster : str, optional
+        The column of the unit that carries the dependence (a process, a fork). By default
+        ``batch`` where the frame has it; without one, every value is its own batch, and the
+        advice says so. A name that is not a column is refused: a misspelt cluster would make
+        every value its own cluster and overstate every comparison.
     confidence : float
         Of every interval.
     alpha : float
@@ -309,9 +313,12 @@ def analyze(
     from tqdm.auto import tqdm
 
     check_frame("df", df, numeric=("value",))
-    for name, column in (("by", by), ("cluster", cluster)):
-        if not isinstance(column, str):
-            raise TypeError(f"{name}={column!r}: expected a column name")
+    if not isinstance(by, str):
+        raise TypeError(f"by={by!r}: expected a column name")
+    if cluster is not None:
+        check_column("cluster", cluster, df)
+    unclustered = cluster is None and "batch" not in df.columns
+    cluster = "batch" if cluster is None else cluster
     confidence = check_fraction("confidence", confidence)
     alpha = check_fraction("alpha", alpha)
     permutations = check_resamples("permutations", permutations, minimum=19)
@@ -327,6 +334,9 @@ def analyze(
     if missing.any():
         names = sorted(frame.loc[missing, "benchmark"].astype(str).unique())
         raise ValueError(f"value: {int(missing.sum())} missing value(s) in {names[:5]}; drop or fix them first")
+    unnamed = int(frame["benchmark"].isna().sum())
+    if unnamed:
+        raise ValueError(f"benchmark: {unnamed} row(s) with no benchmark label; drop or label them first")
     flagged = frame["warmup"].astype(bool) if "warmup" in frame.columns else pd.Series(False, index=frame.index)
     kept = frame[~flagged]
     groups = list(kept.groupby([by, "benchmark"], sort=False))
@@ -358,9 +368,16 @@ def analyze(
             replicates=replicates,
             rng=streams[-1],
         )
-    return Analysis(
-        table=table, advice=tuple(_advice(table, comparison, cluster)), comparison=comparison, confidence=confidence
-    )
+    advice = _advice(table, comparison, cluster)
+    if unclustered:
+        advice = [a for a in advice if not a.startswith("Nothing to fix")]
+        advice.insert(
+            0,
+            "The data name no batches (no 'batch' column, and no cluster= given): every value was taken as "
+            "its own batch, which overstates every interval if values share a process; name the column that "
+            "says which process or fork each value came from.",
+        )
+    return Analysis(table=table, advice=tuple(advice), comparison=comparison, confidence=confidence)
 
 
 def demo_runs(*, processes: int = 20, values: int = 30, rng=None) -> tuple[pd.DataFrame, pd.DataFrame]:

@@ -91,3 +91,18 @@ def test_one_version_has_no_comparison_and_bad_input_is_named():
         analyze(a.assign(value=np.where(a.index == 2, np.nan, a.value)))
     with pytest.raises(TypeError, match="DataFrame"):
         analyze(a.value.to_numpy())
+
+
+def test_a_misspelt_cluster_is_refused_and_missing_batches_are_said():
+    # issue 22: cluster="run" (no such column) made every value its own cluster, and the advice then
+    # reported a significant change that the clustered analysis did not find
+    a, b = demo_runs(processes=6, values=10, rng=1)
+    both = pd.concat([a.assign(version=0), b.assign(version=1)], ignore_index=True)
+    with pytest.raises(ValueError, match="cluster='run': df has no such column"):
+        analyze(both, cluster="run", permutations=49, rng=0)
+    unnamed = analyze(both.drop(columns="batch"), permutations=49, replicates=199, rng=0)
+    assert unnamed.advice[0].startswith("The data name no batches")
+    named = analyze(both, permutations=49, replicates=199, rng=0)
+    assert not any(line.startswith("The data name no batches") for line in named.advice)
+    with pytest.raises(ValueError, match="1 row.* no benchmark label"):
+        analyze(both.assign(benchmark=np.where(both.index == 5, None, "x")), permutations=49)
