@@ -209,6 +209,40 @@ JMH_JSON = [
 ]
 
 
+PYTEST_BENCHMARK_JSON = {
+    "machine_info": {"node": "h"},
+    "datetime": "2026-01-01T00:00:00",
+    "benchmarks": [{"name": "test_x", "fullname": "t.py::test_x", "params": None, "group": None,
+                    "stats": {"data": [1e-6, 1.1e-6, 0.9e-6], "iterations": 10, "rounds": 3}}],
+}  # fmt: skip
+ASV_JSON = {
+    "commit_hash": "abc",
+    "env_name": "existing",
+    "result_columns": ["result", "params", "version", "started_at", "duration", "samples"],
+    "results": {"b.time_x": [[1e-6], [], "v", 1767225600000, 0.5, [[1e-6, 1.1e-6, 0.9e-6]]]},
+}
+DOTNET_JSON = {
+    "HostEnvironmentInfo": {"MachineName": "h"},
+    "Benchmarks": [{"FullName": "N.T.M", "Measurements": [
+        {"IterationMode": "Workload", "IterationStage": stage, "LaunchIndex": launch, "IterationIndex": i,
+         "Operations": 16, "Nanoseconds": 1600.0 + i}
+        for launch in (1, 2) for stage in ("Warmup", "Result") for i in (1, 2, 3)]}],
+}  # fmt: skip
+
+
+def go_text(tmp) -> str:
+    path = tmp / "go.txt"
+    path.write_text("goos: linux\n" + "".join(f"BenchmarkX-2 100 {1000 + i} ns/op 0 allocs/op\n" for i in range(3)))
+    return str(path)
+
+
+def criterion_sample(tmp) -> str:
+    folder = tmp / "criterion" / "x" / "new"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "sample.json").write_text(json.dumps({"sampling_mode": "Linear", "iters": [1, 2, 3], "times": [5, 9, 16]}))
+    return str(folder / "sample.json")
+
+
 @functools.cache
 def tidy_csv(tmp) -> str:
     path = tmp / "runs.csv"
@@ -302,6 +336,13 @@ def _valid(tmp):  # noqa: PLR0915 - one table
         "io.read_hyperfine": lambda: call(HYPERFINE_JSON),
         "io.read_google_benchmark": lambda: call(GOOGLE_JSON),
         "io.read_jmh": lambda: call(JMH_JSON),
+        "io.read_go": lambda: call(go_text(tmp)),
+        "io.read_criterion": lambda: call(criterion_sample(tmp)),
+        "io.read_pytest_benchmark": lambda: call(PYTEST_BENCHMARK_JSON),
+        "io.read_asv": lambda: call(ASV_JSON),
+        "io.read_benchmarkdotnet": lambda: call(DOTNET_JSON),
+        "units.conversion_factor": lambda: call("s", "ns"),
+        "units.higher_is_better": lambda: call("ops/s"),
         "kde.scott_bandwidth": lambda: call(x),
         "kde.Grid": lambda: call(0.0, 0.1, 50),
         "kde.strip_grid": lambda: call(x, strips=50),

@@ -17,3 +17,13 @@ def test_readme_opens_with_the_two_commands():
     text = README.read_text()
     first_block = re.search(r"```sh\n(.*?)```", text, flags=re.S).group(1)
     assert [line.split("#")[0].strip() for line in first_block.strip().splitlines()] == ["make report", "make test"]
+
+
+def test_readme_lists_every_input_format_with_its_batch():
+    from perfstudy.io import FORMATS
+
+    text = README.read_text()
+    rows = re.findall(r"^\| `([a-z_]+)`(?:, `([a-z_]+)`)? \|(.*)\|(.*)\|$", text, flags=re.M)
+    listed = {name for row in rows for name in row[:2] if name}
+    assert listed == set(FORMATS) - {"auto"}
+    assert all(row[3].strip() for row in rows)  # each says what counts as a batch

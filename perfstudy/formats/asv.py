@@ -8,11 +8,12 @@ import itertools
 import pandas as pd
 
 from perfstudy.formats._common import json_source
-from perfstudy.io import _frame, _mapping, _require
+from perfstudy.io import _frame, _mapping, _reader, _require
 
 __all__ = ["read_asv"]
 
 
+@_reader("asv")
 def read_asv(source, *, dropna: bool = False) -> pd.DataFrame:
     """Read an asv result file into the tidy schema.
 

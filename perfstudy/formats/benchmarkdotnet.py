@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 
 from perfstudy.formats._common import json_source
-from perfstudy.io import _frame, _mapping, _require, _sequence
+from perfstudy.io import _frame, _mapping, _reader, _require, _sequence
 
 __all__ = ["read_benchmarkdotnet"]
 
@@ -15,6 +15,7 @@ __all__ = ["read_benchmarkdotnet"]
 _KEEP = {"Actual": False, "Warmup": True}
 
 
+@_reader("BenchmarkDotNet")
 def read_benchmarkdotnet(source, *, dropna: bool = False, stage: str = "Result") -> pd.DataFrame:
     """Read BenchmarkDotNet's full JSON export into the tidy schema.
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 
 from perfstudy.formats._common import json_source
-from perfstudy.io import _frame, _require, _sequence
+from perfstudy.io import _frame, _reader, _require, _sequence
 
 __all__ = ["read_criterion"]
 
@@ -74,6 +74,7 @@ def _csv_rows(path: Path) -> list[dict]:
     return rows
 
 
+@_reader("criterion")
 def read_criterion(source, *, which: str = "new", dropna: bool = False) -> pd.DataFrame:
     """Read criterion.rs's measurements into the tidy schema.
 

@@ -20,13 +20,14 @@ import re
 import pandas as pd
 
 from perfstudy.formats._common import text_source
-from perfstudy.io import COLUMNS, _frame
+from perfstudy.io import COLUMNS, _frame, _reader
 
 __all__ = ["read_go"]
 
 _CONFIG = re.compile(r"^([a-z][^\s:A-Z]*):(?:[ \t]+(.*?)\s*|)$")
 
 
+@_reader("Go benchmark")
 def read_go(source, *, dropna: bool = False) -> pd.DataFrame:
     """Read Go benchmark text (``go test -bench . -count 10 > file.txt``), with benchfmt's rules.
 

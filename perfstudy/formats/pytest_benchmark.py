@@ -7,11 +7,12 @@ from __future__ import annotations
 import pandas as pd
 
 from perfstudy.formats._common import json_source
-from perfstudy.io import _frame, _mapping, _require, _sequence
+from perfstudy.io import _frame, _mapping, _reader, _require, _sequence
 
 __all__ = ["read_pytest_benchmark"]
 
 
+@_reader("pytest-benchmark")
 def read_pytest_benchmark(source, *, dropna: bool = False) -> pd.DataFrame:
     """Read pytest-benchmark JSON into the tidy schema.
 
