@@ -87,4 +87,4 @@ def conversion_factor(source, target) -> float | None:
     a, b = _parts(source), _parts(target)
     if a is None or b is None or a[1] != b[1]:
         return None
-    return a[0] / b[0]
+    return float(f"{a[0] / b[0]:.15g}")  # 1 / 1e-9 is 999999999.9999999 in binary; the factor is 1e9

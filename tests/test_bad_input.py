@@ -239,7 +239,9 @@ def go_text(tmp) -> str:
 def criterion_sample(tmp) -> str:
     folder = tmp / "criterion" / "x" / "new"
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / "sample.json").write_text(json.dumps({"sampling_mode": "Linear", "iters": [1, 2, 3], "times": [5, 9, 16]}))
+    (folder / "sample.json").write_text(
+        json.dumps({"sampling_mode": "Linear", "iters": [1, 2, 3], "times": [5, 9, 16]})
+    )
     return str(folder / "sample.json")
 
 

@@ -165,3 +165,25 @@ def test_analyze_refuses_unusable_input_before_starting_a_kernel(tmp_path, capsy
     assert main(["analyze", str(bad), "--out", str(tmp_path / "out")]) == 2
     assert "unknown format" in capsys.readouterr().err and not (tmp_path / "out").exists()
     assert main(["analyze", str(tmp_path / "missing.csv")]) == 2
+
+
+def test_the_200_benchmark_go_suite_fails_the_gate_with_every_planted_regression(tmp_path, capsys):
+    # issue 22: 200 Go benchmarks, 20 lines a side, 2% noise, +5% in 20 of them; before, all 200 were
+    # "inconclusive" and --fail-on-regression exited 0
+    from test_compare import suite
+
+    frame = suite()
+    paths = []
+    for version in (0, 1):
+        side = frame[frame.version == version]
+        lines = ["goos: linux", "goarch: amd64", "pkg: example.com/suite"]
+        lines += [f"BenchmarkCase{b:03d}-2 \t 1000 \t {v * 1000:.3f} ns/op" for b, v in zip(side.benchmark, side.value)]
+        paths.append(tmp_path / f"v{version}.txt")
+        paths[-1].write_text("\n".join(lines + ["PASS", ""]))
+    for correction in ("holm", "bh"):
+        code = main(["compare", *map(str, paths), "--threshold", "1%", "--correction", correction,
+                     "--fail-on-regression", "--format", "json", "--seed", "3"])  # fmt: skip
+        out = json.loads(capsys.readouterr().out)
+        slower = {row["benchmark"] for row in out["benchmarks"] if row["verdict"] == "slower"}
+        assert code == 1 and {f"Case{b:03d}-2" for b in range(20)} <= slower
+        assert len(slower) <= 22

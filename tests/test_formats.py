@@ -179,8 +179,11 @@ def criterion_dir(tmp_path_factory):
     (root / "benches").mkdir()
     (root / ".cargo").mkdir()
     (root / "Cargo.toml").write_text(
-        '[package]\nname = "demo"\nversion = "0.1.0"\nedition = "2018"\n\n[dev-dependencies]\ncriterion = "0.3"\n\n'
-        '[[bench]]\nname = "demo"\nharness = false\n'
+        '[package]\nname = "demo"\nversion = "0.1.0"\nedition = "2018"\n\n'
+        '[dev-dependencies]\ncriterion = { version = "0.3", default-features = false }\n\n'
+        '[[bench]]\nname = "demo"\nharness = false\n\n'
+        # unoptimised: the files are what is tested, not the code's speed (the build takes 30 s, not 2 min)
+        "[profile.bench]\nopt-level = 0\ndebug = false\nincremental = false\n"
     )
     (root / "src" / "lib.rs").write_text("\n")
     (root / "benches" / "demo.rs").write_text(

@@ -4,3 +4,6 @@ format benchstat reads), ``criterion`` (criterion.rs), ``pytest_benchmark``, ``a
 ``benchmarkdotnet``. Each returns perfstudy's tidy schema (:data:`perfstudy.io.COLUMNS` first);
 :func:`perfstudy.io.read` detects them.
 """
+
+#: The readers are reached through :mod:`perfstudy.io` (``read``, ``read_go``, ...); nothing is defined here.
+__all__: list[str] = []
