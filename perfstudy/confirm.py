@@ -286,16 +286,23 @@ def repetitions_needed(
 
 def _direct_bounds(values: np.ndarray, low_index, high_index, start: int):
     """Per size ``s``, the mean over trials of the order statistics that bound the median's CI,
-    from each trial's first ``s`` values sorted: few runs (a comparison's batches) need no tree."""
+    from each trial's first ``s`` values sorted: few runs (a comparison's batches) need no tree.
+    All sizes in one sort: row ``s`` of a (sizes, trials, runs) stack holds each trial's first ``s``
+    values and +inf after them, so its order statistics ``1..s`` are those of the first ``s``."""
     largest = values.shape[1]
     mean_low = np.full(largest, np.nan)
     mean_high = np.full(largest, np.nan)
-    for s in range(start, largest + 1):
-        if low_index[s - 1] < 1 or high_index[s - 1] > s:
-            continue
-        first = np.sort(values[:, :s], axis=1)
-        mean_low[s - 1] = first[:, int(low_index[s - 1]) - 1].mean()
-        mean_high[s - 1] = first[:, int(high_index[s - 1]) - 1].mean()
+    sizes = np.arange(start, largest + 1)
+    sizes = sizes[(low_index[sizes - 1] >= 1) & (high_index[sizes - 1] <= sizes)]
+    if sizes.size == 0:
+        return mean_low, mean_high
+    beyond = np.arange(largest)[None, None, :] >= sizes[:, None, None]
+    stack = np.sort(np.where(beyond, np.inf, values[None, :, :]), axis=2)
+    low = low_index[sizes - 1].astype(np.int64) - 1
+    high = high_index[sizes - 1].astype(np.int64) - 1
+    rows = np.arange(sizes.size)
+    mean_low[sizes - 1] = stack[rows, :, low].mean(axis=1)
+    mean_high[sizes - 1] = stack[rows, :, high].mean(axis=1)
     return mean_low, mean_high
 
 

@@ -89,6 +89,13 @@ def _mapping(value, where: str) -> dict:
     return value
 
 
+def _entries(data, key: str, tool: str):
+    """``(position, entry)`` for each entry of the list under ``key`` of ``tool``'s parsed JSON, each
+    refused by name unless it is an object."""
+    for position, entry in enumerate(_sequence(_require(data, key, f"{tool} file", tool), f"'{key}'")):
+        yield position, _mapping(entry, f"benchmark {position}")
+
+
 def _reader(tool: str):
     """A reader of ``tool``'s JSON: a file whose structure is not the tool's (a field of the wrong
     type where an object, a list or a number belongs) is refused with a ValueError naming ``source``,
@@ -182,11 +189,9 @@ def read_pyperf(source, *, dropna: bool = False) -> pd.DataFrame:
         True they are left out with a warning, and ``attrs["dropped"]`` counts them.
     """
     data = _read_json(source, "pyperf")
-    benchmarks = _sequence(_require(data, "benchmarks", "pyperf file", "pyperf"), "'benchmarks'")
     suite_meta = _mapping(data.get("metadata"), "'metadata'")
     rows = []
-    for b_index, bench in enumerate(benchmarks):
-        bench = _mapping(bench, f"benchmark {b_index}")
+    for b_index, bench in _entries(data, "benchmarks", "pyperf"):
         bench_meta = {**suite_meta, **_mapping(bench.get("metadata"), f"benchmark {b_index}'s metadata")}
         runs = _sequence(_require(bench, "runs", f"benchmark {b_index}", "pyperf"), f"benchmark {b_index}'s runs")
         for batch, run in enumerate(runs):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 
 from perfstudy.formats._common import json_source
-from perfstudy.io import _frame, _mapping, _reader, _require, _sequence
+from perfstudy.io import _entries, _frame, _mapping, _reader, _require, _sequence
 
 __all__ = ["read_benchmarkdotnet"]
 
@@ -50,11 +50,9 @@ def read_benchmarkdotnet(source, *, dropna: bool = False, stage: str = "Result")
     if stage not in ("Result", "Actual"):
         raise ValueError(f"stage={stage!r}: expected 'Result' or 'Actual'")
     data = json_source(source, "BenchmarkDotNet")
-    benchmarks = _sequence(_require(data, "Benchmarks", "BenchmarkDotNet file", "BenchmarkDotNet"), "'Benchmarks'")
     host = _mapping(data.get("HostEnvironmentInfo"), "'HostEnvironmentInfo'")
     rows = []
-    for position, bench in enumerate(benchmarks):
-        bench = _mapping(bench, f"benchmark {position}")
+    for position, bench in _entries(data, "Benchmarks", "BenchmarkDotNet"):
         name = bench.get("FullName") or _require(bench, "DisplayInfo", f"benchmark {position}", "BenchmarkDotNet")
         if "Measurements" not in bench:
             raise ValueError(

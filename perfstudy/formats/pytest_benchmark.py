@@ -7,7 +7,7 @@ from __future__ import annotations
 import pandas as pd
 
 from perfstudy.formats._common import json_source
-from perfstudy.io import _frame, _mapping, _reader, _require, _sequence
+from perfstudy.io import _entries, _frame, _mapping, _reader, _require, _sequence
 
 __all__ = ["read_pytest_benchmark"]
 
@@ -41,11 +41,9 @@ def read_pytest_benchmark(source, *, dropna: bool = False) -> pd.DataFrame:
         ``--benchmark-save-data`` holds only summaries, which cannot be resampled.
     """
     data = json_source(source, "pytest-benchmark")
-    benchmarks = _sequence(_require(data, "benchmarks", "pytest-benchmark file", "pytest-benchmark"), "'benchmarks'")
     machine = _mapping(data.get("machine_info"), "'machine_info'")
     rows = []
-    for position, bench in enumerate(benchmarks):
-        bench = _mapping(bench, f"benchmark {position}")
+    for position, bench in _entries(data, "benchmarks", "pytest-benchmark"):
         name = bench.get("fullname") or _require(bench, "name", f"benchmark {position}", "pytest-benchmark")
         stats = _mapping(_require(bench, "stats", name, "pytest-benchmark"), f"{name}'s stats")
         if "data" not in stats:
