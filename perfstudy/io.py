@@ -520,19 +520,21 @@ def _detect(data) -> str | None:
     return found[0] if found else None
 
 
-def _detect_path(path: Path) -> str:
-    """The format of the file or directory at ``path``, from its content."""
+def _detect_path(path: Path):
+    """``(format, parsed JSON or None)`` of the file or directory at ``path``, from its content; the
+    JSON, once parsed to tell its shape, goes to the reader rather than being read again."""
     if path.is_dir():
-        return "criterion"
+        return "criterion", None
     suffix = path.suffix.lower()
     if suffix == ".parquet":
-        return "parquet"
+        return "parquet", None
     with (gzip.open if suffix == ".gz" else open)(path, "rt", encoding="utf-8", errors="replace") as handle:
         head = handle.read(1 << 16)
     stripped = head.lstrip()
-    if suffix == ".csv" or (not stripped.startswith(("{", "[")) and "," in head.split("\n", 1)[0]):
-        header = {c.strip() for c in head.split("\n", 1)[0].split(",")}
-        return "criterion" if _CRITERION_CSV <= header else "csv"
+    first_line = head.split("\n", 1)[0]
+    if suffix == ".csv" or (not stripped.startswith(("{", "[")) and "," in first_line):
+        header = {c.strip() for c in first_line.split(",")}
+        return ("criterion" if _CRITERION_CSV <= header else "csv"), None
     if stripped.startswith(("{", "[")) or path.name.lower().endswith((".json", ".json.gz")):
         data = _read_json(path, "benchmark")
         found = _detect(data)
@@ -541,9 +543,9 @@ def _detect_path(path: Path) -> str:
                 f"{path}: unknown format: JSON of no known shape (pyperf, hyperfine, Google Benchmark, JMH, pytest-benchmark, "
                 "asv, BenchmarkDotNet, criterion); say which with format= (--input-format on the command line)"
             )
-        return found
+        return found, data
     if _GO_LINE.search(head):
-        return "go"
+        return "go", None
     raise ValueError(
         f"{path}: unknown format: not JSON of a known harness, not Go benchmark text ('BenchmarkName N value "
         "unit'), not a tidy .csv/.parquet; say which with format= (--input-format on the command line)"
@@ -598,8 +600,9 @@ def read(path, format: str = "auto", *, dropna: bool = False) -> pd.DataFrame:
     path = Path(path)
     if not (path.is_file() or (path.is_dir() and format in ("auto", "criterion"))):
         raise FileNotFoundError(f"{path}: no such file")
+    data = None
     if format == "auto":
-        format = _detect_path(path)
+        format, data = _detect_path(path)
     if format in ("csv", "parquet"):
         if format == "parquet":
             try:
@@ -620,8 +623,10 @@ def read(path, format: str = "auto", *, dropna: bool = False) -> pd.DataFrame:
         "jmh": read_jmh,
     }
     if format in readers:
-        frame = readers[format](_read_json(path, format), dropna=dropna)
+        frame = readers[format](_read_json(path, format) if data is None else data, dropna=dropna)
     else:
-        frame = __getattr__(f"read_{format}")(path, dropna=dropna)
+        # criterion's sample.json is read by path: its name is in benchmark.json beside it
+        source = path if data is None or format == "criterion" else data
+        frame = __getattr__(f"read_{format}")(source, dropna=dropna)
     frame.attrs["format"] = format
     return frame

@@ -7,8 +7,7 @@ import itertools
 
 import pandas as pd
 
-from perfstudy.formats._common import json_source
-from perfstudy.io import _frame, _mapping, _reader, _require
+from perfstudy.io import _frame, _mapping, _read_json, _reader, _require
 
 __all__ = ["read_asv"]
 
@@ -45,7 +44,7 @@ def read_asv(source, *, dropna: bool = False) -> pd.DataFrame:
     ValueError
         A file without samples (``asv run`` without ``--record-samples`` keeps only summaries).
     """
-    data = json_source(source, "asv")
+    data = _read_json(source, "asv")
     results = _mapping(_require(data, "results", "asv file", "asv"), "'results'")
     columns = data.get("result_columns")
     if not isinstance(columns, list) or "samples" not in columns:
@@ -59,13 +58,13 @@ def read_asv(source, *, dropna: bool = False) -> pd.DataFrame:
         if samples is None:
             missing.append(name)
             continue
-        params = cell.get("params") or []
-        combos = list(itertools.product(*params)) if params else [()]
+        combos = list(itertools.product(*(cell.get("params") or [])))  # [()] without parameters
         if len(combos) != len(samples):
             raise ValueError(
                 f"source: asv result {name!r}: {len(samples)} sample lists for {len(combos)} parameter sets"
             )
         started = cell.get("started_at")
+        timestamp = pd.to_datetime(started, unit="ms") if started is not None else None
         for combo, values in zip(combos, samples):
             label = ", ".join(str(v) for v in combo)
             benchmark = f"{name} [{label}]" if label else name
@@ -73,7 +72,7 @@ def read_asv(source, *, dropna: bool = False) -> pd.DataFrame:
                 rows.append(
                     dict(
                         benchmark=benchmark,
-                        timestamp=pd.to_datetime(started, unit="ms") if started is not None else None,
+                        timestamp=timestamp,
                         batch=batch,
                         iteration=0,
                         warmup=False,

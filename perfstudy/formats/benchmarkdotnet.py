@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from perfstudy.formats._common import json_source
-from perfstudy.io import _entries, _frame, _mapping, _reader, _require, _sequence
+from perfstudy._checks import check_choice
+from perfstudy.io import _entries, _frame, _mapping, _read_json, _reader, _require, _sequence
 
 __all__ = ["read_benchmarkdotnet"]
 
@@ -47,9 +47,8 @@ def read_benchmarkdotnet(source, *, dropna: bool = False, stage: str = "Result")
         A benchmark without ``Measurements``: the brief export (``*-report-brief.json``) has only
         statistics, which cannot be resampled.
     """
-    if stage not in ("Result", "Actual"):
-        raise ValueError(f"stage={stage!r}: expected 'Result' or 'Actual'")
-    data = json_source(source, "BenchmarkDotNet")
+    check_choice("stage", stage, ("Result", "Actual"))
+    data = _read_json(source, "BenchmarkDotNet")
     host = _mapping(data.get("HostEnvironmentInfo"), "'HostEnvironmentInfo'")
     rows = []
     for position, bench in _entries(data, "Benchmarks", "BenchmarkDotNet"):

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from perfstudy.formats._common import json_source
-from perfstudy.io import _frame, _reader, _require, _sequence
+from perfstudy._checks import check_choice
+from perfstudy.io import _frame, _read_json, _reader, _require, _sequence
 
 __all__ = ["read_criterion"]
 
@@ -20,7 +20,7 @@ _NS = {"ns": 1.0, "us": 1e3, "µs": 1e3, "ms": 1e6, "s": 1e9}
 
 
 def _sample_rows(sample_path: Path, name: str) -> list[dict]:
-    sample = json_source(sample_path, "criterion")
+    sample = _read_json(sample_path, "criterion")
     iters = _sequence(_require(sample, "iters", str(sample_path), "criterion"), "'iters'")
     times = _sequence(_require(sample, "times", str(sample_path), "criterion"), "'times'")
     if len(iters) != len(times):
@@ -37,7 +37,7 @@ def _name(folder: Path, root: Path | None) -> str:
     """The benchmark's id: ``full_id`` from benchmark.json, else the folder's path below ``root``."""
     info = folder / "benchmark.json"
     if info.is_file():
-        meta = json_source(info, "criterion")
+        meta = _read_json(info, "criterion")
         if isinstance(meta, dict) and meta.get("full_id"):
             return str(meta["full_id"])
     if root is None or folder.parent == root:
@@ -98,8 +98,7 @@ def read_criterion(source, *, which: str = "new", dropna: bool = False) -> pd.Da
         Values that are null, NaN, infinite or not numbers are an error naming their count; with
         True they are left out with a warning, and ``attrs["dropped"]`` counts them.
     """
-    if which not in ("new", "base"):
-        raise ValueError(f"which={which!r}: expected 'new' or 'base'")
+    check_choice("which", which, ("new", "base"))
     if not isinstance(source, (str, os.PathLike)):
         raise TypeError(f"source: expected a folder or file path, got {type(source).__name__}")
     path = Path(source)

@@ -15,16 +15,32 @@ The rules are those of ``golang.org/x/perf/benchfmt``:
 
 from __future__ import annotations
 
+import os
 import re
+from pathlib import Path
 
 import pandas as pd
 
-from perfstudy.formats._common import text_source
 from perfstudy.io import COLUMNS, _frame, _reader
 
 __all__ = ["read_go"]
 
 _CONFIG = re.compile(r"^([a-z][^\s:A-Z]*):(?:[ \t]+(.*?)\s*|)$")
+
+
+def _text_lines(source) -> tuple[list[str], str]:
+    """``(lines, where)`` of a text file given by path or file object."""
+    if isinstance(source, (str, os.PathLike)):
+        path = Path(source)
+        if not path.is_file():
+            raise FileNotFoundError(f"{path}: no such file")
+        return path.read_text(encoding="utf-8", errors="replace").splitlines(), str(path)
+    if hasattr(source, "read"):
+        text = source.read()
+        if isinstance(text, bytes):
+            text = text.decode("utf-8", errors="replace")
+        return text.splitlines(), getattr(source, "name", "<stream>")
+    raise TypeError(f"source: expected a path or a file object, got {type(source).__name__}")
 
 
 @_reader("Go benchmark")
@@ -59,7 +75,7 @@ def read_go(source, *, dropna: bool = False) -> pd.DataFrame:
         A result line without an iteration count, a value or a unit (naming its line), or a file
         with no result line.
     """
-    lines, where = text_source(source)
+    lines, where = _text_lines(source)
     config: dict[str, str] = {}
     keys: dict[str, None] = {}
     unit_meta: dict[tuple[str, str], str] = {}

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from perfstudy.formats._common import json_source
-from perfstudy.io import _entries, _frame, _mapping, _reader, _require, _sequence
+from perfstudy.io import _entries, _frame, _mapping, _read_json, _reader, _require, _sequence
 
 __all__ = ["read_pytest_benchmark"]
 
@@ -40,7 +39,7 @@ def read_pytest_benchmark(source, *, dropna: bool = False) -> pd.DataFrame:
         A benchmark without raw rounds (``stats.data``): a file that ``--benchmark-save`` wrote without
         ``--benchmark-save-data`` holds only summaries, which cannot be resampled.
     """
-    data = json_source(source, "pytest-benchmark")
+    data = _read_json(source, "pytest-benchmark")
     machine = _mapping(data.get("machine_info"), "'machine_info'")
     rows = []
     for position, bench in _entries(data, "benchmarks", "pytest-benchmark"):
