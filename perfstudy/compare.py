@@ -177,6 +177,11 @@ def _scale(a: _Side, b: _Side) -> str:
     return "ratio" if positive else "difference"
 
 
+def _change(a: _Side, b: _Side, scale: str) -> float:
+    """The change from A to B: ``B/A - 1`` on the ratio scale, ``B - A`` on the difference scale."""
+    return b.estimate / a.estimate - 1.0 if scale == "ratio" else b.estimate - a.estimate
+
+
 def _method(a: _Side, b: _Side) -> str:
     fewer = min(a.clusters, b.clusters)
     return "none" if fewer < 2 else "t" if fewer < MIN_BOOTSTRAP_CLUSTERS else "bootstrap"
@@ -224,10 +229,10 @@ def _interval(a: _Side, b: _Side, scale: str, method: str, statistic, confidence
     fewer = min(a.clusters, b.clusters)
     if method == "none":
         return math.nan, math.nan, math.nan
-    to_scale, back = (np.log, np.expm1) if scale == "ratio" else (np.asarray, np.asarray)
-    centre = float(to_scale(b.estimate) - to_scale(a.estimate))
     if method == "t":
         return _welch_fieller(a, b, scale, alpha)
+    to_scale, back = (np.log, np.expm1) if scale == "ratio" else (np.asarray, np.asarray)
+    centre = float(to_scale(b.estimate) - to_scale(a.estimate))
     replicated = to_scale(_resampled(b, statistic, replicates, rng)) - to_scale(
         _resampled(a, statistic, replicates, rng)
     )
@@ -242,7 +247,7 @@ def _interval(a: _Side, b: _Side, scale: str, method: str, statistic, confidence
         p = 1.0 if centre == 0.0 else 0.0
         return float(back(centre)), float(back(centre)), p
     # the studentised estimate: no floor at 2 / (replicates + 1), unlike the share of replicates
-    p = 2.0 * t_sf(abs(centre) / se, df)
+    p = _t_p_value(centre / se, df)
     stretch = inflation * t_ppf(1 - alpha / 2, df) / norm_ppf(1 - alpha / 2)
     replicated = centre + stretch * (replicated - centre)
     low, high = back(np.quantile(replicated, [alpha / 2, 1.0 - alpha / 2]))
@@ -269,12 +274,11 @@ def _welch_fieller(a: _Side, b: _Side, scale: str, alpha: float):
     se = math.sqrt(va + vb)
     difference = b.estimate - a.estimate
     if se == 0.0:
-        p = 1.0 if difference == 0.0 else 0.0
-        change = difference if scale == "difference" else b.estimate / a.estimate - 1.0
-        return change, change, p
+        change = _change(a, b, scale)
+        return change, change, 1.0 if difference == 0.0 else 0.0
     # Welch-Satterthwaite: between C - 1 (one side's variance dominates) and C_a + C_b - 2
     df = (va + vb) ** 2 / (va**2 / (a.clusters - 1) + vb**2 / (b.clusters - 1))
-    p = 2.0 * t_sf(abs(difference) / se, df)
+    p = _t_p_value(difference / se, df)
     q = t_ppf(1.0 - alpha / 2, df)
     if scale == "difference":
         return difference - q * se, difference + q * se, p
@@ -488,9 +492,8 @@ def _compare_one(task: _Task, rng) -> dict:
     notes = []
     if task.exact:
         # benchstat's AssumeExact: one value is the truth, any difference is real; p is 0 or 1
-        change = b.estimate / a.estimate - 1.0 if scale == "ratio" else b.estimate - a.estimate
-        low = high = change
-        p = 0.0 if change != 0 else 1.0
+        low = high = _change(a, b, scale)
+        p = 0.0 if low != 0 else 1.0
         for side, label in ((a, "A"), (b, "B")):
             if np.ptp(side.values) > 0:
                 notes.append(
@@ -526,7 +529,7 @@ def _compare_one(task: _Task, rng) -> dict:
         estimate_a=a.estimate,
         estimate_b=b.estimate,
         scale=scale,
-        change=b.estimate / a.estimate - 1.0 if scale == "ratio" else b.estimate - a.estimate,
+        change=_change(a, b, scale),
         low=low,
         high=high,
         p_value=p,
@@ -847,7 +850,7 @@ def _percent(x: float) -> str:
     return "n/a" if not math.isfinite(x) else f"{100 * x:+.1f}%"
 
 
-def _change(row, unit: str) -> str:
+def _change_text(row, unit: str) -> str:
     """The change with its interval: relative on the ratio scale, ``B - A`` in the unit otherwise."""
     if row.scale == "ratio":
         return f"{_percent(row.change)} [{_percent(row.low)}, {_percent(row.high)}]"
@@ -908,7 +911,7 @@ def format_comparison(result: Comparison, format: str = "table") -> str:
                 str(row.benchmark),
                 f"{_number(row.estimate_a)} {unit}".strip(),
                 f"{_number(row.estimate_b)} {unit}".strip(),
-                _change(row, unit),
+                _change_text(row, unit),
                 "n/a" if not math.isfinite(row.p_adjusted) else f"{row.p_adjusted:.3g}",
                 row.verdict,
             ]
