@@ -6,13 +6,17 @@ nbconvert) shows a static result and never waits for a frontend.
 
 from __future__ import annotations
 
+import base64
 import functools
 import html
+import io
 import math
+import re
 
 import ipywidgets as w
 import matplotlib.pyplot as plt
 import numpy as np
+import traitlets
 from IPython.display import HTML, display
 
 from perfstudy._checks import check_bool, check_choice, check_fraction, check_int, check_real
@@ -39,38 +43,135 @@ __all__ = [
 
 #: every control's label is shown whole (ipywidgets cut long descriptions at about 80 px)
 STYLE = {"description_width": "150px"}
-LAYOUT = w.Layout(width="360px")
+LAYOUT = w.Layout(width="340px")
+#: an update that takes longer than this shows "computing..." and greys the result (CSS, no timer thread)
+BUSY_AFTER_S = 0.5
+#: largest width of an explorer figure on screen, as a multiple of its width at 100 dpi (fonts stay legible)
+MAX_ZOOM = 1.5
+#: pixels per inch of the PNG: sharp on a screen that doubles pixels, and when the figure is widened
+DPI = 160
+
+#: The explorers' style sheet, shipped with every explorer (JupyterLab, Voila and exported HTML alike).
+CSS = f"""<style>
+.perfstudy-explorer .widget-readout {{ min-width: 5.5em; max-width: none; overflow: visible; }}
+.perfstudy-explorer .widget-dropdown select {{ text-overflow: ellipsis; }}
+.perfstudy-controls {{ flex-wrap: wrap; column-gap: 24px; }}
+.perfstudy-busy {{ visibility: hidden; color: #555; animation: perfstudy-show 0s linear {BUSY_AFTER_S}s forwards; }}
+.perfstudy-pending {{ animation: perfstudy-grey 0s linear {BUSY_AFTER_S}s forwards; }}
+.perfstudy-stale {{ opacity: 0.4; filter: grayscale(1); }}
+.perfstudy-figure {{ width: 100%; height: auto; }}
+@keyframes perfstudy-show {{ to {{ visibility: visible; }} }}
+@keyframes perfstudy-grey {{ to {{ opacity: 0.4; }} }}
+</style>"""
+
+
+class NumberText(w.Text):
+    """A number box that never reverts silently.
+
+    ipywidgets' ``FloatText`` puts its last value back, without a word, when the box holds text that is not a
+    number. This box keeps what was typed, so the explorer can refuse it by name; from Python it takes and
+    gives numbers (``box.value = 0.05``), from the page the text typed.
+    """
+
+    value = traitlets.Any("").tag(sync=True)
+
+    def __init__(self, value, *, integer: bool = False, **kwargs):
+        super().__init__(value=value, continuous_update=False, **kwargs)
+        self.integer = integer
+
+
+def _number(label: str, value, *, integer: bool = False):
+    """A number box's value as a number; text that is not one is refused with the box's label."""
+    if isinstance(value, str):
+        text = value.strip()
+        try:
+            value = int(text) if integer else float(text)
+        except ValueError:
+            kind = "a whole number" if integer else "a number"
+            raise ValueError(f"{label}: {value!r} is not {kind}") from None
+    return value
 
 
 def _red(message: str):
-    """The explorers' one way to say no: the library's message, in red, in place of the result."""
+    """The explorers' one way to say no: the library's message, in red, above the last good result."""
     return HTML(f"<p class='perfstudy-error' style='color:#b00'>{html.escape(message)}</p>")
+
+
+def _on_screen(message: str, controls: dict) -> str:
+    """``message`` with each argument named as the library names it (``target_se=-1``) named as on screen
+    (``target SE = -1``)."""
+    for name, widget in sorted(controls.items(), key=lambda item: -len(item[0])):
+        message = re.sub(rf"\b{re.escape(name)}=", f"{widget.description} = ", message)
+    return message
+
+
+def figure_html(fig, *, alt: str = "") -> str:
+    """``fig`` as an ``<img>`` that scales with its container, closed once drawn.
+
+    The explorers draw their figures themselves instead of calling ``plt.show()``: what the inline backend
+    shows depends on how the update was triggered (in JupyterLab a slider drag gave a blank or axis-less
+    PNG), while a PNG written here is the whole figure whatever moved the control.
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+    alt : str
+        Text for readers that do not show images.
+    """
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=DPI, bbox_inches="tight")
+    width = fig.get_size_inches()[0] * 100 * MAX_ZOOM
+    plt.close(fig)
+    data = base64.b64encode(buffer.getvalue()).decode("ascii")
+    return (
+        f"<img class='perfstudy-figure' style='max-width:{width:.0f}px' alt='{html.escape(alt)}' "
+        f"src='data:image/png;base64,{data}'>"
+    )
 
 
 def _explorer(controls: dict, compute, columns, *, title: str = ""):
     """An explorer: ``controls`` (name -> widget) laid out in ``columns`` (lists of names) above an output.
 
     ``compute(**values)`` returns ``(state, html_text, figure_or_None)``; it runs once now (so a headless
-    run shows a result) and again whenever a control changes. A ``ValueError`` or ``TypeError`` from it
-    (bad input, refused by the library) shows as a red message and leaves ``state`` None. The returned
-    box has ``controls``, ``state`` (the last result) and ``text`` (the HTML shown above the figure).
+    run shows a result) and again whenever a control changes. While it runs, a "computing" line appears
+    (after :data:`BUSY_AFTER_S`). A ``ValueError`` or ``TypeError`` from it (bad input, refused by the
+    library) shows as a red message naming the control by its label, above the last good result, greyed;
+    ``state`` becomes None. The returned box has ``controls``, ``state`` (the last result) and ``text`` (the
+    HTML shown above the figure, or the red message).
     """
     out = w.Output()
+    out.add_class("perfstudy-result")
+    status = w.HTML()
     box = w.VBox()
+    box.add_class("perfstudy-explorer")
 
     def update(**values):
+        for name, widget in controls.items():
+            if isinstance(widget, NumberText):
+                try:
+                    values[name] = _number(widget.description, values[name], integer=widget.integer)
+                except ValueError as error:
+                    return refuse(error)
+        status.value = "<span class='perfstudy-busy'>&#8987; computing&hellip;</span>"
+        out.add_class("perfstudy-pending")
+        try:
+            state, text, fig = compute(**values)
+            figure = "" if fig is None else figure_html(fig, alt=title)
+        except (TypeError, ValueError) as error:
+            return refuse(error)
+        finally:
+            out.remove_class("perfstudy-pending")
+        box.state, box.text = state, text
+        status.value = ""
+        out.remove_class("perfstudy-stale")
         out.clear_output(wait=True)
         with out:
-            try:
-                state, text, fig = compute(**values)
-            except (TypeError, ValueError) as error:
-                box.state, box.text = None, _red(str(error)).data
-                display(HTML(box.text))
-                return
-            box.state, box.text = state, text
-            display(HTML(text))
-            if fig is not None:
-                plt.show()
+            display(HTML(text + figure))
+
+    def refuse(error):
+        box.state, box.text = None, _red(_on_screen(str(error), controls)).data
+        status.value = box.text
+        out.add_class("perfstudy-stale")
 
     for widget in controls.values():
         widget.style = STYLE
@@ -78,8 +179,10 @@ def _explorer(controls: dict, compute, columns, *, title: str = ""):
     box.controls = controls
     box.state, box.text = None, ""
     w.interactive_output(update, controls)
-    header = [w.HTML(f"<b>{html.escape(title)}</b>")] if title else []
-    box.children = [*header, w.HBox([w.VBox([controls[k] for k in column]) for column in columns]), out]
+    header = [w.HTML(f"{CSS}<b>{html.escape(title)}</b>")]
+    panel = w.HBox([w.VBox([controls[k] for k in column]) for column in columns])
+    panel.add_class("perfstudy-controls")
+    box.children = [*header, panel, status, out]
     return box
 
 
@@ -177,11 +280,11 @@ def design_explorer(
         "repetitions": w.IntSlider(
             value=repetitions, min=1, max=50, description="repetitions T", continuous_update=False
         ),
-        "setup": w.FloatText(value=costs.setup, description="setup S_f"),
-        "request_cost": w.FloatText(value=costs.request, description="request C_f"),
-        "repetition_cost": w.FloatText(value=costs.repetition, description="repetition C_m"),
-        "host_cost": w.FloatText(value=costs.host, description="host cost"),
-        "target_se": w.FloatText(value=target_se, step=0.005, description="target SE"),
+        "setup": NumberText(value=costs.setup, description="setup S_f"),
+        "request_cost": NumberText(value=costs.request, description="request C_f"),
+        "repetition_cost": NumberText(value=costs.repetition, description="repetition C_m"),
+        "host_cost": NumberText(value=costs.host, description="host cost"),
+        "target_se": NumberText(value=target_se, description="target SE"),
     }
 
     def compute(**values):
@@ -285,12 +388,11 @@ def bootstrap_explorer(
             value=_even("hosts", check_int("hosts", hosts, minimum=2, maximum=64)), min=2, max=64, step=2,
             description="hosts H", continuous_update=False,
         ),
-        "tests": w.IntText(value=check_int("tests", tests, minimum=20, maximum=2000), description="A/A tests"),
-        "replicates": w.IntText(
-            value=check_int("replicates", replicates, minimum=50, maximum=2000), description="bootstrap replicates"
-        ),
-        "confidence": w.FloatText(value=check_fraction("confidence", confidence), step=0.01, description="confidence"),
-        "seed": w.IntText(value=check_int("seed", seed, minimum=0), description="seed"),
+        "tests": NumberText(value=check_int("tests", tests, minimum=20, maximum=2000), description="A/A tests", integer=True),
+        "replicates": NumberText(
+            value=check_int("replicates", replicates, minimum=50, maximum=2000), description="bootstrap replicates", integer=True),
+        "confidence": NumberText(value=check_fraction("confidence", confidence), description="confidence"),
+        "seed": NumberText(value=check_int("seed", seed, minimum=0), description="seed", integer=True),
     }  # fmt: skip
 
     def compute(design, bootstrap, requests, hosts, tests, replicates, confidence, seed):
@@ -373,15 +475,15 @@ def pt4cloud_explorer(
         raise ValueError(f"portion={portion!r}: expected a share of the hour from 0.1 to 1")
     controls = {
         "name": w.Dropdown(options=names, value=check_choice("name", name, names), description="configuration"),
-        "objective_probability": w.FloatText(
-            value=check_fraction("objective_probability", objective_probability), step=0.01, description="objective po"
+        "objective_probability": NumberText(
+            value=check_fraction("objective_probability", objective_probability), description="objective probability"
         ),
         "interval_hours": w.Dropdown(options=lengths, value=interval_hours, description="interval (hours)"),
         "portion": w.FloatSlider(
-            value=portion, min=0.1, max=1.0, step=0.05,
+            value=portion, min=0.1, max=1.0,
             description="portion of each hour", continuous_update=False,
         ),
-        "replicates": w.IntText(value=check_int("replicates", replicates, minimum=10, maximum=2000), description="band replicates"),
+        "replicates": NumberText(value=check_int("replicates", replicates, minimum=10, maximum=2000), description="band replicates", integer=True),
     }  # fmt: skip
 
     def compute(name, objective_probability, interval_hours, portion, replicates):
@@ -473,7 +575,7 @@ def confirm_explorer(
     options = {f"{d}: {s}": (d, s) for d, s in dict.fromkeys((*CONFIRM_SERIES, tuple(series)))}
     controls = {
         "series": w.Dropdown(options=list(options), value=f"{series[0]}: {series[1]}", description="series"),
-        "error": w.FloatText(value=check_real("error", error, positive=True), step=0.005, description="error (+-)"),
+        "error": NumberText(value=check_real("error", error, positive=True), description="error (+-)"),
         "confidence": w.FloatSlider(
             value=check_fraction("confidence", confidence),
             min=0.5,
@@ -482,8 +584,12 @@ def confirm_explorer(
             description="confidence",
             continuous_update=False,
         ),
-        "trials": w.IntText(value=check_int("trials", trials, minimum=2, maximum=1000), description="random orders"),
-        "max_size": w.IntText(value=check_int("max_size", max_size, minimum=10), description="largest size tried"),
+        "trials": NumberText(
+            value=check_int("trials", trials, minimum=2, maximum=1000), description="random orders", integer=True
+        ),
+        "max_size": NumberText(
+            value=check_int("max_size", max_size, minimum=10), description="largest size tried", integer=True
+        ),
     }
 
     def compute(series, error, confidence, trials, max_size):
@@ -552,12 +658,12 @@ def peak_rate_explorer(
             value=check_int("daemons", daemons, maximum=64), min=1, max=64, description="daemons", continuous_update=False
         ),
         "policy": w.Dropdown(options=list(POLICIES), value=check_choice("policy", policy, POLICIES), description="policy"),
-        "target_accuracy": w.FloatText(
-            value=check_fraction("target_accuracy", target_accuracy), step=0.01, description="target accuracy"
+        "target_accuracy": NumberText(
+            value=check_fraction("target_accuracy", target_accuracy), description="target accuracy"
         ),
-        "confidence": w.FloatText(value=check_fraction("confidence", confidence), step=0.01, description="confidence"),
+        "confidence": NumberText(value=check_fraction("confidence", confidence), description="confidence"),
         "seeding": w.Checkbox(value=check_bool("seeding", seeding), description="seed from a neighbour"),
-        "seed": w.IntText(value=check_int("seed", seed, minimum=0), description="seed"),
+        "seed": NumberText(value=check_int("seed", seed, minimum=0), description="seed", integer=True),
     }  # fmt: skip
 
     def compute(disks, daemons, policy, target_accuracy, confidence, seeding, seed):

@@ -319,16 +319,66 @@ def _expected_peak(values):
 EXPLORERS = {
     "design": ("Standard error of the four designs", ("hosts H", -40), ("target SE", 0.08), _expected_design, ("target SE", -1)),
     "bootstrap": ("Bootstrap Type I error", ("requests R", 30), ("A/A tests", 150), _expected_bootstrap, ("confidence", 1.5)),
-    "pt4cloud": ("PT4Cloud", ("portion of each hour", -60), ("objective po", 0.95), _expected_pt4cloud, ("objective po", 1.5)),
+    "pt4cloud": ("PT4Cloud", ("portion of each hour", -60), ("objective probability", 0.95), _expected_pt4cloud, ("objective probability", 1.5)),
     "confirm": ("CONFIRM", ("confidence", -60), ("error (+-)", 0.02), _expected_confirm, ("error (+-)", 0)),
     "peak_rate": ("Peak-rate search", ("daemons", -40), ("target accuracy", 0.05), _expected_peak, ("target accuracy", 0)),
 }  # fmt: skip
 
 
+def _ink(page, root) -> dict:
+    """What the explorer's figure draws, read from the screen's pixels (an element screenshot).
+
+    ``dark``: the share of near-black pixels (text, ticks, spines); ``rows``/``columns``: lines of the image
+    that are dark over at least a quarter of its width or height (axis spines, frames). A figure with bars
+    and no axes, or a blank one, has neither.
+    """
+    import io
+
+    import matplotlib.image
+
+    for attempt in range(5):  # a redraw replaces the image: read the one on screen once it stays
+        try:
+            image = root.locator(".widget-output img").first
+            image.scroll_into_view_if_needed()
+            pixels = matplotlib.image.imread(io.BytesIO(image.screenshot()), format="png")[..., :3]
+            break
+        except Exception:
+            if attempt == 4:
+                raise
+            page.wait_for_timeout(1000)
+    dark = pixels.max(axis=2) < 0.35
+    return {
+        "dark": float(dark.mean()),
+        "rows": int((dark.mean(axis=1) > 0.25).sum()),
+        "columns": int((dark.mean(axis=0) > 0.25).sum()),
+        "size": dark.shape,
+    }
+
+
+def _assert_whole(before: dict, after: dict, what: str) -> None:
+    """The figure after a change has its text and axes: as much ink, as many axis lines, as before."""
+    assert after["rows"] >= 1 and after["columns"] >= 1, f"{what}: no axes drawn after the change: {after}"
+    assert after["rows"] >= before["rows"] / 2 and after["columns"] >= before["columns"] / 2, (before, after)
+    assert after["dark"] >= 0.5 * before["dark"], f"{what}: text and axes missing after the change: {before} {after}"
+
+
+def _assert_nothing_cut(page, root, what: str) -> None:
+    """Every readout, box and label shows its value whole, and the explorer fits in the window."""
+    cut = root.evaluate(
+        """r => [...r.querySelectorAll('.widget-readout, .widget-input, .widget-label, select')]
+            .filter(e => e.offsetParent !== null && e.scrollWidth > e.clientWidth + 1)
+            .map(e => (e.value || e.textContent).trim())"""
+    )
+    assert not cut, f"{what}: values cut on screen: {cut}"
+    right = root.evaluate("r => Math.max(...[...r.querySelectorAll('input, select, .widget-readout')]"
+                          ".map(e => e.getBoundingClientRect().right))")  # fmt: skip
+    assert right <= page.viewport_size["width"], f"{what}: a control ends at {right:.0f} px, past the window"
+
+
 @pytest.fixture(scope="module")
 def explore_page(browser, lab):
     url, token, _ = lab
-    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page = browser.new_page(viewport={"width": 1440, "height": 1000})
     state = _run_all(page, url, token, "explore")
     assert not [o for c in state["cells"] for o in c["outputs"] if o["output_type"] == "error"]
     yield page
@@ -337,30 +387,68 @@ def explore_page(browser, lab):
 
 @pytest.mark.parametrize("explorer", list(EXPLORERS))
 def test_explorer_responds_in_jupyterlab(explore_page, explorer):
+    """Dragged with the mouse and typed into, each explorer redraws whole (pixels read from the screen),
+    shows its values whole, and refuses bad input by the label on screen, over the last result greyed."""
     page = explore_page
     title, (slider, pixels), (label, value), expected, (bad_label, bad_value) = EXPLORERS[explorer]
     root = _explorer(page, title)
     try:
         root.scroll_into_view_if_needed()
         before_text, before_image = _wait_for(page, root, lambda t: len(t) > 20, image_not="")
+        _assert_nothing_cut(page, root, explorer)
+        ink = _ink(page, root)
+        assert ink["rows"] >= 1 and ink["columns"] >= 1 and ink["dark"] > 0.002, f"{explorer}: first figure {ink}"
         moved = _drag(page, root, slider, pixels)
+        _wait_for(page, root, lambda t: t != before_text, image_not=before_image)
+        _assert_whole(ink, _ink(page, root), f"{explorer} after dragging {slider!r}")
         _type(root, label, value)
         want = expected({"slider": moved, "typed": value})
         text, image = _wait_for(page, root, lambda t: want in t, image_not=before_image, want=want)
         assert text != before_text and image and image != before_image, f"{explorer}: the figure did not change"
-        _type(root, bad_label, bad_value)
-        _wait_for(page, root, lambda t: f"{bad_value}" in t and "expected" in t)
-        assert root.locator(".perfstudy-error").count() == 1
-        _type(
-            root,
-            bad_label,
-            {"target SE": 0.05, "confidence": 0.95, "objective po": 0.9, "error (+-)": 0.01, "target accuracy": 0.1}[
-                bad_label
-            ],
-        )
+        _assert_whole(ink, _ink(page, root), f"{explorer} after typing into {label!r}")
+        _assert_nothing_cut(page, root, explorer)
+        for typed, said in ((bad_value, "expected"), ("abc", "is not a number")):
+            image = _output(root)[1]
+            _type(root, bad_label, typed)
+            message = root.locator(".perfstudy-error", has_text=said).first
+            message.wait_for(timeout=60_000)
+            shown = message.inner_text()
+            assert shown.startswith(f"{bad_label} = {typed}") or shown.startswith(f"{bad_label}: "), shown
+            assert str(typed) in shown, shown
+            # the box keeps what was typed, and the last good result stays beneath the message, greyed
+            assert _control(root, bad_label).locator("input").first.input_value() == str(typed)
+            assert _output(root)[1] == image and "perfstudy-stale" in root.locator(
+                ".widget-output"
+            ).first.get_attribute("class")
+        good = {"target SE": 0.05, "confidence": 0.95, "objective probability": 0.9, "error (+-)": 0.01,
+                "target accuracy": 0.1}[bad_label]  # fmt: skip
+        _type(root, bad_label, good)
+        page.wait_for_function("e => !e.querySelector('.perfstudy-error')", arg=root.element_handle(), timeout=60_000)
     except BaseException:
         _screenshot_on_failure(page, f"explorer_{explorer}")
         raise
+
+
+def test_the_busy_signal_shows_after_half_a_second(explore_page):
+    """The explorers' busy line and greyed result appear only once an update has run for half a second (CSS,
+    in this browser); tests/test_widgets.py checks that an update puts them up while it computes."""
+    page = explore_page
+    root = _explorer(page, "Bootstrap Type I error")
+    seen = root.evaluate(
+        """async r => {
+            const busy = document.createElement('span'), result = document.createElement('div');
+            busy.className = 'perfstudy-busy'; result.className = 'perfstudy-pending';
+            r.append(busy, result);
+            const look = () => [getComputedStyle(busy).visibility, getComputedStyle(result).opacity];
+            const first = look();
+            await new Promise(done => setTimeout(done, 800));
+            const later = look();
+            busy.remove(); result.remove();
+            return [first, later];
+        }"""
+    )
+    assert seen[0] == ["hidden", "1"], seen
+    assert seen[1][0] == "visible" and float(seen[1][1]) < 1, seen
 
 
 def test_perfstudy_explore_serves_the_explorers_with_voila(browser):

@@ -27,7 +27,7 @@ def test_design_explorer_follows_its_controls_and_never_clamps():
     assert explorer.state.requests == 512
     assert explorer.state.standard_errors == compare_designs(E1, requests=512, hosts=16).standard_errors
     explorer.controls["target_se"].value = -1.0  # used to become 0.0001 without a word
-    assert explorer.state is None and "target_se=-1.0: expected a positive number" in _text(explorer)
+    assert explorer.state is None and "target SE = -1.0: expected a positive number" in _text(explorer)
     assert "perfstudy-error" in _text(explorer)
     # every label whole: no description is cut at ipywidgets' default width
     assert all(c.style.description_width == "150px" for c in explorer.controls.values())
@@ -49,7 +49,7 @@ def test_bootstrap_explorer_matches_aa_tests():
     assert explorer.state["true_se"] == pytest.approx(float(np.std(result.delta_hat, ddof=1)))
     assert f"Type I error <b>{explorer.state['type1_error']:.3f}</b>" in _text(explorer)
     explorer.controls["tests"].value = 5
-    assert explorer.state is None and "tests=5: expected an integer of at least 20" in _text(explorer)
+    assert explorer.state is None and "A/A tests = 5: expected an integer of at least 20" in _text(explorer)
 
 
 @needs_data
@@ -65,7 +65,7 @@ def test_pt4cloud_explorer_matches_pt4cloud():
     assert explorer.state["intervals_used"] == result.intervals_used
     assert explorer.state["accuracy"] == pytest.approx(accuracy(result.sample, c.ground_truth))
     explorer.controls["objective_probability"].value = 1.5
-    assert explorer.state is None and "objective_probability=1.5" in _text(explorer)
+    assert explorer.state is None and "objective probability = 1.5" in _text(explorer)
 
 
 @needs_data
@@ -81,7 +81,7 @@ def test_confirm_explorer_matches_repetitions_needed():
     assert explorer.state.estimate == expected.estimate
     assert f"<b>{expected.estimate}</b> repetitions" in _text(explorer)
     explorer.controls["error"].value = 0.0
-    assert explorer.state is None and "error=0.0" in _text(explorer)
+    assert explorer.state is None and "error (+-) = 0.0" in _text(explorer)
 
 
 def test_peak_rate_explorer_matches_find_peak_rate():
@@ -93,7 +93,7 @@ def test_peak_rate_explorer_matches_find_peak_rate():
     assert explorer.state["peak_rate"] == search.peak_rate
     assert explorer.state["cost_hours"] == pytest.approx(search.cost / 3600)
     explorer.controls["target_accuracy"].value = 0.0
-    assert explorer.state is None and "target_accuracy=0.0" in _text(explorer)
+    assert explorer.state is None and "target accuracy = 0.0" in _text(explorer)
 
 
 def test_explorers_refuse_bad_initial_values_instead_of_clamping():
@@ -103,3 +103,62 @@ def test_explorers_refuse_bad_initial_values_instead_of_clamping():
         widgets.peak_rate_explorer(policy="fast")
     with pytest.raises(ValueError, match="requests=1000000"):
         widgets.design_explorer(requests=10**6)
+
+
+def test_a_number_box_refuses_text_by_its_label_and_keeps_the_last_result_greyed():
+    explorer = widgets.design_explorer(E1)
+    good = explorer.text
+    box = explorer.controls["target_se"]
+    box.value = "abc"  # what the page sends; ipywidgets' FloatText would put 0.05 back without a word
+    assert explorer.state is None and "target SE: &#x27;abc&#x27; is not a number" in explorer.text
+    assert box.value == "abc"
+    status, result = explorer.children[-2:]
+    assert status.value == explorer.text and "perfstudy-stale" in result._dom_classes
+    box.value = " 0.07 "
+    assert explorer.state.target_se == 0.07 and explorer.text != good and status.value == ""
+    assert "perfstudy-stale" not in result._dom_classes
+    boot = widgets.bootstrap_explorer(E1, tests=20, replicates=50)
+    boot.controls["tests"].value = "25.5"
+    assert boot.state is None and "A/A tests: &#x27;25.5&#x27; is not a whole number" in boot.text
+
+
+def test_an_update_says_it_is_busy_while_it_computes():
+    import ipywidgets as w
+
+    seen = []
+    slider = w.IntSlider(value=1, min=1, max=5, description="n")
+
+    built = {}
+
+    def compute(n):
+        if built:  # the first update runs while the explorer is built
+            status, result = built["explorer"].children[-2:]
+            seen.append(("perfstudy-busy" in status.value, "perfstudy-pending" in result._dom_classes))
+        return n, f"<p>{n}</p>", None
+
+    explorer = built["explorer"] = widgets._explorer({"n": slider}, compute, [["n"]], title="t")
+    slider.value = 3
+    assert seen == [(True, True)] and explorer.state == 3
+    status, result = explorer.children[-2:]
+    assert status.value == "" and "perfstudy-pending" not in result._dom_classes
+
+
+def test_an_explorer_figure_is_the_whole_figure_as_a_scalable_png():
+    import base64
+    import io
+    import re
+
+    import matplotlib.image
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(4, 2))
+    ax.plot([0, 1], [0, 1])
+    ax.set_xlabel("x")
+    tag = widgets.figure_html(fig, alt="a line")
+    assert not plt.fignum_exists(fig.number)  # closed once drawn: no second copy from the inline backend
+    assert "class='perfstudy-figure'" in tag and "width: 100%" in widgets.CSS
+    assert f"max-width:{4 * 100 * widgets.MAX_ZOOM:.0f}px" in tag
+    data = base64.b64decode(re.search(r"base64,([^']+)'", tag).group(1))
+    pixels = matplotlib.image.imread(io.BytesIO(data), format="png")
+    assert pixels.shape[1] >= 4 * widgets.DPI * 0.9  # drawn at DPI, sharp when widened
+    assert (pixels[..., :3].max(axis=2) < 0.35).mean() > 0.001  # axes and text are drawn
