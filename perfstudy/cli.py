@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import os
+import signal
 import sys
 
 # The formats, spelt here so that `perfstudy --help` imports nothing heavy (perfstudy.io imports
@@ -117,14 +119,63 @@ def _explore(args) -> int:
     command = [
         sys.executable, "-m", "voila", str(notebook), "--Voila.ip=127.0.0.1", f"--port={args.port}",
         "--ServerApp.port_retries=0", "--show_tracebacks=False",
+        # a kernel that has already run the notebook waits for the first visitor: the landing tab shows at once
+        "--preheat_kernel=True", "--pool_size=1",
     ]  # fmt: skip
     if args.no_browser:
         command.append("--no-browser")
     print(f"perfstudy explore: http://127.0.0.1:{args.port}/ (Ctrl-C to stop)", flush=True)
+    # Voila runs in a session of its own, so that Ctrl-C reaches this process alone (Jupyter's server would
+    # ask "Shutdown this server?" and keep running); this process then stops it and every kernel it started.
+    voila = subprocess.Popen(command, cwd=notebook.parent, start_new_session=True)
+    previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
-        return subprocess.call(command, cwd=notebook.parent)
+        return voila.wait()
     except KeyboardInterrupt:
+        _stop_tree(voila)
+        print("perfstudy explore: stopped", file=sys.stderr)
         return 0
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt
+
+
+#: seconds Voila has to shut its kernels down after SIGTERM before what is left is killed
+STOP_GRACE_S = 10.0
+
+
+def _stop_tree(process) -> None:
+    """Stop ``process`` and all its descendants: SIGTERM (Jupyter's server then shuts its kernels down),
+    and SIGKILL for whatever is still alive after :data:`STOP_GRACE_S`. Kernels run in sessions of their
+    own, so they are found by parentage (psutil, which Voila's kernels depend on), not by process group."""
+    import subprocess
+
+    try:
+        import psutil
+
+        tree = psutil.Process(process.pid).children(recursive=True)
+    except Exception:  # psutil missing, or the process already gone: its group is all we can reach
+        tree = []
+    try:
+        os.killpg(process.pid, signal.SIGTERM)
+    except ProcessLookupError:
+        pass
+    try:
+        process.wait(timeout=STOP_GRACE_S)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+    for child in tree:
+        try:
+            child.wait(timeout=STOP_GRACE_S)
+        except Exception:
+            try:
+                child.kill()
+            except Exception:
+                pass
 
 
 def _analyze(args) -> int:

@@ -492,10 +492,12 @@ def plot_ranked_intervals(
     """
     designs = list(dict.fromkeys(d for d, _ in intervals))
     boots = list(dict.fromkeys(b for _, b in intervals))
+    # one panel alone (the explorer) is drawn at a full figure's size, not a grid cell's
+    width, height = (6.4, 3.4) if len(intervals) == 1 else (3.1 * len(designs), 2.3 * len(boots))
     fig, axes = plt.subplots(
         len(boots),
         len(designs),
-        figsize=(3.1 * len(designs), 2.3 * len(boots)),
+        figsize=(width, height),
         sharex=True,
         sharey=True,
         squeeze=False,
@@ -518,7 +520,7 @@ def plot_ranked_intervals(
             0.92,
             f"{false_positive.mean():.1%} false positives",
             transform=ax.transAxes,
-            fontsize="x-small",
+            fontsize="small",
             va="top",
         )
         if boots.index(boot) == 0:
@@ -828,8 +830,13 @@ def plot_pt4cloud_distributions(cases: Mapping[str, tuple], *, columns: int = 2)
                 ls="--",
                 label="ground truth",
             )
+        # the bulk of the runs, not the whole kernel grid: a few outliers stretched the axis to 65 around 47-53
+        shown = np.concatenate([*intervals[:used], *([] if ground_truth is None else [ground_truth])])
+        low, high = np.quantile(shown, [0.001, 0.999])
+        margin = 0.15 * (high - low) or 1.0
+        ax.set_xlim(low - margin, high + margin)
         ax.set(title=title, xlabel="performance", ylabel="density")
-        ax.legend(fontsize="x-small")
+        ax.legend(fontsize="small")
     fig.tight_layout()
     return fig
 

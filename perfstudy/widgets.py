@@ -39,6 +39,8 @@ __all__ = [
     "confirm_explorer",
     "peak_rate_explorer",
     "render_comparison",
+    "explorer_app",
+    "figure_html",
 ]
 
 #: every control's label is shown whole (ipywidgets cut long descriptions at about 80 px)
@@ -47,7 +49,9 @@ LAYOUT = w.Layout(width="340px")
 #: an update that takes longer than this shows "computing..." and greys the result (CSS, no timer thread)
 BUSY_AFTER_S = 0.5
 #: largest width of an explorer figure on screen, as a multiple of its width at 100 dpi (fonts stay legible)
-MAX_ZOOM = 1.5
+MAX_ZOOM = 1.4
+#: every explorer figure's size in inches: at most 1,050 px wide on screen, and short enough for a 768 px window
+FIGURE_SIZE = (7.5, 3.6)
 #: pixels per inch of the PNG: sharp on a screen that doubles pixels, and when the figure is widened
 DPI = 160
 
@@ -120,13 +124,21 @@ def figure_html(fig, *, alt: str = "") -> str:
     """
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=DPI, bbox_inches="tight")
-    width = fig.get_size_inches()[0] * 100 * MAX_ZOOM
     plt.close(fig)
-    data = base64.b64encode(buffer.getvalue()).decode("ascii")
+    png = buffer.getvalue()
+    width = int.from_bytes(png[16:20], "big") / DPI * 100 * MAX_ZOOM  # the PNG's own width (IHDR), as saved
+    data = base64.b64encode(png).decode("ascii")
     return (
         f"<img class='perfstudy-figure' style='max-width:{width:.0f}px' alt='{html.escape(alt)}' "
         f"src='data:image/png;base64,{data}'>"
     )
+
+
+def _sized(fig):
+    """``fig`` at :data:`FIGURE_SIZE`, laid out again: the library's figures are sized for a page of panels."""
+    fig.set_size_inches(*FIGURE_SIZE)
+    fig.tight_layout()
+    return fig
 
 
 def _explorer(controls: dict, compute, columns, *, title: str = ""):
@@ -175,7 +187,8 @@ def _explorer(controls: dict, compute, columns, *, title: str = ""):
 
     for widget in controls.values():
         widget.style = STYLE
-        widget.layout = LAYOUT
+        if widget.layout.width is None:  # a control that needs more room says so
+            widget.layout = LAYOUT
     box.controls = controls
     box.state, box.text = None, ""
     w.interactive_output(update, controls)
@@ -305,7 +318,7 @@ def design_explorer(
             costs=cost_model,
             target_se=values["target_se"],
         )
-        fig, ax = plt.subplots(figsize=(5.5, 2.2))
+        fig, ax = plt.subplots(figsize=FIGURE_SIZE)
         names = list(comparison.standard_errors)
         ax.barh(
             [DESIGN_LABELS[d] for d in names],
@@ -421,7 +434,7 @@ def bootstrap_explorer(
             f"True SE of delta_hat {state['true_se']:.4f}; mean {bootstrap} bootstrap SE "
             f"{state['mean_estimated_se']:.4f} (ratio {state['mean_estimated_se'] / state['true_se']:.2f}).</p>"
         )
-        fig = plot_ranked_intervals({(design, bootstrap): (boot.estimate, low, high)}, title="A/A tests, ranked")
+        fig = _sized(plot_ranked_intervals({(design, bootstrap): (boot.estimate, low, high)}))
         return state, text, fig
 
     columns = [["design", "bootstrap", "requests", "hosts"], ["tests", "replicates", "confidence", "seed"]]
@@ -513,8 +526,10 @@ def pt4cloud_explorer(
             f"{interval_hours:g} h ({result.runs} runs; {result.intervals_used * interval_hours:g} h of measuring). "
             f"Accuracy against the ground truth: <b>{state['accuracy']:.1%}</b> (objective {objective_probability:.0%}).</p>"
         )
-        fig = plot_pt4cloud_distributions(
-            {f"{c.benchmark} on {c.config}": (parts[: result.intervals_used], result, c.ground_truth)}, columns=1
+        fig = _sized(
+            plot_pt4cloud_distributions(
+                {f"{c.benchmark} on {c.config}": (parts[: result.intervals_used], result, c.ground_truth)}, columns=1
+            )
         )
         return state, text, fig
 
@@ -574,7 +589,13 @@ def confirm_explorer(
         raise TypeError(f"series={series!r}: expected a (dataset, series) pair of names")
     options = {f"{d}: {s}": (d, s) for d, s in dict.fromkeys((*CONFIRM_SERIES, tuple(series)))}
     controls = {
-        "series": w.Dropdown(options=list(options), value=f"{series[0]}: {series[1]}", description="series"),
+        "series": w.Dropdown(
+            options=list(options),
+            value=f"{series[0]}: {series[1]}",
+            description="series",
+            # a name is a dataset and a benchmark: wide enough for the longest offered, never cut
+            layout=w.Layout(width=f"{160 + 8 * max(map(len, options))}px", max_width="100%"),
+        ),
         "error": NumberText(value=check_real("error", error, positive=True), description="error (+-)"),
         "confidence": w.FloatSlider(
             value=check_fraction("confidence", confidence),
@@ -603,7 +624,7 @@ def confirm_explorer(
             f"<p>{series} ({x.size} runs, median {result.median:.4g}): a {confidence:.0%} CI of the median within "
             f"+-{error:.1%} needs {found}.</p>"
         )
-        fig = plot_confirm_convergence({series: result}, columns=1)
+        fig = _sized(plot_confirm_convergence({series: result}, columns=1))
         return result, text, fig
 
     return _explorer(controls, compute, [["series", "error", "confidence"], ["trials", "max_size"]], title="CONFIRM")
@@ -684,7 +705,7 @@ def peak_rate_explorer(
             f"<p>{policy}: <b>{found}</b>{miss} after {len(search.loads)} test loads, {len(search.trials)} trials, "
             f"<b>{state['cost_hours']:.1f} h</b> of benchmarking ({search.reason}).</p>"
         )
-        fig = plot_search_traces({policy: (search, truth)})
+        fig = _sized(plot_search_traces({policy: (search, truth)}))
         return state, text, fig
 
     columns = [["disks", "daemons", "policy", "seeding"], ["target_accuracy", "confidence", "seed"]]
@@ -695,3 +716,75 @@ def _even(name: str, value: int) -> int:
     if value % 2:
         raise ValueError(f"{name}={value}: expected an even number (single-batch designs split them)")
     return value
+
+
+#: The app's explorers in tab order: name, tab label, the question it answers, and the paper behind it.
+APP_EXPLORERS = (
+    ("design", "Designs", "Which experimental design reaches a target standard error most cheaply?",
+     "Bakshy & Frachtenberg, section 4"),
+    ("bootstrap", "Bootstrap", "How often does a bootstrap call an A/A test a change (its Type I error)?",
+     "Bakshy & Frachtenberg, Table 3 and Figure 7"),
+    ("pt4cloud", "PT4Cloud", "When has a performance distribution stopped changing, and how close is it to the truth?",
+     "He et al., sections 3 and 6"),
+    ("confirm", "CONFIRM", "How many repetitions until the median is known to within a given error?",
+     "Maricq et al., section 5"),
+    ("peak_rate", "Peak rate", "What is a server's peak throughput, and what does finding it cost?",
+     "Shivam et al., Algorithm 2"),
+)  # fmt: skip
+
+
+def explorer_app(*, quick: bool = False):
+    """Every explorer in one app: a landing tab that says what each answers, then one tab per explorer.
+
+    An explorer is built the first time its tab is opened, so the landing view shows at once (``perfstudy
+    explore`` serves this with Voila).
+
+    Parameters
+    ----------
+    quick : bool
+        The smallest sizes (tests): fewer simulated tests, replicates and trials.
+
+    Returns
+    -------
+    ipywidgets.Tab
+        With ``explorer(name)``, which builds (once) and returns the explorer named in
+        :data:`APP_EXPLORERS`, and ``explorers``, the ones built so far.
+    """
+    quick = check_bool("quick", quick)
+    builders = {
+        "design": lambda: design_explorer(PERFLAB_ENDPOINTS[1]),
+        "bootstrap": lambda: bootstrap_explorer(PERFLAB_ENDPOINTS[1], **({"tests": 100, "replicates": 100} if quick else {})),
+        "pt4cloud": lambda: pt4cloud_explorer(replicates=50 if quick else 200),
+        "confirm": lambda: confirm_explorer(trials=20 if quick else 100, max_size=300 if quick else 1000),
+        "peak_rate": lambda: peak_rate_explorer(),
+    }  # fmt: skip
+    rows = "".join(
+        f"<li><b>{html.escape(label)}</b>: {html.escape(question)} <i>({html.escape(source)})</i></li>"
+        for _, label, question, source in APP_EXPLORERS
+    )
+    landing = w.HTML(
+        f"{CSS}<h2>perfstudy explorers</h2><p>Each tab answers one question with a method from the literature on "
+        "performance variability. Move a slider or type a value: the library recomputes the answer; a value it "
+        f"refuses is named in red.</p><ul>{rows}</ul>"
+    )
+    tabs = w.Tab(children=[landing] + [w.HTML("<p>Opening the explorer&hellip;</p>") for _ in APP_EXPLORERS])
+    tabs.titles = ("About", *(label for _, label, _, _ in APP_EXPLORERS))
+    tabs.explorers = {}
+
+    def explorer(name: str):
+        names = [n for n, *_ in APP_EXPLORERS]
+        check_choice("name", name, names)
+        if name not in tabs.explorers:
+            tabs.explorers[name] = builders[name]()
+            children = list(tabs.children)
+            children[1 + names.index(name)] = tabs.explorers[name]
+            tabs.children = children
+        return tabs.explorers[name]
+
+    def opened(change):
+        if change["new"]:
+            explorer(APP_EXPLORERS[change["new"] - 1][0])
+
+    tabs.explorer = explorer
+    tabs.observe(opened, "selected_index")
+    return tabs

@@ -58,7 +58,7 @@ def test_compare_designs_and_render():
 
 def test_explorer_builds_without_a_frontend():
     explorer = design_explorer()
-    title, controls, output = explorer.children
+    title, controls, status, output = explorer.children
     assert len(controls.children) == 3 and explorer.state is not None
     sliders = [w for box in controls.children for w in box.children]
     assert {s.description for s in sliders} >= {"sigma_alpha", "requests R", "target SE"}

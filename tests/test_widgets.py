@@ -157,8 +157,9 @@ def test_an_explorer_figure_is_the_whole_figure_as_a_scalable_png():
     tag = widgets.figure_html(fig, alt="a line")
     assert not plt.fignum_exists(fig.number)  # closed once drawn: no second copy from the inline backend
     assert "class='perfstudy-figure'" in tag and "width: 100%" in widgets.CSS
-    assert f"max-width:{4 * 100 * widgets.MAX_ZOOM:.0f}px" in tag
     data = base64.b64decode(re.search(r"base64,([^']+)'", tag).group(1))
     pixels = matplotlib.image.imread(io.BytesIO(data), format="png")
+    # shown at most MAX_ZOOM times its width at 100 dpi, the width of the PNG as saved (tight box)
+    assert f"max-width:{pixels.shape[1] / widgets.DPI * 100 * widgets.MAX_ZOOM:.0f}px" in tag
     assert pixels.shape[1] >= 4 * widgets.DPI * 0.9  # drawn at DPI, sharp when widened
     assert (pixels[..., :3].max(axis=2) < 0.35).mean() > 0.001  # axes and text are drawn
