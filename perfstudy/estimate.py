@@ -441,6 +441,28 @@ def _optimise(problem: _Problem, y: np.ndarray, reml: bool, start=None, toleranc
     ``nloptwrap``: no finite-difference gradients, which are noisy for a deviance of order ``n``,
     and no false stop at ``theta_k = 0``, where the deviance (even in ``theta_k``) has zero slope.
     """
+    with _blas_threads(problem):
+        return _optimise_here(problem, y, reml, start, tolerance)
+
+
+#: a fit whose random effects have at most this many levels in all runs its dense algebra on one BLAS thread:
+#: on such small blocks the threads cost more than they give (Penicillin, 144 rows: 1.6-2.6 s with numpy's
+#: default threads on a loaded 2-core machine, 0.07-0.12 s with one; issue 24 measures the large fits)
+ONE_THREAD_LEVELS = 2000
+
+
+def _blas_threads(problem: _Problem):
+    """One BLAS thread for a small problem (:data:`ONE_THREAD_LEVELS`), the default otherwise."""
+    import contextlib
+
+    if sum(problem.levels) > ONE_THREAD_LEVELS:
+        return contextlib.nullcontext()
+    from threadpoolctl import threadpool_limits
+
+    return threadpool_limits(limits=1, user_api="blas")
+
+
+def _optimise_here(problem: _Problem, y: np.ndarray, reml: bool, start, tolerance: float) -> _Optimum:
     XY_cross, G0, shift = _cross_products(problem, y)
     k = len(problem.terms)
     theta0 = np.ones(k) if start is None else np.maximum(np.asarray(start, dtype=float), 0.0)
