@@ -24,7 +24,8 @@ Per benchmark and version, on the values left once the harness's flagged warm-up
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from types import MappingProxyType
 
 import numpy as np
 import pandas as pd
@@ -40,7 +41,8 @@ from perfstudy._checks import (
     check_resamples,
     check_sample,
 )
-from perfstudy.compare import Comparison, compare, odd_batches
+from perfstudy._format import display_unit, si, with_unit
+from perfstudy.compare import Comparison, _side, _warmup_test, compare, odd_batches
 from perfstudy.confirm import median_ci, repetitions_needed
 from perfstudy.pt4cloud import pt4cloud
 from perfstudy.survey import diagnose
@@ -135,16 +137,86 @@ class Analysis:
     comparison : Comparison or None
         With two versions.
     confidence : float
+    units : mapping
+        Benchmark to its unit, where the data have a ``unit`` column.
+    cluster : str
+        The batch column.
     """
 
     table: pd.DataFrame
     advice: tuple
     comparison: Comparison | None
     confidence: float
+    units: MappingProxyType = field(default_factory=lambda: MappingProxyType({}))
+    cluster: str = "batch"
 
     def to_frame(self) -> pd.DataFrame:
         """The per-benchmark table (a copy)."""
         return self.table.copy()
+
+    def card(self, benchmark) -> pd.DataFrame:
+        """One benchmark's findings for people: a row per diagnostic in plain words (the method named after
+        them), a column per version, values in the benchmark's unit with SI prefixes (``70.31 µs``).
+
+        Parameters
+        ----------
+        benchmark
+            A value of the table's ``benchmark`` column.
+        """
+        rows = self.table[self.table["benchmark"] == benchmark]
+        if rows.empty:
+            raise ValueError(
+                f"benchmark={benchmark!r}: not in the analysis; it has {list(self.table.benchmark.unique())}"
+            )
+        factor, shown = display_unit(self.units.get(str(benchmark)))
+        small = shown.startswith("s")
+
+        def value(x) -> str:
+            return with_unit(float(x) * factor, shown, small=small)
+
+        def interval(centre, low, high) -> str:
+            return f"{value(centre)} [{si(float(low) * factor, small=small)}, {si(float(high) * factor, small=small)}]"
+
+        def yes(flag) -> str:
+            return "yes" if bool(flag) else "no"
+
+        level, cluster = f"{100 * self.confidence:g}%", self.cluster
+        card = {}
+        for row in rows.itertuples():
+            warm = int(row.warmup_iterations)
+            if row.confirm_unit == "value" and 1 < row.batches < row.n:
+                confirm = f"too few {cluster}es ({row.batches}) to tell; run at least 10"
+            else:
+                unit = f"{cluster}es" if row.confirm_unit == "batch" else "repetitions"
+                need = [
+                    "more than there are" if not math.isfinite(n) else f"{int(n)}"
+                    for n in (row.confirm_1pct, row.confirm_5pct)
+                ]
+                confirm = f"{need[0]} for ±1%, {need[1]} for ±5% ({unit})"
+            stable = row.pt4cloud_stable
+            card[str(row.version)] = {
+                f"values ({cluster}es)": f"{row.n} ({row.batches})",
+                f"warm-up left at the start of each {cluster}": (
+                    "none found" if warm == 0 else f"the first {warm} iteration{'s' if warm > 1 else ''}: drop them"
+                ),
+                f"mean, {level} interval as if the values were independent": interval(
+                    row.mean, row.naive_low, row.naive_high
+                ),
+                f"mean, {level} interval allowing for correlated values": interval(
+                    row.mean, row.corrected_low, row.corrected_high
+                ),
+                f"median, {level} interval (distribution-free)": interval(row.median, row.median_low, row.median_high),
+                "spread: SD over the mean": f"{100 * row.cov:.1f}%",
+                "values look normal (Shapiro-Wilk)": yes(not row.shapiro_reject),
+                "values settle, no drift (ADF)": yes(row.adf_reject),
+                "values independent of the one before (lag-1 shuffle test)": yes(not row.independence_reject),
+                "repetitions needed for the median (CONFIRM)": confirm,
+                f"{cluster}es unlike the others": row.odd_batches or "none",
+                "distribution stable by the end (PT4Cloud)": (
+                    "no timestamps" if isinstance(stable, float) and math.isnan(stable) else yes(stable)
+                ),
+            }
+        return pd.DataFrame(card)
 
 
 def _ordered(frame: pd.DataFrame, cluster: str) -> pd.DataFrame:
@@ -152,7 +224,9 @@ def _ordered(frame: pd.DataFrame, cluster: str) -> pd.DataFrame:
     return frame.sort_values(keys, kind="stable") if keys else frame
 
 
-def _one(series: pd.DataFrame, *, cluster, confidence, alpha, odd_alpha, permutations, rng) -> dict:
+def _one(
+    series: pd.DataFrame, *, cluster, confidence, alpha, odd_alpha, warmup_alpha, threshold, permutations, rng
+) -> dict:
     x = series["value"].to_numpy(dtype=float)
     batches = series[cluster].to_numpy() if cluster in series.columns else np.zeros(x.size)
     n_batches = int(pd.unique(batches).size)
@@ -165,6 +239,12 @@ def _one(series: pd.DataFrame, *, cluster, confidence, alpha, odd_alpha, permuta
     notes = []
     row = dict(n=int(x.size), batches=n_batches)
     row["warmup_iterations"] = warmup_iterations(x, batches, iterations, alpha=alpha)
+    if row["warmup_iterations"] == 0 and (x > 0).all():
+        # the comparison's own warm-up check (first tenth of each batch against the rest): when it sees one,
+        # the table and the advice say so too, and never "no warm-up" beside its "drop them"
+        found = _warmup_test(_side(x, batches, "mean"), warmup_alpha, threshold)
+        if found is not None:
+            row["warmup_iterations"] = found[0]
     frame = pd.DataFrame({"value": x, "position": np.arange(x.size), "series": 0})
     kept = frame[iterations >= row["warmup_iterations"]]
     diagnosis = diagnose(kept, "series", order="position", alpha=alpha, permutations=permutations, rng=streams[0])
@@ -241,19 +321,34 @@ def _advice(table: pd.DataFrame, comparison: Comparison | None, cluster: str) ->
         )
     moving = table[~table["adf_reject"].astype(bool)]
     if len(moving):
-        advice.append(f"{_names(moving, versions)} did not settle (ADF): the mean is a moving target.")
-    short = []
+        advice.append(
+            f"{_names(moving, versions)}: the values drift during the run, so the mean depends on when the run "
+            "stops (not stationary by the ADF test)."
+        )
+    short, few = [], []
     for row in table.itertuples():
+        which = f"{row.benchmark}" + (f" ({row.version})" if versions > 1 else "")
+        if row.confirm_unit == "value" and 1 < row.batches < row.n:
+            # the batch is the independent unit: counting values would promise what more batches must give
+            few.append((which, row.batches))
+            continue
         have = row.batches if row.confirm_unit == "batch" else row.n
         need = row.confirm_1pct
-        which = f"{row.benchmark}" + (f" ({row.version})" if versions > 1 else "")
         if isinstance(need, float) and math.isnan(need):
             short.append(f"{which}: more than {have}")
         elif need > have:
             short.append(f"{which}: {int(need) - have} more")
     if short:
         unit = f"{cluster}es" if (table["confirm_unit"] == "batch").all() else "repetitions"
-        advice.append(f"For +-1% on the median (CONFIRM), run more {unit}: " + "; ".join(short[:6]) + ".")
+        advice.append(f"For ±1% on the median, run more {unit} (CONFIRM): " + "; ".join(short[:6]) + ".")
+    if few:
+        counts = sorted({n for _, n in few})
+        have = " or ".join(map(str, counts))
+        names = ", ".join(w for w, _ in few[:6]) + (f" and {len(few) - 6} more" if len(few) > 6 else "")
+        advice.append(
+            f"Run at least 10 {cluster}es of {names}: with {have} there are too few to say how many are needed "
+            "for ±1% on the median (CONFIRM)."
+        )
     unstable = table[table["pt4cloud_stable"].astype(object) == False]  # noqa: E712 - NaN means not tested
     if len(unstable):
         advice.append(f"{_names(unstable, versions)}: the distribution was still changing at the end (PT4Cloud).")
@@ -351,6 +446,8 @@ def analyze(
                 confidence=confidence,
                 alpha=alpha,
                 odd_alpha=alpha / len(groups),
+                warmup_alpha=(1 - confidence) / kept["benchmark"].nunique(),  # as compare() checks it
+                threshold=threshold,
                 permutations=permutations,
                 rng=stream,
             )
@@ -377,7 +474,20 @@ def analyze(
             "its own batch, which overstates every interval if values share a process; name the column that "
             "says which process or fork each value came from.",
         )
-    return Analysis(table=table, advice=tuple(advice), comparison=comparison, confidence=confidence)
+    units = {}
+    if "unit" in kept.columns:
+        for name, found in kept.groupby("benchmark")["unit"]:
+            distinct = found.dropna().unique()
+            if len(distinct) == 1:
+                units[str(name)] = str(distinct[0])
+    return Analysis(
+        table=table,
+        advice=tuple(advice),
+        comparison=comparison,
+        confidence=confidence,
+        units=MappingProxyType(units),
+        cluster=cluster,
+    )
 
 
 def demo_runs(*, processes: int = 20, values: int = 30, rng=None) -> tuple[pd.DataFrame, pd.DataFrame]:

@@ -6,6 +6,7 @@ import argparse
 import os
 import signal
 import sys
+import time
 
 # The formats, spelt here so that `perfstudy --help` imports nothing heavy (perfstudy.io imports
 # pandas); tests/test_compare_cli.py checks that they equal perfstudy.io.FORMATS.
@@ -182,6 +183,7 @@ def _analyze(args) -> int:
     from perfstudy.io import read
     from perfstudy.report import run_analysis
 
+    started = time.perf_counter()
     try:
         threshold = _threshold(args.threshold)
         for path in args.files:  # refuse unreadable input before starting a kernel
@@ -200,7 +202,8 @@ def _analyze(args) -> int:
     if run.status != "ok":
         print(f"perfstudy analyze: the notebook failed: {run.error}", file=sys.stderr)
         return 1
-    print(f"analysis of {len(args.files)} file(s) in {run.seconds:.1f} s: {run.html or run.output}")
+    elapsed = time.perf_counter() - started  # the whole command: reading the files, the kernel, the HTML
+    print(f"analysis of {len(args.files)} file(s) in {elapsed:.1f} s: {run.html or run.output}")
     return 0
 
 
@@ -224,8 +227,12 @@ def _compare(args) -> int:
                 raise ValueError("--by splits one file into two versions; with two files, each file is a version")
             import pandas as pd
 
-            frames = [read(path, args.input_format).assign(version=v) for v, path in enumerate((args.base, args.new))]
-            frame, by, baseline = pd.concat(frames, ignore_index=True), "version", 0
+            # each file is a version named by its path, so that the table and the JSON say which is which
+            names = [str(args.base), str(args.new)]
+            if names[0] == names[1]:
+                names = [f"{names[0]} (A)", f"{names[1]} (B)"]
+            frames = [read(path, args.input_format).assign(version=v) for v, path in zip(names, (args.base, args.new))]
+            frame, by, baseline = pd.concat(frames, ignore_index=True), "version", names[0]
         else:
             frame, by = read(args.base, args.input_format), args.by or "version"
             if by not in frame.columns:

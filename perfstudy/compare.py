@@ -61,6 +61,7 @@ from perfstudy._checks import (
     check_resamples,
     check_sample,
 )
+from perfstudy._format import display_unit, si
 from perfstudy._tdist import norm_ppf, t_ppf, t_sf
 from perfstudy.parallel import map_tasks
 from perfstudy.units import conversion_factor, higher_is_better
@@ -295,10 +296,12 @@ def _t_p_value(t: float, df: float) -> float:
     return 2.0 * t_sf(abs(t), df)
 
 
-def _warmup_warning(side: _Side, name: str, alpha: float, threshold: float) -> str | None:
+def _warmup_test(side: _Side, alpha: float, threshold: float) -> tuple[int, float, float] | None:
     """Are the first values of each cluster unlike the rest? A one-sample t-test over clusters of
     the per-cluster relative difference, first :data:`WARMUP_SHARE` of its values against the rest
-    (clusters of fewer than 4 values are left out)."""
+    (clusters of fewer than 4 values are left out). Returns ``(values, mean difference, p)`` when it
+    rejects at ``alpha`` and the difference exceeds half the threshold (and 0.5%), else None.
+    :func:`perfstudy.analyze.analyze` uses the same test, so its table and advice agree with the note."""
     cluster = side.cluster
     order = np.argsort(cluster, kind="stable")
     starts = np.concatenate([[0], np.cumsum(side.counts)[:-1]]).astype(np.int64)
@@ -317,11 +320,20 @@ def _warmup_warning(side: _Side, name: str, alpha: float, threshold: float) -> s
         return None
     p = _t_p_value(d.mean() / (spread / math.sqrt(d.size)), d.size - 1)
     if p < alpha and abs(d.mean()) > max(threshold / 2, 0.005):
-        return (
-            f"warm-up in {name}: the first {int(first[usable].min())} values of each batch differ from the rest by "
-            f"{100 * d.mean():+.1f}% (p={p:.2g}); drop them"
-        )
+        return int(first[usable].min()), float(d.mean()), p
     return None
+
+
+def _warmup_warning(side: _Side, name: str, alpha: float, threshold: float) -> str | None:
+    found = _warmup_test(side, alpha, threshold)
+    if found is None:
+        return None
+    count, change, p = found
+    return f"warm-up in {name}: {_first(count)} of each batch differ from the rest by {100 * change:+.1f}% (p={p:.2g}); drop them"
+
+
+def _first(count: int) -> str:
+    return "the first value" if count == 1 else f"the first {count} values"
 
 
 def _drift_warning(side: _Side, name: str, alpha: float) -> str | None:
@@ -528,6 +540,8 @@ def _compare_one(task: _Task, rng) -> dict:
         clusters_b=b.clusters,
         estimate_a=a.estimate,
         estimate_b=b.estimate,
+        spread_a=_spread(a),
+        spread_b=_spread(b),
         scale=scale,
         change=_change(a, b, scale),
         low=low,
@@ -536,7 +550,17 @@ def _compare_one(task: _Task, rng) -> dict:
         method=method,
         higher_is_better=task.higher_is_better,
         warnings="; ".join(notes),
+        notes=tuple(notes),
     )
+
+
+def _spread(side: _Side) -> float:
+    """The side's spread relative to its centre: the SD of its batch statistics over ``|estimate|`` (of its
+    values when it has one batch); NaN with a single value or a centre of 0."""
+    spread = side.statistics if side.clusters > 1 else side.values
+    if spread.size < 2 or side.estimate == 0:
+        return math.nan
+    return float(spread.std(ddof=1) / abs(side.estimate))
 
 
 @dataclass(frozen=True, eq=False)
@@ -548,14 +572,15 @@ class Comparison:
     table : DataFrame
         One row per benchmark present in both versions: ``benchmark``, ``n_a``, ``n_b``,
         ``clusters_a``, ``clusters_b``, ``estimate_a``, ``estimate_b`` (the mean or median of all
-        the version's values, in ``units``), ``change``,
+        the version's values, in ``units``), ``spread_a``, ``spread_b`` (the SD of the version's batch
+        statistics relative to its estimate; of its values when it has one batch), ``change``,
         ``low``, ``high`` (at ``confidence``), ``p_value`` (uncorrected, H0: no change),
         ``p_adjusted`` (after ``correction``), ``method`` (``"bootstrap"``, ``"t"``, ``"none"``, or
         ``"exact"`` for a unit with Go's ``assume=exact``: the values are the truth, p is 0 or 1),
         ``scale`` (``"ratio"``: ``change``, ``low`` and ``high`` are relative, ``B/A - 1``;
         ``"difference"``: they are ``B - A`` in the benchmark's unit, for zeros and negative values),
-        ``higher_is_better``, ``verdict`` (one of :data:`VERDICTS`) and ``warnings`` (text, ``"; "``
-        between warnings).
+        ``higher_is_better``, ``verdict`` (one of :data:`VERDICTS`), ``warnings`` (text, ``"; "``
+        between warnings) and ``notes`` (the same warnings, a tuple of one string each).
     statistic : str
     confidence : float
     threshold : float
@@ -842,97 +867,208 @@ def _verdict(row, alpha: float, threshold: float) -> str:
     return "inconclusive"
 
 
-def _number(x: float) -> str:
-    return "nan" if not math.isfinite(x) else f"{x:.4g}"
+#: the version of the JSON that ``perfstudy compare --format json`` writes (README, "The JSON output");
+#: fields are only ever added within a version
+JSON_SCHEMA = "perfstudy.compare/1"
 
 
 def _percent(x: float) -> str:
     return "n/a" if not math.isfinite(x) else f"{100 * x:+.1f}%"
 
 
-def _change_text(row, unit: str) -> str:
-    """The change with its interval: relative on the ratio scale, ``B - A`` in the unit otherwise."""
-    if row.scale == "ratio":
-        return f"{_percent(row.change)} [{_percent(row.low)}, {_percent(row.high)}]"
+def _p_text(p: float) -> str:
+    return "n/a" if not math.isfinite(p) else f"{p:.2g}"
 
-    def signed(x: float) -> str:
-        return "n/a" if not math.isfinite(x) else f"{x:+.4g}"
 
-    return f"{signed(row.change)} [{signed(row.low)}, {signed(row.high)}] {unit} (B - A)".replace("  ", " ")
+def _count_text(values: int, clusters: int) -> str:
+    """``batches×values`` per batch, as benchstat's ``n``: ``6×10``; ``58 in 6`` when batches differ in size."""
+    return f"{clusters}×{values // clusters}" if values % clusters == 0 else f"{values} in {clusters}"
+
+
+def _unit_groups(result: Comparison) -> dict:
+    """The table's rows grouped by the unit shown in the header: ``{shown unit: (factor, rows)}``."""
+    groups: dict = {}
+    for row in result.table.itertuples():
+        factor, shown = display_unit(result.units.get(str(row.benchmark)))
+        groups.setdefault(shown, (factor, []))[1].append(row)
+    return groups
+
+
+def _geomean(rows) -> tuple[float, float, float] | None:
+    """The geometric means of A and B and of B/A over the rows on the ratio scale (benchstat's geomean row);
+    None with fewer than two."""
+    ratio = [r for r in rows if r.scale == "ratio" and r.estimate_a > 0 and r.estimate_b > 0]
+    if len(ratio) < 2:
+        return None
+    a = np.log([r.estimate_a for r in ratio])
+    b = np.log([r.estimate_b for r in ratio])
+    return float(np.exp(a.mean())), float(np.exp(b.mean())), float(np.exp((b - a).mean()) - 1.0)
+
+
+def _side_names(result: Comparison) -> tuple[str, str]:
+    """A and B as the table's header names them: ``A: base.json`` (the file's base name when that still tells
+    the two apart, else the label whole), or plain ``A`` when the label is the letter itself."""
+    import os
+
+    labels = [str(result.labels.get(k, k.upper())) for k in ("a", "b")]
+    short = [os.path.basename(label.rstrip("/")) or label for label in labels]
+    names = short if short[0] != short[1] else labels
+    return tuple(side if name == side else f"{side}: {name}" for side, name in zip("AB", names))
 
 
 def format_comparison(result: Comparison, format: str = "table") -> str:
-    """The comparison as text, in the manner of benchstat: benchmark, A, B, change with its
-    interval, adjusted p-value, verdict; then what was not compared and the warnings.
+    """The comparison as people read it, in benchstat's manner.
+
+    One table per unit, the unit once in its header and each value with an SI prefix (``70.31µ``): each
+    benchmark's A and B as centre ± spread (the SD of the batch statistics relative to the centre), the
+    change with its interval, the adjusted p-value, the verdict, and n as batches×values per batch for A
+    and B; a geomean row over the benchmarks on the ratio scale. A benchmark's notes are numbered
+    footnotes under the tables, one line each; then what applies to the whole comparison.
 
     Parameters
     ----------
     result : Comparison
     format : {"table", "markdown", "json"}
-        Aligned text, a Markdown table, or JSON (the table's records and the lists below it).
+        Aligned text for a terminal; a Markdown table ready for a pull-request comment; or JSON in the
+        schema :data:`JSON_SCHEMA` (documented in the README), stable across versions.
     """
     if not isinstance(result, Comparison):
         raise TypeError(f"result: expected Comparison, got {type(result).__name__}")
-    table = result.table
     if format == "json":
-        import json
-
-        payload = dict(
-            statistic=result.statistic,
-            confidence=result.confidence,
-            threshold=result.threshold,
-            correction=result.correction,
-            cluster=result.cluster,
-            only_a=list(result.only_a),
-            only_b=list(result.only_b),
-            dropped=result.dropped,
-            warmup_dropped=result.warmup_dropped,
-            labels={k: str(v) for k, v in result.labels.items()},
-            benchmarks=json.loads(table.to_json(orient="records")),
-            excluded=[dict(benchmark=k, reason=v) for k, v in result.excluded.items()],
-        )
-        return json.dumps(payload, indent=2)
+        return _json(result)
     if format not in ("table", "markdown"):
         raise ValueError(f"format={format!r}: expected 'table', 'markdown' or 'json'")
+    markdown = format == "markdown"
+    footnotes: list[str] = []
+    out: list[str] = []
+    for shown, (factor, rows) in _unit_groups(result).items():
+        out += _unit_table(result, shown, factor, rows, footnotes, markdown) + [""]
+    if result.excluded:
+        out += [
+            f"{'- ' if markdown else ''}{name}: not comparable: {reason}" for name, reason in result.excluded.items()
+        ]
+        out.append("")
+    if footnotes:
+        if markdown:
+            out += [f"{i}. {text}" for i, text in enumerate(footnotes, 1)] + [""]
+        else:
+            out += [f"[{i}] {text}" for i, text in enumerate(footnotes, 1)] + [""]
+    count = len(result.table)
+    threshold = (
+        f"a change within ±{100 * result.threshold:g}% is no change"
+        if result.threshold > 0
+        else "no threshold (--threshold): the smallest real change is a change"
+    )
+    labels = [str(result.labels.get(k)) for k in ("a", "b")]
+    sides = "" if labels == ["A", "B"] else f"A is {labels[0]}, B is {labels[1]}; "
+    general = [
+        f"{sides}p adjusted ({result.correction}) over {count} benchmark{'s' if count != 1 else ''}; {threshold}."
+    ]
+    if result.only_a:
+        general.append(f"Only in A (not compared): {', '.join(map(str, result.only_a))}.")
+    if result.only_b:
+        general.append(f"Only in B (not compared): {', '.join(map(str, result.only_b))}.")
+    if result.warmup_dropped:
+        general.append(f"{result.warmup_dropped} values flagged as warm-up by the harness were left out.")
+    if result.dropped:
+        general.append(f"{result.dropped} rows with a missing value were dropped.")
+    out += general
+    return "\n".join(out)
+
+
+def _unit_table(result: Comparison, shown: str, factor: float, rows, footnotes: list, markdown: bool) -> list:
+    """The lines of one unit's table; each benchmark's notes are added to ``footnotes`` (once each) and marked."""
+    small = shown.startswith("s")  # a time: 70.31µ; a count or a percentage keeps its decimals
+
+    def value(x: float, *, signed: bool = False) -> str:
+        text = si(x * factor, small=small)
+        return ("+" + text) if signed and math.isfinite(x) and x >= 0 else text
+
+    def side(centre: float, spread: float) -> str:
+        return value(centre) + ("" if not math.isfinite(spread) else f" ± {100 * spread:.0f}%")
+
+    name_a, name_b = _side_names(result)
     level = f"{100 * result.confidence:g}%"
     header = [
-        "benchmark",
-        f"A ({result.statistic})",
-        f"B ({result.statistic})",
-        f"change [{level} interval]",
-        "p",
-        "verdict",
-    ]
+        "benchmark", name_a, name_b, f"change [{level} interval]", f"p ({result.correction})",
+        "verdict", "n A, B",
+    ]  # fmt: skip
     lines = []
-    for row in table.itertuples():
-        unit = result.units.get(str(row.benchmark), "")
+    for row in rows:
+        marks = []
+        for note in row.notes:  # a note that several benchmarks share is one footnote
+            if note not in footnotes:
+                footnotes.append(note)
+            marks.append(str(footnotes.index(note) + 1))
+        if row.scale == "ratio":
+            change = f"{_percent(row.change)} [{_percent(row.low)}, {_percent(row.high)}]"
+        else:
+            low, high = value(row.low, signed=True), value(row.high, signed=True)
+            change = f"B - A {value(row.change, signed=True)} [{low}, {high}]"
+        name, unit = str(row.benchmark), result.units.get(str(row.benchmark))
+        if unit and name.endswith(f" {unit}"):  # Go's "Alloc B/op": the unit is in the caption already
+            name = name[: -len(unit) - 1]
         lines.append(
             [
-                str(row.benchmark),
-                f"{_number(row.estimate_a)} {unit}".strip(),
-                f"{_number(row.estimate_b)} {unit}".strip(),
-                _change_text(row, unit),
-                "n/a" if not math.isfinite(row.p_adjusted) else f"{row.p_adjusted:.3g}",
+                name + (f" [{','.join(marks)}]" if marks else ""),
+                side(row.estimate_a, row.spread_a),
+                side(row.estimate_b, row.spread_b),
+                change,
+                _p_text(row.p_adjusted),
                 row.verdict,
+                f"{_count_text(row.n_a, row.clusters_a)}, {_count_text(row.n_b, row.clusters_b)}",
             ]
         )
-    lines += [[str(name), "-", "-", "-", "-", "not comparable"] for name in result.excluded]
-    if format == "markdown":
-        out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-        out += ["| " + " | ".join(cells) + " |" for cells in lines]
-    else:
-        widths = [max(len(r[i]) for r in [header, *lines]) for i in range(len(header))]
-        out = ["  ".join(c.ljust(w) for c, w in zip(header, widths)).rstrip()]
-        out += ["  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip() for cells in lines]
-    notes = [f"p: adjusted ({result.correction}) over {len(table)} benchmarks; threshold {_percent(result.threshold)}"]
-    if result.only_a:
-        notes.append(f"only in A (not compared): {', '.join(result.only_a)}")
-    if result.only_b:
-        notes.append(f"only in B (not compared): {', '.join(result.only_b)}")
-    if result.warmup_dropped:
-        notes.append(f"{result.warmup_dropped} values flagged as warm-up by the harness were left out")
-    if result.dropped:
-        notes.append(f"{result.dropped} rows with a missing value were dropped")
-    notes += [f"{name}: not comparable: {reason}" for name, reason in result.excluded.items()]
-    notes += [f"{row.benchmark}: {row.warnings}" for row in table.itertuples() if row.warnings]
-    return "\n".join(out + [""] + notes)
+    geomean = _geomean(rows)
+    if geomean is not None:
+        lines.append(["geomean", value(geomean[0]), value(geomean[1]), _percent(geomean[2]), "", "", ""])
+    caption = f"{shown or 'no unit'}: {result.statistic} ± SD of the {result.cluster} {result.statistic}s"
+    if markdown:
+
+        def escape(text: str) -> str:
+            return text.replace("|", "\\|")
+
+        table = [f"**{escape(caption)}**", "", "| " + " | ".join(header) + " |"]
+        table.append("|" + "|".join(["---", "---:", "---:", "---:", "---:", "---", "---:"]) + "|")
+        return table + ["| " + " | ".join(escape(c) for c in cells) + " |" for cells in lines]
+    widths = [max(len(r[i]) for r in [header, *lines]) for i in range(len(header))]
+    right = (False, True, True, True, True, False, True)
+
+    def join(cells):
+        return "  ".join(c.rjust(w) if r else c.ljust(w) for c, w, r in zip(cells, widths, right)).rstrip()
+
+    return [caption, join(header), *map(join, lines)]
+
+
+def _json(result: Comparison) -> str:
+    """The comparison in the schema :data:`JSON_SCHEMA` (see the README)."""
+    import json
+
+    benchmarks = []
+    for record in json.loads(result.table.drop(columns=["notes"]).to_json(orient="records")):
+        name = str(record["benchmark"])
+        record["unit"] = result.units.get(name)
+        record["notes"] = list(result.table.loc[result.table["benchmark"].astype(str) == name, "notes"].iloc[0])
+        benchmarks.append(record)
+    geomeans = []
+    for shown, (factor, rows) in _unit_groups(result).items():
+        geomean = _geomean(rows)
+        if geomean is not None:
+            geomeans.append(dict(unit=shown or None, a=geomean[0] * factor, b=geomean[1] * factor, change=geomean[2]))
+    payload = dict(
+        schema=JSON_SCHEMA,
+        statistic=result.statistic,
+        confidence=result.confidence,
+        threshold=result.threshold,
+        correction=result.correction,
+        cluster=result.cluster,
+        labels={k: str(v) for k, v in result.labels.items()},
+        only_a=[str(v) for v in result.only_a],
+        only_b=[str(v) for v in result.only_b],
+        dropped=result.dropped,
+        warmup_dropped=result.warmup_dropped,
+        benchmarks=benchmarks,
+        geomean=geomeans,
+        excluded=[dict(benchmark=k, reason=v) for k, v in result.excluded.items()],
+    )
+    return json.dumps(payload, indent=2)

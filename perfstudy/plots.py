@@ -1275,25 +1275,33 @@ def plot_runs(frame: pd.DataFrame, table: pd.DataFrame, *, cluster: str = "batch
     -------
     matplotlib.figure.Figure
     """
+    from perfstudy._format import display_unit
+
     check_column("cluster", cluster, frame, "frame")
     benchmarks = list(dict.fromkeys(table["benchmark"]))
     fig, axes = _panel_grid(len(benchmarks), min(columns, len(benchmarks)), (5.5, 2.8))
     for ax, benchmark in zip(axes, benchmarks):
         rows = frame[frame["benchmark"] == benchmark]
+        units = rows["unit"].dropna().unique() if "unit" in rows.columns else []
+        factor, shown = display_unit(units[0]) if len(units) == 1 else (1.0, "")
+        if shown:  # 70 µs, not 7e-05 "value"
+            ax.yaxis.set_major_formatter(matplotlib.ticker.EngFormatter(unit=shown))
         for version, series in rows.groupby("version", sort=True):
+            series = series.assign(value=series["value"] * factor)
             x = np.arange(len(series))
             position = series["iteration"].to_numpy() if "iteration" in series else np.zeros(len(series))
             drop = table.loc[(table["benchmark"] == benchmark) & (table["version"] == version), "warmup_iterations"]
             drop = int(drop.iloc[0]) if len(drop) else 0
             warm = position < drop
-            (line,) = ax.plot(x, series["value"], ".", ms=2, alpha=0.6, label=f"version {version}")
+            name = f"version {version}" if isinstance(version, (int, np.integer)) else str(version)
+            (line,) = ax.plot(x, series["value"], ".", ms=2, alpha=0.6, label=name)
             ax.plot(x[warm], series["value"].to_numpy()[warm], "x", ms=3, color="black", alpha=0.6)
             starts = np.flatnonzero(np.r_[True, series[cluster].to_numpy()[1:] != series[cluster].to_numpy()[:-1]])
             for start in starts[1:]:
                 ax.axvline(start, color=line.get_color(), lw=0.3, alpha=0.3)
         ax.set_title(str(benchmark), fontsize="small")
         ax.set_xlabel(f"run order ({cluster} boundaries as lines; x: warm-up to drop)", fontsize="x-small")
-        ax.set_ylabel("value")
+        ax.set_ylabel(shown or "value")
     axes[0].legend(fontsize="x-small", markerscale=3)
     fig.tight_layout()
     return fig

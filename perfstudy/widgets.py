@@ -69,7 +69,7 @@ CSS = f"""<style>
 </style>"""
 
 
-class NumberText(w.Text):
+class _NumberText(w.Text):
     """A number box that never reverts silently.
 
     ipywidgets' ``FloatText`` puts its last value back, without a word, when the box holds text that is not a
@@ -122,6 +122,12 @@ def figure_html(fig, *, alt: str = "") -> str:
     alt : str
         Text for readers that do not show images.
     """
+    from matplotlib.figure import Figure
+
+    if not isinstance(fig, Figure):
+        raise TypeError(f"fig: expected a matplotlib Figure, got {type(fig).__name__}")
+    if not isinstance(alt, str):
+        raise TypeError(f"alt: expected text, got {type(alt).__name__}")
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=DPI, bbox_inches="tight")
     plt.close(fig)
@@ -159,7 +165,7 @@ def _explorer(controls: dict, compute, columns, *, title: str = ""):
 
     def update(**values):
         for name, widget in controls.items():
-            if isinstance(widget, NumberText):
+            if isinstance(widget, _NumberText):
                 try:
                     values[name] = _number(widget.description, values[name], integer=widget.integer)
                 except ValueError as error:
@@ -293,11 +299,11 @@ def design_explorer(
         "repetitions": w.IntSlider(
             value=repetitions, min=1, max=50, description="repetitions T", continuous_update=False
         ),
-        "setup": NumberText(value=costs.setup, description="setup S_f"),
-        "request_cost": NumberText(value=costs.request, description="request C_f"),
-        "repetition_cost": NumberText(value=costs.repetition, description="repetition C_m"),
-        "host_cost": NumberText(value=costs.host, description="host cost"),
-        "target_se": NumberText(value=target_se, description="target SE"),
+        "setup": _NumberText(value=costs.setup, description="setup S_f"),
+        "request_cost": _NumberText(value=costs.request, description="request C_f"),
+        "repetition_cost": _NumberText(value=costs.repetition, description="repetition C_m"),
+        "host_cost": _NumberText(value=costs.host, description="host cost"),
+        "target_se": _NumberText(value=target_se, description="target SE"),
     }
 
     def compute(**values):
@@ -401,11 +407,11 @@ def bootstrap_explorer(
             value=_even("hosts", check_int("hosts", hosts, minimum=2, maximum=64)), min=2, max=64, step=2,
             description="hosts H", continuous_update=False,
         ),
-        "tests": NumberText(value=check_int("tests", tests, minimum=20, maximum=2000), description="A/A tests", integer=True),
-        "replicates": NumberText(
+        "tests": _NumberText(value=check_int("tests", tests, minimum=20, maximum=2000), description="A/A tests", integer=True),
+        "replicates": _NumberText(
             value=check_int("replicates", replicates, minimum=50, maximum=2000), description="bootstrap replicates", integer=True),
-        "confidence": NumberText(value=check_fraction("confidence", confidence), description="confidence"),
-        "seed": NumberText(value=check_int("seed", seed, minimum=0), description="seed", integer=True),
+        "confidence": _NumberText(value=check_fraction("confidence", confidence), description="confidence"),
+        "seed": _NumberText(value=check_int("seed", seed, minimum=0), description="seed", integer=True),
     }  # fmt: skip
 
     def compute(design, bootstrap, requests, hosts, tests, replicates, confidence, seed):
@@ -488,7 +494,7 @@ def pt4cloud_explorer(
         raise ValueError(f"portion={portion!r}: expected a share of the hour from 0.1 to 1")
     controls = {
         "name": w.Dropdown(options=names, value=check_choice("name", name, names), description="configuration"),
-        "objective_probability": NumberText(
+        "objective_probability": _NumberText(
             value=check_fraction("objective_probability", objective_probability), description="objective probability"
         ),
         "interval_hours": w.Dropdown(options=lengths, value=interval_hours, description="interval (hours)"),
@@ -496,7 +502,7 @@ def pt4cloud_explorer(
             value=portion, min=0.1, max=1.0,
             description="portion of each hour", continuous_update=False,
         ),
-        "replicates": NumberText(value=check_int("replicates", replicates, minimum=10, maximum=2000), description="band replicates", integer=True),
+        "replicates": _NumberText(value=check_int("replicates", replicates, minimum=10, maximum=2000), description="band replicates", integer=True),
     }  # fmt: skip
 
     def compute(name, objective_probability, interval_hours, portion, replicates):
@@ -596,7 +602,7 @@ def confirm_explorer(
             # a name is a dataset and a benchmark: wide enough for the longest offered, never cut
             layout=w.Layout(width=f"{160 + 8 * max(map(len, options))}px", max_width="100%"),
         ),
-        "error": NumberText(value=check_real("error", error, positive=True), description="error (+-)"),
+        "error": _NumberText(value=check_real("error", error, positive=True), description="error (+-)"),
         "confidence": w.FloatSlider(
             value=check_fraction("confidence", confidence),
             min=0.5,
@@ -605,10 +611,10 @@ def confirm_explorer(
             description="confidence",
             continuous_update=False,
         ),
-        "trials": NumberText(
+        "trials": _NumberText(
             value=check_int("trials", trials, minimum=2, maximum=1000), description="random orders", integer=True
         ),
-        "max_size": NumberText(
+        "max_size": _NumberText(
             value=check_int("max_size", max_size, minimum=10), description="largest size tried", integer=True
         ),
     }
@@ -679,12 +685,12 @@ def peak_rate_explorer(
             value=check_int("daemons", daemons, maximum=64), min=1, max=64, description="daemons", continuous_update=False
         ),
         "policy": w.Dropdown(options=list(POLICIES), value=check_choice("policy", policy, POLICIES), description="policy"),
-        "target_accuracy": NumberText(
+        "target_accuracy": _NumberText(
             value=check_fraction("target_accuracy", target_accuracy), description="target accuracy"
         ),
-        "confidence": NumberText(value=check_fraction("confidence", confidence), description="confidence"),
+        "confidence": _NumberText(value=check_fraction("confidence", confidence), description="confidence"),
         "seeding": w.Checkbox(value=check_bool("seeding", seeding), description="seed from a neighbour"),
-        "seed": NumberText(value=check_int("seed", seed, minimum=0), description="seed", integer=True),
+        "seed": _NumberText(value=check_int("seed", seed, minimum=0), description="seed", integer=True),
     }  # fmt: skip
 
     def compute(disks, daemons, policy, target_accuracy, confidence, seeding, seed):

@@ -106,3 +106,55 @@ def test_a_misspelt_cluster_is_refused_and_missing_batches_are_said():
     assert not any(line.startswith("The data name no batches") for line in named.advice)
     with pytest.raises(ValueError, match="1 row.* no benchmark label"):
         analyze(both.assign(benchmark=np.where(both.index == 5, None, "x")), permutations=49)
+
+
+def test_the_card_says_each_finding_in_plain_words_and_units():
+    a, b = demo_runs(processes=12, values=12, rng=1)
+    frame = pd.concat([a.assign(version="A", unit="second"), b.assign(version="B", unit="second")])
+    result = analyze(frame, permutations=49, replicates=199, rng=0)
+    card = result.card("regex")
+    assert list(card.columns) == ["A", "B"]
+    row = result.table.set_index(["version", "benchmark"]).loc[("A", "regex")]
+    # the mean in seconds with its SI prefix, digits as si() gives them
+    from perfstudy._format import with_unit
+
+    assert card.loc["mean, 95% interval as if the values were independent", "A"].startswith(with_unit(row["mean"], "s"))
+    assert card.loc["warm-up left at the start of each batch", "A"] == "the first 4 iterations: drop them"
+    assert card.loc["values settle, no drift (ADF)", "A"] == ("yes" if row.adf_reject else "no")
+    with pytest.raises(ValueError, match="benchmark='nope': not in the analysis"):
+        result.card("nope")
+
+
+def test_the_table_and_the_advice_agree_with_the_comparisons_warm_up_note():
+    """Where the comparison's note says "warm-up ... drop them", the table counts those iterations and the
+    advice says to drop them: never 0 in one place and "drop them" in another."""
+    rng = np.random.default_rng(5)
+    rows = []
+    for version in (0, 1):
+        for batch in range(30):
+            values = rng.normal(1.0, 0.01, 20)
+            values[:2] *= 1.04  # the first two of twenty: the comparison's first tenth
+            rows += [
+                dict(version=version, benchmark="b", batch=batch, iteration=i, value=v) for i, v in enumerate(values)
+            ]
+    result = analyze(pd.DataFrame(rows), permutations=49, replicates=199, rng=0)
+    notes = " ".join(result.comparison.table.warnings)
+    assert "warm-up in A" in notes and "warm-up in B" in notes
+    assert (result.table.warmup_iterations >= 2).all()
+    assert any(sentence.startswith("Drop the first") for sentence in result.advice)
+
+
+def test_few_batches_are_advised_as_batches_not_values():
+    """With 6 batches of 8 values, CONFIRM cannot count batches: the advice says to run at least 10 batches,
+    never "more than 48" repetitions (the values)."""
+    a, _ = demo_runs(processes=6, values=8, rng=2)
+    result = analyze(a, permutations=49, rng=0)
+    advice = " ".join(result.advice)
+    assert "Run at least 10 batches of" in advice and "with 6 there are too few" in advice
+    assert "more than 48" not in advice
+    assert (
+        result.card("json_dumps")
+        .loc["repetitions needed for the median (CONFIRM)"]
+        .iloc[0]
+        .startswith("too few batches (6)")
+    )

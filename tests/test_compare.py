@@ -262,8 +262,9 @@ def test_a_comparison_is_a_frozen_result_with_its_frame():
     result = compare(clustered(2, 3, 5, rng=0), checks=False)
     assert isinstance(result, Comparison)
     assert list(result.to_frame().columns) == [
-        "benchmark", "n_a", "n_b", "clusters_a", "clusters_b", "estimate_a", "estimate_b", "scale", "change", "low",
-        "high", "p_value", "p_adjusted", "method", "higher_is_better", "verdict", "warnings",
+        "benchmark", "n_a", "n_b", "clusters_a", "clusters_b", "estimate_a", "estimate_b", "spread_a", "spread_b",
+        "scale", "change", "low", "high", "p_value", "p_adjusted", "method", "higher_is_better", "verdict", "warnings",
+        "notes",
     ]  # fmt: skip
     with pytest.raises(AttributeError):
         result.threshold = 1.0

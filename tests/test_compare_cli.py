@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -66,7 +67,13 @@ def test_hyperfine_regression(tmp_path, capsys):
         files.append(str(path))
     assert main(["compare", *files[:2], "--threshold", "5%", "--fail-on-regression", "--format", "markdown"]) == 1
     out = capsys.readouterr().out
-    assert out.startswith("| benchmark |") and "| nap |" in out
+    # markdown for a pull request: the unit once, in the caption; values with SI prefixes; the files named
+    lines = out.splitlines()
+    assert lines[0] == "**s: mean ± SD of the batch means**" and lines[2].startswith(
+        "| benchmark | A: a.json | B: b.json |"
+    )
+    nap = next(line for line in lines if line.startswith("| nap"))
+    assert re.search(r"\| \d+(\.\d+)?m ± \d+% \| \d+(\.\d+)?m ± \d+% \| \+\d", nap) and "| slower | 12×1, 12×1 |" in nap
     # A/A: the same command run twice; the medians of 12 sleeps stay well within 20% even under load
     assert (
         main(["compare", files[0], files[2], "--threshold", "20%", "--statistic", "median", "--fail-on-regression"])
@@ -170,11 +177,42 @@ def test_analyze_writes_the_notebook_and_its_html(tmp_path, capsys):
         )
         == 0
     )
-    assert "analysis of 2 file(s)" in capsys.readouterr().out
+    said = capsys.readouterr().out
+    assert "analysis of 2 file(s)" in said
     assert (out / "analyze.ipynb").exists() and (out / "analyze.html").stat().st_size > 10_000
     records = json.loads((out / "analyze.json").read_text())
     assert records["inputs"]["names"] == ["a.csv", "b.csv"] and len(records["table"]) == 6
-    assert len(list((out / "figures").glob("*.png"))) == 3
+    # the comparison, and each benchmark's runs
+    assert sorted(p.stem for p in (out / "figures").glob("*.png")) == [
+        "analyze_comparison", "analyze_runs_json_dumps", "analyze_runs_regex", "analyze_runs_startup",
+    ]  # fmt: skip
+    # the time said is the command's own: at least the notebook's cells, and what the kernel and HTML add
+    assert float(re.search(r"in ([\d.]+) s", said).group(1)) > records["seconds"]
+
+
+def test_the_analyze_report_reads_like_a_report(tmp_path, capsys):
+    """The HTML has no code; verdict and advice come before the per-benchmark sections, each a card of plain
+    words with values in their unit; the sides are A and B with their file names, everywhere."""
+    from perfstudy.analyze import demo_runs
+
+    a, b = demo_runs(processes=12, values=12, rng=0)
+    for frame, name in ((a, "base.csv"), (b, "new.csv")):
+        frame.assign(unit="us", value=frame.value * 1e6).to_csv(tmp_path / name, index=False)  # seconds -> us
+    out = tmp_path / "report"
+    args = ["analyze", str(tmp_path / "base.csv"), str(tmp_path / "new.csv"), "--out", str(out), "--quick"]
+    assert main([*args, "--no-progress"]) == 0
+    capsys.readouterr()
+    html = (out / "analyze.html").read_text()
+    text = re.sub(r"<[^>]+>", " ", re.sub(r"<(style|script)[^>]*>.*?</\1>", " ", html, flags=re.S))
+    text = " ".join(text.split())
+    assert "import " not in text and "quick_replicates" not in text and "In [" not in text  # no code, no prompts
+    order = [text.index(h) for h in ("Verdict", "Advice", "The comparison", "Per benchmark", "How this report")]
+    assert order == sorted(order)
+    assert "A is base.csv" in text and "B is new.csv" in text and "version 0" not in text and "x (0)" not in text
+    assert "| benchmark | A | B |" not in text  # the table is rendered, not markdown source
+    assert re.search(r"\d ns \[", text) or re.search(r"\d µs \[", text)  # values in their unit
+    assert "0.0001" not in text and "ADF)" in text and "values settle, no drift" in text
+    assert text.count("warm-up left at the start of each batch") == 3  # one card per benchmark
 
 
 def test_analyze_refuses_unusable_input_before_starting_a_kernel(tmp_path, capsys):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -159,6 +160,52 @@ def test_real_go_test_output(tmp_path):
     # a comparison of the file with itself: zero allocations compare ("no change"), never refused
     result = main(["compare", str(path), str(path), "--format", "json", "--seed", "2"])
     assert result == 0
+
+
+def test_the_compare_table_of_real_go_output_reads_like_benchstats(tmp_path, capsys):
+    """One table per unit with the unit once in its caption (ns/op shown as s/op with SI prefixes, B/op and
+    allocs/op as they are), centre ± spread and n per side, a geomean row, notes as numbered footnotes one
+    per line; the same in markdown."""
+    module = tmp_path / "m"
+    module.mkdir()
+    (module / "go.mod").write_text("module example.com/m\n\ngo 1.19\n")
+    (module / "m_test.go").write_text(
+        'package m\n\nimport "testing"\n\nvar sink []byte\n\n'
+        "func BenchmarkSmall(b *testing.B) { b.ReportAllocs(); for i := 0; i < b.N; i++ { sink = make([]byte, 16) } }\n"
+        "func BenchmarkLarge(b *testing.B) { b.ReportAllocs(); for i := 0; i < b.N; i++ { sink = make([]byte, 4096) } }\n"
+    )
+    env = dict(os.environ, GOCACHE=str(tmp_path / "cache"), GOPATH=str(tmp_path / "gopath"), GOFLAGS="-mod=mod")
+    env["GOPROXY"] = "off"
+    paths = []
+    for name in ("old.txt", "new.txt"):
+        out = _run(
+            ["go", "test", "-run", "^$", "-bench", ".", "-count", "6", "-benchtime", "20000x"], cwd=module, env=env
+        )
+        paths.append(tmp_path / name)
+        paths[-1].write_text(out.stdout)
+    assert main(["compare", *map(str, paths), "--seed", "1"]) == 0
+    text = capsys.readouterr().out
+    lines = text.splitlines()
+    captions = [line for line in lines if ": mean ± SD of the batch means" in line]
+    assert [c.split(":")[0] for c in captions] == ["s/op", "B/op", "allocs/op"]
+    header = lines[lines.index(captions[0]) + 1]
+    assert header.split()[:5] == ["benchmark", "A:", "old.txt", "B:", "new.txt"]
+    small = next(line for line in lines if line.startswith("Small"))
+    # a time per operation in nanoseconds: "12.34n ± 3%", never "1.234e-08 ns/op"; n as batches x values
+    assert re.search(r"\d+(\.\d+)?n ± \d+%\s+\d+(\.\d+)?n ± \d+%", small) and "6×1, 6×1" in small
+    assert "ns/op" not in text and "e-0" not in text
+    assert sum(line.startswith("geomean") for line in lines) == 3  # Small and Large in each unit's table
+    large_bytes = [line for line in lines if line.startswith("Large")][1]
+    assert re.search(r"4\.096k ± 0%\s+4\.096k ± 0%\s+\+0\.0%", large_bytes)  # 4096 B/op both sides, exactly
+    notes = [line for line in lines if re.match(r"\[\d+\] ", line)]  # a footnote a line, numbered from 1
+    assert [int(line[1 : line.index("]")]) for line in notes] == list(range(1, len(notes) + 1))
+    marked = {int(n) for marks in re.findall(r"^\S+ \[([\d,]+)\]", text, re.M) for n in marks.split(",")}
+    assert marked == set(range(1, len(notes) + 1))  # every footnote is referenced from the table
+    assert main(["compare", *map(str, paths), "--seed", "1", "--format", "markdown"]) == 0
+    markdown = capsys.readouterr().out.splitlines()
+    assert markdown[0] == "**s/op: mean ± SD of the batch means**" and markdown[3].startswith("|---|---:|")
+    assert any(line.startswith("| Small") and "n ± " in line for line in markdown)
+    assert any(line.startswith("1. ") for line in markdown)
 
 
 # --- criterion.rs, built with Debian's cargo and its packaged crates (offline) -------------------

@@ -27,3 +27,22 @@ def test_readme_lists_every_input_format_with_its_batch():
     listed = {name for row in rows for name in row[:2] if name}
     assert listed == set(FORMATS) - {"auto"}
     assert all(row[3].strip() for row in rows)  # each says what counts as a batch
+
+
+def test_readme_documents_every_field_of_the_compare_json():
+    """The JSON schema in the README names every field `perfstudy compare --format json` writes."""
+    import json
+
+    from test_compare import clustered
+
+    from perfstudy.compare import JSON_SCHEMA, compare, format_comparison
+
+    payload = json.loads(format_comparison(compare(clustered(2, 25, 4, rng=0), checks=False), "json"))
+    text = README.read_text()
+    section = text[text.index("**The JSON output**") :]
+    section = section[: section.index("\n\n", section.index("Each benchmark:"))]
+    documented = set(re.findall(r"`([a-z_]+)`", section))
+    assert payload["schema"] == JSON_SCHEMA and f'"{JSON_SCHEMA}"' in section
+    assert set(payload) <= documented, set(payload) - documented
+    assert set(payload["benchmarks"][0]) <= documented, set(payload["benchmarks"][0]) - documented
+    assert set(payload["geomean"][0]) <= documented | {"unit", "a", "b", "change"}

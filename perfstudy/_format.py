@@ -1,0 +1,84 @@
+"""Numbers and units as people read them: SI prefixes and a unit printed once (benchstat's convention).
+
+Helpers of the package's own output (compare's table, analyze's cards, plot axes), not part of its API.
+"""
+
+from __future__ import annotations
+
+from perfstudy.units import _parts
+
+#: SI prefixes for values shown to people, from pico to tera
+_PREFIXES = (
+    (1e12, "T"),
+    (1e9, "G"),
+    (1e6, "M"),
+    (1e3, "k"),
+    (1.0, ""),
+    (1e-3, "m"),
+    (1e-6, "µ"),
+    (1e-9, "n"),
+    (1e-12, "p"),
+)
+
+
+def display_unit(unit) -> tuple[float, str]:
+    """``(factor, shown)``: values in ``unit`` times ``factor`` are in ``shown``, the unit a table prints once
+    in its header, whose time part is seconds (``ns/op`` -> ``s/op``, ``ops/ms`` -> ``ops/s``,
+    ``second`` -> ``s``) so that :func:`si` can give each value its prefix. Other units are kept.
+
+    Parameters
+    ----------
+    unit : str or None
+    """
+    if not isinstance(unit, str) or not unit.strip():
+        return 1.0, ""
+    parts = _parts(unit)
+    if parts is None:
+        return 1.0, unit.strip()
+    seconds, rest = parts
+    if rest.endswith("/"):  # a rate: ops/ms -> ops/s
+        return seconds, rest + "s"
+    return seconds, "s" + rest
+
+
+def si(value: float, digits: int = 4, *, small: bool = True) -> str:
+    """``value`` with an SI prefix and ``digits`` significant digits, as benchstat prints them:
+    ``7.031e-05`` -> ``70.31µ``, ``1234567`` -> ``1.235M``, ``0`` -> ``0``.
+
+    Parameters
+    ----------
+    value : float
+    digits : int
+        Significant digits (trailing zeros dropped).
+    small : bool
+        Prefixes below one (m, µ, n, p) too: for times; a count or a percentage of 0.5 reads better as 0.5.
+    """
+    if value != value or value in (float("inf"), float("-inf")):
+        return "n/a"
+    if value == 0:
+        return "0"
+    magnitude = abs(value)
+    if not small and magnitude < 1:
+        return f"{value:.{digits}g}"
+    # the largest prefix the value reaches once rounded (999.96 -> 1k, not 1000)
+    reached = (p for p in _PREFIXES if magnitude >= p[0] * (1 - 0.5 * 10 ** (1 - digits)))
+    scale, prefix = next(reached, _PREFIXES[-1])
+    return f"{value / scale:.{digits}g}{prefix}"
+
+
+def with_unit(value: float, unit: str, *, digits: int = 4, small: bool = True) -> str:
+    """``value`` with its prefix joined to ``unit``, as people write it: ``900.6 ns``, ``4.096 kB/op``.
+
+    Parameters
+    ----------
+    value : float
+    unit : str
+        The unit as :func:`display_unit` shows it ("" for none).
+    digits : int
+    small : bool
+        As in :func:`si`.
+    """
+    text = si(value, digits, small=small)
+    if text[-1:] in {p for _, p in _PREFIXES if p}:
+        return f"{text[:-1]} {text[-1]}{unit}"
+    return f"{text} {unit}".strip()

@@ -1,0 +1,40 @@
+"""Units shown to people: SI prefixes (benchstat's convention) and the unit a table prints once."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from perfstudy._format import display_unit, si
+
+
+@pytest.mark.parametrize(
+    "value, text",
+    [(7.031e-05, "70.31µ"), (1234567, "1.235M"), (0, "0"), (999.96, "1k"), (0.5, "500m"), (-0.0042, "-4.2m"),
+     (12.0, "12"), (4096, "4.096k"), (1e-9, "1n"), (float("nan"), "n/a")],
+)  # fmt: skip
+def test_si_prefixes(value, text):
+    assert si(value) == text
+
+
+def test_si_reads_back_to_four_significant_digits():
+    prefixes = {"T": 1e12, "G": 1e9, "M": 1e6, "k": 1e3, "m": 1e-3, "µ": 1e-6, "n": 1e-9, "p": 1e-12}
+    for value in np.random.default_rng(0).lognormal(0, 12, 2000):
+        text = si(value)
+        scale = prefixes.get(text[-1], 1.0)
+        number = float(text[:-1] if text[-1] in prefixes else text)
+        assert number * scale == pytest.approx(value, rel=5e-4)  # 4 significant digits: half a unit in the 4th
+        assert 1 <= number < 1000 or value < 1e-12 or value >= 1e15
+
+
+def test_counts_keep_their_decimals():
+    assert si(0.5, small=False) == "0.5" and si(2500, small=False) == "2.5k"
+
+
+@pytest.mark.parametrize(
+    "unit, factor, shown",
+    [("ns/op", 1e-9, "s/op"), ("second", 1.0, "s"), ("us", 1e-6, "s"), ("ops/ms", 1e3, "ops/s"),
+     ("B/op", 1.0, "B/op"), ("allocs/op", 1.0, "allocs/op"), (None, 1.0, ""), ("%", 1.0, "%")],
+)  # fmt: skip
+def test_display_unit_puts_time_in_seconds(unit, factor, shown):
+    assert display_unit(unit) == (pytest.approx(factor), shown)
