@@ -185,6 +185,11 @@ class Repetitions:
 #: Fenwick trees (the same bounds; tests/test_confirm.py): a comparison's 20 batches took 1.4 ms
 #: per call the tree's way.
 DIRECT_MAX_RUNS = 64
+#: Up to this many runs per trial, each trial keeps its runs in a sorted list (bisect.insort, a memmove
+#: in C) and reads the two order statistics at every size; beyond, the Fenwick trees. Measured here
+#: (2 cores), the same bounds: 200 runs x 40 trials 5 ms against 31 ms, 600 x 40 13 against 118 ms,
+#: 3,000 x 200 0.47 against 0.81 s; the list's O(n) insert loses to the tree's O(log n) further out.
+INSORT_MAX_RUNS = 5000
 
 
 def _kth(flat_tree: np.ndarray, offsets: np.ndarray, k: np.ndarray, top: int, size: int) -> np.ndarray:
@@ -274,6 +279,8 @@ def repetitions_needed(
     low_index, high_index = median_ci_indices(sizes, confidence, method)
     if n <= DIRECT_MAX_RUNS:
         mean_low, mean_high = _direct_bounds(ordered[permutations], low_index, high_index, start)
+    elif largest <= INSORT_MAX_RUNS:
+        mean_low, mean_high = _insort_bounds(ordered, permutations, low_index, high_index, start)
     else:
         mean_low, mean_high = _fenwick_bounds(ordered, permutations, low_index, high_index, start)
     keep = sizes >= start
@@ -303,6 +310,33 @@ def _direct_bounds(values: np.ndarray, low_index, high_index, start: int):
     rows = np.arange(sizes.size)
     mean_low[sizes - 1] = stack[rows, :, low].mean(axis=1)
     mean_high[sizes - 1] = stack[rows, :, high].mean(axis=1)
+    return mean_low, mean_high
+
+
+def _insort_bounds(ordered: np.ndarray, permutations: np.ndarray, low_index, high_index, start: int):
+    """As :func:`_direct_bounds`: each trial inserts its runs' ranks, one at a time, into a sorted list and
+    reads the ranks of the two order statistics that bound the median's CI at every size."""
+    import bisect
+
+    trials, largest = permutations.shape
+    sizes = np.arange(1, largest + 1)
+    usable = (sizes >= start) & (low_index[:largest] >= 1) & (high_index[:largest] <= sizes)
+    low = np.where(usable, low_index[:largest] - 1, 0).astype(np.int64).tolist()
+    high = np.where(usable, high_index[:largest] - 1, 0).astype(np.int64).tolist()
+    low_ranks = np.empty((trials, largest), dtype=np.int64)
+    high_ranks = np.empty((trials, largest), dtype=np.int64)
+    for trial, row in enumerate(permutations.tolist()):
+        seen: list[int] = []
+        lows, highs = [0] * largest, [0] * largest
+        for s, rank in enumerate(row):
+            bisect.insort(seen, rank)
+            if s + 1 >= start:  # before, low/high point at 0, which every list of one rank has
+                lows[s], highs[s] = seen[low[s]], seen[high[s]]
+        low_ranks[trial], high_ranks[trial] = lows, highs
+    mean_low = np.full(largest, np.nan)
+    mean_high = np.full(largest, np.nan)
+    mean_low[usable] = ordered[low_ranks[:, usable]].mean(axis=0)
+    mean_high[usable] = ordered[high_ranks[:, usable]].mean(axis=0)
     return mean_low, mean_high
 
 

@@ -96,8 +96,12 @@ def _statistics(kernel: np.ndarray, rowsum: np.ndarray, total: float, subsets: n
     """``MMD^2_u`` for each row of ``subsets`` taken as the first group (size m) of the pooled sample."""
     m = subsets.shape[1]
     n = kernel.shape[0] - m
-    inner = kernel[subsets[:, :, None], subsets[:, None, :]].sum(axis=(1, 2))  # sum_{i,j in S} K, diagonal incl.
-    rows = rowsum[subsets].sum(axis=1)  # sum_{i in S} sum_j K_ij
+    # 1_S' K 1_S for every subset S at once, through one matrix product (BLAS) rather than gathering the m x m
+    # entries of each subset: 5.3 s of 7.3 in notebook 05's quick degraded-copy ranking went to that gather
+    indicator = np.zeros((subsets.shape[0], kernel.shape[0]))
+    np.put_along_axis(indicator, subsets, 1.0, axis=1)
+    inner = np.einsum("ij,ij->i", indicator @ kernel, indicator)  # sum_{i,j in S} K, diagonal incl.
+    rows = indicator @ rowsum  # sum_{i in S} sum_j K_ij
     # with K_ii = 1: XX = inner - m; XY = rows - inner; YY = total - 2 rows + inner - n
     xx = (inner - m) / (m * (m - 1))
     yy = (total - 2 * rows + inner - n) / (n * (n - 1))
@@ -152,7 +156,7 @@ def mmd_test(x, y, *, permutations: int = 1000, bandwidth="median", alpha: float
     m = small.shape[0]
     observed = float(_statistics(kernel, rowsum, total, np.arange(m)[None, :])[0])
     null = np.empty(permutations)
-    chunk = max(1, min(permutations, 2**22 // (m * m)))
+    chunk = max(1, min(permutations, 2**22 // pooled.shape[0]))  # two (chunk x pooled) arrays: 64 MiB
     for start in range(0, permutations, chunk):
         size = min(chunk, permutations - start)
         keys = rng.random((size, pooled.shape[0]))

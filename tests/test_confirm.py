@@ -90,12 +90,17 @@ def test_max_size_bounds_the_search():
     assert repetitions_needed(x, max_size=full.estimate + 50, rng=9).estimate == pytest.approx(full.estimate, rel=0.1)
 
 
-@pytest.mark.parametrize("n", [12, 40, 64])
-def test_few_runs_sorted_directly_give_the_fenwick_bounds(n, monkeypatch):
+@pytest.mark.parametrize("n", [12, 40, 64, 300])
+def test_sorted_runs_sorted_lists_and_fenwick_trees_give_the_same_bounds(n, monkeypatch):
+    """Three ways to the same order statistics: one sort per size (up to DIRECT_MAX_RUNS runs), a sorted list
+    per trial (up to INSORT_MAX_RUNS), Fenwick trees beyond; forced onto each, equal to the last bit."""
     x = np.random.default_rng(n).lognormal(0, 0.05, n)
-    direct = repetitions_needed(x, error=0.02, trials=50, rng=3)
-    monkeypatch.setattr(confirm_module, "DIRECT_MAX_RUNS", 0)
-    tree = repetitions_needed(x, error=0.02, trials=50, rng=3)
-    assert direct.estimate == tree.estimate
-    assert np.array_equal(direct.mean_low, tree.mean_low, equal_nan=True)
-    assert np.array_equal(direct.mean_high, tree.mean_high, equal_nan=True)
+    results = []
+    for direct, insort in ((n, n), (0, n), (0, 0)):
+        monkeypatch.setattr(confirm_module, "DIRECT_MAX_RUNS", direct)
+        monkeypatch.setattr(confirm_module, "INSORT_MAX_RUNS", insort)
+        results.append(repetitions_needed(x, error=0.02, trials=50, rng=3))
+    for other in results[1:]:
+        assert other.estimate == results[0].estimate
+        assert np.array_equal(other.mean_low, results[0].mean_low, equal_nan=True)
+        assert np.array_equal(other.mean_high, results[0].mean_high, equal_nan=True)
