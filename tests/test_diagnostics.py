@@ -273,3 +273,13 @@ def test_warmup_on_a_short_series_keeps_enough_points_for_its_lags():
         result = warmup(x)  # raised before the candidates were cut to what the lags allow
         assert result.candidates.max() <= 45 - max(20, 2 * (lags[-1] + 2))
     assert max(lags) == 10  # the case that needs the cut occurs
+
+
+def test_the_unwrapped_shapiro_wilk_is_scipys():
+    from scipy import stats
+
+    from perfstudy.diagnostics import _SHAPIRO
+
+    for n in (3, 30, 500, 5000):
+        x = np.random.default_rng(n).lognormal(size=n)
+        assert tuple(_SHAPIRO(x)) == tuple(stats.shapiro(x))
