@@ -1045,10 +1045,10 @@ def _json(result: Comparison) -> str:
     import json
 
     benchmarks = []
-    for record in json.loads(result.table.drop(columns=["notes"]).to_json(orient="records")):
-        name = str(record["benchmark"])
-        record["unit"] = result.units.get(name)
-        record["notes"] = list(result.table.loc[result.table["benchmark"].astype(str) == name, "notes"].iloc[0])
+    records = json.loads(result.table.drop(columns=["notes"]).to_json(orient="records"))
+    for record, notes in zip(records, result.table["notes"]):  # the records are the table's rows, in order
+        record["unit"] = result.units.get(str(record["benchmark"]))
+        record["notes"] = list(notes)
         benchmarks.append(record)
     geomeans = []
     for shown, (factor, rows) in _unit_groups(result).items():
