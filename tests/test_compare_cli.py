@@ -43,6 +43,17 @@ def test_pyperf_regression_fails_the_gate_and_a_a_passes(pyperf_files, capsys):
     assert main(["compare", str(base), str(slower), "--threshold", "10%", "--fail-on-regression", "--seed", "1"]) == 1
     out = capsys.readouterr().out
     assert "slower" in out and "sum" in out
+    # pyperf writes seconds: shown once, as "s", each value with its prefix (about 1 µs here), 20 processes a side
+    lines = out.splitlines()
+    assert lines[0] == "s: mean ± SD of the batch means" and lines[1].split()[:5] == [
+        "benchmark",
+        "A:",
+        "a.json",
+        "B:",
+        "b.json",
+    ]
+    row = next(line for line in lines if line.startswith("sum"))
+    assert re.search(r"\d+(\.\d+)?[nµ] ± \d+%", row) and "second" not in out and "20×5, 20×5" in row
     # A/A: the same statement, processes interleaved with A's (measured -0.5% [-4.0%, +3.0%] on a loaded machine)
     assert main(["compare", str(base), str(again), "--threshold", "10%", "--fail-on-regression", "--seed", "1"]) == 0
     assert "slower" not in capsys.readouterr().out

@@ -409,13 +409,15 @@ def test_analyze_notebook_on_its_demo(tmp_path_factory):
     advice = " ".join(rec["advice"])
     # the demo's three planted problems, each found and said in a sentence
     assert rec["advice"][0].startswith("json_dumps: B is slower than A by")
-    assert "Drop the first 4 iterations of every batch of regex (0), regex (1)." in advice
-    assert "Batch 7 of startup (0) is unlike the others" in advice
+    # the two sides are A and B everywhere (the first file and the second), never version 0 and 1
+    assert "Drop the first 4 iterations of every batch of regex (A), regex (B)." in advice
+    assert "Batch 7 of startup (A) is unlike the others" in advice
     assert {r["benchmark"]: r["verdict"] for r in rec["comparison"]}["json_dumps"] == "slower"
     assert sorted(p.name for p in (tmp / "figures").glob("*.png")) == [
         "analyze_comparison.png",
-        "analyze_intervals.png",
-        "analyze_runs.png",
+        "analyze_runs_json_dumps.png",
+        "analyze_runs_regex.png",
+        "analyze_runs_startup.png",
     ]
 
 
