@@ -468,7 +468,14 @@ def real_series(azure: tuple[str, ...] = (), *, pt4cloud: bool = True) -> list[t
 
 
 def real_aa(
-    series, *, segments: int = 8, segment_length: int = 30, experiments: int = 2_000, replicates: int = 500, rng=None
+    series,
+    *,
+    segments: int = 8,
+    segment_length: int = 30,
+    experiments: int = 2_000,
+    replicates: int = 500,
+    rng=None,
+    progress: bool = False,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Figure 8 in spirit: A/A tests cut from each long real series, iid against segment bootstrap.
 
@@ -483,6 +490,8 @@ def real_aa(
         As in :func:`perfstudy.type1.segment_aa_study`.
     rng : None, int, SeedSequence or Generator
         One stream per usable series.
+    progress : bool
+        A progress bar over the series.
 
     Returns
     -------
@@ -494,6 +503,9 @@ def real_aa(
     usable = [(label, values) for label, values in series if len(values) >= 2 * segments * segment_length]
     if not usable:
         raise ValueError(f"series: none holds {2 * segments * segment_length} runs")
+    from tqdm.auto import tqdm
+
+    streams = np.random.default_rng(rng).spawn(len(usable))
     frames = [
         segment_aa_study(
             values,
@@ -503,7 +515,7 @@ def real_aa(
             replicates=replicates,
             rng=stream,
         ).assign(series=label)
-        for (label, values), stream in zip(usable, np.random.default_rng(rng).spawn(len(usable)))
+        for (label, values), stream in zip(tqdm(usable, desc="series", disable=not progress), streams)
     ]
     per_series = pd.concat(frames, ignore_index=True)
     summary = (
