@@ -133,7 +133,9 @@ def lab(tmp_path_factory):
 
 def _screenshot_on_failure(page, name: str):
     SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+    path = SHOTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    print(f"screenshot of the failure: {path}")  # shown with the failure's captured output
 
 
 CELLS = """() => {
