@@ -79,6 +79,8 @@ def with_unit(value: float, unit: str, *, digits: int = 4, small: bool = True) -
         As in :func:`si`.
     """
     text = si(value, digits, small=small)
+    if text == "n/a":
+        return text
     if text[-1:] in {p for _, p in _PREFIXES if p}:
         return f"{text[:-1]} {text[-1]}{unit}"
     return f"{text} {unit}".strip()

@@ -184,7 +184,10 @@ class Analysis:
         card = {}
         for row in rows.itertuples():
             warm = int(row.warmup_iterations)
-            if row.confirm_unit == "value" and 1 < row.batches < row.n:
+            have = row.batches if row.confirm_unit == "batch" else row.n
+            if row.cov == 0:
+                confirm = "none: every value is the same"
+            elif (row.confirm_unit == "value" and 1 < row.batches < row.n) or have < 10:
                 confirm = f"too few {cluster}es ({row.batches}) to tell; run at least 10"
             else:
                 unit = f"{cluster}es" if row.confirm_unit == "batch" else "repetitions"
@@ -266,8 +269,14 @@ def _one(
     if isinstance(d["notes"], str) and d["notes"]:
         notes.append(d["notes"])
     values = kept["value"].to_numpy()
-    interval = median_ci(values, confidence=confidence)
-    row.update(median=interval.median, median_low=interval.low, median_high=interval.high)
+    try:
+        interval = median_ci(values, confidence=confidence)
+        row.update(median=interval.median, median_low=interval.low, median_high=interval.high)
+    except ValueError:  # too few values for a distribution-free interval (Go's -count 6 at 95%)
+        row.update(median=float(np.median(values)), median_low=math.nan, median_high=math.nan)
+        notes.append(
+            f"{values.size} values are too few for a distribution-free {confidence:.0%} interval of the median"
+        )
     kept_batches = batches[iterations >= row["warmup_iterations"]]
     means = pd.Series(values).groupby(kept_batches).mean().to_numpy()
     unit, sample = ("batch", means) if means.size >= 10 and n_batches < values.size else ("value", values)
@@ -328,11 +337,14 @@ def _advice(table: pd.DataFrame, comparison: Comparison | None, cluster: str) ->
     short, few = [], []
     for row in table.itertuples():
         which = f"{row.benchmark}" + (f" ({row.version})" if versions > 1 else "")
-        if row.confirm_unit == "value" and 1 < row.batches < row.n:
-            # the batch is the independent unit: counting values would promise what more batches must give
-            few.append((which, row.batches))
+        if row.cov == 0:  # every value the same (Go's 16 B/op): no number of repetitions changes it
             continue
         have = row.batches if row.confirm_unit == "batch" else row.n
+        if (row.confirm_unit == "value" and 1 < row.batches < row.n) or have < 10:
+            # the batch is the independent unit, and CONFIRM needs 10 of them: counting values, or saying
+            # "more than 6" of a 6-batch run, would promise what only more batches can tell
+            few.append((which, row.batches))
+            continue
         need = row.confirm_1pct
         if isinstance(need, float) and math.isnan(need):
             short.append(f"{which}: more than {have}")

@@ -254,3 +254,34 @@ def test_the_200_benchmark_go_suite_fails_the_gate_with_every_planted_regression
         slower = {row["benchmark"] for row in out["benchmarks"] if row["verdict"] == "slower"}
         assert code == 1 and {f"Case{b:03d}-2" for b in range(20)} <= slower
         assert len(slower) <= 22
+
+
+def _report_text(out) -> str:
+    html = (out / "analyze.html").read_text()
+    text = re.sub(r"<[^>]+>", " ", re.sub(r"<(style|script)[^>]*>.*?</\1>", " ", html, flags=re.S))
+    return " ".join(text.split())
+
+
+def test_analyze_on_real_pyperf_and_hyperfine_files(pyperf_files, tmp_path, capsys):
+    """The report on files the tools wrote: the files named as A and B, values in their unit with SI prefixes
+    (pyperf and hyperfine write seconds), a card per benchmark, no code."""
+    base, _, slower = pyperf_files
+    out = tmp_path / "pyperf"
+    assert main(["analyze", str(base), str(slower), "--out", str(out), "--quick", "--no-progress"]) == 0
+    text = _report_text(out)
+    assert "A is a.json" in text and "B is b.json" in text and "import " not in text
+    assert re.search(r"mean, 95% interval as if the values were independent [\d.]+ [nµ]s \[", text)
+    assert "| sum" not in text and re.search(r"sum( \[[\d,]+\])? [\d.]+[nµ] ± \d+%", text)  # the rendered table
+    if shutil.which("hyperfine") is None:
+        pytest.skip("hyperfine is not installed (.ci/run installs it)")
+    files = []
+    for name, seconds in (("h1", "0.005"), ("h2", "0.007")):
+        files.append(tmp_path / f"{name}.json")
+        _run(["hyperfine", "-N", "--style", "none", "--runs", "12", "-n", "nap", "--export-json", str(files[-1]),
+              f"sleep {seconds}"])  # fmt: skip
+    out = tmp_path / "hyperfine"
+    assert main(["analyze", *map(str, files), "--out", str(out), "--quick", "--no-progress"]) == 0
+    text = _report_text(out)
+    assert "A is h1.json" in text and re.search(r"median, 95% interval \(distribution-free\) [\d.]+ ms \[", text)
+    # 12 runs, each its own process (a batch of one): CONFIRM counts them, never "more than 12 values"
+    assert "values (batches) 12 (12)" in text

@@ -206,6 +206,13 @@ def test_the_compare_table_of_real_go_output_reads_like_benchstats(tmp_path, cap
     assert markdown[0] == "**s/op: mean ± SD of the batch means**" and markdown[3].startswith("|---|---:|")
     assert any(line.startswith("| Small") and "n ± " in line for line in markdown)
     assert any(line.startswith("1. ") for line in markdown)
+    # analyze on the same files: 6 lines a benchmark are too few for a median interval or CONFIRM, and it says
+    # so (it used to fail on the median's interval); constant B/op and allocs/op need no more repetitions
+    out = tmp_path / "report"
+    assert main(["analyze", *map(str, paths), "--out", str(out), "--quick", "--no-progress"]) == 0
+    advice = " ".join(json.loads((out / "analyze.json").read_text())["advice"])
+    assert "Run at least 10 batches of Small-2 (A), Large-2 (A), Small-2 (B), Large-2 (B)" in advice
+    assert "B/op" not in advice and "more than 6" not in advice
 
 
 # --- criterion.rs, built with Debian's cargo and its packaged crates (offline) -------------------
