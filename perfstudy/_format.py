@@ -21,24 +21,26 @@ _PREFIXES = (
 )
 
 
-def display_unit(unit) -> tuple[float, str]:
-    """``(factor, shown)``: values in ``unit`` times ``factor`` are in ``shown``, the unit a table prints once
-    in its header, whose time part is seconds (``ns/op`` -> ``s/op``, ``ops/ms`` -> ``ops/s``,
-    ``second`` -> ``s``) so that :func:`si` can give each value its prefix. Other units are kept.
+def display_unit(unit) -> tuple[float, str, bool]:
+    """``(factor, shown, timed)``: values in ``unit`` times ``factor`` are in ``shown``, the unit a table prints
+    once in its header, whose time part is seconds (``ns/op`` -> ``s/op``, ``ops/ms`` -> ``ops/s``,
+    ``second`` -> ``s``) so that :func:`si` can give each value its prefix. Other units are kept. ``timed``:
+    the value is a time (``s``, ``s/op``), so prefixes below one suit it (``si(..., small=timed)``: ``70.31µ`` s, but
+    0.5 samples, not ``500m``).
 
     Parameters
     ----------
     unit : str or None
     """
     if not isinstance(unit, str) or not unit.strip():
-        return 1.0, ""
+        return 1.0, "", False
     parts = _parts(unit)
     if parts is None:
-        return 1.0, unit.strip()
+        return 1.0, unit.strip(), False
     seconds, rest = parts
-    if rest.endswith("/"):  # a rate: ops/ms -> ops/s
-        return seconds, rest + "s"
-    return seconds, "s" + rest
+    if rest.endswith("/"):  # a rate: ops/ms -> ops/s; 0.5 ops/s reads better than 500m
+        return seconds, rest + "s", False
+    return seconds, "s" + rest, True
 
 
 def si(value: float, digits: int = 4, *, small: bool = True) -> str:

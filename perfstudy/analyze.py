@@ -42,7 +42,7 @@ from perfstudy._checks import (
     check_sample,
 )
 from perfstudy._format import display_unit, si, with_unit
-from perfstudy.compare import Comparison, _side, _warmup_test, compare, odd_batches
+from perfstudy.compare import Comparison, _one_value, _side, _warmup_test, compare, odd_batches
 from perfstudy.confirm import median_ci, repetitions_needed
 from perfstudy.pt4cloud import pt4cloud
 from perfstudy.survey import diagnose
@@ -168,8 +168,7 @@ class Analysis:
             raise ValueError(
                 f"benchmark={benchmark!r}: not in the analysis; it has {list(self.table.benchmark.unique())}"
             )
-        factor, shown = display_unit(self.units.get(str(benchmark)))
-        small = shown.startswith("s")
+        factor, shown, small = display_unit(self.units.get(str(benchmark)))
 
         def value(x) -> str:
             return with_unit(float(x) * factor, shown, small=small)
@@ -184,10 +183,10 @@ class Analysis:
         card = {}
         for row in rows.itertuples():
             warm = int(row.warmup_iterations)
-            have = row.batches if row.confirm_unit == "batch" else row.n
-            if row.cov == 0:
+            reading, _ = _confirm_reading(row)
+            if reading == "constant":
                 confirm = "none: every value is the same"
-            elif (row.confirm_unit == "value" and 1 < row.batches < row.n) or have < 10:
+            elif reading == "too few":
                 confirm = f"too few {cluster}es ({row.batches}) to tell; run at least 10"
             else:
                 unit = f"{cluster}es" if row.confirm_unit == "batch" else "repetitions"
@@ -301,6 +300,20 @@ def _one(
     return row
 
 
+def _confirm_reading(row) -> tuple[str, int]:
+    """What CONFIRM's columns of a table row can say, and the repetitions it counted (batches or values):
+    ``"constant"`` (every value the same, as Go's 16 B/op: no number of repetitions changes it), ``"too few"``
+    (the batch is the independent unit and CONFIRM needs 10 of them: counting values, or saying "more than
+    6" of a 6-batch run, would promise what only more batches can tell) or ``"counted"``. The card and the
+    advice both read a row through this."""
+    have = row.batches if row.confirm_unit == "batch" else row.n
+    if row.cov == 0:
+        return "constant", have
+    if (row.confirm_unit == "value" and 1 < row.batches < row.n) or have < 10:
+        return "too few", have
+    return "counted", have
+
+
 def _names(rows: pd.DataFrame, versions: int) -> str:
     labels = [f"{r.benchmark}" + (f" ({r.version})" if versions > 1 else "") for r in rows.itertuples()]
     return ", ".join(labels[:6]) + (f" and {len(labels) - 6} more" if len(labels) > 6 else "")
@@ -337,12 +350,10 @@ def _advice(table: pd.DataFrame, comparison: Comparison | None, cluster: str) ->
     short, few = [], []
     for row in table.itertuples():
         which = f"{row.benchmark}" + (f" ({row.version})" if versions > 1 else "")
-        if row.cov == 0:  # every value the same (Go's 16 B/op): no number of repetitions changes it
+        reading, have = _confirm_reading(row)
+        if reading == "constant":
             continue
-        have = row.batches if row.confirm_unit == "batch" else row.n
-        if (row.confirm_unit == "value" and 1 < row.batches < row.n) or have < 10:
-            # the batch is the independent unit, and CONFIRM needs 10 of them: counting values, or saying
-            # "more than 6" of a 6-batch run, would promise what only more batches can tell
+        if reading == "too few":
             few.append((which, row.batches))
             continue
         need = row.confirm_1pct
@@ -486,12 +497,7 @@ def analyze(
             "its own batch, which overstates every interval if values share a process; name the column that "
             "says which process or fork each value came from.",
         )
-    units = {}
-    if "unit" in kept.columns:
-        for name, found in kept.groupby("benchmark")["unit"]:
-            distinct = found.dropna().unique()
-            if len(distinct) == 1:
-                units[str(name)] = str(distinct[0])
+    units = {str(name): unit for name, unit in _one_value(kept, "unit").items()}
     return Analysis(
         table=table,
         advice=tuple(advice),

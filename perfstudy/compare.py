@@ -886,11 +886,12 @@ def _count_text(values: int, clusters: int) -> str:
 
 
 def _unit_groups(result: Comparison) -> dict:
-    """The table's rows grouped by the unit shown in the header: ``{shown unit: (factor, rows)}``."""
+    """The table's rows grouped by the unit shown in the header: ``{shown unit: (factor, timed, rows)}``
+    (:func:`perfstudy._format.display_unit`)."""
     groups: dict = {}
     for row in result.table.itertuples():
-        factor, shown = display_unit(result.units.get(str(row.benchmark)))
-        groups.setdefault(shown, (factor, []))[1].append(row)
+        factor, shown, timed = display_unit(result.units.get(str(row.benchmark)))
+        groups.setdefault(shown, (factor, timed, []))[2].append(row)
     return groups
 
 
@@ -941,8 +942,8 @@ def format_comparison(result: Comparison, format: str = "table") -> str:
     markdown = format == "markdown"
     footnotes: list[str] = []
     out: list[str] = []
-    for shown, (factor, rows) in _unit_groups(result).items():
-        out += _unit_table(result, shown, factor, rows, footnotes, markdown) + [""]
+    for shown, (factor, small, rows) in _unit_groups(result).items():
+        out += _unit_table(result, shown, factor, small, rows, footnotes, markdown) + [""]
     if result.excluded:
         out += [
             f"{'- ' if markdown else ''}{name}: not comparable: {reason}" for name, reason in result.excluded.items()
@@ -976,9 +977,11 @@ def format_comparison(result: Comparison, format: str = "table") -> str:
     return "\n".join(out)
 
 
-def _unit_table(result: Comparison, shown: str, factor: float, rows, footnotes: list, markdown: bool) -> list:
-    """The lines of one unit's table; each benchmark's notes are added to ``footnotes`` (once each) and marked."""
-    small = shown.startswith("s")  # a time: 70.31µ; a count or a percentage keeps its decimals
+def _unit_table(
+    result: Comparison, shown: str, factor: float, small: bool, rows, footnotes: list, markdown: bool
+) -> list:
+    """The lines of one unit's table; each benchmark's notes are added to ``footnotes`` (once each) and marked.
+    ``small``: prefixes below one (a time: 70.31µ; a count or a percentage keeps its decimals)."""
 
     def value(x: float, *, signed: bool = False) -> str:
         text = si(x * factor, small=small)
@@ -1051,7 +1054,7 @@ def _json(result: Comparison) -> str:
         record["notes"] = list(notes)
         benchmarks.append(record)
     geomeans = []
-    for shown, (factor, rows) in _unit_groups(result).items():
+    for shown, (factor, _, rows) in _unit_groups(result).items():
         geomean = _geomean(rows)
         if geomean is not None:
             geomeans.append(dict(unit=shown or None, a=geomean[0] * factor, b=geomean[1] * factor, change=geomean[2]))

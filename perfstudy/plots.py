@@ -1283,7 +1283,7 @@ def plot_runs(frame: pd.DataFrame, table: pd.DataFrame, *, cluster: str = "batch
     for ax, benchmark in zip(axes, benchmarks):
         rows = frame[frame["benchmark"] == benchmark]
         units = rows["unit"].dropna().unique() if "unit" in rows.columns else []
-        factor, shown = display_unit(units[0]) if len(units) == 1 else (1.0, "")
+        factor, shown, _ = display_unit(units[0]) if len(units) == 1 else (1.0, "", False)
         if shown:  # 70 µs, not 7e-05 "value"
             ax.yaxis.set_major_formatter(matplotlib.ticker.EngFormatter(unit=shown))
         for version, series in rows.groupby("version", sort=True):
