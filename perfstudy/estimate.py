@@ -8,42 +8,34 @@ data; this module fits the same model to any tidy frame,
 where each random term ``k`` is an intercept per level of a column (``"host"``) or of the
 interaction of columns (``"host:batch"``), crossed or nested in any way.
 
-The estimator is lme4's profiled deviance (Bates, Maechler, Bolker & Walker 2015, J. Stat. Softw.
-67(1), section 3): with ``theta_k = sigma_k / sigma`` and ``Lambda = diag(theta_k I)``, the matrix
-``A = Lambda Z'Z Lambda + I`` and the penalised residual sum of squares ``r^2`` profile out
-``beta`` and ``sigma``, leaving a deviance in ``theta`` alone (their Eqs. 34 and 41):
-
-    ML:    d(theta)   = log|A| + n (1 + log(2 pi r^2 / n))
-    REML:  d_R(theta) = log|A| + log|R_X|^2 + (n - p) (1 + log(2 pi r^2 / (n - p)))
-
-``log|A|``, ``R_X`` and ``r^2`` come from one block elimination of the symmetric matrix
-``[[A, Lambda Z'[X y]], [[X y]'Z Lambda, [X y]'[X y]]]``. The structure of a random-intercept model
-makes that elimination cheap without a general sparse Cholesky: every term's own block of ``Z'Z``
-is diagonal (an observation has one level per term), so a term whose block is still diagonal after
-the terms eliminated before it (a term nested in nothing left, such as ``request:batch`` before
-``request``) is eliminated by a division, and its Schur complement is one sparse product. What is
-left when no diagonal block remains (the host terms, typically a few hundred levels) is factorised
-densely. The elimination order is fixed once from the pattern of ``Z'Z``; each deviance evaluation
-is then a handful of sparse products, linear in the number of observations.
+The fit itself (the profiled deviance, its block elimination and BOBYQA) is in
+:mod:`perfstudy._deviance`; profile-likelihood intervals are in :mod:`perfstudy._profile`.
 """
 
 from __future__ import annotations
 
-import itertools
 import math
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-import nlopt
 import numpy as np
 import pandas as pd
 import scipy.linalg
-import scipy.optimize
-import scipy.sparse as sp
 
 from perfstudy._checks import check_bool, check_fraction, check_int
+from perfstudy._deviance import (
+    REFIT_TOLERANCE,
+    SINGULAR_TOL,
+    _optimise,
+    _Optimum,
+    _parse_terms,
+    _Problem,
+    _problem,
+)
+from perfstudy._formula import parse_formula
+from perfstudy._profile import profile_intervals
 from perfstudy.model import VarianceComponents
 from perfstudy.parallel import map_tasks
 
@@ -66,438 +58,10 @@ WWW15_TERMS = {"request": "request", "host": "host", "request:batch": "request_b
 #: with these.
 SCHEDULE_TERMS = ("request", "host", "request:host:batch", "host:batch")
 _GAMMA_TERMS = ("request:batch", "request:host:batch")
-#: Remaining random levels factorised densely (beyond it, a sparse LU takes the rest).
-DENSE_MAX = 4000
-#: A component whose theta = sigma_k / sigma is below this is reported as on the boundary (lme4: 1e-4).
-SINGULAR_TOL = 1e-4
-#: Where a zero theta is moved to see whether the deviance falls off the boundary.
-ESCAPE_STEPS = (1e-3, 1e-2, 0.03, 0.1, 0.3)
-#: BOBYQA's absolute tolerance on theta (sigma_k / sigma), and its square on the deviance.
-TOLERANCE = 1e-9
-#: The same for bootstrap refits, whose spread is many orders larger.
-REFIT_TOLERANCE = 1e-4
-#: BOBYQA's first step in theta, and its evaluation budget per random term.
-INITIAL_STEP = 0.25
-MAX_EVALUATIONS_PER_TERM = 500
 
 
 class ConvergenceWarning(UserWarning):
     """The optimiser stopped without meeting its convergence criterion."""
-
-
-# ------------------------------------------------------------------------------------------------
-# The problem: level codes, fixed-effects matrix, and the elimination plan (all independent of theta)
-
-
-@dataclass(frozen=True, eq=False)
-class _Problem:
-    terms: tuple[str, ...]
-    codes: tuple[np.ndarray, ...]  # per term, the level of each observation (0..levels-1)
-    levels: tuple[int, ...]
-    X: np.ndarray  # (n, p)
-    fixed_names: tuple[str, ...]
-    order: np.ndarray  # permutation of the q random levels into elimination order
-    steps: tuple[int, ...]  # sizes of the diagonal blocks eliminated by division, in order
-    ZtZ: sp.csr_matrix  # permuted, (q, q)
-    Zt: sp.csr_matrix  # permuted, (q, n)
-    term_of_level: np.ndarray  # permuted, (q,)
-    first: _FirstStep  # the first elimination, precomputed (steps[0] levels; 0 if none)
-
-    @property
-    def n(self) -> int:
-        return self.X.shape[0]
-
-    @property
-    def p(self) -> int:
-        return self.X.shape[1]
-
-
-def _parse_terms(random) -> tuple[str, ...]:
-    if isinstance(random, str):
-        random = (random,)
-    if not isinstance(random, (list, tuple)):
-        raise TypeError(f"random={random!r}: expected a term or a sequence of terms such as ('host', 'host:batch')")
-    terms = tuple(random)
-    if not terms:
-        raise ValueError("random: expected at least one random term")
-    for term in terms:
-        if not isinstance(term, str) or not term or any(not part for part in term.split(":")):
-            raise ValueError(f"random: {term!r} is not a column or an interaction 'a:b'")
-    if len(set(terms)) != len(terms):
-        raise ValueError(f"random: a term is given twice in {terms}")
-    return terms
-
-
-def _term_codes(df: pd.DataFrame, term: str) -> np.ndarray:
-    columns = term.split(":")
-    if len(columns) == 1:
-        codes, _ = pd.factorize(df[columns[0]], sort=True)
-        return codes
-    return df.groupby(columns, sort=True, observed=True).ngroup().to_numpy()
-
-
-def _fixed_matrix(df: pd.DataFrame, fixed) -> tuple[np.ndarray, tuple[str, ...]]:
-    """An intercept, numeric columns as they are, categorical ones as treatment contrasts."""
-    blocks, names = [np.ones((len(df), 1))], ["(Intercept)"]
-    for column in fixed:
-        values = df[column]
-        if pd.api.types.is_bool_dtype(values) or not pd.api.types.is_numeric_dtype(values):
-            dummies = pd.get_dummies(values.astype("category"), prefix=column, prefix_sep="=", drop_first=True)
-            blocks.append(dummies.to_numpy(dtype=float))
-            names.extend(dummies.columns)
-        else:
-            blocks.append(values.to_numpy(dtype=float)[:, None])
-            names.append(column)
-    X = np.hstack(blocks)
-    if np.linalg.matrix_rank(X) < X.shape[1]:
-        raise ValueError(
-            f"fixed: the fixed-effects matrix {names} is rank deficient (a column is constant or redundant)"
-        )
-    return X, tuple(names)
-
-
-def _elimination_plan(ZtZ: sp.csr_matrix, term_of_level: np.ndarray, levels) -> tuple[np.ndarray, tuple[int, ...]]:
-    """Order the levels so that terms whose block is diagonal are eliminated first, largest first,
-    for as long as there is one; what is left is factorised as a whole.
-
-    Works on the pattern only: after eliminating a block, the pattern of the rest gains ``E'E``.
-    """
-    remaining = list(range(len(levels)))
-    pattern = (ZtZ != 0).astype(np.int8).tocsr()
-    index = np.arange(ZtZ.shape[0])
-    order, steps = [], []
-    while remaining:
-        candidates = []
-        for k in remaining:
-            rows = np.flatnonzero(term_of_level == k)
-            local = np.searchsorted(index, rows)
-            block = pattern[local][:, local]
-            if block.nnz == np.count_nonzero(block.diagonal()):
-                candidates.append((levels[k], k))
-        if not candidates:
-            break
-        _, k = max(candidates)
-        rows = np.flatnonzero(term_of_level == k)
-        local = np.searchsorted(index, rows)
-        keep = np.setdiff1d(np.arange(index.size), local)
-        E = pattern[local][:, keep]
-        pattern = (pattern[keep][:, keep] + (E.T @ E)).astype(bool).astype(np.int8).tocsr()
-        index = index[keep]
-        order.append(rows)
-        steps.append(rows.size)
-        remaining.remove(k)
-    order.append(index)
-    return np.concatenate(order), tuple(steps)
-
-
-@dataclass(frozen=True, eq=False)
-class _FirstStep:
-    """The first elimination, done symbolically once so that each evaluation is vector arithmetic.
-
-    With ``A = Lambda Z'Z Lambda + I`` split as ``[[D, E], [E', R]]`` after the first block (one
-    term, so ``D`` is diagonal: ``d_l = theta^2 n_l + 1``), the Schur complement is
-    ``Lambda_r (R0 - E0' W E0) Lambda_r + I`` with ``W = diag(theta^2 / d_l)`` and ``E0``, ``R0`` the
-    blocks of ``Z'Z``. Its pattern is fixed, and ``vec(E0' W E0) = fill @ w`` for a sparse ``fill``
-    built here, so no sparse product is formed per evaluation.
-    """
-
-    size: int  # levels eliminated by division (0: none)
-    counts: np.ndarray  # diagonal of the first block of Z'Z (observations per level)
-    E0T: sp.csr_matrix  # (q - size, size)
-    r0: np.ndarray  # R0 on the Schur complement's pattern
-    fill: sp.csr_matrix  # (pattern entries, size)
-    rows: np.ndarray  # row of each pattern entry
-    cols: np.ndarray  # column of each pattern entry (CSR order)
-    indptr: np.ndarray
-    diagonal: np.ndarray  # positions of the diagonal entries
-
-
-def _first_step(ZtZ: sp.csr_matrix, size: int) -> _FirstStep:
-    """Precompute the pattern and fill of the first Schur complement (see :class:`_FirstStep`)."""
-    m = ZtZ.shape[0] - size
-    E0 = ZtZ[:size, size:].tocsr()
-    E0.sort_indices()
-    R0 = ZtZ[size:, size:].tocoo()
-    # every pair of entries in one row of E0 contributes e_a e_b to (col_a, col_b)
-    length = np.diff(E0.indptr)
-    row_of = np.repeat(np.arange(size), length)
-    first = np.repeat(np.arange(E0.nnz), length[row_of])
-    offset = np.arange(first.size) - np.repeat(np.cumsum(length[row_of]) - length[row_of], length[row_of])
-    second = E0.indptr[row_of[first]] + offset
-    pair_keys = E0.indices[first].astype(np.int64) * m + E0.indices[second]
-    r0_keys = R0.row.astype(np.int64) * m + R0.col
-    keys = np.unique(np.concatenate([r0_keys, pair_keys]))
-    r0 = np.zeros(keys.size)
-    r0[np.searchsorted(keys, r0_keys)] = R0.data
-    fill = sp.csr_matrix(
-        (E0.data[first] * E0.data[second], (np.searchsorted(keys, pair_keys), row_of[first])),
-        shape=(keys.size, size),
-    )
-    rows, cols = keys // m, keys % m
-    return _FirstStep(
-        size=size,
-        counts=ZtZ.diagonal()[:size],
-        E0T=E0.T.tocsr(),
-        r0=r0,
-        fill=fill,
-        rows=rows,
-        cols=cols,
-        indptr=np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=m))]),
-        diagonal=np.flatnonzero(rows == cols),
-    )
-
-
-def _problem(df, value, terms, fixed, transform) -> tuple[_Problem, np.ndarray]:
-    n = len(df)
-    X, names = _fixed_matrix(df, fixed)
-    if n <= X.shape[1] + len(terms) + 1:
-        raise ValueError(f"df: {n} observations for {X.shape[1] + len(terms) + 1} parameters; expected more")
-    codes = tuple(_term_codes(df, t) for t in terms)
-    levels = tuple(int(c.max()) + 1 for c in codes)
-    for term, count in zip(terms, levels):
-        if count < 2:
-            raise ValueError(f"random: term {term!r} has one level; a variance needs at least two")
-        if count >= n:
-            raise ValueError(f"random: term {term!r} has a level per observation; it is the residual")
-    for i in range(len(terms)):
-        for j in range(i + 1, len(terms)):
-            pairs = len(np.unique(codes[i].astype(np.int64) * levels[j] + codes[j]))
-            if pairs == levels[i] == levels[j]:
-                raise ValueError(
-                    f"random: terms {terms[i]!r} and {terms[j]!r} split the rows the same way; "
-                    "their variances cannot be told apart"
-                )
-    y = df[value].to_numpy(dtype=float)
-    if transform == "log":
-        if np.any(y <= 0):
-            raise ValueError(f"{value}: transform='log' needs positive values")
-        y = np.log(y)
-    tiny = 1e-12 * max(1.0, np.abs(y).max())
-    if np.ptp(y) <= tiny:
-        raise ValueError(f"{value}: the same in every row ({y[0]:g}); there is no variance to split")
-    if np.abs(y - X @ np.linalg.lstsq(X, y, rcond=None)[0]).max() <= tiny:
-        raise ValueError(
-            f"{value}: the fixed effects {list(fixed)} fit every row exactly; there is no variance to split"
-        )
-    offsets = np.cumsum((0,) + levels)
-    columns = np.stack([c + o for c, o in zip(codes, offsets)], axis=1).reshape(-1)
-    Z = sp.csr_matrix(
-        (np.ones(columns.size), columns, np.arange(0, columns.size + 1, len(terms))), shape=(n, offsets[-1])
-    )
-    term_of_level = np.repeat(np.arange(len(terms)), levels)
-    ZtZ = (Z.T @ Z).tocsr()
-    order, steps = _elimination_plan(ZtZ, term_of_level, levels)
-    Zt = Z.T.tocsr()[order]
-    ZtZ = ZtZ[order][:, order].tocsr()
-    ZtZ.sort_indices()
-    problem = _Problem(
-        terms=terms,
-        codes=codes,
-        levels=levels,
-        X=X,
-        fixed_names=names,
-        order=order,
-        steps=steps,
-        ZtZ=ZtZ,
-        Zt=Zt,
-        term_of_level=term_of_level[order],
-        first=_first_step(ZtZ, steps[0] if steps else 0),
-    )
-    return problem, y
-
-
-# ------------------------------------------------------------------------------------------------
-# The profiled deviance
-
-
-@dataclass(frozen=True)
-class _Evaluation:
-    deviance: float
-    logdet_a: float
-    logdet_rx: float
-    r2: float
-    gxx: np.ndarray  # X' V^-1 X (in units of sigma^2)
-    gxy: np.ndarray
-
-
-def _evaluate(problem: _Problem, theta: np.ndarray, XY_cross: np.ndarray, G0: np.ndarray, reml: bool) -> _Evaluation:
-    """One block elimination of ``[[A, C], [C', G0]]`` at ``theta`` (see the module docstring)."""
-    scale = theta[problem.term_of_level]
-    C = XY_cross * scale[:, None]
-    G = G0.copy()
-    first = problem.first
-    size = first.size
-    inner, outer = scale[:size], scale[size:]
-    d = inner**2 * first.counts + 1.0
-    inv = 1.0 / d
-    logdet = float(np.log(d).sum())
-    data = (first.r0 - first.fill @ (inner**2 * inv)) * outer[first.rows] * outer[first.cols]
-    data[first.diagonal] += 1.0
-    A = sp.csr_matrix((data, first.cols, first.indptr), shape=(outer.size, outer.size))
-    Cd = C[:size] * inv[:, None]
-    G -= C[:size].T @ Cd
-    C = C[size:] - outer[:, None] * (first.E0T @ (inner[:, None] * Cd))
-    for size in problem.steps[1:]:
-        d = A[:size, :size].diagonal()
-        E = A[:size, size:]
-        inv = 1.0 / d
-        logdet += float(np.log(d).sum())
-        Cd = C[:size] * inv[:, None]
-        A = (A[size:, size:] - (E.T @ (sp.diags(inv) @ E))).tocsr()
-        G -= C[:size].T @ Cd
-        C = C[size:] - E.T @ Cd
-    if A.shape[0]:
-        if A.shape[0] <= DENSE_MAX:
-            L = scipy.linalg.cholesky(A.toarray(), lower=True, check_finite=False)
-            logdet += 2.0 * float(np.log(np.diag(L)).sum())
-            W = scipy.linalg.solve_triangular(L, C, lower=True, check_finite=False)
-            G -= W.T @ W
-        else:  # pragma: no cover - a large remainder with no diagonal block (wide crossed designs)
-            lu = sp.linalg.splu(A.tocsc(), permc_spec="MMD_AT_PLUS_A", diag_pivot_thresh=0.0)
-            logdet += float(np.log(np.abs(lu.U.diagonal())).sum())
-            G -= C.T @ lu.solve(C)
-    p = problem.p
-    gxx, gxy = G[:p, :p], G[:p, p]
-    R = scipy.linalg.cholesky(gxx, lower=False, check_finite=False)
-    z = scipy.linalg.solve_triangular(R, gxy, trans="T", check_finite=False)
-    r2 = float(G[p, p] - z @ z)
-    logdet_rx = 2.0 * float(np.log(np.diag(R)).sum())
-    n = problem.n
-    dof = n - p if reml else n
-    deviance = logdet + (logdet_rx if reml else 0.0) + dof * (1.0 + math.log(2.0 * math.pi * r2 / dof))
-    return _Evaluation(deviance, logdet, logdet_rx, r2, gxx, gxy)
-
-
-def _cross_products(problem: _Problem, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
-    """``Z'[X y]`` (permuted) and ``[X y]'[X y]``, the only places ``y`` enters the deviance, for
-    ``y`` minus its mean (returned; the intercept takes it back).
-
-    Centring matters: ``r^2`` is ``y'y`` minus what the effects explain, and the deviance multiplies
-    its relative error by ``n``; with ``y ~ 5 +- 1`` the uncentred difference cost ~1e-10 in the
-    deviance, enough to move a flat optimum by 1e-6."""
-    shift = float(y.mean())
-    XY = np.column_stack([problem.X, y - shift])
-    return np.asarray(problem.Zt @ XY), XY.T @ XY, shift
-
-
-@dataclass(frozen=True)
-class _Optimum:
-    theta: np.ndarray
-    evaluation: _Evaluation
-    converged: bool
-    iterations: int
-    evaluations: int
-    message: str
-    shift: float  # the mean taken out of y (see _cross_products)
-
-
-@dataclass(frozen=True)
-class _Run:
-    theta: np.ndarray
-    success: bool
-    evaluations: int
-    message: str
-
-
-def _bobyqa(objective, start: np.ndarray, tolerance: float) -> _Run:
-    """Minimise ``objective(theta)`` over ``theta >= 0`` with NLopt's BOBYQA, from ``start``.
-
-    The best point seen is kept: NLopt raises on a round-off-limited stop, which at this precision
-    means the optimum is reached to within rounding, not a failure.
-    """
-    k = start.size
-    best = {"f": np.inf, "x": start.copy()}
-    count = 0
-
-    def wrapped(x, grad):
-        nonlocal count
-        count += 1
-        value = objective(np.maximum(x, 0.0))
-        if value < best["f"]:
-            best["f"], best["x"] = value, np.maximum(x, 0.0)
-        return value
-
-    opt = nlopt.opt(nlopt.LN_BOBYQA, k)
-    opt.set_lower_bounds(np.zeros(k))
-    opt.set_min_objective(wrapped)
-    opt.set_initial_step(INITIAL_STEP)
-    opt.set_xtol_abs(tolerance)
-    opt.set_ftol_abs(0.0)  # stop on the step size only: changes in d(theta) near the optimum are rounding
-    opt.set_maxeval(MAX_EVALUATIONS_PER_TERM * k)
-    try:
-        opt.optimize(np.maximum(start, 0.0))
-        code = opt.last_optimize_result()
-        success = code in (nlopt.SUCCESS, nlopt.FTOL_REACHED, nlopt.XTOL_REACHED)
-        message = {nlopt.MAXEVAL_REACHED: "the evaluation limit was reached"}.get(code, f"NLopt code {code}")
-    except nlopt.RoundoffLimited:
-        success, message = True, "round-off limited"
-    return _Run(best["x"], success and np.isfinite(best["f"]), count, message)
-
-
-def _optimise(problem: _Problem, y: np.ndarray, reml: bool, start=None, tolerance: float = TOLERANCE) -> _Optimum:
-    """Minimise the profiled deviance over ``theta >= 0``.
-
-    BOBYQA (Powell's bound-constrained derivative-free method, through NLopt), as lme4's default
-    ``nloptwrap``: no finite-difference gradients, which are noisy for a deviance of order ``n``,
-    and no false stop at ``theta_k = 0``, where the deviance (even in ``theta_k``) has zero slope.
-    """
-    with _blas_threads(problem):
-        return _optimise_here(problem, y, reml, start, tolerance)
-
-
-#: a fit whose random effects have at most this many levels in all runs its dense algebra on one BLAS thread:
-#: on such small blocks the threads cost more than they give (Penicillin, 144 rows: 1.6-2.6 s with numpy's
-#: default threads on a loaded 2-core machine, 0.07-0.12 s with one; issue 24 measures the large fits)
-ONE_THREAD_LEVELS = 2000
-
-
-def _blas_threads(problem: _Problem):
-    """One BLAS thread for a small problem (:data:`ONE_THREAD_LEVELS`), the default otherwise."""
-    import contextlib
-
-    if sum(problem.levels) > ONE_THREAD_LEVELS:
-        return contextlib.nullcontext()
-    from threadpoolctl import threadpool_limits
-
-    return threadpool_limits(limits=1, user_api="blas")
-
-
-def _optimise_here(problem: _Problem, y: np.ndarray, reml: bool, start, tolerance: float) -> _Optimum:
-    XY_cross, G0, shift = _cross_products(problem, y)
-    k = len(problem.terms)
-    theta0 = np.ones(k) if start is None else np.maximum(np.asarray(start, dtype=float), 0.0)
-
-    def objective(theta):
-        return _evaluate(problem, theta, XY_cross, G0, reml).deviance
-
-    run = _bobyqa(objective, theta0, tolerance)
-    runs = [run]
-    best = _evaluate(problem, run.theta, XY_cross, G0, reml)
-    # The deviance can have a second minimum inside, across a ridge from a boundary one, so a
-    # component at 0 is tested twice: along a geometric grid off the boundary (an interior minimum
-    # next to it lies below d(0) on (0, ~theta*)), then by a restart with every zero at 0.5. The
-    # lower deviance wins.
-    zeros = np.flatnonzero(run.theta < SINGULAR_TOL)
-    if zeros.size:
-        starts = []
-        for j, step in itertools.product(zeros, ESCAPE_STEPS):
-            trial = run.theta.copy()
-            trial[j] = step
-            if objective(trial) < best.deviance:
-                starts.append(trial)
-                break
-        trial = run.theta.copy()
-        trial[zeros] = 0.5
-        starts.append(trial)
-        for trial in starts:
-            candidate = _bobyqa(objective, trial, tolerance)
-            runs.append(candidate)
-            evaluation = _evaluate(problem, candidate.theta, XY_cross, G0, reml)
-            if evaluation.deviance < best.deviance:
-                run, best = candidate, evaluation
-    evaluations = sum(r.evaluations for r in runs)
-    iterations = evaluations - (2 * k + 1) * len(runs)  # BOBYQA: one evaluation per iteration after its first model
-    return _Optimum(run.theta, best, run.success, iterations, evaluations, run.message, shift)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -516,9 +80,10 @@ class FitIntervals:
     confidence : float
         Coverage of the intervals.
     method : str
-        ``"bootstrap"``: parametric bootstrap percentile intervals.
+        ``"bootstrap"``: parametric bootstrap percentile intervals, for every parameter;
+        ``"profile"``: profile-likelihood intervals, for the standard deviations only.
     replicates : int
-        Bootstrap refits.
+        Bootstrap refits (0 for the profile).
     draws : ndarray, shape (replicates, parameters)
         The refitted parameters, columns in the order of ``estimate``.
     failed : int
@@ -581,6 +146,9 @@ class VarianceFit:
         ``"log"`` when the fit is of ``log value``.
     theta : ndarray
         ``sd[term] / sd["residual"]`` per random term, the optimiser's parameters.
+    _data : tuple or None
+        Private: the rows' structure and values the fit was made from, which
+        :meth:`confidence_interval` refits (kept through :func:`dataclasses.replace`).
     """
 
     sd: Mapping[str, float]
@@ -596,6 +164,7 @@ class VarianceFit:
     method: str
     transform: str | None
     theta: np.ndarray = field(repr=False)
+    _data: tuple | None = field(default=None, repr=False)  # (problem, y): the rows' structure and values
 
     @property
     def terms(self) -> tuple[str, ...]:
@@ -644,36 +213,66 @@ class VarianceFit:
         executor=None,
         progress: bool = False,
     ) -> FitIntervals:
-        """Parametric bootstrap intervals for every standard deviation and fixed effect.
+        """Confidence intervals: parametric bootstrap for every parameter, or profile likelihood for
+        the standard deviations.
 
-        Draws ``replicates`` data sets from the fitted model on the fit's own rows (the same
-        levels, crossings and fixed-effects matrix; new random effects and noise, vectorised over
-        a block of replicates), refits each from the fitted ``theta``, and takes percentiles.
+        ``method="bootstrap"`` draws ``replicates`` data sets from the fitted model on the fit's own
+        rows (the same levels, crossings and fixed-effects matrix; new random effects and noise,
+        vectorised over a block of replicates), refits each from the fitted ``theta``, and takes
+        percentiles.
+
+        ``method="profile"`` is lme4's ``confint(fit, method = "profile")`` for each random term's
+        standard deviation and the residual's (see :mod:`perfstudy._profile`): the values whose
+        profiled deviance is within ``z^2`` of the minimum. As in lme4 (whose ``devfun2`` starts
+        with ``refitML``), the deviance profiled is the ML one, whatever the fit's ``method``, so
+        for a REML fit the interval is around the ML estimate. It needs no random draws, and does
+        not lean on the refits' distribution as the bootstrap's percentiles do (Penicillin's
+        ``sample``, 6 levels: bootstrap lower end 0.73, profile 1.10). It covers the standard
+        deviations only; the fixed effects are left out of the result.
 
         Parameters
         ----------
         confidence : float
             Coverage of the intervals.
-        method : {"bootstrap"}
-            Only the parametric bootstrap; profile intervals are not implemented.
+        method : {"bootstrap", "profile"}
+            See above.
         replicates : int
-            Refits (each costs about one fit).
+            Bootstrap refits (each costs about one fit); ignored by the profile.
         rng : None, int, SeedSequence or Generator
             Parent of one stream per block of replicates: the same ``rng`` gives the same
-            intervals with or without an executor.
+            intervals with or without an executor (bootstrap only).
         executor : concurrent.futures.Executor, optional
             Runs blocks of replicates elsewhere (see :func:`perfstudy.parallel.map_tasks`).
         progress : bool
-            Show a progress bar over blocks.
+            Show a progress bar over blocks of refits.
         """
         confidence = check_fraction("confidence", confidence)
-        if method != "bootstrap":
-            raise ValueError(f"method={method!r}: expected 'bootstrap'")
+        if method not in ("bootstrap", "profile"):
+            raise ValueError(f"method={method!r}: expected 'bootstrap' or 'profile'")
         replicates = check_int("replicates", replicates, minimum=2, maximum=MAX_REPLICATES)
         progress = check_bool("progress", progress)
-        problem = self._problem  # type: ignore[attr-defined]
-        beta = self.fixed["estimate"].to_numpy()
+        if self._data is None:
+            raise ValueError(
+                "confidence_interval: this fit does not hold its rows (it was not made by fit_variance_components)"
+            )
+        problem, y = self._data
         sds = np.array(list(self.sd.values()))
+        if method == "profile":
+            ml = _optimise(problem, y, reml=False, start=self.theta)  # lme4 profiles the ML deviance
+            sigma = _parameters(problem, ml, reml=False)[len(self.levels)]
+            low, high = profile_intervals(problem, y, ml.theta, sigma, False, confidence)
+            names = list(self.sd)
+            return FitIntervals(
+                estimate=MappingProxyType(dict(zip(names, sds.tolist()))),
+                low=MappingProxyType(dict(zip(names, low.tolist()))),
+                high=MappingProxyType(dict(zip(names, high.tolist()))),
+                confidence=confidence,
+                method=method,
+                replicates=0,
+                draws=np.empty((0, len(names))),
+                failed=0,
+            )
+        beta = self.fixed["estimate"].to_numpy()
         blocks = [min(BOOTSTRAP_BLOCK, replicates - s) for s in range(0, replicates, BOOTSTRAP_BLOCK)]
         tasks = [(problem, beta, sds, self.theta, self.method == "reml", size) for size in blocks]
         results = map_tasks(_bootstrap_block, tasks, rng=rng, executor=executor, progress=progress, desc="refits")
@@ -770,10 +369,11 @@ def _check_frame(df, value, terms, fixed, dropna) -> tuple[pd.DataFrame, int]:
 
 def fit_variance_components(
     df: pd.DataFrame,
+    formula: str | None = None,
     *,
     value: str = "value",
-    random=("request", "host", "request:batch", "host:batch"),
-    fixed=("version",),
+    random=None,
+    fixed=None,
     method: str = "reml",
     transform: str | None = None,
     dropna: bool = False,
@@ -789,15 +389,24 @@ def fit_variance_components(
     ----------
     df : pandas.DataFrame
         One row per observation.
+    formula : str, optional
+        lme4's syntax instead of ``value``, ``random`` and ``fixed``: ``"y ~ 1 + (1|s) + (1|d)"``,
+        ``"strength ~ 1 + (1|batch/cask)"`` (nesting: ``batch + batch:cask``), ``"value ~ version +
+        (1|host)"``. Random intercepts only (see :mod:`perfstudy._formula`); anything else is
+        refused by name.
     value : str
         The response column.
-    random : str or sequence of str
+    random : str or sequence of str, optional
         Random intercepts: a column (``"host"``) or an interaction of columns (``"host:batch"``),
-        crossed or nested in any combination. Host within region is ``("region", "region:host")``
-        (or ``("region", "host")`` when host ids are unique across regions).
-    fixed : sequence of str
+        crossed or nested in any combination; a string may also be lme4's nesting ``"batch/cask"``
+        or bars ``"(1|s) + (1|d)"``. Host within region is ``("region", "region:host")``, or
+        ``"region/host"``. By default the benchmark schema's terms, :data:`WWW15_TERMS`.
+    fixed : str or sequence of str, optional
         Fixed effects besides the intercept: numeric columns enter as they are, others
-        (strings, categories, booleans) as treatment contrasts against their first level.
+        (strings, categories, booleans) as treatment contrasts against their first level. By
+        default what the frame holds: ``("version",)`` when the frame has a ``version`` column and
+        the random terms are the benchmark schema's (:data:`WWW15_TERMS` or
+        :data:`SCHEDULE_TERMS`, in any order); an intercept only otherwise.
     method : {"reml", "ml"}
         Restricted (lme4's default, unbiased for balanced designs) or full maximum likelihood.
     transform : {None, "log"}
@@ -835,11 +444,22 @@ def fit_variance_components(
     >>> {term: round(sd, 2) for term, sd in fit.sd.items()}
     {'request': 0.95, 'host': 0.36, 'residual': 0.3}
     """
-    terms = _parse_terms(random)
+    if formula is not None:
+        if value != "value" or random is not None or fixed is not None:
+            raise ValueError("formula: give a formula or value=, random= and fixed=, not both")
+        parsed = parse_formula(formula)
+        value, random, fixed = parsed.value, parsed.random, parsed.fixed
+    terms = _parse_terms(tuple(WWW15_TERMS) if random is None else random)
+    if fixed is None:
+        schema = set(terms) in ({*WWW15_TERMS}, {*SCHEDULE_TERMS})
+        fixed = ("version",) if schema and isinstance(df, pd.DataFrame) and "version" in df.columns else ()
     fixed = (fixed,) if isinstance(fixed, str) else fixed
     if not isinstance(fixed, (list, tuple)) or not all(isinstance(f, str) for f in fixed):
         raise TypeError(f"fixed={fixed!r}: expected a column name or a sequence of them (() for none)")
     fixed = tuple(fixed)
+    both = [c for c in fixed if c in terms]
+    if both:
+        raise ValueError(f"fixed: {both} also a random term; a column is one or the other")
     if method not in ("reml", "ml"):
         raise ValueError(f"method={method!r}: expected 'reml' or 'ml'")
     if transform not in (None, "log"):
@@ -874,6 +494,6 @@ def fit_variance_components(
         method=method,
         transform=transform,
         theta=optimum.theta,
+        _data=(problem, y),
     )
-    object.__setattr__(fit, "_problem", problem)  # the rows' structure, for the bootstrap (not a field)
     return fit

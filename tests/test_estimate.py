@@ -279,6 +279,161 @@ def test_lme4_agrees(case, tmp_path):
     assert fit.sd["residual"] == pytest.approx(theirs["Residual"], abs=1e-4)
 
 
+# --- lme4's classic data sets: its formulas, defaults and profile intervals ------------------------
+
+CLASSICS_SCRIPT = r"""
+suppressMessages(library(lme4))
+out <- commandArgs(trailingOnly = TRUE)[1]
+fits <- list(
+  Dyestuff = lmer(Yield ~ 1 + (1|Batch), Dyestuff),
+  Dyestuff2 = lmer(Yield ~ 1 + (1|Batch), Dyestuff2),
+  Penicillin = lmer(diameter ~ 1 + (1|plate) + (1|sample), Penicillin),
+  Pastes = lmer(strength ~ 1 + (1|batch/cask), Pastes))
+rows <- NULL
+for (name in names(fits)) {
+  m <- fits[[name]]
+  write.csv(get(name), file.path(out, paste0(name, ".csv")), row.names = FALSE)
+  vc <- as.data.frame(VarCorr(m))
+  ci <- suppressMessages(confint(m, method = "profile", oldNames = FALSE))
+  for (i in seq_len(nrow(vc))) {
+    g <- vc$grp[i]
+    key <- if (g == "Residual") "sigma" else paste0("sd_(Intercept)|", g)
+    rows <- rbind(rows, data.frame(dataset = name, term = g, sd = vc$sdcor[i], low = ci[key, 1],
+      high = ci[key, 2], loglik = as.numeric(logLik(m)), singular = isSingular(m)))
+  }
+}
+write.csv(rows, file.path(out, "lme4.csv"), row.names = FALSE)
+"""
+CLASSICS = {
+    "Dyestuff": "Yield ~ 1 + (1|Batch)",
+    "Dyestuff2": "Yield ~ 1 + (1|Batch)",
+    "Penicillin": "diameter ~ 1 + (1|plate) + (1|sample)",
+    "Pastes": "strength ~ 1 + (1|batch/cask)",
+}
+
+
+@pytest.fixture(scope="module")
+def classics(tmp_path_factory):
+    """lme4's own Dyestuff, Dyestuff2, Penicillin and Pastes, exported by R, with lme4's REML fits and
+    ``confint(method = "profile")``, keyed by the set of columns in each term."""
+    folder = tmp_path_factory.mktemp("lme4")
+    (folder / "classics.R").write_text(CLASSICS_SCRIPT)
+    subprocess.run(["Rscript", str(folder / "classics.R"), str(folder)], check=True, capture_output=True)
+    theirs = pd.read_csv(folder / "lme4.csv")
+    theirs["key"] = [frozenset(t.split(":")) if t != "Residual" else "residual" for t in theirs.term]
+    return {name: (pd.read_csv(folder / f"{name}.csv"), theirs[theirs.dataset == name]) for name in CLASSICS}
+
+
+def _by_key(mapping):
+    return {frozenset(k.split(":")) if k != "residual" else k: v for k, v in mapping.items()}
+
+
+@needs_lme4
+@pytest.mark.parametrize("name", sorted(CLASSICS))
+def test_lme4_classics_fit_with_its_formulas_and_defaults(name, classics):
+    df, theirs = classics[name]
+    fit = fit_variance_components(df, CLASSICS[name])
+    assert list(fit.fixed.term) == ["(Intercept)"]  # no version column, no benchmark schema: intercept only
+    assert fit.singular == bool(theirs.singular.iloc[0]) == (name == "Dyestuff2")
+    # as test_lme4_agrees: log-likelihoods to 1e-5 (ours never lower), sds to 1e-4 of their size
+    assert fit.loglik == pytest.approx(theirs.loglik.iloc[0], abs=1e-5)
+    assert fit.loglik >= theirs.loglik.iloc[0] - 1e-7
+    ours = _by_key(fit.sd)
+    for key, sd in zip(theirs.key, theirs.sd):
+        assert ours[key] == pytest.approx(sd, rel=1e-4, abs=1e-6), key
+
+
+@needs_lme4
+@pytest.mark.parametrize("name", sorted(CLASSICS))
+def test_profile_intervals_agree_with_lme4(name, classics):
+    df, theirs = classics[name]
+    intervals = fit_variance_components(df, CLASSICS[name]).confidence_interval(method="profile")
+    assert intervals.method == "profile" and intervals.replicates == 0
+    low, high = _by_key(intervals.low), _by_key(intervals.high)
+    # lme4 interpolates zeta by splines between profile points, perfstudy finds the roots: measured
+    # at most 1.7e-4 apart relative (Dyestuff's Batch, low end 12.1965 against 12.1985); a lower end
+    # of 0 (Pastes' batch, Dyestuff2's Batch) is 0 in both
+    for key, lo, hi in zip(theirs.key, theirs.low, theirs.high):
+        assert low[key] == pytest.approx(lo, rel=1e-3, abs=1e-9), key
+        assert high[key] == pytest.approx(hi, rel=1e-3), key
+
+
+def _dense_ml_deviance(df, terms, sds):
+    """-2 log-likelihood (ML, intercept only) from the dense covariance, the intercept by GLS."""
+    y = df["value"].to_numpy(float)
+    n = y.size
+    V = sds[-1] ** 2 * np.eye(n)
+    for term, sd in zip(terms, sds[:-1]):
+        codes = _codes(df, term)
+        V += sd**2 * (codes[:, None] == codes[None, :])
+    inverse = np.linalg.inv(V)
+    one = np.ones(n)
+    beta = (one @ inverse @ y) / (one @ inverse @ one)
+    r = y - beta
+    return np.linalg.slogdet(V)[1] + r @ inverse @ r + n * np.log(2 * np.pi)
+
+
+def test_profile_ends_are_where_the_dense_deviance_rises_by_z_squared():
+    """At each end of a profile interval, the dense ML deviance minimised over the other standard
+    deviations (Nelder-Mead, no profiling, no sparsity) is the minimum plus z(0.975)^2 = 3.8415."""
+    terms = ("request", "host")
+    df = _simulated(_unbalanced(10, 5, 2, rng=4), {"request": 0.8, "host": 0.4}, rng=9)
+    fit = fit_variance_components(df, random=terms, method="ml")
+    intervals = fit.confidence_interval(method="profile")
+    names = [*terms, "residual"]
+    best = _dense_ml_deviance(df, terms, [fit.sd[t] for t in names])
+
+    def profiled(index, value):
+        free = [i for i in range(3) if i != index]
+
+        def deviance(x):
+            sds = np.empty(3)
+            sds[index], sds[free] = value, np.abs(x)
+            return _dense_ml_deviance(df, terms, sds)
+
+        start = np.array([fit.sd[names[i]] for i in free])
+        return scipy.optimize.minimize(
+            deviance, start, method="Nelder-Mead", options={"xatol": 1e-9, "fatol": 1e-11}
+        ).fun
+
+    z2 = 1.959963984540054**2
+    for index, name in enumerate(names):
+        assert intervals.low[name] <= fit.sd[name] < intervals.high[name]
+        for end in (intervals.low[name], intervals.high[name]):
+            rise = profiled(index, end) - best
+            if end == 0.0:  # the profile never reaches -z: at 0 the deviance has risen by less than z^2
+                assert rise < z2, name
+            else:  # the ends are roots to 1e-7 of the sd: the rise is z^2 to 1e-5 (measured: within 3.5e-7)
+                assert rise == pytest.approx(z2, abs=1e-5), (name, end)
+    assert intervals.low["host"] == 0.0 < intervals.low["request"]  # both kinds of end are checked
+
+
+def test_fixed_defaults_to_what_the_frame_holds():
+    df = _pilot()  # a benchmark frame: request, host, batch, version, value
+    schema = fit_variance_components(df)
+    assert list(schema.fixed.term) == ["(Intercept)", "version"] and schema.terms == TERMS
+    assert list(fit_variance_components(df, random=SCHEDULE_TERMS).fixed.term) == ["(Intercept)", "version"]
+    # other random terms: the caller is not using the benchmark schema, so an intercept only
+    assert list(fit_variance_components(df, random=("request", "host")).fixed.term) == ["(Intercept)"]
+    assert list(fit_variance_components(df, "value ~ 1 + (1|request) + (1|host)").fixed.term) == ["(Intercept)"]
+    nested = fit_variance_components(df, "value ~ version + (1|host/batch)")
+    assert nested.terms == ("host", "host:batch") and list(nested.fixed.term) == ["(Intercept)", "version"]
+    with pytest.raises(ValueError, match="also a random term"):
+        fit_variance_components(df, random=("request", "host"), fixed=("host",))
+    with pytest.raises(ValueError, match="not both"):
+        fit_variance_components(df, "value ~ (1|host)", random=("host",))
+    with pytest.raises(ValueError, match="random slopes"):
+        fit_variance_components(df, "value ~ (version|host)")
+
+
+def test_a_replaced_fit_keeps_its_rows():
+    import dataclasses
+
+    fit = fit_variance_components(_pilot(requests=30), random=("request", "host"))
+    copy = dataclasses.replace(fit, converged=True)
+    assert copy.confidence_interval(method="profile").low == fit.confidence_interval(method="profile").low
+
+
 # --- what a fit reports --------------------------------------------------------------------------
 
 
@@ -377,9 +532,9 @@ def test_dropna_drops_and_counts():
 
 
 def test_non_convergence_warns_and_says_so(monkeypatch):
-    import perfstudy.estimate as estimate
+    import perfstudy._deviance as deviance
 
-    monkeypatch.setattr(estimate, "MAX_EVALUATIONS_PER_TERM", 3)  # 12 evaluations for 4 terms
+    monkeypatch.setattr(deviance, "MAX_EVALUATIONS_PER_TERM", 3)  # 12 evaluations for 4 terms
     with pytest.warns(ConvergenceWarning, match="evaluation limit"):
         fit = fit_variance_components(_pilot(), random=SCHEDULE_TERMS)
     assert not fit.converged
@@ -397,8 +552,8 @@ def test_bootstrap_is_reproducible_with_or_without_an_executor():
     frame = alone.to_frame()
     assert list(frame.parameter) == [*SCHEDULE_TERMS, "residual", "(Intercept)", "version"]
     assert (frame.low <= frame.high).all() and alone.draws.shape == (20, 7)
-    with pytest.raises(ValueError, match="bootstrap"):
-        fit.confidence_interval(method="profile")
+    with pytest.raises(ValueError, match="'bootstrap' or 'profile'"):
+        fit.confidence_interval(method="wald")
     with pytest.raises(ValueError, match="confidence"):
         fit.confidence_interval(confidence=95)
 
