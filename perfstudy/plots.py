@@ -43,6 +43,7 @@ __all__ = [
     "DESIGN_LABELS",
     "savefig",
     "plot_recovery",
+    "plot_interval_methods",
     "VARIANCE_COLORS",
     "plot_variance_split",
     "plot_pilot_budget",
@@ -1142,6 +1143,46 @@ def plot_recovery(frame: pd.DataFrame):
         ax.set_ylim(bottom=0)
     axes[0].legend(fontsize="small")
     fig.tight_layout()
+    return fig
+
+
+@_inputs(
+    frame=_frame("term", numeric=("estimate", "profile_low", "profile_high", "bootstrap_low", "bootstrap_high")),
+    title=_optional(_text),
+)
+def plot_interval_methods(frame: pd.DataFrame, *, title: str | None = None):
+    """Profile-likelihood and bootstrap intervals side by side, one panel per standard deviation
+    (each on its own scale: a host sigma and an iteration sigma differ by orders of magnitude).
+
+    Parameters
+    ----------
+    frame : DataFrame
+        Columns ``term``, ``estimate``, ``profile_low``, ``profile_high``, ``bootstrap_low`` and
+        ``bootstrap_high`` (as from :func:`perfstudy.studies.bakshy2015.interval_methods`); a
+        ``levels`` column, if present, labels each panel.
+    title : str, optional
+        Above the panels.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    fig, axes = _panel_grid(len(frame), len(frame), (2.4, 2.4))
+    methods = (("profile", "tab:blue"), ("bootstrap", "tab:orange"))
+    for ax, (_, row) in zip(axes, frame.iterrows()):
+        for x, (method, color) in enumerate(methods):
+            ax.vlines(x, row[f"{method}_low"], row[f"{method}_high"], color=color, lw=3, label=method)
+        ax.axhline(row["estimate"], color="black", lw=1, ls="--", label="estimate")
+        ax.set_xticks(range(len(methods)), [m for m, _ in methods])
+        ax.set_xlim(-0.6, len(methods) - 0.4)
+        ax.margins(y=0.15)
+        levels = f"\n({int(row['levels'])} levels)" if "levels" in frame else ""
+        ax.set_title(f"sigma {row['term']}{levels}", fontsize="medium")
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=3, fontsize="small", frameon=False)
+    if title:
+        fig.suptitle(title)
+    fig.tight_layout(rect=(0, 0.08, 1, 1))
     return fig
 
 
