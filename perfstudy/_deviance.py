@@ -30,6 +30,7 @@ of which 13 ms is the factorisation. BOBYQA starts from one-way ANOVA estimates
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import os
@@ -46,6 +47,10 @@ from perfstudy._formula import parse_random
 
 #: Remaining random levels factorised densely (beyond it, a sparse LU takes the rest).
 DENSE_MAX = 4000
+#: Remaining levels (after the first elimination) factorised densely even where more diagonal blocks
+#: could be eliminated: scipy.sparse costs ~1 ms a step in overhead alone, a dense Cholesky of 600 levels
+#: ~2 ms (a 360-row pilot with 124 levels left: 2.1 ms an evaluation through the sparse steps, 0.4 ms dense).
+DENSE_SMALL = 600
 #: Largest m * m for which the first elimination's pattern is found with a lookup table (8 bytes an entry)
 #: rather than by sorting its keys.
 SLOT_TABLE_MAX = 2**25
@@ -255,6 +260,13 @@ def _first_step(ZtZ: sp.csr_matrix, size: int, dense: bool) -> _FirstStep:
     )
 
 
+def _dense_after_first(m: int, steps: tuple[int, ...]) -> bool:
+    """Whether the ``m`` levels left after the first elimination are factorised as one dense block:
+    when no diagonal block follows (and ``m <= DENSE_MAX``), or when ``m <= DENSE_SMALL``, where a
+    dense factorisation costs less than the sparse steps' overhead."""
+    return 0 < m and (m <= DENSE_SMALL or (len(steps) == 1 and m <= DENSE_MAX))
+
+
 def _problem(df, value, terms, fixed, transform) -> tuple[_Problem, np.ndarray]:
     n = len(df)
     X, names = _fixed_matrix(df, fixed)
@@ -309,7 +321,7 @@ def _problem(df, value, terms, fixed, transform) -> tuple[_Problem, np.ndarray]:
         ZtZ=ZtZ,
         Zt=Zt,
         term_of_level=term_of_level[order],
-        first=_first_step(ZtZ, steps[0], dense=len(steps) == 1 and 0 < ZtZ.shape[0] - steps[0] <= DENSE_MAX),
+        first=_first_step(ZtZ, steps[0], dense=_dense_after_first(ZtZ.shape[0] - steps[0], steps)),
     )
     return problem, y
 
@@ -360,7 +372,7 @@ def _evaluate(problem: _Problem, theta: np.ndarray, XY_cross: np.ndarray, G0: np
         buffer = np.zeros(m * m)
         buffer[first.dense] = data
         logdet += _dense_elimination(buffer.reshape((m, m), order="F"), C, G)
-    else:
+    elif m:
         source, indices, indptr = first.full
         A = sp.csr_matrix((data[source], indices, indptr), shape=(m, m))
         for size in problem.steps[1:]:
@@ -476,6 +488,8 @@ ONE_THREAD_DENSE = 1000
 
 
 def _dense_size(problem: _Problem) -> int:
+    if problem.first.dense is not None:
+        return problem.ZtZ.shape[0] - problem.first.size
     return problem.ZtZ.shape[0] - sum(problem.steps)
 
 
@@ -488,8 +502,6 @@ def _blas_threads(problem: _Problem):
     3.1-3.7 s on two and 1.6-1.9 s on one beside one busy process (4.1-4.3 s against 2.0-2.3 s
     beside two).
     """
-    from threadpoolctl import threadpool_limits
-
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     threads = 1
     if _dense_size(problem) >= ONE_THREAD_DENSE:
@@ -498,13 +510,24 @@ def _blas_threads(problem: _Problem):
         except (AttributeError, OSError):  # no load average (Windows): trust the cores
             idle = cores
         threads = max(1, min(cores, int(idle + 0.5)))
-    return threadpool_limits(limits=threads, user_api="blas")
+    return _controller().limit(limits=threads, user_api="blas")
+
+
+@functools.cache
+def _controller():
+    """threadpoolctl's view of the loaded BLAS libraries, found once (finding them costs ~2 ms)."""
+    from threadpoolctl import ThreadpoolController
+
+    return ThreadpoolController()
 
 
 def _moment_start(problem: _Problem, y: np.ndarray) -> np.ndarray:
     """Where BOBYQA starts: each term's one-way ANOVA estimate (Searle, Casella & McCulloch 1992,
     section 3.6: ``(MSB - MSW) / n0``, ``n0 = (n - sum n_l^2 / n) / (L - 1)``) on the residuals of
     the fixed effects, over the smallest within-level mean square, floored at :data:`START_FLOOR`.
+    A term nested in another (``request:batch`` in ``request``: each of its levels in one level of
+    the other) is estimated within the finest term it is nested in, from the residuals less that
+    term's level means, so that it is not credited with its container's variance.
 
     The other terms inflate each estimate, but it lands near the optimum: on InstEval BOBYQA needs
     50-65 deviance evaluations from here where it needs 140 from ``theta = 1`` (lme4's start, from
@@ -512,12 +535,25 @@ def _moment_start(problem: _Problem, y: np.ndarray) -> np.ndarray:
     """
     residual = y - problem.X @ np.linalg.lstsq(problem.X, y, rcond=None)[0]
     n = residual.size
+
+    def level_means(codes, levels, values):
+        count = np.bincount(codes, minlength=levels)
+        return count, np.bincount(codes, values, minlength=levels) / count
+
     between, within = [], []
     for codes, levels in zip(problem.codes, problem.levels):
-        count = np.bincount(codes, minlength=levels)
-        mean = np.bincount(codes, residual, minlength=levels) / count
-        msb = (count * (mean - residual.mean()) ** 2).sum() / (levels - 1)
-        msw = ((residual - mean[codes]) ** 2).sum() / (n - levels)
+        containers = [
+            j
+            for j, (other, other_levels) in enumerate(zip(problem.codes, problem.levels))
+            if other_levels < levels and np.unique(codes.astype(np.int64) * other_levels + other).size == levels
+        ]
+        values = residual
+        if containers:
+            j = max(containers, key=lambda j: problem.levels[j])
+            values = residual - level_means(problem.codes[j], problem.levels[j], residual)[1][problem.codes[j]]
+        count, mean = level_means(codes, levels, values)
+        msb = (count * (mean - values.mean()) ** 2).sum() / (levels - 1)
+        msw = ((values - mean[codes]) ** 2).sum() / (n - levels)
         n0 = (n - (count**2).sum() / n) / (levels - 1)
         between.append(max(msb - msw, 0.0) / n0)
         within.append(msw)

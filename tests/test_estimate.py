@@ -472,7 +472,9 @@ def test_log_transform_fits_the_log():
     positive = df.assign(value=np.exp(df.value))
     fit = fit_variance_components(positive, random=SCHEDULE_TERMS, transform="log")
     direct = fit_variance_components(df, random=SCHEDULE_TERMS)
-    np.testing.assert_allclose(list(fit.sd.values()), list(direct.sd.values()), rtol=1e-6)
+    # log(exp(y)) is y to rounding, which can move BOBYQA's path: the same optimum to the precision the
+    # brute-force test holds (1e-6 on an sd; measured 1.7e-7 on the host sd of 0.14)
+    np.testing.assert_allclose(list(fit.sd.values()), list(direct.sd.values()), rtol=0, atol=1e-6)
     with pytest.raises(ValueError, match="positive"):
         fit_variance_components(df, random=SCHEDULE_TERMS, transform="log")
 
