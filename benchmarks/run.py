@@ -287,7 +287,7 @@ def _insteval():
 
 
 def fit_insteval():
-    """Issue 24: InstEval, REML, default arguments and lme4's formula."""
+    """InstEval, REML, default arguments and lme4's formula."""
     from perfstudy.estimate import fit_variance_components
 
     df = _insteval()
@@ -295,12 +295,12 @@ def fit_insteval():
 
 
 def fit_200k():
-    """Issue 24: 200,000 crossed observations (25,000 requests, 32 hosts, 4 batches), four terms."""
+    """200,000 crossed observations (25,000 requests, 32 hosts, 4 batches), four terms."""
     return _fit(25_000)
 
 
 def fit_classics():
-    """Issue 24: Dyestuff, Penicillin and Pastes, one fit each, lme4's formulas."""
+    """Dyestuff, Penicillin and Pastes, one fit each, lme4's formulas."""
     from perfstudy.estimate import fit_variance_components
 
     frames = {name: _lme4_data(name) for name in CLASSIC_FORMULAS}
@@ -755,8 +755,8 @@ COMPARISONS = (
 )
 
 
-#: Speed-ups with a target, in the same run: benchstat (issue 22) and the small classic sets no faster
-#: than perfstudy; InstEval at most a tenth of lme4's time (issue 24).
+#: Speed-ups with a target, in the same run: benchstat and lme4 on the small classic sets no faster than
+#: perfstudy; perfstudy on InstEval in at most a tenth of lme4's time.
 SPEEDUP_TARGETS = {"speedup_over_benchstat": 1.0, "speedup_over_lme4_classics": 1.0, "speedup_over_lme4_insteval": 10.0}
 
 

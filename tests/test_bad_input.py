@@ -368,6 +368,7 @@ def _valid(tmp):  # noqa: PLR0915 - one table
         "plots.savefig": lambda: call(plots.plot_clustered_se(), "fig", figures_dir=str(tmp / "figures")),
         "plots.plot_recovery": lambda: call(_recovery()),
         "plots.plot_variance_split": lambda: call(_split()),
+        "plots.plot_interval_methods": lambda: call(_interval_methods()),
         "plots.plot_pilot_budget": lambda: call(_budget().summary, target_se=0.1),
         "plots.plot_runs": lambda: call(demo(), analysis().table),
         "plots.plot_mean_intervals": lambda: call(analysis().table),
@@ -516,6 +517,13 @@ def _recovery():
     from perfstudy.studies import bakshy2015
 
     return bakshy2015.table1_recovery(requests=12, hosts=3, batches=2, replicates=3, rng=0)
+
+
+@functools.cache
+def _interval_methods():
+    from perfstudy.studies import bakshy2015
+
+    return bakshy2015.interval_methods("md-sim-duration", replicates=4, rng=0)
 
 
 @functools.cache
@@ -762,6 +770,7 @@ def _study_valid():
         "bakshy2015.table1_recovery": lambda: call(requests=12, hosts=3, batches=2, replicates=3, rng=0),
         "bakshy2015.design_from_pilot": lambda: call(pilot_fit(), COSTS, target_se=0.1, experiments=50, rng=0),
         "bakshy2015.variance_split": lambda: call(cwb=("md-sim-duration",), azure=("azure-redis-get-long",)),
+        "bakshy2015.interval_methods": lambda: call("md-sim-duration", replicates=4, rng=0),
         "bakshy2015.pilot_budget": lambda: call(
             COSTS, target_se=0.1, requests=30, hosts=(4,), batches=(2,), pilots=2, design_hosts=(4, 8), rng=0
         ),

@@ -364,7 +364,9 @@ def test_pilot_notebook(pilot_notebook):
     for row in recovery:
         if row["parameter"] == "request":
             assert row["estimate"] == pytest.approx(row["truth"], rel=0.25)
-        assert row["low"] <= row["estimate"] <= row["high"]
+        # a percentile interval need not hold the estimate: a component on the boundary (estimate 2e-7,
+        # every refit 0) gives [0, 0]; within 1e-6 it does
+        assert row["low"] - 1e-6 <= row["estimate"] <= row["high"] + 1e-6
     plan = {r["design"]: r for r in rec["plan"]}
     assert sum(r["best"] for r in plan.values()) == 1
     for row in plan.values():

@@ -54,6 +54,9 @@ STUDY_CALLS = {
     "perfstudy.studies.bakshy2015.table1_recovery": lambda r: bakshy2015.table1_recovery(
         requests=12, hosts=3, batches=2, replicates=3, rng=r
     ),
+    "perfstudy.studies.bakshy2015.interval_methods": lambda r: bakshy2015.interval_methods(
+        "md-sim-duration", replicates=4, rng=r
+    ),
     "perfstudy.studies.bakshy2015.design_from_pilot": lambda r: bakshy2015.design_from_pilot(
         _pilot_fit(),
         CostModel(setup=600.0, request=2.0, repetition=0.5, host=60.0),

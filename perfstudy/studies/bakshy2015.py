@@ -765,8 +765,8 @@ def interval_methods(
     -------
     DataFrame
         One row per term and the residual: ``term``, ``role``, ``levels``, ``estimate``,
-        ``profile_low``, ``profile_high``, ``bootstrap_low``, ``bootstrap_high``, and the seconds
-        each method took (``profile_s``, ``bootstrap_s``, the same on every row).
+        ``profile_low``, ``profile_high``, ``bootstrap_low``, ``bootstrap_high``; the seconds each
+        method took are in ``attrs["seconds"]`` (``{"profile": ..., "bootstrap": ...}``).
     """
     import time
 
@@ -785,7 +785,7 @@ def interval_methods(
     bootstrap = fit.confidence_interval(confidence, replicates=replicates, rng=rng, progress=progress)
     bootstrap_s = time.perf_counter() - start
     terms = list(fit.sd)
-    return pd.DataFrame(
+    table = pd.DataFrame(
         {
             "term": terms,
             "role": [roles[t] for t in terms],
@@ -795,10 +795,10 @@ def interval_methods(
             "profile_high": [profile.high[t] for t in terms],
             "bootstrap_low": [bootstrap.low[t] for t in terms],
             "bootstrap_high": [bootstrap.high[t] for t in terms],
-            "profile_s": profile_s,
-            "bootstrap_s": bootstrap_s,
         }
     )
+    table.attrs["seconds"] = {"profile": profile_s, "bootstrap": bootstrap_s}
+    return table
 
 
 def variance_split(*, cwb=None, azure=AZURE_LONG, progress: bool = False) -> pd.DataFrame:
