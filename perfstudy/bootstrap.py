@@ -239,6 +239,11 @@ def _prepare(y, version, clusters):
             raise ValueError(f"{name}: {int(pd.isna(labels).sum())} labels are missing (NaN or None)")
         codes.append(np.unique(labels, return_inverse=True)[1].reshape(-1))
     for d in (0, 1):
+        if not codes and (version == d).sum() < 2:
+            raise ValueError(
+                f"version: condition {d} has a single observation; its variance cannot be estimated "
+                "(the bootstrap's standard error would be 0)"
+            )
         if codes and all(np.unique(c[version == d]).size < 2 for c in codes):
             raise ValueError(
                 f"clusters: condition {d} has a single cluster; its between-cluster variance "

@@ -22,6 +22,7 @@ O(trials n^2 log n) for sorting every subset.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -114,8 +115,12 @@ class MedianCI:
 
     @property
     def relative_half_width(self) -> float:
-        """``max(median - low, high - median) / |median|``: CONFIRM's error."""
-        return max(self.median - self.low, self.high - self.median) / abs(self.median)
+        """``max(median - low, high - median) / |median|``: CONFIRM's error (infinite for a median of
+        0 with an interval of any width, NaN for a median of 0 known exactly: no relative error exists)."""
+        half = max(self.median - self.low, self.high - self.median)
+        if self.median == 0:
+            return math.inf if half > 0 else math.nan
+        return half / abs(self.median)
 
 
 def median_ci(x, *, confidence: float = 0.95, method: str = "order_statistics") -> MedianCI:

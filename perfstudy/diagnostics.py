@@ -256,7 +256,14 @@ def _groups(df: pd.DataFrame, by, value: str, dropna: bool = False, *, in_time_o
     if in_time_order and "timestamp" in df.columns:
         check_timestamps("df", df["timestamp"])
         df = df.sort_values("timestamp", kind="stable")
-    values = pd.to_numeric(df[value], errors="coerce").to_numpy(dtype=float)
+    column = df[value]
+    if (
+        pd.api.types.is_datetime64_any_dtype(column)
+        or pd.api.types.is_timedelta64_dtype(column)
+        or pd.api.types.is_bool_dtype(column)
+    ):
+        raise TypeError(f"value={value!r}: expected a column of measurements, got dtype {column.dtype}")
+    values = pd.to_numeric(column, errors="coerce").to_numpy(dtype=float)
     finite = np.isfinite(values)
     if dropna and not finite.all():
         warnings.warn(

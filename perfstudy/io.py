@@ -36,7 +36,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from perfstudy._checks import check_bool, check_choice
+from perfstudy._checks import check_allocation, check_bool, check_choice
 
 __all__ = ["COLUMNS", "FORMATS", "read", "read_pyperf", "read_hyperfine", "read_google_benchmark", "read_jmh"]
 
@@ -358,13 +358,15 @@ def _jmh_values(metric: dict, where: str) -> list[list[np.ndarray]]:
     if "rawData" in metric:
         return [[np.array([value], dtype=float) for value in fork] for fork in metric["rawData"]]
     if "rawDataHistogram" in metric:
-        forks = []
+        forks, declared = [], 0.0
         for fork in metric["rawDataHistogram"]:
             iterations = []
             for histogram in fork:
                 pairs = np.asarray(histogram, dtype=float).reshape(-1, 2)
                 if np.any(pairs[:, 1] < 0) or np.any(pairs[:, 1] != np.round(pairs[:, 1])):
                     raise ValueError(f"source: {where}: histogram counts must be non-negative integers")
+                declared += float(pairs[:, 1].sum())
+                check_allocation("source", where, 8.0 * declared, what=f"{declared:,.0f} values its histograms declare")
                 iterations.append(np.repeat(pairs[:, 0], pairs[:, 1].astype(int)))
             forks.append(iterations)
         return forks
@@ -613,6 +615,8 @@ def read(path, format: str = "auto", *, dropna: bool = False) -> pd.DataFrame:
             frame = pd.read_csv(path)
         if "value" not in frame.columns:
             raise ValueError(f"path: {path} is a tidy table without a 'value' column; it has {list(frame.columns)}")
+        if frame.empty:
+            raise ValueError(f"path: {path} has a header ({list(frame.columns)}) and no rows: no measurements")
         frame = _finite_values(frame, dropna, where=f"path: {path}")
         frame.attrs["format"] = format
         return frame

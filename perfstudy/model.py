@@ -264,6 +264,8 @@ class Simulation:
             Which experiments to include (all by default).
         """
         index = np.arange(self.experiments) if experiments is None else np.atleast_1d(experiments)
+        if index.dtype.kind not in "iu" or index.ndim != 1:
+            raise TypeError(f"experiments={experiments!r}: expected an index or a sequence of indices (integers)")
         if index.size and (index.min() < -self.experiments or index.max() >= self.experiments):
             raise ValueError(f"experiments: expected indices below {self.experiments}")
         sched = self.schedule.to_frame()

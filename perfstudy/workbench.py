@@ -665,6 +665,11 @@ def d_optimal(points, k: int, *, starts: int = 20, rng=None) -> np.ndarray:
                         chosen, value, improved = trial, trial_value, True
         if value > best_value:
             best, best_value = sorted(chosen), value
+    if best is None:  # every subset is singular: the points do not span a quadratic surface
+        raise ValueError(
+            f"points: no {k} of them determine a quadratic surface (det(X'X) = 0 for every subset tried); "
+            "they need at least 6 distinct settings, not all on one line or conic"
+        )
     return np.array(best)
 
 

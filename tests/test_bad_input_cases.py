@@ -201,3 +201,88 @@ def test_what_used_to_escape_as_an_internal_exception():
         find_peak_rate(None)
     with pytest.raises(ValueError, match="points: expected shape"):
         quadratic_design(np.arange(5.0))
+
+
+# ---- the short cases of the battery's second pass, each refused by name or fixed ---------------------------------
+
+
+def test_a_jmh_histogram_that_declares_billions_of_values_is_refused(small_limit):
+    from perfstudy.io import read_jmh
+
+    huge = {
+        "benchmark": "org.example.Bench.sample",
+        "mode": "sample",
+        "primaryMetric": {"score": 1.0, "scoreUnit": "us/op", "rawDataHistogram": [[[[1.0, 1e12]]]]},
+    }
+    with pytest.raises(ValueError, match="1,000,000,000,000 values its histograms declare"):
+        read_jmh([huge])
+
+
+def test_a_dataset_that_is_not_a_pt4cloud_configuration_is_named():
+    from perfstudy.studies import he2019
+
+    with pytest.raises(ValueError, match="'azure-redis-get-long': a azure-vm-noise dataset, not a PT4Cloud"):
+        he2019.configuration("azure-redis-get-long")
+    with pytest.raises(ValueError, match="'nope': not a registered dataset"):
+        he2019.configuration("nope")
+
+
+def test_dates_are_not_tested_for_normality():
+    from perfstudy.diagnostics import normality
+
+    frame = pd.DataFrame({"timestamp": pd.date_range("2026-01-01", periods=20, freq="h"), "value": np.arange(20.0)})
+    with pytest.raises(TypeError, match="value='timestamp': expected a column of measurements, got dtype datetime64"):
+        normality(frame, value="timestamp")
+
+
+def test_a_bootstrap_of_one_value_per_version_is_refused():
+    from perfstudy.bootstrap import clustered_bootstrap
+
+    with pytest.raises(ValueError, match="condition 0 has a single observation"):
+        clustered_bootstrap(np.array([1.0, 2.0]), np.array([0, 1]), None, replicates=10, rng=0)
+
+
+def test_a_header_only_csv_is_no_measurements(tmp_path):
+    from perfstudy import io
+
+    path = tmp_path / "runs.csv"
+    path.write_text("benchmark,value\n")
+    with pytest.raises(ValueError, match="has a header .* and no rows"):
+        io.read(path)
+
+
+def test_the_relative_error_of_a_zero_median():
+    from perfstudy.confirm import median_ci
+
+    assert median_ci(np.arange(-10.0, 11.0)).relative_half_width == math.inf
+    assert math.isnan(median_ci(np.zeros(21)).relative_half_width)
+    assert median_ci(np.arange(1.0, 22.0)).relative_half_width == pytest.approx(5 / 11)  # ranks 6 and 16
+
+
+def test_points_on_a_line_have_no_d_optimal_design():
+    from perfstudy.workbench import d_optimal
+
+    with pytest.raises(ValueError, match="no 8 of them determine a quadratic surface"):
+        d_optimal(np.ones((16, 2)), 8, starts=2, rng=0)
+
+
+def test_experiment_indices_are_integers():
+    from perfstudy import simulate
+
+    sim = simulate("fully_balanced", E1, requests=8, hosts=2, experiments=2, rng=0)
+    with pytest.raises(TypeError, match="experiments=\\[0.5\\]: expected an index"):
+        sim.to_frame(experiments=[0.5])
+
+
+def test_the_short_interval_ladder_must_increase():
+    from perfstudy.studies import he2019
+
+    with pytest.raises(ValueError, match="hours=\\(168, 12\\): expected increasing lengths"):
+        he2019.reduction_study(hours=(168, 12))
+
+
+def test_scales_of_a_server_may_be_fractions():
+    from perfstudy.studies import shivam2008
+
+    table = shivam2008.growth(scales=(1.5,), policies=("binsearch",), search=dict(max_trials=3), rng=0)
+    assert list(table.scale) == [1.5]

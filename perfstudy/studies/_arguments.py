@@ -138,7 +138,6 @@ KINDS = {
             "max_pairs_per_series",
             "design_hosts",
             "sizes",
-            "scales",
             "start",
             "min_runs",
             "max_size",
@@ -168,6 +167,7 @@ KINDS = {
             "budgets",
             "targets",
             "error",
+            "scales",
         ),
         _each(_positive),
     ),  # fmt: skip

@@ -152,8 +152,15 @@ def configuration(name: str) -> Configuration:
     name : str
         A dataset of family ``pt4cloud`` (see :func:`configurations`).
     """
+    if not isinstance(name, str):
+        raise TypeError(f"name={name!r}: expected a PT4Cloud configuration's name (see configurations())")
+    entry = datasets.registry().get(name)
+    if entry is None or entry.family != "pt4cloud":
+        what = (
+            "not a registered dataset" if entry is None else f"a {entry.family} dataset, not a PT4Cloud configuration"
+        )
+        raise ValueError(f"name={name!r}: {what}; see configurations()")
     frame = datasets.load(name)
-    entry = datasets.registry()[name]
     sampled = frame.loc[frame.split == "sampled", "value"].to_numpy()
     truth = frame.loc[frame.split == "ground_truth", "value"].to_numpy()
     return Configuration(name, entry.benchmark, entry.config, sampled, truth)
@@ -300,6 +307,11 @@ def reduction_study(
         raise ValueError(f"portion={portion!r}: expected a share of the hour in (0, 1]")
     names = configurations() if names is None else list(names)
     hours = list(hours)
+    if any(b <= a for a, b in zip(hours, hours[1:])):
+        raise ValueError(
+            f"hours={tuple(hours)}: expected increasing lengths; the ladder is tried from the shortest up, "
+            "and the last is the fallback"
+        )
     work = partial(
         _reduced,
         hours=hours,
