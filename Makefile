@@ -36,7 +36,7 @@ lint: $(STAMP)
 wheel-check: $(STAMP)
 	bash .ci/wheel-check
 
-## Speed benchmarks; prints medians against the issue's targets.
+## Speed benchmarks; prints medians against their targets.
 bench: $(STAMP)
 	$(PY) benchmarks/run.py --repeat 5
 

@@ -1,4 +1,4 @@
-"""Speed and memory benchmarks against the issues' targets. ``make bench`` or ``python benchmarks/run.py``.
+"""Speed and memory benchmarks against their targets. ``make bench`` or ``python benchmarks/run.py``.
 
 Every run of a benchmark executes in a fresh child process, so its wall time includes nothing
 cached from a previous run and its peak resident memory (``ru_maxrss``) is its own. A benchmark
@@ -75,7 +75,7 @@ def table_3_naive_loop():
 
 
 def diagnostics_all_series():
-    """Issue 4: every diagnostic over every series of every registered dataset, files loaded and verified."""
+    """Every diagnostic over every series of every registered dataset, files loaded and verified."""
     from perfstudy.studies.public_data import survey_datasets
 
     survey_datasets(rng=1)
@@ -92,7 +92,7 @@ def _two_60k_samples():
 
 
 def stability_60k():
-    """Issue 5: stability_probability, 60,000 vs 60,000 runs, binned KDE (per call, of STABILITY_CALLS)."""
+    """stability_probability, 60,000 vs 60,000 runs, binned KDE (per call, of STABILITY_CALLS)."""
     from perfstudy.pt4cloud import stability_probability
 
     x, y = _two_60k_samples()
@@ -109,14 +109,14 @@ def stability_60k_scipy():
 
 
 def band_60k():
-    """Issue 5: a 99% point-wise band from 1,000 bootstrap KDEs of 60,000 runs."""
+    """A 99% point-wise band from 1,000 bootstrap KDEs of 60,000 runs."""
     from perfstudy.pt4cloud import confidence_band
 
     confidence_band(_two_60k_samples()[0], confidence=0.99, replicates=1000, rng=1)
 
 
 def pt4cloud_33():
-    """Issue 5: notebook 04's analysis of the 33 configurations at full size: weekly workflow with
+    """Notebook 04's analysis of the 33 configurations at full size: weekly workflow with
     99% bands (1,000 resamples) and accuracy, interval reduction with and without hourly sampling,
     SOTA1 over 18 parameter sets and SOTA2."""
     from perfstudy.studies.he2019 import baseline_study, reduction_study, weekly_study
@@ -128,7 +128,7 @@ def pt4cloud_33():
 
 
 def confirm_3571():
-    """Issue 6: CONFIRM on 3,571 runs (the first of PT4Cloud AWS-EP-L's ground truth), 200 trials, every size."""
+    """CONFIRM on 3,571 runs (the first of PT4Cloud AWS-EP-L's ground truth), 200 trials, every size."""
     from perfstudy.confirm import repetitions_needed
     from perfstudy.datasets import load
 
@@ -143,7 +143,7 @@ def _two_normal_200():
 
 
 def mmd_2x200():
-    """Issue 6: MMD two-sample test, 200 vs 200 points, 1,000 permutations."""
+    """MMD two-sample test, 200 vs 200 points, 1,000 permutations."""
     from perfstudy.servers import mmd_test
 
     x, y = _two_normal_200()
@@ -159,7 +159,7 @@ def mmd_2x200_hyppo():
 
 
 def rank_60x4():
-    """Issue 6: rank 60 servers on 4 metrics: the first 60 CWB m3.large VMs (3 iterations each), 1,000 permutations."""
+    """Rank 60 servers on 4 metrics: the first 60 CWB m3.large VMs (3 iterations each), 1,000 permutations."""
     from perfstudy.datasets import load
     from perfstudy.servers import rank_servers
 
@@ -180,7 +180,7 @@ def rank_60x4():
 
 
 def _pilot(requests: int):
-    """Issue 11's speed case: ``requests`` requests x 4 batches x 2 versions, each on one of 32 hosts
+    """The REML speed case: ``requests`` requests x 4 batches x 2 versions, each on one of 32 hosts
     drawn at random (40,000 observations for 5,000 requests), simulated from Table 1's endpoint."""
     from perfstudy import pilot_schedule
 
@@ -196,7 +196,7 @@ def _fit(requests: int):
 
 
 def fit_40k():
-    """Issue 11: REML fit of the four WWW'15 terms + version, 40,000 observations."""
+    """REML fit of the four WWW'15 terms + version, 40,000 observations."""
     return _fit(5_000)
 
 
@@ -377,7 +377,7 @@ def fit_10k_statsmodels():
 
 
 def _compare_frame():
-    """Issue 12's case: 200 benchmarks x 2 versions x 20 processes x 50 values, log-normal with a
+    """The comparison case: 200 benchmarks x 2 versions x 20 processes x 50 values, log-normal with a
     process effect."""
     import pandas as pd
 
@@ -392,7 +392,7 @@ def _compare_frame():
 
 
 def compare_200(statistic="mean"):
-    """Issue 12: compare() with 2,000 replicates and every check (threshold 2%, so CONFIRM runs too)."""
+    """compare() with 2,000 replicates and every check (threshold 2%, so CONFIRM runs too)."""
     from perfstudy.compare import compare
 
     df = _compare_frame()
@@ -419,7 +419,7 @@ def compare_200_processes():
 
 
 def analyze_20():
-    """Issue 12: analyze() on 20 benchmarks x 2 versions x 20 processes x 50 values (everything but
+    """analyze() on 20 benchmarks x 2 versions x 20 processes x 50 values (everything but
     the notebook's rendering)."""
     from perfstudy.analyze import analyze
 
@@ -429,7 +429,7 @@ def analyze_20():
 
 
 def analyze_cli_20():
-    """Issue 12: ``perfstudy analyze`` end to end on two CSV files of the same 20 benchmarks: kernel
+    """``perfstudy analyze`` end to end on two CSV files of the same 20 benchmarks: kernel
     start, the notebook, figures and HTML."""
     import tempfile
 
@@ -451,7 +451,7 @@ def analyze_cli_20():
 
 
 def _go_suite(folder: Path, benchmarks=200, runs=20, planted=20, change=0.05, noise=0.02, seed=22) -> list[str]:
-    """Issue 22's suite as ``go test -bench`` writes it: ``benchmarks`` benchmarks, ``runs`` lines
+    """A 200-benchmark suite as ``go test -bench`` writes it: ``benchmarks`` benchmarks, ``runs`` lines
     (batches) a side, log-normal ``noise``, ``change`` planted in the first ``planted`` benchmarks;
     base.txt and new.txt in ``folder``."""
     rng = np.random.default_rng(seed)
@@ -481,7 +481,7 @@ def _command(argv: list[str]) -> dict:
 
 
 def compare_cli_go_suite():
-    """Issue 22: ``perfstudy compare base.txt new.txt --fail-on-regression`` on the 200-benchmark Go
+    """``perfstudy compare base.txt new.txt --fail-on-regression`` on the 200-benchmark Go
     suite, the whole command (interpreter start, imports, reading, comparing, printing)."""
     import tempfile
 
@@ -510,7 +510,7 @@ def _benchstat() -> str | None:
 
 
 def trials_needed_20k():
-    """Issue 13: a search at an accuracy it cannot reach runs to max_trials; the sample grew by
+    """A search at an accuracy it cannot reach runs to max_trials; the sample grew by
     np.append (a copy per trial, quadratic) before."""
     from perfstudy.workbench import SimulatedServer, trials_needed
 
@@ -518,7 +518,7 @@ def trials_needed_20k():
 
 
 def _explorer_update(build, control: str, value):
-    """Issue 15: one control change of an explorer built at its defaults (its first state not timed)."""
+    """One control change of an explorer built at its defaults (its first state not timed)."""
     import matplotlib
 
     matplotlib.use("Agg")

@@ -295,7 +295,7 @@ def pilot_schedule(requests: int, hosts: int, *, batches: int = 2, repetitions: 
     """A pilot run for fitting variance components: every request in every batch under both versions,
     each time on a host drawn at random.
 
-    The unbalanced layout of the speed case in issue 11 (and of a pilot taken from a live fleet):
+    The unbalanced layout of the REML speed benchmark (and of a pilot taken from a live fleet):
     request ``r`` runs ``repetitions`` times in each batch and version, on a host drawn uniformly
     from ``hosts``. Requests, hosts and batches are crossed, with no two terms of Eq. 3 confounded
     once ``requests`` is well above ``hosts``.

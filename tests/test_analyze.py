@@ -94,7 +94,7 @@ def test_one_version_has_no_comparison_and_bad_input_is_named():
 
 
 def test_a_misspelt_cluster_is_refused_and_missing_batches_are_said():
-    # issue 22: cluster="run" (no such column) made every value its own cluster, and the advice then
+    # once, cluster="run" (no such column) made every value its own cluster, and the advice then
     # reported a significant change that the clustered analysis did not find
     a, b = demo_runs(processes=6, values=10, rng=1)
     both = pd.concat([a.assign(version=0), b.assign(version=1)], ignore_index=True)

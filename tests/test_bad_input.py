@@ -1,4 +1,4 @@
-"""Bad input, fed to every public callable (issue 13).
+"""Bad input, fed to every public callable.
 
 For each public callable (each module's ``__all__`` and the public methods of public classes, the
 same walk as tests/test_vocabulary.py) ``VALID`` holds one small valid call. Every argument of that
@@ -477,7 +477,7 @@ def _valid(tmp):  # noqa: PLR0915 - one table
         "workbench.QuadraticSurface.mean_absolute_percentage_error": lambda: call(
             workbench.fit_quadratic_surface(points(), _surface_values()), points(), _surface_values()
         ),
-        # not in CALLABLES (a dunder), but the issue's Recorder case: a refused value must not poison it
+        # not in CALLABLES (a dunder), but a Recorder case found by hand: a refused value must not poison it
         "records.Recorder.__call__": lambda: call(records.Recorder("rec2", out_dir=str(tmp / "records")), "k", 1.0),
     }
 

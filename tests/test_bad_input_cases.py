@@ -1,7 +1,7 @@
-"""The representative cases of issue 13, one test per kind, as a reader would try them.
+"""Representative bad-input cases, one test per kind, as a reader would try them.
 
 tests/test_bad_input.py walks every public callable with batteries of bad values; this file keeps the
-cases the issue named, each with the behaviour that replaced the hang, the allocation, the garbage,
+cases found by hand, each with the behaviour that replaced the hang, the allocation, the garbage,
 the lost row or the internal exception.
 """
 

@@ -1,4 +1,4 @@
-"""The notebooks and the explorers in a real browser (issue 15): JupyterLab and Voila, driven in
+"""The notebooks and the explorers in a real browser: JupyterLab and Voila, driven in
 Debian's Chromium with Playwright.
 
 - JupyterLab runs from this virtualenv on 127.0.0.1 with a token, ``--ServerApp.port_retries=0`` and

@@ -64,7 +64,7 @@ def test_an_iid_analysis_of_the_same_data_is_not_calibrated():
 def test_few_clusters_give_welch_t_and_fiellers_interval(statistic):
     # scipy's Welch test on the batch statistics gives the standard error and the degrees of freedom;
     # the estimate is each version's statistic of all its values, what the A and B columns show
-    # (issue 22: --statistic median showed the geometric mean of the batch medians). The interval
+    # (once, --statistic median showed the geometric mean of the batch medians). The interval
     # is Fieller's: the ratios r at which the same t, (B - r A) / sqrt(se_B^2 + r^2 se_A^2), is
     # at the quantile, found here by root-finding.
     from scipy.optimize import brentq
@@ -322,11 +322,11 @@ def test_a_process_pool_gives_the_same_comparison():
         pd.testing.assert_frame_equal(here, compare(df, threshold=0.01, rng=7, executor=pool).table)
 
 
-# --- issue 22: a gate that catches regressions at any number of batches ---------------------------
+# --- a gate that catches regressions at any number of batches ---------------------------
 
 
 def suite(benchmarks=200, runs=20, planted=20, change=0.05, noise=0.02, rng=0):
-    """The issue's 200-benchmark suite: ``runs`` runs a side (one value each, as Go writes them),
+    """A 200-benchmark suite: ``runs`` runs a side (one value each, as Go writes them),
     ``noise`` log-normal spread, ``change`` planted in the first ``planted`` benchmarks."""
     df = clustered(benchmarks, runs, 1, rng=rng, sd_cluster=noise, sd_noise=0.0)
     planted_rows = (df.benchmark < planted) & (df.version == 1)
@@ -335,7 +335,7 @@ def suite(benchmarks=200, runs=20, planted=20, change=0.05, noise=0.02, rng=0):
 
 @pytest.mark.parametrize("runs, correction", [(19, "holm"), (20, "holm"), (20, "bh"), (40, "holm")])
 def test_the_200_benchmark_gate_catches_its_planted_regressions(runs, correction):
-    # on the code before issue 22, 20 runs a side gave p >= 2/2001 for every benchmark, Holm made
+    # on the code before the gate was fixed, 20 runs a side gave p >= 2/2001 for every benchmark, Holm made
     # that 0.2, and all 200 were "inconclusive"; 19 runs (Welch's t) caught all 20. Adding runs must
     # never make the gate worse.
     result = compare(suite(runs=runs), correction=correction, threshold=0.01, rng=1)

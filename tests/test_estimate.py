@@ -48,7 +48,7 @@ def _simulated(df, sds, *, fixed=None, noise=0.5, rng=0):
 
 
 def _unbalanced(requests, hosts, batches, rng):
-    """Each request in each batch and version on one random host (issue 11's unbalanced case)."""
+    """Each request in each batch and version on one random host (the unbalanced case of the REML speed benchmark)."""
     sched = pilot_schedule(requests, hosts, batches=batches, rng=rng)
     return sched.to_frame().drop(columns="repetition")
 
@@ -229,7 +229,7 @@ def _lmer(tmp_path, df, terms, fixed, factors, method="reml"):
 
 
 LME4_CASES = {
-    # issue 11: each request on one random host per batch and version
+    # each request on one random host per batch and version (the REML speed benchmark's layout)
     "unbalanced": (
         lambda: _simulated(
             _unbalanced(150, 12, 3, rng=11),

@@ -1,4 +1,4 @@
-"""Faults (issue 13): an unwritable cache, a download cut halfway, two processes filling one cache,
+"""Faults: an unwritable cache, a download cut halfway, two processes filling one cache,
 a report interrupted or pointed at a folder it cannot write, a corrupt notebook, a refused record.
 
 The network is never used: ``urllib.request.urlopen`` is replaced by a fake that serves the real

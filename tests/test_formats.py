@@ -277,7 +277,7 @@ def test_criterion_folder_sample_and_raw_csv_agree_with_criterions_estimates(cri
         estimates = json.loads((folder / "estimates.json").read_text())
         assert rows.value.mean() == pytest.approx(estimates["mean"]["point_estimate"], rel=1e-9)
         assert len(rows) == 10 and rows.batch.tolist() == list(range(10))
-        # raw.csv, which has a value column, is criterion's, not a tidy CSV (issue 22)
+        # raw.csv, which has a value column, is criterion's, not a tidy CSV
         raw = read(folder / "raw.csv")
         assert raw.attrs["format"] == "criterion" and np.allclose(raw.value, rows.value, rtol=1e-12)
         single = read(folder / "sample.json")

@@ -396,7 +396,7 @@ def test_read_refuses_what_it_cannot_read(tmp_path, name, content, kwargs, error
 
 @pytest.mark.parametrize("bad", [None, float("nan"), float("inf"), "12 ms"])
 def test_null_nan_and_infinite_values_are_refused_or_dropped_with_a_count(bad):
-    """Issue 13: a null, NaN or Infinity measurement used to become a NaN row without a word."""
+    """A null, NaN or Infinity measurement used to become a NaN row without a word."""
     data = {"results": [{"command": "x", "times": [0.010, bad, 0.012, 0.011]}]}
     with pytest.raises(ValueError, match=r"source: 1 of 4 values are null, NaN, infinite or not numbers"):
         read_hyperfine(data)
@@ -407,7 +407,7 @@ def test_null_nan_and_infinite_values_are_refused_or_dropped_with_a_count(bad):
 
 
 def test_json_in_the_wrong_shape_is_refused_by_name():
-    """Issue 13: well-formed JSON with the wrong shapes raised AttributeError from inside the parse."""
+    """Well-formed JSON with the wrong shapes raised AttributeError from inside the parse."""
     for reader, data in [
         (read_pyperf, {"benchmarks": "x"}),
         (read_pyperf, {"benchmarks": [{"runs": [5]}]}),

@@ -1,4 +1,4 @@
-"""The explorers (issue 15), without a browser: each computes its first state when built, follows its
+"""The explorers, without a browser: each computes its first state when built, follows its
 controls to the value the library function gives for the new inputs, and shows a red message, never
 a clamped value, for bad input. tests/test_browser.py drives the same explorers in Chromium."""
 

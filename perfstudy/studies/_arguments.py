@@ -4,7 +4,7 @@ The studies share a vocabulary (``experiments``, ``replicates``, ``confidence``,
 argument of a given name means the same thing in every study: a count, a probability, a positive
 number of hours, a list of names. :func:`checked` wraps each public study function so that its
 arguments pass these checks before any work starts, and a bad one is refused with a ValueError or
-TypeError naming it (issue 13). A scalar or a sequence is accepted wherever the studies accept both
+TypeError naming it. A scalar or a sequence is accepted wherever the studies accept both
 (``hosts=16`` and ``hosts=(4, 8, 16)``); deeper constraints (an even host count for a design, a size
 no larger than a series) stay with the library functions the studies call.
 """

@@ -1006,4 +1006,4 @@ def pilot_budget(
     return PilotBudget(pilots=per_pilot, summary=summary, oracle=oracle, target_se=target_se)
 
 
-_arguments.check_module(globals())  # every argument checked by name before the work starts (issue 13)
+_arguments.check_module(globals())  # every argument checked by name before the work starts

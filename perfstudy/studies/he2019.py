@@ -597,4 +597,4 @@ def azure_weeks(names, *, interval: str = "7D", objective_probability: float = 0
     return pd.DataFrame(rows)
 
 
-_arguments.check_module(globals())  # every argument checked by name before the work starts (issue 13)
+_arguments.check_module(globals())  # every argument checked by name before the work starts

@@ -59,4 +59,4 @@ def standard_error_trap(names, *, batches: int = 20) -> pd.DataFrame:
     return trap
 
 
-_arguments.check_module(globals())  # every argument checked by name before the work starts (issue 13)
+_arguments.check_module(globals())  # every argument checked by name before the work starts

@@ -578,4 +578,4 @@ def degraded_copy_ranking(names, *, shift: float = 0.10, permutations: int = 100
     return pd.DataFrame(rows)
 
 
-_arguments.check_module(globals())  # every argument checked by name before the work starts (issue 13)
+_arguments.check_module(globals())  # every argument checked by name before the work starts

@@ -143,4 +143,4 @@ def survey_datasets(
     return pd.concat(frames, ignore_index=True)
 
 
-_arguments.check_module(globals())  # every argument checked by name before the work starts (issue 13)
+_arguments.check_module(globals())  # every argument checked by name before the work starts

@@ -374,4 +374,4 @@ def table4(grid: pd.DataFrame, *, sizes, search: dict, rng=None) -> pd.DataFrame
     return pd.DataFrame(rows)
 
 
-_arguments.check_module(globals())  # every argument checked by name before the work starts (issue 13)
+_arguments.check_module(globals())  # every argument checked by name before the work starts

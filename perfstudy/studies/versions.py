@@ -224,4 +224,4 @@ def aa_calibration(
     return pd.DataFrame(rows)
 
 
-_arguments.check_module(globals())  # every argument checked by name before the work starts (issue 13)
+_arguments.check_module(globals())  # every argument checked by name before the work starts

@@ -1,0 +1,44 @@
+"""Guard rails of the repository itself (DESIGN.md, "Guard rails")."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+#: the text a person reads: code, notebooks, documentation and the build
+TEXT = ("perfstudy", "tests", "notebooks", "benchmarks", ".ci")
+SUFFIXES = {".py", ".ipynb", ".md", ".toml", ".sh"}
+TICKET = re.compile(r"\b[Ii]ssues?\s+#?\d+|\b[Ii]ssues?'s?\s+(?:target|case|suite)")
+
+
+def _files():
+    for folder in TEXT:
+        for path in sorted((ROOT / folder).rglob("*")):
+            if path.is_file() and (path.suffix in SUFFIXES or path.name == "run") and path != Path(__file__):
+                yield path  # (this file is left out: it holds the examples the pattern is tested on)
+    yield from (ROOT / name for name in ("README.md", "DESIGN.md", "Makefile", "pyproject.toml"))
+
+
+def test_no_issue_numbers_in_code_or_documentation():
+    """Code and documents say what a thing does or guards, not which ticket asked for it."""
+    found = [
+        f"{path.relative_to(ROOT)}:{number}: {line.strip()[:100]}"
+        for path in _files()
+        for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1)
+        if TICKET.search(line)
+    ]
+    assert not found, "\n".join(found)
+
+
+def test_the_pattern_finds_what_it_guards():
+    assert TICKET.search("the speed case of issue 11") and TICKET.search("Issue 22's suite")
+    assert TICKET.search("against the issues' targets") and TICKET.search("the issue's target")
+    assert not TICKET.search("issued 3 requests") and not TICKET.search("the normal quantile is the issue")
+
+
+def test_the_design_document_is_in_the_repository():
+    design = (ROOT / "DESIGN.md").read_text()
+    for heading in ("## Layout", "## Vocabulary", "## API conventions", "## Guard rails"):
+        assert heading in design
+    assert "`DESIGN.md`" in (ROOT / "README.md").read_text()
