@@ -544,13 +544,13 @@ def explorer_bootstrap():
 
 
 def explorer_pt4cloud():
-    from perfstudy.widgets import pt4cloud_explorer
+    from perfstudy.studies.explorers import pt4cloud_explorer
 
     return _explorer_update(pt4cloud_explorer, "interval_hours", 48.0)
 
 
 def explorer_confirm():
-    from perfstudy.widgets import confirm_explorer
+    from perfstudy.studies.explorers import confirm_explorer
 
     return _explorer_update(confirm_explorer, "error", 0.02)
 

@@ -7,7 +7,6 @@ nbconvert) shows a static result and never waits for a frontend.
 from __future__ import annotations
 
 import base64
-import functools
 import html
 import io
 import math
@@ -26,21 +25,19 @@ from perfstudy.model import PERFLAB_ENDPOINTS, VarianceComponents, check_compone
 from perfstudy.plots import (
     DESIGN_COLORS,
     DESIGN_LABELS,
-    plot_confirm_convergence,
-    plot_pt4cloud_distributions,
     plot_ranked_intervals,
     plot_search_traces,
 )
 
 __all__ = [
+    "explorer",
+    "NumberText",
+    "explorer_figure",
+    "figure_html",
     "design_explorer",
     "bootstrap_explorer",
-    "pt4cloud_explorer",
-    "confirm_explorer",
     "peak_rate_explorer",
     "render_comparison",
-    "explorer_app",
-    "figure_html",
 ]
 
 #: every control's label is shown whole (ipywidgets cut long descriptions at about 80 px)
@@ -69,12 +66,21 @@ CSS = f"""<style>
 </style>"""
 
 
-class _NumberText(w.Text):
+class NumberText(w.Text):
     """A number box that never reverts silently.
 
     ipywidgets' ``FloatText`` puts its last value back, without a word, when the box holds text that is not a
     number. This box keeps what was typed, so the explorer can refuse it by name; from Python it takes and
     gives numbers (``box.value = 0.05``), from the page the text typed.
+
+    Parameters
+    ----------
+    value : float or int
+        The number shown first.
+    integer : bool
+        Whole numbers only: :func:`explorer` refuses ``"2.5"`` by the box's label.
+    **kwargs
+        Passed to ``ipywidgets.Text`` (``description``, the label, above all).
     """
 
     value = traitlets.Any("").tag(sync=True)
@@ -140,23 +146,61 @@ def figure_html(fig, *, alt: str = "") -> str:
     )
 
 
-def _sized(fig):
-    """``fig`` at :data:`FIGURE_SIZE`, laid out again: the library's figures are sized for a page of panels."""
+def explorer_figure(fig):
+    """``fig`` at :data:`FIGURE_SIZE`, laid out again: the library's figures are sized for a page of panels.
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+        A figure an explorer's ``compute`` drew (changed in place and returned).
+    """
+    from matplotlib.figure import Figure
+
+    if not isinstance(fig, Figure):
+        raise TypeError(f"fig: expected a matplotlib Figure, got {type(fig).__name__}")
     fig.set_size_inches(*FIGURE_SIZE)
     fig.tight_layout()
     return fig
 
 
-def _explorer(controls: dict, compute, columns, *, title: str = ""):
-    """An explorer: ``controls`` (name -> widget) laid out in ``columns`` (lists of names) above an output.
+def explorer(controls: dict, compute, columns, *, title: str = ""):
+    """The generic explorer frame: ``controls`` laid out in ``columns`` above the result ``compute`` draws.
 
     ``compute(**values)`` returns ``(state, html_text, figure_or_None)``; it runs once now (so a headless
     run shows a result) and again whenever a control changes. While it runs, a "computing" line appears
     (after :data:`BUSY_AFTER_S`). A ``ValueError`` or ``TypeError`` from it (bad input, refused by the
     library) shows as a red message naming the control by its label, above the last good result, greyed;
-    ``state`` becomes None. The returned box has ``controls``, ``state`` (the last result) and ``text`` (the
-    HTML shown above the figure, or the red message).
+    ``state`` becomes None. A :class:`NumberText` control's text that is not a number is refused the same
+    way, before ``compute`` runs.
+
+    Parameters
+    ----------
+    controls : dict
+        Argument name of ``compute`` -> ipywidgets control (its ``description`` is the label on screen).
+    compute : callable
+        Called with every control's value by name.
+    columns : sequence of sequence of str
+        The controls' names, one list per column of the control panel; every control once.
+    title : str
+        Shown above the controls.
+
+    Returns
+    -------
+    ipywidgets.VBox
+        With ``controls``, ``state`` (the last result) and ``text`` (the HTML shown above the figure, or the
+        red message).
     """
+    if not isinstance(controls, dict) or not controls or not all(isinstance(c, w.DOMWidget) for c in controls.values()):
+        raise TypeError("controls: expected a dict of argument name -> ipywidgets control, at least one")
+    if not callable(compute):
+        raise TypeError(f"compute: expected a callable, got {type(compute).__name__}")
+    if not isinstance(columns, (list, tuple)) or not all(isinstance(c, (list, tuple)) for c in columns):
+        raise TypeError("columns: expected a list of lists of control names")
+    placed = [name for column in columns for name in column]
+    if sorted(placed) != sorted(controls):
+        raise ValueError(f"columns: {placed} must name every control once ({list(controls)})")
+    if not isinstance(title, str):
+        raise TypeError(f"title: expected text, got {type(title).__name__}")
     out = w.Output()
     out.add_class("perfstudy-result")
     status = w.HTML()
@@ -165,7 +209,7 @@ def _explorer(controls: dict, compute, columns, *, title: str = ""):
 
     def update(**values):
         for name, widget in controls.items():
-            if isinstance(widget, _NumberText):
+            if isinstance(widget, NumberText):
                 try:
                     values[name] = _number(widget.description, values[name], integer=widget.integer)
                 except ValueError as error:
@@ -299,11 +343,11 @@ def design_explorer(
         "repetitions": w.IntSlider(
             value=repetitions, min=1, max=50, description="repetitions T", continuous_update=False
         ),
-        "setup": _NumberText(value=costs.setup, description="setup S_f"),
-        "request_cost": _NumberText(value=costs.request, description="request C_f"),
-        "repetition_cost": _NumberText(value=costs.repetition, description="repetition C_m"),
-        "host_cost": _NumberText(value=costs.host, description="host cost"),
-        "target_se": _NumberText(value=target_se, description="target SE"),
+        "setup": NumberText(value=costs.setup, description="setup S_f"),
+        "request_cost": NumberText(value=costs.request, description="request C_f"),
+        "repetition_cost": NumberText(value=costs.repetition, description="repetition C_m"),
+        "host_cost": NumberText(value=costs.host, description="host cost"),
+        "target_se": NumberText(value=target_se, description="target SE"),
     }
 
     def compute(**values):
@@ -341,7 +385,7 @@ def design_explorer(
         ["requests", "hosts", "repetitions", "target_se"],
         ["setup", "request_cost", "repetition_cost", "host_cost"],
     ]
-    return _explorer(controls, compute, columns, title="Standard error of the four designs")
+    return explorer(controls, compute, columns, title="Standard error of the four designs")
 
 
 def bootstrap_explorer(
@@ -407,11 +451,11 @@ def bootstrap_explorer(
             value=_even("hosts", check_int("hosts", hosts, minimum=2, maximum=64)), min=2, max=64, step=2,
             description="hosts H", continuous_update=False,
         ),
-        "tests": _NumberText(value=check_int("tests", tests, minimum=20, maximum=2000), description="A/A tests", integer=True),
-        "replicates": _NumberText(
+        "tests": NumberText(value=check_int("tests", tests, minimum=20, maximum=2000), description="A/A tests", integer=True),
+        "replicates": NumberText(
             value=check_int("replicates", replicates, minimum=50, maximum=2000), description="bootstrap replicates", integer=True),
-        "confidence": _NumberText(value=check_fraction("confidence", confidence), description="confidence"),
-        "seed": _NumberText(value=check_int("seed", seed, minimum=0), description="seed", integer=True),
+        "confidence": NumberText(value=check_fraction("confidence", confidence), description="confidence"),
+        "seed": NumberText(value=check_int("seed", seed, minimum=0), description="seed", integer=True),
     }  # fmt: skip
 
     def compute(design, bootstrap, requests, hosts, tests, replicates, confidence, seed):
@@ -440,207 +484,11 @@ def bootstrap_explorer(
             f"True SE of delta_hat {state['true_se']:.4f}; mean {bootstrap} bootstrap SE "
             f"{state['mean_estimated_se']:.4f} (ratio {state['mean_estimated_se'] / state['true_se']:.2f}).</p>"
         )
-        fig = _sized(plot_ranked_intervals({(design, bootstrap): (boot.estimate, low, high)}))
+        fig = explorer_figure(plot_ranked_intervals({(design, bootstrap): (boot.estimate, low, high)}))
         return state, text, fig
 
     columns = [["design", "bootstrap", "requests", "hosts"], ["tests", "replicates", "confidence", "seed"]]
-    return _explorer(controls, compute, columns, title="Bootstrap Type I error")
-
-
-def pt4cloud_explorer(
-    name: str = "pt4cloud-AWS-EP-L",
-    *,
-    objective_probability: float = 0.9,
-    interval_hours: float = 168.0,
-    portion: float = 1.0,
-    replicates: int = 200,
-):
-    """PT4Cloud on one of the 33 configurations (He et al., sections 3 and 6).
-
-    The sampled runs are cut into intervals of ``interval_hours`` (optionally keeping only the first
-    ``portion`` of every hour, section 6.2) and PT4Cloud adds intervals until the distribution is stable
-    at ``objective_probability``. Shown: the intervals and runs used, whether it stopped, the accuracy
-    of the reported distribution against the ground truth, and the distribution after each interval
-    with the band of the reported one.
-
-    Parameters
-    ----------
-    name : str
-        A PT4Cloud configuration (:func:`perfstudy.studies.he2019.configurations`).
-    objective_probability : float
-        ``po``.
-    interval_hours : float
-        Length of one interval (the paper: a week, 168 h; section 6.1 tries 12 h to 120 h).
-    portion : float
-        Share of every hour that is run, in (0, 1].
-    replicates : int
-        Bootstrap resamples of the band.
-
-    Returns
-    -------
-    ipywidgets.VBox
-        With ``controls`` and ``state`` (a dict: ``intervals_used``, ``stopped``, ``runs``, ``accuracy``).
-    """
-    from perfstudy.pt4cloud import MIN_SAMPLES, accuracy, hourly_sample, pt4cloud, split_intervals
-    from perfstudy.studies import he2019
-
-    names = he2019.configurations()
-    lengths = [12.0, 24.0, 48.0, 72.0, 96.0, 120.0, 168.0]
-    interval_hours = check_real("interval_hours", interval_hours, positive=True)
-    if interval_hours not in lengths:
-        raise ValueError(f"interval_hours={interval_hours!r}: expected one of {lengths}")
-    portion = check_real("portion", portion, positive=True)
-    if not 0.1 <= portion <= 1:
-        raise ValueError(f"portion={portion!r}: expected a share of the hour from 0.1 to 1")
-    controls = {
-        "name": w.Dropdown(options=names, value=check_choice("name", name, names), description="configuration"),
-        "objective_probability": _NumberText(
-            value=check_fraction("objective_probability", objective_probability), description="objective probability"
-        ),
-        "interval_hours": w.Dropdown(options=lengths, value=interval_hours, description="interval (hours)"),
-        "portion": w.FloatSlider(
-            value=portion, min=0.1, max=1.0,
-            description="portion of each hour", continuous_update=False,
-        ),
-        "replicates": _NumberText(value=check_int("replicates", replicates, minimum=10, maximum=2000), description="band replicates", integer=True),
-    }  # fmt: skip
-
-    def compute(name, objective_probability, interval_hours, portion, replicates):
-        objective_probability = check_fraction("objective_probability", objective_probability)
-        replicates = check_int("replicates", replicates, minimum=10, maximum=2000)
-        c = _configuration(name)
-        runs, per_hour = c.sampled, c.runs_per_hour
-        if portion < 1:
-            runs = hourly_sample(runs, portion, runs_per_hour=per_hour)
-            per_hour *= portion
-        length = max(MIN_SAMPLES, int(round(interval_hours * per_hour)))
-        parts, _ = split_intervals(runs, length)
-        if len(parts) < 2:
-            raise ValueError(
-                f"interval_hours={interval_hours:g}: {name} holds {len(parts)} such interval(s); 2 are needed"
-            )
-        result = pt4cloud(parts, objective_probability=objective_probability, replicates=replicates, rng=0)
-        state = dict(
-            intervals_used=result.intervals_used,
-            stopped=result.stopped,
-            runs=result.runs,
-            accuracy=accuracy(result.sample, c.ground_truth),
-        )
-        verdict = "stable" if result.stopped else "not stable in the data there is"
-        text = (
-            f"<p>{c.benchmark} on {c.config}: <b>{verdict}</b> after {result.intervals_used} interval(s) of "
-            f"{interval_hours:g} h ({result.runs} runs; {result.intervals_used * interval_hours:g} h of measuring). "
-            f"Accuracy against the ground truth: <b>{state['accuracy']:.1%}</b> (objective {objective_probability:.0%}).</p>"
-        )
-        fig = _sized(
-            plot_pt4cloud_distributions(
-                {f"{c.benchmark} on {c.config}": (parts[: result.intervals_used], result, c.ground_truth)}, columns=1
-            )
-        )
-        return state, text, fig
-
-    columns = [["name", "objective_probability", "interval_hours"], ["portion", "replicates"]]
-    return _explorer(controls, compute, columns, title="PT4Cloud: when has the distribution stopped changing?")
-
-
-@functools.lru_cache(maxsize=8)
-def _configuration(name: str):
-    from perfstudy.studies import he2019
-
-    return he2019.configuration(name)
-
-
-#: the series the CONFIRM explorer offers: notebook 05's Figure 5, as (dataset, series)
-CONFIRM_SERIES = (
-    ("laaber-hashicorp-golang-lru", "arc_test.go/BenchmarkARC_Rand"),
-    ("azure-redis-get-short", "redis-get-short"),
-    ("pt4cloud-AWS-EP-L", "ground_truth"),
-)
-
-
-def confirm_explorer(
-    series=CONFIRM_SERIES[0],
-    *,
-    error: float = 0.01,
-    confidence: float = 0.95,
-    trials: int = 100,
-    max_size: int = 1000,
-):
-    """CONFIRM on a real series (Maricq et al., section 5): how many repetitions until the median's
-    confidence interval is within ``+-error`` of it.
-
-    Shown: the estimate, and the curve of the mean CI bounds against the number of runs.
-
-    Parameters
-    ----------
-    series : (dataset, series)
-        One of :data:`CONFIRM_SERIES`, or any pair :func:`perfstudy.studies.maricq2018.series_values` reads.
-    error : float
-        Target half-width, relative to the median.
-    confidence : float
-        Of the interval.
-    trials : int
-        Random orders of the runs.
-    max_size : int
-        Largest number of runs tried.
-
-    Returns
-    -------
-    ipywidgets.VBox
-        With ``controls`` and ``state`` (the :class:`perfstudy.confirm.Repetitions`).
-    """
-    from perfstudy.confirm import repetitions_needed
-
-    if not (isinstance(series, (tuple, list)) and len(series) == 2 and all(isinstance(v, str) for v in series)):
-        raise TypeError(f"series={series!r}: expected a (dataset, series) pair of names")
-    options = {f"{d}: {s}": (d, s) for d, s in dict.fromkeys((*CONFIRM_SERIES, tuple(series)))}
-    controls = {
-        "series": w.Dropdown(
-            options=list(options),
-            value=f"{series[0]}: {series[1]}",
-            description="series",
-            # a name is a dataset and a benchmark: wide enough for the longest offered, never cut
-            layout=w.Layout(width=f"{160 + 8 * max(map(len, options))}px", max_width="100%"),
-        ),
-        "error": _NumberText(value=check_real("error", error, positive=True), description="error (+-)"),
-        "confidence": w.FloatSlider(
-            value=check_fraction("confidence", confidence),
-            min=0.5,
-            max=0.99,
-            step=0.01,
-            description="confidence",
-            continuous_update=False,
-        ),
-        "trials": _NumberText(
-            value=check_int("trials", trials, minimum=2, maximum=1000), description="random orders", integer=True
-        ),
-        "max_size": _NumberText(
-            value=check_int("max_size", max_size, minimum=10), description="largest size tried", integer=True
-        ),
-    }
-
-    def compute(series, error, confidence, trials, max_size):
-        trials = check_int("trials", trials, minimum=2, maximum=1000)
-        x = _series_values(*options[series])
-        result = repetitions_needed(x, error=error, confidence=confidence, trials=trials, max_size=max_size, rng=0)
-        found = (
-            f"<b>{result.estimate}</b> repetitions" if result.estimate else f"more than {result.sizes[-1]} repetitions"
-        )
-        text = (
-            f"<p>{series} ({x.size} runs, median {result.median:.4g}): a {confidence:.0%} CI of the median within "
-            f"+-{error:.1%} needs {found}.</p>"
-        )
-        fig = _sized(plot_confirm_convergence({series: result}, columns=1))
-        return result, text, fig
-
-    return _explorer(controls, compute, [["series", "error", "confidence"], ["trials", "max_size"]], title="CONFIRM")
-
-
-@functools.lru_cache(maxsize=8)
-def _series_values(dataset: str, selector: str):
-    from perfstudy.studies.maricq2018 import series_values
-
-    return series_values(dataset, selector)
+    return explorer(controls, compute, columns, title="Bootstrap Type I error")
 
 
 def peak_rate_explorer(
@@ -685,12 +533,12 @@ def peak_rate_explorer(
             value=check_int("daemons", daemons, maximum=64), min=1, max=64, description="daemons", continuous_update=False
         ),
         "policy": w.Dropdown(options=list(POLICIES), value=check_choice("policy", policy, POLICIES), description="policy"),
-        "target_accuracy": _NumberText(
+        "target_accuracy": NumberText(
             value=check_fraction("target_accuracy", target_accuracy), description="target accuracy"
         ),
-        "confidence": _NumberText(value=check_fraction("confidence", confidence), description="confidence"),
+        "confidence": NumberText(value=check_fraction("confidence", confidence), description="confidence"),
         "seeding": w.Checkbox(value=check_bool("seeding", seeding), description="seed from a neighbour"),
-        "seed": _NumberText(value=check_int("seed", seed, minimum=0), description="seed", integer=True),
+        "seed": NumberText(value=check_int("seed", seed, minimum=0), description="seed", integer=True),
     }  # fmt: skip
 
     def compute(disks, daemons, policy, target_accuracy, confidence, seeding, seed):
@@ -711,86 +559,14 @@ def peak_rate_explorer(
             f"<p>{policy}: <b>{found}</b>{miss} after {len(search.loads)} test loads, {len(search.trials)} trials, "
             f"<b>{state['cost_hours']:.1f} h</b> of benchmarking ({search.reason}).</p>"
         )
-        fig = _sized(plot_search_traces({policy: (search, truth)}))
+        fig = explorer_figure(plot_search_traces({policy: (search, truth)}))
         return state, text, fig
 
     columns = [["disks", "daemons", "policy", "seeding"], ["target_accuracy", "confidence", "seed"]]
-    return _explorer(controls, compute, columns, title="Peak-rate search")
+    return explorer(controls, compute, columns, title="Peak-rate search")
 
 
 def _even(name: str, value: int) -> int:
     if value % 2:
         raise ValueError(f"{name}={value}: expected an even number (single-batch designs split them)")
     return value
-
-
-#: The app's explorers in tab order: name, tab label, the question it answers, and the paper behind it.
-APP_EXPLORERS = (
-    ("design", "Designs", "Which experimental design reaches a target standard error most cheaply?",
-     "Bakshy & Frachtenberg, section 4"),
-    ("bootstrap", "Bootstrap", "How often does a bootstrap call an A/A test a change (its Type I error)?",
-     "Bakshy & Frachtenberg, Table 3 and Figure 7"),
-    ("pt4cloud", "PT4Cloud", "When has a performance distribution stopped changing, and how close is it to the truth?",
-     "He et al., sections 3 and 6"),
-    ("confirm", "CONFIRM", "How many repetitions until the median is known to within a given error?",
-     "Maricq et al., section 5"),
-    ("peak_rate", "Peak rate", "What is a server's peak throughput, and what does finding it cost?",
-     "Shivam et al., Algorithm 2"),
-)  # fmt: skip
-
-
-def explorer_app(*, quick: bool = False):
-    """Every explorer in one app: a landing tab that says what each answers, then one tab per explorer.
-
-    An explorer is built the first time its tab is opened, so the landing view shows at once (``perfstudy
-    explore`` serves this with Voila).
-
-    Parameters
-    ----------
-    quick : bool
-        The smallest sizes (tests): fewer simulated tests, replicates and trials.
-
-    Returns
-    -------
-    ipywidgets.Tab
-        With ``explorer(name)``, which builds (once) and returns the explorer named in
-        :data:`APP_EXPLORERS`, and ``explorers``, the ones built so far.
-    """
-    quick = check_bool("quick", quick)
-    builders = {
-        "design": lambda: design_explorer(PERFLAB_ENDPOINTS[1]),
-        "bootstrap": lambda: bootstrap_explorer(PERFLAB_ENDPOINTS[1], **({"tests": 100, "replicates": 100} if quick else {})),
-        "pt4cloud": lambda: pt4cloud_explorer(replicates=50 if quick else 200),
-        "confirm": lambda: confirm_explorer(trials=20 if quick else 100, max_size=300 if quick else 1000),
-        "peak_rate": lambda: peak_rate_explorer(),
-    }  # fmt: skip
-    rows = "".join(
-        f"<li><b>{html.escape(label)}</b>: {html.escape(question)} <i>({html.escape(source)})</i></li>"
-        for _, label, question, source in APP_EXPLORERS
-    )
-    landing = w.HTML(
-        f"{CSS}<h2>perfstudy explorers</h2><p>Each tab answers one question with a method from the literature on "
-        "performance variability. Move a slider or type a value: the library recomputes the answer; a value it "
-        f"refuses is named in red.</p><ul>{rows}</ul>"
-    )
-    tabs = w.Tab(children=[landing] + [w.HTML("<p>Opening the explorer&hellip;</p>") for _ in APP_EXPLORERS])
-    tabs.titles = ("About", *(label for _, label, _, _ in APP_EXPLORERS))
-    tabs.explorers = {}
-
-    def explorer(name: str):
-        names = [n for n, *_ in APP_EXPLORERS]
-        check_choice("name", name, names)
-        if name not in tabs.explorers:
-            tabs.explorers[name] = builders[name]()
-            children = list(tabs.children)
-            children[1 + names.index(name)] = tabs.explorers[name]
-            tabs.children = children
-        return tabs.explorers[name]
-
-    def opened(change):
-        if change["new"]:
-            explorer(APP_EXPLORERS[change["new"] - 1][0])
-
-    tabs.explorer = explorer
-    tabs.observe(opened, "selected_index")
-    return tabs

@@ -118,7 +118,8 @@ def battery(param: str, value, annotation: str = "") -> list[Case]:
             cases.append(C(param, "unknown", type(value)(["no-such-name"]), False))
         return cases
     if isinstance(value, dict):
-        return [C(param, "empty", {}, False), C(param, "none", None, False)] + _json_battery(param, value)
+        shapes = _json_battery(param, value) if _copyable(value) else []  # a dict of widgets cannot be copied
+        return [C(param, "empty", {}, False), C(param, "none", None, False)] + shapes
     if callable(value) and not dataclasses.is_dataclass(value):
         return [C(param, "none", None, True), C(param, "int", 5, True)]
     return [C(param, "none", None, True), C(param, "int", 5, True)]
@@ -179,6 +180,16 @@ def _frame_battery(param: str, frame: pd.DataFrame) -> list[Case]:
             broken.loc[broken.index[len(frame) // 2], column] = np.nan
             cases.append(C(param, f"NaN label in {column}", broken, False, poisoned=True, names=(str(column),)))
     return cases
+
+
+def _copyable(node) -> bool:
+    import copy
+
+    try:
+        copy.deepcopy(node)
+    except Exception:  # ipywidgets refuse to be copied (NotImplementedError)
+        return False
+    return True
 
 
 def _json_battery(param: str, data: dict, limit: int = 24) -> list[Case]:

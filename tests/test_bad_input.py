@@ -455,11 +455,15 @@ def _valid(tmp):  # noqa: PLR0915 - one table
         "type1.segment_aa_study": lambda: call(x, segments=2, segment_length=10, experiments=4, replicates=4, rng=0),
         "widgets.design_explorer": lambda: call(E1),
         "widgets.bootstrap_explorer": lambda: call(E1, requests=32, hosts=8, tests=50, replicates=50),
-        "widgets.pt4cloud_explorer": lambda: call("pt4cloud-AWS-EP-L", replicates=20),
-        "widgets.confirm_explorer": lambda: call(("pt4cloud-AWS-EP-L", "ground_truth"), trials=10, max_size=100),
         "widgets.peak_rate_explorer": lambda: call(disks=2, daemons=8),
         "widgets.render_comparison": lambda: call(designs.compare_designs(E1, requests=100, hosts=8)),
-        "widgets.explorer_app": lambda: call(quick=True),
+        "widgets.explorer": lambda: call(
+            {"n": __import__("ipywidgets").IntSlider(value=1, description="n")},
+            lambda n: ({}, "<p></p>", None),
+            [["n"]],
+            title="t",
+        ),
+        "widgets.explorer_figure": lambda: call(__import__("matplotlib.pyplot").pyplot.figure(figsize=(2, 1))),
         "widgets.figure_html": lambda: call(__import__("matplotlib.pyplot").pyplot.figure(figsize=(2, 1)), alt="x"),
         "workbench.SimulatedServer": lambda: call(),
         "workbench.SimulatedServer.mean_response": lambda: call(server(), 50.0),
@@ -771,6 +775,9 @@ def _study_valid():
         "bakshy2015.design_from_pilot": lambda: call(pilot_fit(), COSTS, target_se=0.1, experiments=50, rng=0),
         "bakshy2015.variance_split": lambda: call(cwb=("md-sim-duration",), azure=("azure-redis-get-long",)),
         "bakshy2015.interval_methods": lambda: call("md-sim-duration", replicates=4, rng=0),
+        "explorers.pt4cloud_explorer": lambda: call("pt4cloud-AWS-EP-L", replicates=20),
+        "explorers.confirm_explorer": lambda: call(("pt4cloud-AWS-EP-L", "ground_truth"), trials=10, max_size=100),
+        "explorers.explorer_app": lambda: call(quick=True),
         "bakshy2015.pilot_budget": lambda: call(
             COSTS, target_se=0.1, requests=30, hosts=(4,), batches=(2,), pilots=2, design_hosts=(4, 8), rng=0
         ),

@@ -387,7 +387,7 @@ def _assert_nothing_cut(page, root, what: str) -> None:
     assert right <= page.viewport_size["width"], f"{what}: a control ends at {right:.0f} px, past the window"
 
 
-#: the app's tab of each explorer, by title (perfstudy.widgets.APP_EXPLORERS)
+#: the app's tab of each explorer, by title (perfstudy.studies.explorers.APP_EXPLORERS)
 TABS = {
     "Standard error of the four designs": "Designs",
     "Bootstrap Type I error": "Bootstrap",

@@ -42,3 +42,43 @@ def test_the_design_document_is_in_the_repository():
     for heading in ("## Layout", "## Vocabulary", "## API conventions", "## Guard rails"):
         assert heading in design
     assert "`DESIGN.md`" in (ROOT / "README.md").read_text()
+
+
+def _imports(path: Path) -> set[str]:
+    """Every module ``path`` imports, at any depth (inside functions too), as absolute names."""
+    import ast
+
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module)
+            names.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return names
+
+
+def test_the_library_never_imports_a_study():
+    """Dependencies flow one way: library <- studies <- notebooks (DESIGN.md, "Layout")."""
+    library = [p for p in sorted((ROOT / "perfstudy").rglob("*.py")) if "studies" not in p.parts]
+    assert len(library) >= 30
+    found = {
+        str(p.relative_to(ROOT)): sorted(n for n in _imports(p) if n.startswith("perfstudy.studies")) for p in library
+    }
+    assert not {k: v for k, v in found.items() if v}
+
+
+def test_no_study_imports_a_notebook_helper():
+    """The studies compute; recording, reporting and the command line are the notebooks' and the user's."""
+    helpers = ("perfstudy.records", "perfstudy.report", "perfstudy.cli")
+    found = {
+        str(p.relative_to(ROOT)): sorted(n for n in _imports(p) if n.startswith(helpers))
+        for p in sorted((ROOT / "perfstudy" / "studies").glob("*.py"))
+    }
+    assert not {k: v for k, v in found.items() if v}
+
+
+def test_the_layering_test_sees_an_import_inside_a_function(tmp_path):
+    module = tmp_path / "m.py"
+    module.write_text("def f():\n    from perfstudy.studies import he2019\n    import perfstudy.studies.maricq2018\n")
+    assert {"perfstudy.studies.he2019", "perfstudy.studies.maricq2018"} <= _imports(module)

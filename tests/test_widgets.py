@@ -55,9 +55,9 @@ def test_bootstrap_explorer_matches_aa_tests():
 @needs_data
 def test_pt4cloud_explorer_matches_pt4cloud():
     from perfstudy.pt4cloud import accuracy, pt4cloud, split_intervals
-    from perfstudy.studies import he2019
+    from perfstudy.studies import explorers, he2019
 
-    explorer = widgets.pt4cloud_explorer("pt4cloud-AWS-EP-L", replicates=50)
+    explorer = explorers.pt4cloud_explorer("pt4cloud-AWS-EP-L", replicates=50)
     explorer.controls["interval_hours"].value = 48.0
     c = he2019.configuration("pt4cloud-AWS-EP-L")
     parts, _ = split_intervals(c.sampled, c.runs(48.0))
@@ -71,9 +71,10 @@ def test_pt4cloud_explorer_matches_pt4cloud():
 @needs_data
 def test_confirm_explorer_matches_repetitions_needed():
     from perfstudy.confirm import repetitions_needed
+    from perfstudy.studies import explorers
     from perfstudy.studies.maricq2018 import series_values
 
-    explorer = widgets.confirm_explorer(("pt4cloud-AWS-EP-L", "ground_truth"), trials=20, max_size=300)
+    explorer = explorers.confirm_explorer(("pt4cloud-AWS-EP-L", "ground_truth"), trials=20, max_size=300)
     explorer.controls["error"].value = 0.02
     expected = repetitions_needed(
         series_values("pt4cloud-AWS-EP-L", "ground_truth"), error=0.02, trials=20, max_size=300, rng=0
@@ -136,7 +137,7 @@ def test_an_update_says_it_is_busy_while_it_computes():
             seen.append(("perfstudy-busy" in status.value, "perfstudy-pending" in result._dom_classes))
         return n, f"<p>{n}</p>", None
 
-    explorer = built["explorer"] = widgets._explorer({"n": slider}, compute, [["n"]], title="t")
+    explorer = built["explorer"] = widgets.explorer({"n": slider}, compute, [["n"]], title="t")
     slider.value = 3
     assert seen == [(True, True)] and explorer.state == 3
     status, result = explorer.children[-2:]
@@ -163,3 +164,19 @@ def test_an_explorer_figure_is_the_whole_figure_as_a_scalable_png():
     assert f"max-width:{pixels.shape[1] / widgets.DPI * 100 * widgets.MAX_ZOOM:.0f}px" in tag
     assert pixels.shape[1] >= 4 * widgets.DPI * 0.9  # drawn at DPI, sharp when widened
     assert (pixels[..., :3].max(axis=2) < 0.35).mean() > 0.001  # axes and text are drawn
+
+
+def test_the_explorer_frame_refuses_what_it_cannot_lay_out():
+    import ipywidgets as w
+
+    slider = w.IntSlider(value=1, description="n")
+    compute = lambda n: ({"n": n}, f"<p>{n}</p>", None)
+    with pytest.raises(ValueError, match="columns: \\['n', 'm'\\] must name every control once"):
+        widgets.explorer({"n": slider}, compute, [["n", "m"]])
+    with pytest.raises(TypeError, match="compute: expected a callable"):
+        widgets.explorer({"n": slider}, 3, [["n"]])
+    with pytest.raises(TypeError, match="controls: expected a dict"):
+        widgets.explorer({"n": 1}, compute, [["n"]])
+    box = widgets.explorer({"n": slider}, compute, [["n"]], title="t")
+    slider.value = 4
+    assert box.state == {"n": 4} and box.text == "<p>4</p>"

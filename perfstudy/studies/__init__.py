@@ -11,6 +11,8 @@ per table or figure that returns what the notebook plots and records.
 - :mod:`~perfstudy.studies.public_data`: what one series is in each registered public dataset.
 - :mod:`~perfstudy.studies.versions`: A/A calibration and power of :func:`perfstudy.compare.compare`
   on real series (notebook 08).
+- :mod:`~perfstudy.studies.explorers`: PT4Cloud's and CONFIRM's explorers on the papers' data, and
+  the app of every explorer (``perfstudy explore``).
 """
 
 __all__: list[str] = []
