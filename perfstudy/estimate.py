@@ -261,17 +261,7 @@ class VarianceFit:
             ml = _optimise(problem, y, reml=False, start=self.theta)  # lme4 profiles the ML deviance
             sigma = _parameters(problem, ml, reml=False)[len(self.levels)]
             low, high = profile_intervals(problem, y, ml.theta, sigma, False, confidence)
-            names = list(self.sd)
-            return FitIntervals(
-                estimate=MappingProxyType(dict(zip(names, sds.tolist()))),
-                low=MappingProxyType(dict(zip(names, low.tolist()))),
-                high=MappingProxyType(dict(zip(names, high.tolist()))),
-                confidence=confidence,
-                method=method,
-                replicates=0,
-                draws=np.empty((0, len(names))),
-                failed=0,
-            )
+            return _intervals(list(self.sd), sds, low, high, confidence, method, np.empty((0, sds.size)), 0)
         beta = self.fixed["estimate"].to_numpy()
         blocks = [min(BOOTSTRAP_BLOCK, replicates - s) for s in range(0, replicates, BOOTSTRAP_BLOCK)]
         tasks = [(problem, beta, sds, self.theta, self.method == "reml", size) for size in blocks]
@@ -286,16 +276,23 @@ class VarianceFit:
         estimate = np.concatenate([sds, beta])
         tail = (1.0 - confidence) / 2.0
         low, high = np.quantile(draws, [tail, 1.0 - tail], axis=0)
-        return FitIntervals(
-            estimate=MappingProxyType(dict(zip(names, estimate.tolist()))),
-            low=MappingProxyType(dict(zip(names, low.tolist()))),
-            high=MappingProxyType(dict(zip(names, high.tolist()))),
-            confidence=confidence,
-            method=method,
-            replicates=replicates,
-            draws=draws,
-            failed=failed,
-        )
+        return _intervals(names, estimate, low, high, confidence, method, draws, failed)
+
+
+def _intervals(names, estimate, low, high, confidence, method, draws, failed) -> FitIntervals:
+    def by_name(values):
+        return MappingProxyType(dict(zip(names, np.asarray(values).tolist())))
+
+    return FitIntervals(
+        estimate=by_name(estimate),
+        low=by_name(low),
+        high=by_name(high),
+        confidence=confidence,
+        method=method,
+        replicates=len(draws),
+        draws=draws,
+        failed=failed,
+    )
 
 
 #: Bootstrap replicates drawn and refitted per task (fixed, so that a seed gives the same intervals
