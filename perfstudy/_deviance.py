@@ -88,6 +88,7 @@ class _Problem:
     Zt: sp.csr_matrix  # permuted, (q, n)
     term_of_level: np.ndarray  # permuted, (q,)
     first: _FirstStep  # the first elimination, precomputed (steps[0] levels; 0 if none)
+    container: tuple[int, ...]  # per term, the finest term it is nested in (-1: none)
 
     @property
     def n(self) -> int:
@@ -279,6 +280,7 @@ def _problem(df, value, terms, fixed, transform) -> tuple[_Problem, np.ndarray]:
             raise ValueError(f"random: term {term!r} has one level; a variance needs at least two")
         if count >= n:
             raise ValueError(f"random: term {term!r} has a level per observation; it is the residual")
+    container = [-1] * len(terms)  # i is nested in j when each level of i lies in one level of j
     for i in range(len(terms)):
         for j in range(i + 1, len(terms)):
             pairs = len(np.unique(codes[i].astype(np.int64) * levels[j] + codes[j]))
@@ -287,6 +289,10 @@ def _problem(df, value, terms, fixed, transform) -> tuple[_Problem, np.ndarray]:
                     f"random: terms {terms[i]!r} and {terms[j]!r} split the rows the same way; "
                     "their variances cannot be told apart"
                 )
+            for inner, outer in ((i, j), (j, i)):
+                if pairs == levels[inner] and levels[outer] < levels[inner]:
+                    if container[inner] < 0 or levels[outer] > levels[container[inner]]:
+                        container[inner] = outer
     y = df[value].to_numpy(dtype=float)
     if transform == "log":
         if np.any(y <= 0):
@@ -322,6 +328,7 @@ def _problem(df, value, terms, fixed, transform) -> tuple[_Problem, np.ndarray]:
         Zt=Zt,
         term_of_level=term_of_level[order],
         first=_first_step(ZtZ, steps[0], dense=_dense_after_first(ZtZ.shape[0] - steps[0], steps)),
+        container=tuple(container),
     )
     return problem, y
 
@@ -541,15 +548,9 @@ def _moment_start(problem: _Problem, y: np.ndarray) -> np.ndarray:
         return count, np.bincount(codes, values, minlength=levels) / count
 
     between, within = [], []
-    for codes, levels in zip(problem.codes, problem.levels):
-        containers = [
-            j
-            for j, (other, other_levels) in enumerate(zip(problem.codes, problem.levels))
-            if other_levels < levels and np.unique(codes.astype(np.int64) * other_levels + other).size == levels
-        ]
+    for codes, levels, j in zip(problem.codes, problem.levels, problem.container):
         values = residual
-        if containers:
-            j = max(containers, key=lambda j: problem.levels[j])
+        if j >= 0:
             values = residual - level_means(problem.codes[j], problem.levels[j], residual)[1][problem.codes[j]]
         count, mean = level_means(codes, levels, values)
         msb = (count * (mean - values.mean()) ** 2).sum() / (levels - 1)

@@ -258,9 +258,11 @@ class VarianceFit:
         problem, y = self._data
         sds = np.array(list(self.sd.values()))
         if method == "profile":
-            ml = _optimise(problem, y, reml=False, start=self.theta)  # lme4 profiles the ML deviance
-            sigma = _parameters(problem, ml, reml=False)[len(self.levels)]
-            low, high = profile_intervals(problem, y, ml.theta, sigma, False, confidence)
+            theta, sigma = np.asarray(self.theta), float(sds[-1])
+            if self.method == "reml":  # lme4 profiles the ML deviance: refit by ML first
+                ml = _optimise(problem, y, reml=False, start=self.theta)
+                theta, sigma = ml.theta, _parameters(problem, ml, reml=False)[len(self.levels)]
+            low, high = profile_intervals(problem, y, theta, sigma, False, confidence)
             return _intervals(list(self.sd), sds, low, high, confidence, method, np.empty((0, sds.size)), 0)
         beta = self.fixed["estimate"].to_numpy()
         blocks = [min(BOOTSTRAP_BLOCK, replicates - s) for s in range(0, replicates, BOOTSTRAP_BLOCK)]
