@@ -208,32 +208,14 @@ def fit_1m():
     return _fit(125_000)
 
 
-LME4_FIT = r"""
-suppressMessages(library(lme4))
-d <- read.csv(commandArgs(trailingOnly = TRUE)[1])
-for (c in c("request", "host", "batch")) d[[c]] <- factor(d[[c]])
-t <- system.time(lmer(value ~ version + (1|request) + (1|host) + (1|request:batch) + (1|host:batch), data = d, REML = TRUE))
-cat(t[["elapsed"]], "\n")
-"""
+#: the four WWW'15 terms and version, in lme4's syntax
+WWW15_FORMULA = "value ~ version + (1|request) + (1|host) + (1|request:batch) + (1|host:batch)"
 
 
 def fit_40k_lme4():
     """The same fit by R's lme4 (lmer, REML, its default nloptwrap BOBYQA), timed inside R around
     lmer() alone: R start-up, loading lme4 and reading the CSV are not counted."""
-    import tempfile
-
-    df = _pilot(5_000)
-    folder = Path(tempfile.mkdtemp())
-    df.to_csv(folder / "pilot.csv", index=False)
-    (folder / "fit.R").write_text(LME4_FIT)
-
-    def run() -> float:
-        out = subprocess.run(
-            ["Rscript", str(folder / "fit.R"), str(folder / "pilot.csv")], capture_output=True, text=True, check=True
-        )
-        return float(out.stdout.split()[-1])
-
-    return run
+    return _lme4_timed([(_pilot(5_000), WWW15_FORMULA)])
 
 
 #: lme4's data sets the REML issue measures against, exported by R once into build/bench-data.
@@ -348,8 +330,7 @@ def fit_insteval_lme4():
 
 
 def fit_200k_lme4():
-    formula = "value ~ version + (1|request) + (1|host) + (1|request:batch) + (1|host:batch)"
-    return _lme4_timed([(_pilot(25_000), formula)])
+    return _lme4_timed([(_pilot(25_000), WWW15_FORMULA)])
 
 
 def fit_classics_lme4():
