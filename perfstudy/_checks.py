@@ -1,4 +1,9 @@
-"""Argument checks shared by the public functions: one message format, named arguments."""
+"""Argument checks shared by the public functions: one message format, named arguments.
+
+Every public function checks its arguments itself, at its top and before any work, by calling these
+(scipy's ``_iv`` style): the checks a reader sees are the checks that run. Nothing is inferred from
+an argument's name.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +16,12 @@ __all__ = [
     "check_int",
     "check_real",
     "check_fraction",
+    "check_portion",
+    "check_each",
+    "check_text",
+    "check_instance",
+    "check_mapping",
+    "check_tuple",
     "check_version",
     "check_sample",
     "check_bool",
@@ -80,6 +91,67 @@ def check_fraction(name: str, value) -> float:
     if not 0 < value < 1:
         raise ValueError(f"{name}={value!r}: expected a value in (0, 1)")
     return value
+
+
+def check_portion(name: str, value) -> float:
+    """A share of something in (0, 1], as a float: unlike :func:`check_fraction`, the whole is allowed."""
+    value = check_real(name, value)
+    if not 0 < value <= 1:
+        raise ValueError(f"{name}={value!r}: expected a fraction in (0, 1]")
+    return value
+
+
+def check_each(name: str, values, check, /, *, empty: bool = False, **options):
+    """``check(name, item, **options)`` on a scalar, or on every item of a list, tuple, array or Series
+    (arguments such as ``hosts=16`` or ``hosts=(4, 8, 16)``), which must not be empty unless ``empty``;
+    the checked scalar or a tuple."""
+    import pandas as pd
+
+    if isinstance(values, (list, tuple, np.ndarray, pd.Series)):
+        if len(values) == 0 and not empty:
+            raise ValueError(f"{name}: expected at least one value")
+        return tuple(check(name, value, **options) for value in values)
+    return check(name, values, **options)
+
+
+def check_text(name: str, value) -> str:
+    """``value`` if it is a string; TypeError otherwise."""
+    if not isinstance(value, str):
+        raise TypeError(f"{name}={value!r}: expected a name (a string)")
+    return value
+
+
+def check_instance(name: str, value, kind: type | tuple[type, ...]):
+    """``value`` if it is an instance of ``kind``; TypeError naming what was expected otherwise."""
+    if not isinstance(value, kind):
+        names = " or ".join(k.__name__ for k in (kind if isinstance(kind, tuple) else (kind,)))
+        raise TypeError(f"{name}: expected {names}, got {type(value).__name__}")
+    return value
+
+
+def check_mapping(name: str, value, check=None, /, *args, entries: int = 1, **options) -> dict:
+    """A mapping of at least ``entries`` entries, as a dict; each value, when ``check`` is given, checked
+    by ``check(f"{name}[{key!r}]", item, *args, **options)`` and replaced by what it returns."""
+    from collections.abc import Mapping
+
+    if not isinstance(value, Mapping):
+        raise TypeError(f"{name}: expected a mapping, got {type(value).__name__}")
+    if len(value) < entries:
+        raise ValueError(f"{name}: expected at least {entries} entr{'y' if entries == 1 else 'ies'}")
+    if check is None:
+        return dict(value)
+    return {key: check(f"{name}[{key!r}]", item, *args, **options) for key, item in value.items()}
+
+
+def check_tuple(name: str, value, /, *checks, options=None) -> tuple:
+    """A tuple (or list) of ``len(checks)`` items, the i-th checked by ``checks[i](f"{name}[{i}]", item,
+    **options[i])`` and replaced by what it returns."""
+    if not isinstance(value, (tuple, list)) or len(value) != len(checks):
+        raise TypeError(f"{name}: expected a tuple of {len(checks)} items, got {type(value).__name__}")
+    options = options or ({},) * len(checks)
+    return tuple(
+        check(f"{name}[{i}]", item, **extra) for i, (check, item, extra) in enumerate(zip(checks, value, options))
+    )
 
 
 def check_version(version) -> np.ndarray:
@@ -168,11 +240,11 @@ def check_choice(name: str, value, choices) -> str:
     return value
 
 
-def check_names(name: str, values, choices=None) -> tuple:
-    """A non-empty sequence of names (strings), each one of ``choices`` when given; a single name is
-    refused too, so that ``"abc"`` is not read as three names."""
-    if isinstance(values, str) or not isinstance(values, (list, tuple)) or not values:
-        raise TypeError(f"{name}={values!r}: expected a non-empty list of names")
+def check_names(name: str, values, choices=None, *, empty: bool = False) -> tuple:
+    """A non-empty (or, with ``empty``, a possibly empty) sequence of names (strings), each one of
+    ``choices`` when given; a single name is refused too, so that ``"abc"`` is not read as three names."""
+    if isinstance(values, str) or not isinstance(values, (list, tuple)) or not (values or empty):
+        raise TypeError(f"{name}={values!r}: expected a {'' if empty else 'non-empty '}list of names")
     for value in values:
         if choices is None:
             if not isinstance(value, str):

@@ -131,14 +131,14 @@ def grid():
 
 @functools.cache
 def server():
-    from perfstudy.workbench import SimulatedServer
+    from perfstudy.simulated_server import SimulatedServer
 
     return SimulatedServer()
 
 
 @functools.cache
-def peak_search():
-    from perfstudy.workbench import find_peak_rate
+def _peak_search():
+    from perfstudy.peak_search import find_peak_rate
 
     return find_peak_rate(server(), rng=0, **SEARCH)
 
@@ -257,6 +257,8 @@ def tidy_csv(tmp) -> str:
 
 def _valid(tmp):  # noqa: PLR0915 - one table
     from perfstudy import (
+        adf,
+        baselines,
         bootstrap,
         confirm,
         designs,
@@ -266,14 +268,16 @@ def _valid(tmp):  # noqa: PLR0915 - one table
         pt4cloud,
         records,
         report,
+        response_surface,
         servers,
-        workbench,
+        type1,
     )
 
     x = sample()
     boot = lambda: bootstrap.clustered_bootstrap(x[:20], np.repeat([0, 1], 10), replicates=10, rng=0)  # noqa: E731
     return {
         "adf.adf": lambda: call(x),
+        "adf.ADFResult.to_frame": lambda: call(adf.adf(x)),
         "adf.adf_suffixes": lambda: call(x, np.array([0, 50]), lags=2),
         "adf.default_maxlag": lambda: call(100),
         "adf.min_suffix": lambda: call(2),
@@ -283,6 +287,7 @@ def _valid(tmp):  # noqa: PLR0915 - one table
         "analyze.warmup_iterations": lambda: call(x[:60], np.repeat(np.arange(3), 20), np.tile(np.arange(20), 3)),
         "analyze.demo_runs": lambda: call(processes=3, values=4, rng=0),
         "baselines.sota1": lambda: call(x, period=10, span=40),
+        "baselines.StoppingResult.to_frame": lambda: call(baselines.sota1(x, period=10, span=40)),
         "baselines.sota2": lambda: call(x, step=100, replicates=10, rng=0),
         "baselines.repetitiveness": lambda: call(x, 20),
         "bootstrap.BootstrapResult.critical_value": lambda: call(boot()),
@@ -360,41 +365,51 @@ def _valid(tmp):  # noqa: PLR0915 - one table
         "model.clustered_standard_error": lambda: call(1.0, rho=0.3, requests=100.0, repetitions=4.0),
         "model.Simulation.to_frame": lambda: call(model.simulate("fully_balanced", E1, requests=8, hosts=2, rng=0)),
         "model.simulate": lambda: call("fully_balanced", E1, requests=8, hosts=2, rng=0),
+        "model.DrawnEffects.to_frame": lambda: call(
+            model.simulate("fully_balanced", E1, requests=8, hosts=2, rng=0).effects
+        ),
         "model.sample_delta_hat": lambda: call("unbalanced", E1, requests=8, hosts=2, rng=0),
         "model.check_components": lambda: call(E1),
         "parallel.spawn": lambda: call(2, rng=0),
         "parallel.map_tasks": lambda: call(_task, [1, 2], rng=0),
         "parallel.local_executor": lambda: call(1),
         "plots.savefig": lambda: call(plots.plot_clustered_se(), "fig", figures_dir=str(tmp / "figures")),
-        "plots.plot_recovery": lambda: call(_recovery()),
-        "plots.plot_variance_split": lambda: call(_split()),
-        "plots.plot_interval_methods": lambda: call(_interval_methods()),
-        "plots.plot_pilot_budget": lambda: call(_budget().summary, target_se=0.1),
+        "studies.bakshy2015_figures.plot_recovery": lambda: call(_recovery()),
+        "studies.bakshy2015_figures.plot_variance_split": lambda: call(_split()),
+        "studies.bakshy2015_figures.plot_interval_methods": lambda: call(_interval_methods()),
+        "studies.bakshy2015_figures.plot_pilot_budget": lambda: call(_budget().by_pilot, target_se=0.1),
+        "plots.panel_grid": lambda: call(3, 2, (2.0, 1.5)),
         "plots.plot_runs": lambda: call(demo(), analysis().table),
         "plots.plot_mean_intervals": lambda: call(analysis().table),
         "plots.plot_comparison": lambda: call(comparison().table, threshold=0.02),
-        "plots.plot_detection": lambda: call(_detection()),
+        "studies.versions_figures.plot_detection": lambda: call(_detection()),
         "plots.plot_clustered_se": lambda: call(sigma=1.0, rhos=(0.1, 0.5), requests=np.array([10.0, 100.0])),
         "plots.plot_design_standard_errors": lambda: call(sweep(), E1),
-        "plots.plot_delta_hat_densities": lambda: call({"unbalanced": x - x.mean()}, {"unbalanced": 1.0}),
-        "plots.plot_bootstrap_vs_truth": lambda: call(x - x.mean(), {"iid": x[:50] - x.mean()}, estimate=0.1),
+        "studies.bakshy2015_figures.plot_delta_hat_densities": lambda: call(
+            {"unbalanced": x - x.mean()}, {"unbalanced": 1.0}
+        ),
+        "studies.bakshy2015_figures.plot_bootstrap_vs_truth": lambda: call(
+            x - x.mean(), {"iid": x[:50] - x.mean()}, estimate=0.1
+        ),
         "plots.plot_ranked_intervals": lambda: call(_intervals()),
-        "plots.plot_type1_by_series": lambda: call(_type1_series(), experiments=100),
-        "plots.plot_cov_overview": lambda: call(_cov()),
-        "plots.plot_sorted_p_values": lambda: call({"panel": {"a": np.array([0.01, 0.2, 0.5])}}),
-        "plots.plot_standard_error_trap": lambda: call(_trap()),
-        "plots.plot_pt4cloud_distributions": lambda: call(
+        "studies.bakshy2015_figures.plot_type1_by_series": lambda: call(_type1_series(), experiments=100),
+        "studies.maricq2018_figures.plot_cov_overview": lambda: call(_cov()),
+        "studies.maricq2018_figures.plot_sorted_p_values": lambda: call({"panel": {"a": np.array([0.01, 0.2, 0.5])}}),
+        "studies.kolaczkowski_figures.plot_standard_error_trap": lambda: call(_trap()),
+        "studies.he2019_figures.plot_pt4cloud_distributions": lambda: call(
             {"case": ([sample(400)[:200], sample(400)[200:]], pt4_result(), sample(400))}
         ),
-        "plots.plot_method_accuracy": lambda: call(
+        "studies.he2019_figures.plot_method_accuracy": lambda: call(
             pd.DataFrame({"config": ["a", "b"], "m": [0.9, 0.8]}), methods=["m"]
         ),
-        "plots.plot_confirm_convergence": lambda: call({"a": confirm.repetitions_needed(x, trials=5, rng=0)}),
-        "plots.plot_cov_vs_repetitions": lambda: call(
+        "studies.maricq2018_figures.plot_confirm_convergence": lambda: call(
+            {"a": confirm.repetitions_needed(x, trials=5, rng=0)}
+        ),
+        "studies.maricq2018_figures.plot_cov_vs_repetitions": lambda: call(
             pd.DataFrame({"family": ["f", "f"], "cov": [0.01, 0.05], "estimate": [20.0, np.nan]}), max_size=100
         ),
         "plots.plot_server_ranking": lambda: call(servers.rank_servers(hosts_frame(), permutations=9, rng=0)),
-        "plots.plot_search_traces": lambda: call({"binsearch": (peak_search(), server().true_peak_rate)}),
+        "plots.plot_search_traces": lambda: call({"binsearch": (_peak_search(), server().true_peak_rate)}),
         "plots.plot_lines": lambda: call(
             pd.DataFrame({"a": [1, 2, 1, 2], "b": [1.0, 2.0, 3.0, 4.0], "h": [0, 0, 1, 1]}),
             x="a",
@@ -442,6 +457,12 @@ def _valid(tmp):  # noqa: PLR0915 - one table
         "servers.mmd_test": lambda: call(x[:20], x[20:40], permutations=9, rng=0),
         "servers.rank_servers": lambda: call(hosts_frame(), permutations=9, rng=0),
         "servers.eliminate_unrepresentative": lambda: call(hosts_frame(), permutations=9, max_remove=1, rng=0),
+        "servers.Elimination.to_frame": lambda: call(
+            servers.eliminate_unrepresentative(hosts_frame(), permutations=9, max_remove=1, rng=0)
+        ),
+        "survey.diagnose_series": lambda: call(x, permutations=9, rng=0),
+        "simulated_server.check_runlength": lambda: call("runlength", 60.0),
+        "simulated_server.check_server": lambda: call(server()),
         "survey.diagnose": lambda: call(hosts_frame(), "host", permutations=9, rng=0),
         "sweeps.SweepResult.to_frame": lambda: call(sweep()),
         "sweeps.standard_error_sweep": lambda: call(
@@ -449,6 +470,9 @@ def _valid(tmp):  # noqa: PLR0915 - one table
         ),
         "type1.bootstrap_clusters": lambda: call("host", schedule()),
         "type1.aa_tests": lambda: call("fully_balanced", E1, requests=8, hosts=2, experiments=3, replicates=4, rng=0),
+        "type1.AATests.to_frame": lambda: call(
+            type1.aa_tests("fully_balanced", E1, requests=8, hosts=2, experiments=3, replicates=4, rng=0)
+        ),
         "type1.type1_error_table": lambda: call(
             requests=8, hosts=2, experiments=4, replicates=4, rows=[("unbalanced", "iid")], rng=0
         ),
@@ -465,21 +489,31 @@ def _valid(tmp):  # noqa: PLR0915 - one table
         ),
         "widgets.explorer_figure": lambda: call(__import__("matplotlib.pyplot").pyplot.figure(figsize=(2, 1))),
         "widgets.figure_html": lambda: call(__import__("matplotlib.pyplot").pyplot.figure(figsize=(2, 1)), alt="x"),
-        "workbench.SimulatedServer": lambda: call(),
-        "workbench.SimulatedServer.mean_response": lambda: call(server(), 50.0),
-        "workbench.SimulatedServer.noise_cv": lambda: call(server(), 50.0, 60.0),
-        "workbench.SimulatedServer.run": lambda: call(server(), 50.0, 60.0, trials=2, rng=0),
-        "workbench.find_peak_rate": lambda: call(server(), rng=0, **SEARCH),
-        "workbench.trials_needed": lambda: call(server(), load=100.0, runlength=60.0, rng=0),
-        "workbench.map_response_surface": lambda: call(points().head(2), rng=0, **SEARCH),
-        "workbench.d_optimal": lambda: call(points(), 6, starts=2, rng=0),
-        "workbench.quadratic_design": lambda: call(points()),
-        "workbench.fit_quadratic_surface": lambda: call(points(), _surface_values()),
-        "workbench.QuadraticSurface.predict": lambda: call(
-            workbench.fit_quadratic_surface(points(), _surface_values()), points()
+        "simulated_server.SimulatedServer": lambda: call(),
+        "simulated_server.SimulatedServer.mean_response": lambda: call(server(), 50.0),
+        "simulated_server.SimulatedServer.noise_cv": lambda: call(server(), 50.0, 60.0),
+        "simulated_server.SimulatedServer.run": lambda: call(server(), 50.0, 60.0, trials=2, rng=0),
+        "peak_search.find_peak_rate": lambda: call(server(), rng=0, **SEARCH),
+        "peak_search.trials_needed": lambda: call(server(), load=100.0, runlength=60.0, rng=0),
+        "response_surface.map_response_surface": lambda: call(points().head(2), rng=0, **SEARCH),
+        "response_surface.Surface.to_frame": lambda: call(
+            response_surface.map_response_surface(points().head(2), rng=0, **SEARCH)
         ),
-        "workbench.QuadraticSurface.mean_absolute_percentage_error": lambda: call(
-            workbench.fit_quadratic_surface(points(), _surface_values()), points(), _surface_values()
+        "response_surface.QuadraticSurface.to_frame": lambda: call(
+            response_surface.fit_quadratic_surface(points(), _surface_values())
+        ),
+        "peak_search.PeakSearch.to_frame": lambda: call(_peak_search()),
+        "pt4cloud.ShortIntervalResult.to_frame": lambda: call(
+            pt4cloud.pt4cloud_short(timed_frame(), interval_lengths=["2h", "4h"], strips=50)
+        ),
+        "response_surface.d_optimal": lambda: call(points(), 6, starts=2, rng=0),
+        "response_surface.quadratic_design": lambda: call(points()),
+        "response_surface.fit_quadratic_surface": lambda: call(points(), _surface_values()),
+        "response_surface.QuadraticSurface.predict": lambda: call(
+            response_surface.fit_quadratic_surface(points(), _surface_values()), points()
+        ),
+        "response_surface.QuadraticSurface.mean_absolute_percentage_error": lambda: call(
+            response_surface.fit_quadratic_surface(points(), _surface_values()), points(), _surface_values()
         ),
         # not in CALLABLES (a dunder), but a Recorder case found by hand: a refused value must not poison it
         "records.Recorder.__call__": lambda: call(records.Recorder("rec2", out_dir=str(tmp / "records")), "k", 1.0),
@@ -591,7 +625,7 @@ INPUT_CLASSES = {
     "perfstudy.model.VarianceComponents",
     "perfstudy.designs.CostModel",
     "perfstudy.schedules.Schedule",
-    "perfstudy.workbench.SimulatedServer",
+    "perfstudy.simulated_server.SimulatedServer",
     "perfstudy.records.Recorder",
     "perfstudy.kde.Grid",
 }
@@ -600,10 +634,16 @@ INPUT_CLASSES = {
 STUDIES = "perfstudy.studies."
 
 
+def _is_figure(name: str) -> bool:
+    """A paper's figure (``perfstudy.studies.<paper>_figures.plot_*``): a plot like those of
+    perfstudy.plots, walked with them, not a study."""
+    return name.startswith(STUDIES) and name.removeprefix(STUDIES).split(".")[0].endswith("_figures")
+
+
 def _walked():
     names = []
     for name, obj in CALLABLES.items():
-        if name.startswith(STUDIES):
+        if name.startswith(STUDIES) and not _is_figure(name):
             continue
         if inspect.isclass(obj) and name not in INPUT_CLASSES:
             continue
@@ -618,8 +658,9 @@ def _resolve(name):
     import importlib
 
     parts = name.split(".")
-    obj = importlib.import_module(f"perfstudy.{parts[0]}")
-    for part in parts[1:]:
+    depth = 2 if parts[0] == "studies" else 1
+    obj = importlib.import_module("perfstudy." + ".".join(parts[:depth]))
+    for part in parts[depth:]:
         obj = getattr(obj, part)
     return obj
 
@@ -666,10 +707,11 @@ LABELS = {"batches"}
 DOCUMENTED_NAN = {
     "compare.adjust_p_values": "NaN p-values (hypotheses not tested) are left out and stay NaN (docstring)",
     "io.read_pyperf": "loops is NaN when the file does not record it (docstring: extra columns)",
+    "survey.diagnose_series": "a diagnostic that does not apply (one value, a constant) is NaN; notes says why",
 }
 #: callables that pass NaN inside a frame through without computing on it: a plot draws it as a gap
 #: (perfstudy.plots' module docstring), hourly_sample keeps or drops whole rows by their time
-PASS_THROUGH = ("plots.", "pt4cloud.hourly_sample")
+PASS_THROUGH = ("plots.", "studies.", "pt4cloud.hourly_sample")  # studies.: only the figures are walked here
 
 
 @pytest.mark.parametrize("name", WALKED)
@@ -753,8 +795,8 @@ def test_input_classes_are_dataclasses_or_documented():
 def _study_valid():
     from test_studies import AZURE, CWB_METRICS, GRID, _synthetic_pairs
 
-    from perfstudy.studies import he2019, maricq2018
-    from perfstudy.workbench import SimulatedServer
+    from perfstudy.simulated_server import SimulatedServer
+    from perfstudy.studies import bakshy2015, he2019, maricq2018, public_data
 
     pt4 = ["pt4cloud-AWS-EP-L"]
     return {
@@ -763,6 +805,22 @@ def _study_valid():
         "bakshy2015.table3_standard_errors": lambda: call(E1),
         "bakshy2015.figure4": lambda: call(E1, hosts=[2], requests=[8], experiments=4, rng=0),
         "bakshy2015.figure5": lambda: call(E1, requests=8, hosts=2, experiments=4, rng=0),
+        "bakshy2015.DeltaHatDensities.to_frame": lambda: call(
+            bakshy2015.figure5(E1, requests=8, hosts=2, experiments=4, rng=0)
+        ),
+        "bakshy2015.BootstrapAgainstTruth.to_frame": lambda: call(
+            bakshy2015.figure6(E1, requests=8, hosts=2, simulations=5, replicates=5, rng=0)
+        ),
+        "bakshy2015.RankedAATests.to_frame": lambda: call(
+            bakshy2015.figure7(E1, requests=8, hosts=4, tests=3, replicates=4, rng=0)
+        ),
+        "bakshy2015.PilotBudget.to_frame": lambda: call(_budget()),
+        "he2019.Configuration.to_frame": lambda: call(he2019.configuration(pt4[0])),
+        "maricq2018.NormalityTests.to_frame": lambda: call(maricq2018.figure3_normality(window=500, rng=0)),
+        "maricq2018.DegradedCopyRanking.to_frame": lambda: call(
+            maricq2018.figure7_cwb(metrics=CWB_METRICS, permutations=9, max_remove=1, rng=0)
+        ),
+        "public_data.Series.to_frame": lambda: call(next(public_data.iter_series(["sap-hana-0016"]))),
         "bakshy2015.allocations": lambda: call(E1, COSTS, budgets=[5000.0], targets=[0.1], hosts=[4, 8]),
         "bakshy2015.table3": lambda: call(E1, requests=8, hosts=4, experiments=3, replicates=3, rng=0),
         "bakshy2015.figure6": lambda: call(E1, requests=8, hosts=2, simulations=5, replicates=5, rng=0),
@@ -795,7 +853,7 @@ def _study_valid():
         "he2019.azure_weeks": lambda: call(["azure-redis-get-long"]),
         "kolaczkowski.standard_error_trap": lambda: call(["azure-redis-get-long"], batches=10),
         "maricq2018.cov_summary": lambda: call(_survey()),
-        "maricq2018.Figure3.summary": lambda: call(maricq2018.figure3_normality(window=500, rng=0)),
+        "maricq2018.NormalityTests.shares": lambda: call(maricq2018.figure3_normality(window=500, rng=0)),
         "maricq2018.figure3_normality": lambda: call(window=500, rng=0),
         "maricq2018.figure4_stationarity": lambda: call(_survey()),
         "maricq2018.warmup_table": lambda: call(_survey()),
@@ -873,7 +931,7 @@ def _sap():
 STUDY_NAMES = sorted(
     name.removeprefix(STUDIES)
     for name, obj in CALLABLES.items()
-    if name.startswith(STUDIES) and not (inspect.isclass(obj))
+    if name.startswith(STUDIES) and not inspect.isclass(obj) and not _is_figure(name)
 )
 
 

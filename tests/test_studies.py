@@ -15,10 +15,10 @@ import pytest
 from perfstudy import DESIGNS, PERFLAB_ENDPOINTS, CostModel
 from perfstudy.datasets import DataUnavailableError, load, locate
 from perfstudy.designs import optimal_allocation, standard_error
+from perfstudy.simulated_server import SimulatedServer
 from perfstudy.studies import bakshy2015, he2019, kolaczkowski, maricq2018, shivam2008, versions
 from perfstudy.studies.public_data import SERIES, iter_series, survey_datasets
 from perfstudy.type1 import ROWS, aa_tests
-from perfstudy.workbench import SimulatedServer
 
 E1 = PERFLAB_ENDPOINTS[1]
 SEARCH = dict(target_accuracy=0.1, confidence=0.95, region_width=0.1, runlength=120.0, increment=20.0, max_loads=500)
@@ -126,7 +126,7 @@ STUDY_CALLS = {
     ),
     "perfstudy.studies.maricq2018.figure3_normality": lambda r: maricq2018.figure3_normality(
         window=500, rng=r
-    ).summary(),
+    ).shares(),
     "perfstudy.studies.maricq2018.figure5_convergence": lambda r: maricq2018.figure5_convergence(
         [("pt4cloud-AWS-EP-L", "ground_truth")], trials=5, max_size=50, rng=r
     )[1],
@@ -238,7 +238,7 @@ def test_pilot_budget_judges_each_recommendation_under_the_truth():
     costs = CostModel(setup=600.0, request=2.0, repetition=0.5, host=60.0)
     budget = STUDY_CALLS["perfstudy.studies.bakshy2015.pilot_budget"](4)
     per_pilot = budget.pilots
-    assert len(per_pilot) == 2 * 2 * 3 and len(budget.summary) == 4
+    assert len(per_pilot) == 2 * 2 * 3 and len(budget.by_pilot) == 4
     oracle = optimal_allocation(E1, costs, target_se=0.1, hosts=[4, 8, 16])
     assert budget.oracle == oracle[oracle.best]
     for row in per_pilot.itertuples():
@@ -248,7 +248,7 @@ def test_pilot_budget_judges_each_recommendation_under_the_truth():
         assert row.true_se == pytest.approx(truth, rel=1e-12)
     first = per_pilot[(per_pilot.pilot_hosts == 4) & (per_pilot.pilot_batches == 2)]
     ratio = first.true_se / 0.1
-    summary = budget.summary.iloc[0]
+    summary = budget.by_pilot.iloc[0]
     assert summary.within_10pct == pytest.approx(np.mean(abs(ratio - 1) <= 0.1))
     assert summary.se_ratio_median == pytest.approx(ratio.median())
     assert summary.oracle_design_share == pytest.approx(np.mean(first.design == budget.oracle.design))
@@ -346,7 +346,7 @@ def test_figures_5_6_7_shapes_and_sense():
     assert np.allclose(fig5.table.empirical_sd, fig5.table.analytic_se, rtol=0.2)
     fig6 = bakshy2015.figure6(E1, requests=512, hosts=16, simulations=300, replicates=300, rng=3)
     # the request bootstrap of a fully balanced experiment misses the host effects: far too narrow
-    assert fig6.summary["request_bootstrap_se"] < 0.6 * fig6.summary["true_sd"]
+    assert fig6.headline["request_bootstrap_se"] < 0.6 * fig6.headline["true_sd"]
     fig7 = bakshy2015.figure7(E1, requests=64, hosts=8, tests=60, replicates=100, rng=4)
     assert len(fig7.intervals) == 12 and fig7.rates.false_positive_rate.between(0, 1).all()
     rate = fig7.rates.set_index(["design", "bootstrap"]).false_positive_rate

@@ -13,6 +13,17 @@ import numpy as np
 import pandas as pd
 
 from perfstudy import datasets
+from perfstudy._checks import (
+    check_bool,
+    check_choice,
+    check_each,
+    check_fraction,
+    check_instance,
+    check_int,
+    check_names,
+    check_real,
+)
+from perfstudy._result import Result
 from perfstudy.bootstrap import clustered_bootstrap
 from perfstudy.designs import CostModel, optimal_allocation, standard_error, variance_from_schedule
 from perfstudy.estimate import SCHEDULE_TERMS, VarianceFit, fit_variance_components
@@ -24,9 +35,8 @@ from perfstudy.model import (
     simulate,
 )
 from perfstudy.schedules import DESIGNS, pilot_schedule, schedule
-from perfstudy.studies import _arguments
 from perfstudy.sweeps import SweepResult, standard_error_sweep
-from perfstudy.type1 import aa_tests, bootstrap_clusters, segment_aa_study, type1_error_table
+from perfstudy.type1 import BOOTSTRAPS, aa_tests, bootstrap_clusters, segment_aa_study, type1_error_table
 
 __all__ = [
     "TABLE_3_ROWS",
@@ -35,13 +45,13 @@ __all__ = [
     "figure2_repetition_ratio",
     "table3_standard_errors",
     "figure4",
-    "Figure5",
+    "DeltaHatDensities",
     "figure5",
     "allocations",
     "table3",
-    "Figure6",
+    "BootstrapAgainstTruth",
     "figure6",
-    "Figure7",
+    "RankedAATests",
     "figure7",
     "real_series",
     "real_aa",
@@ -98,6 +108,9 @@ def figure2_repetition_ratio(components: VarianceComponents, *, requests: int = 
     requests, repetitions : int
         ``R`` and ``T``.
     """
+    check_instance("components", components, VarianceComponents)
+    check_int("requests", requests)
+    check_int("repetitions", repetitions)
     one = clustered_standard_error(1.0, rho=components.rho, requests=requests, repetitions=1)
     many = clustered_standard_error(1.0, rho=components.rho, requests=requests, repetitions=repetitions)
     return float(many / one)
@@ -119,6 +132,9 @@ def table3_standard_errors(components: VarianceComponents, *, requests: int = 51
     DataFrame
         ``design``, ``closed_form``, ``eq5_from_schedule``, ``paper``.
     """
+    check_instance("components", components, VarianceComponents)
+    check_int("requests", requests)
+    check_int("hosts", hosts)
     printed = {design: se for (design, _), (_, _, se) in TABLE_3.items()}
     rows = []
     for design in DESIGNS:
@@ -155,6 +171,11 @@ def figure4(
     progress : bool
         Show a progress bar.
     """
+    check_instance("components", components, VarianceComponents)
+    check_each("hosts", hosts, check_int)
+    check_each("requests", requests, check_int)
+    check_int("experiments", experiments)
+    check_bool("progress", progress)
     return standard_error_sweep(
         components,
         hosts=hosts,
@@ -167,7 +188,7 @@ def figure4(
 
 
 @dataclass(frozen=True, eq=False)
-class Figure5:
+class DeltaHatDensities(Result):
     """Figure 5: ``delta_hat`` of simulated A/A tests per design.
 
     Attributes
@@ -184,10 +205,14 @@ class Figure5:
     analytic_se: dict
     table: pd.DataFrame
 
+    def to_frame(self) -> pd.DataFrame:
+        """The table of the figure, one row per design (``table``)."""
+        return self.table.copy()
+
 
 def figure5(
     components: VarianceComponents, *, requests: int = 256, hosts: int = 16, experiments: int = 10_000, rng=None
-) -> Figure5:
+) -> DeltaHatDensities:
     """Figure 5: the distribution of ``delta_hat`` per design, against the normal of its closed-form SE.
 
     Parameters
@@ -201,6 +226,10 @@ def figure5(
     rng : None, int, SeedSequence or Generator
         One stream per design.
     """
+    check_instance("components", components, VarianceComponents)
+    check_int("requests", requests)
+    check_int("hosts", hosts)
+    check_int("experiments", experiments)
     streams = np.random.default_rng(rng).spawn(len(DESIGNS))
     samples = {
         d: sample_delta_hat(d, components, requests=requests, hosts=hosts, experiments=experiments, rng=g)
@@ -215,7 +244,7 @@ def figure5(
             "mean": [samples[d].mean() for d in DESIGNS],
         }
     )
-    return Figure5(samples, analytic, table)
+    return DeltaHatDensities(samples, analytic, table)
 
 
 def allocations(
@@ -242,6 +271,11 @@ def allocations(
     DataFrame
         :meth:`perfstudy.designs.AllocationResult.to_frame` rows with ``budget`` or ``target_se``.
     """
+    check_instance("components", components, VarianceComponents)
+    check_instance("costs", costs, CostModel)
+    check_each("budgets", budgets, check_real, empty=True, positive=True)
+    check_each("targets", targets, check_real, empty=True, positive=True)
+    check_each("hosts", hosts, check_int)
     frames = [
         optimal_allocation(components, costs, budget=b, hosts=list(hosts)).to_frame().assign(budget=b) for b in budgets
     ]
@@ -289,6 +323,12 @@ def table3(
         ``paper_type1_error``, ``paper_mean_se``, ``paper_se``, and the gaps
         ``type1_diff_points`` (percentage points) and ``se_diff``.
     """
+    check_instance("components", components, VarianceComponents)
+    check_int("requests", requests)
+    check_int("hosts", hosts)
+    check_int("experiments", experiments)
+    check_int("replicates", replicates)
+    check_bool("progress", progress)
     table = type1_error_table(
         components,
         requests=requests,
@@ -308,7 +348,7 @@ def table3(
 
 
 @dataclass(frozen=True, eq=False)
-class Figure6:
+class BootstrapAgainstTruth(Result):
     """Figure 6: the true spread of ``delta_hat`` against two bootstraps of one experiment.
 
     Attributes
@@ -319,14 +359,18 @@ class Figure6:
         The first experiment's estimate.
     replicates : dict of str to ndarray
         Each bootstrap's replicates of the first experiment.
-    summary : dict
+    headline : dict
         ``true_sd``, ``analytic_se`` and ``<bootstrap>_bootstrap_se``.
     """
 
     delta_hat: np.ndarray
     estimate: float
     replicates: dict
-    summary: dict
+    headline: dict
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row of the figure's numbers (``headline``)."""
+        return pd.DataFrame([self.headline])
 
 
 def figure6(
@@ -338,7 +382,7 @@ def figure6(
     simulations: int = 10_000,
     replicates: int = 2_000,
     rng=None,
-) -> Figure6:
+) -> BootstrapAgainstTruth:
     """Figure 6: one experiment's host and request bootstraps against the true distribution.
 
     Parameters
@@ -356,6 +400,12 @@ def figure6(
     rng : None, int, SeedSequence or Generator
         The simulation's and the bootstraps' streams.
     """
+    check_instance("components", components, VarianceComponents)
+    check_choice("design", design, DESIGNS)
+    check_int("requests", requests)
+    check_int("hosts", hosts)
+    check_int("simulations", simulations)
+    check_int("replicates", replicates)
     rng = np.random.default_rng(rng)
     sim = simulate(design, components, requests=requests, hosts=hosts, experiments=simulations, rng=rng)
     boots = {
@@ -369,11 +419,13 @@ def figure6(
         "analytic_se": standard_error(design, components, requests=requests, hosts=hosts),
         **{f"{name}_bootstrap_se": boot.standard_error for name, boot in boots.items()},
     }
-    return Figure6(sim.delta_hat, boots["host"].estimate, {k: b.distribution for k, b in boots.items()}, summary)
+    return BootstrapAgainstTruth(
+        sim.delta_hat, float(boots["host"].estimate), {k: b.distribution for k, b in boots.items()}, summary
+    )
 
 
 @dataclass(frozen=True, eq=False)
-class Figure7:
+class RankedAATests(Result):
     """Figure 7: ranked intervals of simulated A/A tests per design and bootstrap.
 
     Attributes
@@ -387,6 +439,10 @@ class Figure7:
     intervals: dict
     rates: pd.DataFrame
 
+    def to_frame(self) -> pd.DataFrame:
+        """False-positive rates per design and bootstrap (``rates``)."""
+        return self.rates.copy()
+
 
 def figure7(
     components: VarianceComponents,
@@ -398,7 +454,7 @@ def figure7(
     confidence: float = 0.95,
     bootstraps=("iid", "request", "host"),
     rng=None,
-) -> Figure7:
+) -> RankedAATests:
     """Figure 7: ``tests`` A/A tests per design, each bootstrap's CLT interval at ``confidence``.
 
     Parameters
@@ -418,6 +474,13 @@ def figure7(
     rng : None, int, SeedSequence or Generator
         One stream per design.
     """
+    check_instance("components", components, VarianceComponents)
+    check_int("requests", requests)
+    check_int("hosts", hosts)
+    check_int("tests", tests)
+    check_int("replicates", replicates)
+    check_fraction("confidence", confidence)
+    check_names("bootstraps", bootstraps, BOOTSTRAPS)
     intervals, rates = {}, []
     for design, stream in zip(DESIGNS, np.random.default_rng(rng).spawn(len(DESIGNS))):
         result = aa_tests(
@@ -436,7 +499,7 @@ def figure7(
             rates.append(
                 dict(design=design, bootstrap=name, false_positive_rate=float(np.mean((low > 0) | (high < 0))))
             )
-    return Figure7(intervals, pd.DataFrame(rates))
+    return RankedAATests(intervals, pd.DataFrame(rates))
 
 
 def real_series(azure: tuple[str, ...] = (), *, pt4cloud: bool = True) -> list[tuple[str, np.ndarray]]:
@@ -454,6 +517,8 @@ def real_series(azure: tuple[str, ...] = (), *, pt4cloud: bool = True) -> list[t
     -------
     list of (label, values)
     """
+    check_names("azure", azure, empty=True)
+    check_bool("pt4cloud", pt4cloud)
     series = []
     for name in azure:
         frame = datasets.load(name)
@@ -501,6 +566,12 @@ def real_aa(
     summary : DataFrame
         Per bootstrap: median, min and max Type I error, the median t-interval rate, the median SE ratio.
     """
+    check_instance("series", series, (list, tuple))
+    check_int("segments", segments)
+    check_int("segment_length", segment_length)
+    check_int("experiments", experiments)
+    check_int("replicates", replicates)
+    check_bool("progress", progress)
     usable = [(label, values) for label, values in series if len(values) >= 2 * segments * segment_length]
     if not usable:
         raise ValueError(f"series: none holds {2 * segments * segment_length} runs")
@@ -581,6 +652,12 @@ def table1_recovery(
         :class:`~perfstudy.model.VarianceComponents`), ``truth``, ``estimate``, ``low``, ``high``,
         ``covered``; plus ``singular`` and ``converged`` of the endpoint's fit.
     """
+    check_int("requests", requests)
+    check_int("hosts", hosts)
+    check_int("batches", batches)
+    check_int("replicates", replicates)
+    check_fraction("confidence", confidence)
+    check_bool("progress", progress)
     streams = np.random.default_rng(rng).spawn(2 * len(PERFLAB_ENDPOINTS))
     names = dict(zip([*SCHEDULE_TERMS, "residual"], ["request", "host", "request_batch", "host_batch", "noise"]))
     rows = []
@@ -648,6 +725,11 @@ def design_from_pilot(
         standard error, ``achieved / sqrt(2 (experiments - 1))``), ``bootstrap`` (the clustering to
         analyse it with, :data:`BOOTSTRAP_FOR_DESIGN`) and ``best``.
     """
+    check_instance("fit", fit, VarianceFit)
+    check_instance("costs", costs, CostModel)
+    check_real("target_se", target_se, positive=True)
+    check_each("hosts", hosts, check_int)
+    check_int("experiments", experiments)
     components = fit.components()
     allocation = optimal_allocation(components, costs, target_se=target_se, hosts=list(hosts))
     streams = np.random.default_rng(rng).spawn(len(allocation.allocations))
@@ -768,6 +850,9 @@ def interval_methods(
         ``profile_low``, ``profile_high``, ``bootstrap_low``, ``bootstrap_high``; the seconds each
         method took are in ``attrs["seconds"]`` (``{"profile": ..., "bootstrap": ...}``).
     """
+    check_fraction("confidence", confidence)
+    check_int("replicates", replicates)
+    check_bool("progress", progress)
     import time
 
     if not isinstance(benchmark, str):
@@ -830,6 +915,10 @@ def variance_split(*, cwb=None, azure=AZURE_LONG, progress: bool = False) -> pd.
         the summed variances) for each role in :data:`VARIANCE_ROLES` (NaN where the family has no
         such term); and ``total_sd``.
     """
+    if cwb is not None:
+        check_names("cwb", cwb, empty=True)
+    check_names("azure", azure, empty=True)
+    check_bool("progress", progress)
     from tqdm.auto import tqdm
 
     rows = []
@@ -870,7 +959,7 @@ def variance_split(*, cwb=None, azure=AZURE_LONG, progress: bool = False) -> pd.
 
 
 @dataclass(frozen=True)
-class PilotBudget:
+class PilotBudget(Result):
     """What a pilot of each size recommends, against the design the true sigmas recommend.
 
     Attributes
@@ -880,7 +969,7 @@ class PilotBudget:
         the recommended ``design``, ``requests``, ``repetitions``, ``hosts``, ``cost``,
         ``promised_se`` (under the fitted sigmas) and ``true_se`` (the same allocation under the
         true sigmas, :func:`~perfstudy.designs.standard_error`).
-    summary : DataFrame
+    by_pilot : DataFrame
         One row per pilot size: ``pilot_hosts``, ``pilot_batches``, ``observations``,
         ``oracle_design_share`` (pilots that recommend the oracle's design), ``cost_ratio``
         (median cost over the oracle's), ``se_ratio_median``, ``se_ratio_low`` and
@@ -893,9 +982,13 @@ class PilotBudget:
     """
 
     pilots: pd.DataFrame
-    summary: pd.DataFrame
+    by_pilot: pd.DataFrame
     oracle: object
     target_se: float
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per pilot size (``by_pilot``)."""
+        return self.by_pilot.copy()
 
 
 def pilot_budget(
@@ -946,6 +1039,15 @@ def pilot_budget(
     -------
     PilotBudget
     """
+    check_instance("costs", costs, CostModel)
+    check_int("endpoint", endpoint)
+    check_real("target_se", target_se, positive=True)
+    check_int("requests", requests)
+    check_each("hosts", hosts, check_int)
+    check_each("batches", batches, check_int)
+    check_int("pilots", pilots)
+    check_each("design_hosts", design_hosts, check_int)
+    check_bool("progress", progress)
     from tqdm.auto import tqdm
 
     truth = PERFLAB_ENDPOINTS[endpoint]
@@ -1003,7 +1105,21 @@ def pilot_budget(
         )
         .reset_index()
     )
-    return PilotBudget(pilots=per_pilot, summary=summary, oracle=oracle, target_se=target_se)
+    return PilotBudget(pilots=per_pilot, by_pilot=summary, oracle=oracle, target_se=target_se)
 
 
-_arguments.check_module(globals())  # every argument checked by name before the work starts
+#: result classes renamed from the paper's figure numbers to what they hold (two modules had a Figure7)
+_RENAMED = {"Figure5": "DeltaHatDensities", "Figure6": "BootstrapAgainstTruth", "Figure7": "RankedAATests"}
+
+
+def __getattr__(name: str):
+    if name in _RENAMED:
+        import warnings
+
+        warnings.warn(
+            f"{__name__}.{name} is now {_RENAMED[name]}; the old name goes in the next release",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return globals()[_RENAMED[name]]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

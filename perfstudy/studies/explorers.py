@@ -15,8 +15,9 @@ import ipywidgets as w
 from perfstudy import widgets
 from perfstudy._checks import check_bool, check_choice, check_fraction, check_int, check_real
 from perfstudy.model import PERFLAB_ENDPOINTS
-from perfstudy.plots import plot_confirm_convergence, plot_pt4cloud_distributions
 from perfstudy.studies import he2019, maricq2018
+from perfstudy.studies.he2019_figures import plot_pt4cloud_distributions
+from perfstudy.studies.maricq2018_figures import plot_confirm_convergence
 
 __all__ = ["pt4cloud_explorer", "confirm_explorer", "CONFIRM_SERIES", "APP_EXPLORERS", "explorer_app"]
 

@@ -20,6 +20,19 @@ import numpy as np
 import pandas as pd
 
 from perfstudy import datasets
+from perfstudy._checks import (
+    check_bool,
+    check_duration,
+    check_each,
+    check_fraction,
+    check_frame,
+    check_int,
+    check_names,
+    check_portion,
+    check_real,
+    check_text,
+)
+from perfstudy._result import Result
 from perfstudy.baselines import sota1, sota2
 from perfstudy.parallel import map_tasks
 from perfstudy.pt4cloud import (
@@ -31,7 +44,6 @@ from perfstudy.pt4cloud import (
     split_intervals,
     stability_probability,
 )
-from perfstudy.studies import _arguments
 
 __all__ = [
     "SAMPLED_WEEKS",
@@ -100,7 +112,7 @@ PUBLISHED = {
 
 
 @dataclass(frozen=True, eq=False)
-class Configuration:
+class Configuration(Result):
     """One PT4Cloud configuration: its sampled weeks and its ground truth.
 
     Attributes
@@ -118,6 +130,10 @@ class Configuration:
     config: str
     sampled: np.ndarray
     ground_truth: np.ndarray
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row: the configuration and how many sampled and ground-truth runs it holds."""
+        return pd.DataFrame([self._scalars() | {"sampled": self.sampled.size, "ground_truth": self.ground_truth.size}])
 
     @property
     def runs_per_week(self) -> float:
@@ -141,6 +157,7 @@ class Configuration:
         hours : float
             A duration in hours.
         """
+        check_real("hours", hours, positive=True)
         return max(MIN_SAMPLES, int(round(hours * self.runs_per_hour)))
 
 
@@ -152,6 +169,7 @@ def configuration(name: str) -> Configuration:
     name : str
         A dataset of family ``pt4cloud`` (see :func:`configurations`).
     """
+    check_text("name", name)
     if not isinstance(name, str):
         raise TypeError(f"name={name!r}: expected a PT4Cloud configuration's name (see configurations())")
     entry = datasets.registry().get(name)
@@ -232,6 +250,13 @@ def weekly_study(
     ``probabilities`` (after weeks 2, 3), ``runs``, ``accuracy`` (against the ground truth),
     ``paper_weeks`` (Table 3), ``result`` (the :class:`PT4CloudResult`, with its band).
     """
+    if names is not None:
+        check_names("names", names)
+    check_fraction("objective_probability", objective_probability)
+    check_fraction("confidence", confidence)
+    check_int("replicates", replicates)
+    check_bool("band", band)
+    check_bool("progress", progress)
     names = configurations() if names is None else list(names)
     work = partial(
         _weekly, objective_probability=objective_probability, confidence=confidence, replicates=replicates, band=band
@@ -303,6 +328,13 @@ def reduction_study(
         ``dataset``, ``benchmark``, ``config``, ``interval_hours``, ``stopped``, ``validated``,
         ``runs_spent``, ``runs_reported``, ``accuracy``, ``rounds``.
     """
+    if names is not None:
+        check_names("names", names)
+    check_each("hours", hours, check_real, positive=True)
+    check_real("validate_below_hours", validate_below_hours, positive=True)
+    check_fraction("objective_probability", objective_probability)
+    check_portion("portion", portion)
+    check_bool("progress", progress)
     if not 0 < portion <= 1:
         raise ValueError(f"portion={portion!r}: expected a share of the hour in (0, 1]")
     names = configurations() if names is None else list(names)
@@ -395,6 +427,16 @@ def baseline_study(
     progress : bool
         Show a progress bar.
     """
+    if names is not None:
+        check_names("names", names)
+    check_each("periods_hours", periods_hours, check_real, positive=True)
+    check_each("spans_hours", spans_hours, check_real, positive=True)
+    check_real("threshold", threshold, nonnegative=True)
+    check_real("margin", margin, nonnegative=True)
+    check_real("step_hours", step_hours, positive=True)
+    check_fraction("confidence", confidence)
+    check_int("replicates", replicates)
+    check_bool("progress", progress)
     if not step_hours > 0:
         raise ValueError(f"step_hours={step_hours!r}: expected a positive number of hours")
     names = configurations() if names is None else list(names)
@@ -429,6 +471,8 @@ def sota_comparison(weekly: pd.DataFrame, baselines: pd.DataFrame) -> tuple[pd.D
         Mean accuracies (``pt4cloud``, ``sota1``, ``sota2``), ``sota2_min``, ``sota1_median_hours``,
         ``sota2_hours_range``.
     """
+    check_frame("weekly", weekly, minimum=0)
+    check_frame("baselines", baselines, minimum=0)
     keys = ["dataset", "config", "benchmark"]
     frame = weekly[keys + ["accuracy", "runs"]].merge(baselines, on=keys)
     frame["label"] = frame.benchmark + " " + frame.config
@@ -463,6 +507,10 @@ def reduction_summary(
     portion : float
         The hourly sampling portion of ``sampled``, for the label.
     """
+    check_frame("weekly", weekly, minimum=0)
+    check_frame("reduced", reduced, minimum=0)
+    check_frame("sampled", sampled, minimum=0)
+    check_portion("portion", portion)
     six_weeks = sum(6 * configuration(name).runs_per_week for name in weekly.dataset)
 
     def saved(frame, column):
@@ -495,6 +543,8 @@ def table4_comparison(reduced: pd.DataFrame, sampled: pd.DataFrame) -> pd.DataFr
         ``dataset``, ``benchmark``, ``config``; ``hours``, ``paper_hours``, ``agrees``, ``accuracy``;
         the same with ``_sampled``.
     """
+    check_frame("reduced", reduced, minimum=0)
+    check_frame("sampled", sampled, minimum=0)
     frame = reduced[["dataset", "benchmark", "config", "interval_hours", "accuracy"]].merge(
         sampled[["dataset", "interval_hours", "accuracy"]], on="dataset", suffixes=("", "_sampled")
     )
@@ -537,6 +587,9 @@ def short_interval_check(name: str, hours: float, *, objective_probability: floa
     objective_probability : float
         ``po``, for ``stable`` and ``validates``.
     """
+    check_text("name", name)
+    check_real("hours", hours, positive=True)
+    check_fraction("objective_probability", objective_probability)
     c = configuration(name)
     parts, _ = split_intervals(c.sampled, c.runs(hours))
     if len(parts) < 4:
@@ -575,6 +628,9 @@ def azure_weeks(names, *, interval: str = "7D", objective_probability: float = 0
         ``series``, ``weeks_with_runs``, ``weeks_used``, ``stopped``, ``runs``, ``later_runs``,
         ``accuracy_later`` (NaN with fewer than ``MIN_SAMPLES`` later runs).
     """
+    check_names("names", names)
+    check_duration("interval", interval)
+    check_fraction("objective_probability", objective_probability)
     rows = []
     for name in names:
         for host, runs in datasets.load(name).groupby("host"):
@@ -595,6 +651,3 @@ def azure_weeks(names, *, interval: str = "7D", objective_probability: float = 0
                 )
             )
     return pd.DataFrame(rows)
-
-
-_arguments.check_module(globals())  # every argument checked by name before the work starts

@@ -8,8 +8,8 @@ import pandas as pd
 from scipy import stats
 
 from perfstudy import datasets
+from perfstudy._checks import check_int, check_names
 from perfstudy.diagnostics import autocorrelation_se, batch_means
-from perfstudy.studies import _arguments
 
 __all__ = ["standard_error_trap"]
 
@@ -35,6 +35,8 @@ def standard_error_trap(names, *, batches: int = 20) -> pd.DataFrame:
         ``bartlett_se``, ``batch_means_se``, ``block_length``, ``too_narrow``,
         ``corrected_vs_blocks`` (Eq. 6 / batch means), ``naive_95_coverage``.
     """
+    check_names("names", names)
+    check_int("batches", batches)
     rows = []
     for name in names:
         for host, group in datasets.load(name).groupby("host"):
@@ -57,6 +59,3 @@ def standard_error_trap(names, *, batches: int = 20) -> pd.DataFrame:
     trap["corrected_vs_blocks"] = trap.truncated_se / trap.batch_means_se
     trap["naive_95_coverage"] = 2 * stats.norm.cdf(stats.norm.ppf(0.975) / trap.too_narrow) - 1
     return trap
-
-
-_arguments.check_module(globals())  # every argument checked by name before the work starts

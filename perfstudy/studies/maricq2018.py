@@ -13,17 +13,27 @@ import numpy as np
 import pandas as pd
 
 from perfstudy import datasets
+from perfstudy._checks import (
+    check_bool,
+    check_each,
+    check_fraction,
+    check_frame,
+    check_int,
+    check_names,
+    check_real,
+    check_text,
+)
+from perfstudy._result import Result
 from perfstudy.confirm import median_ci_indices, repetitions_needed
 from perfstudy.diagnostics import coefficient_of_variation, normality
 from perfstudy.servers import eliminate_unrepresentative, rank_servers
-from perfstudy.studies import _arguments
 from perfstudy.studies.public_data import SERIES, iter_series
 
 __all__ = [
     "series_values",
     "PUBLISHED",
     "cov_summary",
-    "Figure3",
+    "NormalityTests",
     "figure3_normality",
     "figure4_stationarity",
     "warmup_table",
@@ -32,7 +42,7 @@ __all__ = [
     "figure5_convergence",
     "figure6_cov_vs_repetitions",
     "table4_degraded_server",
-    "Figure7",
+    "DegradedCopyRanking",
     "figure7_cwb",
     "degraded_copy_ranking",
 ]
@@ -69,6 +79,7 @@ def cov_summary(survey: pd.DataFrame) -> dict:
         ``PUBLISHED["hardware_cov"]``), ``pt4cloud`` (CoV per configuration), ``performance`` (the
         survey rows drawn).
     """
+    check_frame("survey", survey, minimum=0)
     performance = _performance(survey)
     by_family = performance.groupby("family")["cov"].describe(percentiles=[0.5])[["count", "min", "50%", "max"]]
     return dict(
@@ -80,7 +91,7 @@ def cov_summary(survey: pd.DataFrame) -> dict:
 
 
 @dataclass(frozen=True, eq=False)
-class Figure3:
+class NormalityTests(Result):
     """Figure 3 on public data: Shapiro-Wilk across hosts and within one host.
 
     Attributes
@@ -99,7 +110,11 @@ class Figure3:
     across_constant: int
     within_constant: int
 
-    def summary(self) -> dict:
+    def to_frame(self) -> pd.DataFrame:
+        """Every test, across hosts and within windows, with a ``scope`` column saying which."""
+        return pd.concat([self.across.assign(scope="across"), self.within.assign(scope="within")], ignore_index=True)
+
+    def shares(self) -> dict:
         """Tests, shares rejected (across) and normal (within), and constant groups."""
         return dict(
             across_tests=len(self.across),
@@ -120,7 +135,7 @@ def _split_constant(frame: pd.DataFrame, keys: list[str]) -> tuple[pd.DataFrame,
     return frame[~flat], frame[flat].groupby(keys).ngroups
 
 
-def figure3_normality(*, window: int = 30, min_hosts: int = 20, alpha: float = 0.05, rng=None) -> Figure3:
+def figure3_normality(*, window: int = 30, min_hosts: int = 20, alpha: float = 0.05, rng=None) -> NormalityTests:
     """Figure 3 on public data: is performance normal across hosts, and within one host?
 
     *Across*: each CWB metric on each instance type with at least ``min_hosts`` hosts (the first
@@ -139,6 +154,9 @@ def figure3_normality(*, window: int = 30, min_hosts: int = 20, alpha: float = 0
     rng : None, int, SeedSequence or Generator
         Seeds Shapiro-Wilk's subsample of groups beyond 5,000 points.
     """
+    check_int("window", window)
+    check_int("min_hosts", min_hosts)
+    check_fraction("alpha", alpha)
     rng = np.random.default_rng(rng)
     cwb = datasets.load("cwb-aws-microbench")
     first = cwb[(cwb.batch == 1) & ~cwb.benchmark.str.contains("failure")]
@@ -165,7 +183,7 @@ def figure3_normality(*, window: int = 30, min_hosts: int = 20, alpha: float = 0
         windows.append(frame.loc[full, ["series", "window", "value"]].assign(dataset=name, family=entry.family))
     windows, within_constant = _split_constant(pd.concat(windows, ignore_index=True), ["dataset", "series", "window"])
     within = normality(windows, by=["family", "dataset", "series", "window"], alpha=alpha)
-    return Figure3(across, within, across_constant, within_constant)
+    return NormalityTests(across, within, across_constant, within_constant)
 
 
 def figure4_stationarity(survey: pd.DataFrame) -> dict:
@@ -183,6 +201,7 @@ def figure4_stationarity(survey: pd.DataFrame) -> dict:
         ``stationary_share_by_family``, ``sap`` (SAP series per label and how many look
         non-stationary).
     """
+    check_frame("survey", survey, minimum=0)
     series = survey[survey.adf_p_value.notna()].copy()
     stationary = series.adf_reject.astype(bool)
     sap = series[series.family == "sap-hana"].merge(datasets.load("sap-hana-details"), on="benchmark")
@@ -209,6 +228,7 @@ def warmup_table(series: pd.DataFrame) -> pd.DataFrame:
     series : DataFrame
         Survey rows with an ADF test (``figure4_stationarity(...)["series"]``).
     """
+    check_frame("series", series, minimum=0)
     return series.groupby("family").warmup_index.agg(
         series="size",
         from_start=lambda w: int((w == 0).sum()),
@@ -225,6 +245,7 @@ def order_table(series: pd.DataFrame) -> pd.DataFrame:
     series : DataFrame
         Survey rows with an ADF test (``figure4_stationarity(...)["series"]``).
     """
+    check_frame("series", series, minimum=0)
     return series.groupby("family").agg(
         series=("independence_p_value", "size"),
         order_matters=("independence_reject", lambda r: float(r.astype(bool).mean())),
@@ -242,6 +263,8 @@ def median_ci_index_table(sizes=(7, 8, 10, 20, 50, 100, 1000), *, confidence: fl
     confidence : float
         Coverage of the median's interval.
     """
+    check_each("sizes", sizes, check_int)
+    check_fraction("confidence", confidence)
     sizes = np.asarray(sizes)
     table = pd.DataFrame({"n": sizes})
     for method in ("order_statistics", "confirm"):
@@ -303,6 +326,12 @@ def figure5_convergence(
     table : DataFrame
         ``dataset``, ``series``, ``runs``, ``cov``, ``estimate``, ``median``.
     """
+    check_real("error", error, positive=True)
+    check_fraction("confidence", confidence)
+    check_int("trials", trials)
+    check_int("start", start)
+    if max_size is not None:
+        check_int("max_size", max_size)
     curves, rows = {}, []
     for (dataset, selector), stream in zip(cases, np.random.default_rng(rng).spawn(len(cases))):
         x = _values(dataset, selector)
@@ -358,6 +387,14 @@ def figure6_cov_vs_repetitions(
         ``series``, ``constant_left_out``, ``estimated``, ``median_estimate_cov_below_4pct``,
         ``spearman_cov_estimate``.
     """
+    check_int("min_runs", min_runs)
+    check_real("error", error, positive=True)
+    check_fraction("confidence", confidence)
+    check_int("trials", trials)
+    check_int("start", start)
+    if max_size is not None:
+        check_int("max_size", max_size)
+    check_bool("progress", progress)
     from tqdm.auto import tqdm
 
     candidates = [s for s in iter_series() if s.values.size >= min_runs and np.median(s.values) != 0]
@@ -427,6 +464,12 @@ def table4_degraded_server(
         ``benchmark``, ``servers``, ``runs``, ``estimate``, ``runs_with_outlier``,
         ``estimate_with_outlier``, ``inflation``.
     """
+    check_names("names", names)
+    check_int("runs_per_host", runs_per_host)
+    check_real("shift", shift, nonnegative=True)
+    check_real("error", error, positive=True)
+    check_fraction("confidence", confidence)
+    check_int("trials", trials)
     rng = np.random.default_rng(rng)
     rows = []
     for name in names:
@@ -454,7 +497,7 @@ def table4_degraded_server(
 
 
 @dataclass(frozen=True, eq=False)
-class Figure7:
+class DegradedCopyRanking(Result):
     """Figure 7 on the CWB fleet: a ranking, a degraded copy's rank, and the elimination curve.
 
     Attributes
@@ -477,6 +520,10 @@ class Figure7:
     rank_after: int
     elimination: object
 
+    def to_frame(self) -> pd.DataFrame:
+        """The ranking with the degraded copy among the servers (``with_copy``)."""
+        return self.with_copy.copy()
+
 
 def figure7_cwb(
     *,
@@ -487,7 +534,7 @@ def figure7_cwb(
     max_remove: int = 15,
     rng=None,
     progress: bool = False,
-) -> Figure7:
+) -> DegradedCopyRanking:
     """Figure 7 on public data: rank the hosts of one CWB instance type, plant a degraded copy, and eliminate.
 
     Parameters
@@ -507,6 +554,12 @@ def figure7_cwb(
     progress : bool
         Show a progress bar.
     """
+    check_text("config", config)
+    check_names("metrics", metrics, empty=True)
+    check_real("shift", shift, nonnegative=True)
+    check_int("permutations", permutations)
+    check_int("max_remove", max_remove, minimum=0)
+    check_bool("progress", progress)
     metrics = list(metrics)
     if not metrics:
         raise ValueError("metrics: name at least one CWB metric")
@@ -529,7 +582,7 @@ def figure7_cwb(
     elimination = eliminate_unrepresentative(
         fleet, metrics=metrics, permutations=permutations, max_remove=max_remove, rng=third
     )
-    return Figure7(
+    return DegradedCopyRanking(
         ranking,
         with_copy,
         copy.host.iloc[0],
@@ -559,6 +612,9 @@ def degraded_copy_ranking(names, *, shift: float = 0.10, permutations: int = 100
         ``benchmark``, ``order`` (hosts, most dissimilar first; the copy is -1), ``copy_rank``,
         ``copy_statistic``, ``next_statistic``.
     """
+    check_names("names", names)
+    check_real("shift", shift, nonnegative=True)
+    check_int("permutations", permutations)
     rows = []
     for name, stream in zip(names, np.random.default_rng(rng).spawn(len(names))):
         frame = datasets.load(name)[["host", "value"]]
@@ -578,4 +634,18 @@ def degraded_copy_ranking(names, *, shift: float = 0.10, permutations: int = 100
     return pd.DataFrame(rows)
 
 
-_arguments.check_module(globals())  # every argument checked by name before the work starts
+#: result classes renamed from the paper's figure numbers to what they hold (two modules had a Figure7)
+_RENAMED = {"Figure3": "NormalityTests", "Figure7": "DegradedCopyRanking"}
+
+
+def __getattr__(name: str):
+    if name in _RENAMED:
+        import warnings
+
+        warnings.warn(
+            f"{__name__}.{name} is now {_RENAMED[name]}; the old name goes in the next release",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return globals()[_RENAMED[name]]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -16,7 +16,8 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from perfstudy import datasets
-from perfstudy.studies import _arguments
+from perfstudy._checks import check_bool, check_fraction, check_frame, check_int, check_names, check_text
+from perfstudy._result import Result
 from perfstudy.survey import diagnose
 
 __all__ = ["SERIES", "SHORT_LIVED", "Series", "series_keys", "iter_series", "survey_datasets"]
@@ -35,7 +36,7 @@ SHORT_LIVED = ["benchmark"]
 
 
 @dataclass(frozen=True, eq=False)
-class Series:
+class Series(Result):
     """One series of a registered dataset: its values in time order (where there is one).
 
     Attributes
@@ -52,6 +53,10 @@ class Series:
     dataset: str
     key: dict
     values: np.ndarray
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row: family, dataset, the key's columns and the number of values."""
+        return pd.DataFrame([{"family": self.family, "dataset": self.dataset, **self.key, "values": self.values.size}])
 
     @property
     def label(self) -> str:
@@ -71,6 +76,8 @@ def series_keys(name: str, frame: pd.DataFrame) -> tuple[list[str], str | None]:
     frame : DataFrame
         What :func:`perfstudy.datasets.load` returned for it.
     """
+    check_text("name", name)
+    check_frame("frame", frame, minimum=0)
     family = datasets.registry()[name].family
     keys, order = SERIES[family]
     if family == "azure-vm-noise" and frame.groupby("host").size().max() == 1:
@@ -87,6 +94,8 @@ def iter_series(names=None):
     names : sequence of str, optional
         Registered datasets (default: every one whose family is in :data:`SERIES`).
     """
+    if names is not None:
+        check_names("names", names)
     registry = datasets.registry()
     names = [n for n, d in registry.items() if d.family in SERIES] if names is None else list(names)
     for name in names:
@@ -126,6 +135,11 @@ def survey_datasets(
         One row per series with ``dataset`` and ``family`` in front; series keys that a family
         lacks are empty.
     """
+    if names is not None:
+        check_names("names", names)
+    check_fraction("alpha", alpha)
+    check_int("permutations", permutations)
+    check_bool("progress", progress)
     registry = datasets.registry()
     names = [n for n, d in registry.items() if d.family in SERIES] if names is None else list(names)
     frames = []
@@ -141,6 +155,3 @@ def survey_datasets(
         result.insert(0, "dataset", name)
         frames.append(result)
     return pd.concat(frames, ignore_index=True)
-
-
-_arguments.check_module(globals())  # every argument checked by name before the work starts

@@ -1,7 +1,7 @@
 """Shivam et al., "Cutting Corners: Workbench Automation for Server Benchmarking", USENIX ATC 2008:
 one function per figure and table, on the simulated workbench (notebook 06).
 
-No code or traces of the paper are public; :class:`perfstudy.workbench.SimulatedServer` stands in
+No code or traces of the paper are public; :class:`perfstudy.simulated_server.SimulatedServer` stands in
 for its NFS server, with a known true peak rate, which is what lets these studies check the
 policies' claims.
 """
@@ -11,15 +11,18 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from perfstudy.studies import _arguments
-from perfstudy.workbench import (
-    SimulatedServer,
-    d_optimal,
-    find_peak_rate,
-    fit_quadratic_surface,
-    map_response_surface,
-    trials_needed,
+from perfstudy._checks import (
+    check_each,
+    check_fraction,
+    check_frame,
+    check_instance,
+    check_int,
+    check_names,
+    check_real,
 )
+from perfstudy.peak_search import POLICIES, find_peak_rate, trials_needed
+from perfstudy.response_surface import d_optimal, fit_quadratic_surface, map_response_surface
+from perfstudy.simulated_server import SimulatedServer
 
 __all__ = [
     "figure3",
@@ -42,7 +45,7 @@ def figure3(server: SimulatedServer, *, search: dict, rng=None) -> tuple[dict, d
     server : SimulatedServer
         The server.
     search : dict
-        Keyword arguments of :func:`perfstudy.workbench.find_peak_rate`.
+        Keyword arguments of :func:`perfstudy.peak_search.find_peak_rate`.
     rng : None, int, SeedSequence or Generator
         One stream, shared by the two searches in turn.
 
@@ -54,6 +57,8 @@ def figure3(server: SimulatedServer, *, search: dict, rng=None) -> tuple[dict, d
         ``{"strawman": (search, true_peak), "binsearch": (...)}`` for
         :func:`perfstudy.plots.plot_search_traces`.
     """
+    check_instance("server", server, SimulatedServer)
+    check_instance("search", search, dict)
     rng = np.random.default_rng(rng)
     straw = find_peak_rate(server, policy="strawman", rng=rng, **search)
     binary = find_peak_rate(server, policy="binsearch", rng=rng, **search)
@@ -90,7 +95,7 @@ def figure6(
     repeats : int
         Searches averaged per point.
     target_accuracy, confidence : float
-        As in :func:`perfstudy.workbench.trials_needed`.
+        As in :func:`perfstudy.peak_search.trials_needed`.
     rng : None, int, SeedSequence or Generator
         One stream, used in turn.
 
@@ -101,6 +106,12 @@ def figure6(
     sweet_spot : DataFrame
         The row of least ``hours`` per load factor.
     """
+    check_instance("server", server, SimulatedServer)
+    check_each("load_factors", load_factors, check_real, positive=True)
+    check_each("runlengths", runlengths, check_real, positive=True)
+    check_int("repeats", repeats)
+    check_fraction("target_accuracy", target_accuracy)
+    check_fraction("confidence", confidence)
     rng = np.random.default_rng(rng)
     rows = []
     for factor in load_factors:
@@ -139,7 +150,7 @@ def calibration(server: SimulatedServer, *, searches: int, search: dict, rng=Non
     searches : int
         Independent searches.
     search : dict
-        Keyword arguments of :func:`perfstudy.workbench.find_peak_rate` (``target_accuracy`` among them).
+        Keyword arguments of :func:`perfstudy.peak_search.find_peak_rate` (``target_accuracy`` among them).
     rng : None, int, SeedSequence or Generator
         One stream per search.
 
@@ -149,6 +160,9 @@ def calibration(server: SimulatedServer, *, searches: int, search: dict, rng=Non
         ``searches``, ``within_target`` (share within ``target_accuracy`` of the true peak),
         ``converged``, ``median_error``, ``max_error``, ``median_hours``.
     """
+    check_instance("server", server, SimulatedServer)
+    check_int("searches", searches)
+    check_instance("search", search, dict)
     results = [find_peak_rate(server, rng=stream, **search) for stream in np.random.default_rng(rng).spawn(searches)]
     errors = np.array([abs(r.peak_rate / server.true_peak_rate - 1) if r.converged else np.inf for r in results])
     return dict(
@@ -171,7 +185,7 @@ def growth(*, scales=(1, 2, 4, 8, 16), policies=("binsearch", "linear"), search:
     policies : sequence of str
         Load pickers.
     search : dict
-        Keyword arguments of :func:`perfstudy.workbench.find_peak_rate`.
+        Keyword arguments of :func:`perfstudy.peak_search.find_peak_rate`.
     rng : None, int, SeedSequence or Generator
         One stream, used in turn.
 
@@ -180,6 +194,9 @@ def growth(*, scales=(1, 2, 4, 8, 16), policies=("binsearch", "linear"), search:
     DataFrame
         ``scale``, ``true_peak``, ``policy``, ``test_loads``, ``hours``, ``converged``.
     """
+    check_each("scales", scales, check_real, positive=True)
+    check_names("policies", policies, POLICIES)
+    check_instance("search", search, dict)
     rng = np.random.default_rng(rng)
     rows = []
     for scale in scales:
@@ -221,6 +238,10 @@ def policy_traces(
     dict
         ``label -> (search, true_peak)`` for :func:`perfstudy.plots.plot_search_traces`.
     """
+    check_instance("server", server, SimulatedServer)
+    check_instance("neighbour", neighbour, SimulatedServer)
+    check_names("policies", policies, POLICIES)
+    check_instance("search", search, dict)
     rng = np.random.default_rng(rng)
     seed_load = find_peak_rate(neighbour, rng=rng, **search).peak_rate
     traces = {}
@@ -245,7 +266,7 @@ def surface_costs(
     repeats : int
         Surfaces mapped per policy and seeding, averaged.
     search : dict
-        Keyword arguments of :func:`perfstudy.workbench.find_peak_rate`.
+        Keyword arguments of :func:`perfstudy.peak_search.find_peak_rate`.
     rng : None, int, SeedSequence or Generator
         Spawned per cell.
 
@@ -255,6 +276,10 @@ def surface_costs(
         ``policy``, ``seeding``, ``hours`` (mean), ``converged`` (mean share), ``max_error`` (worst
         relative error of a reported peak).
     """
+    check_frame("grid", grid, minimum=0)
+    check_names("policies", policies, POLICIES)
+    check_int("repeats", repeats)
+    check_instance("search", search, dict)
     rng = np.random.default_rng(rng)
     rows = []
     for policy in policies:
@@ -287,10 +312,14 @@ def figure9(grid: pd.DataFrame, *, confidences, accuracies, search: dict, rng=No
     confidences, accuracies : sequences of float
         The targets.
     search : dict
-        The other keyword arguments of :func:`perfstudy.workbench.find_peak_rate`.
+        The other keyword arguments of :func:`perfstudy.peak_search.find_peak_rate`.
     rng : None, int, SeedSequence or Generator
         One stream, used in turn.
     """
+    check_frame("grid", grid, minimum=0)
+    check_each("confidences", confidences, check_fraction)
+    check_each("accuracies", accuracies, check_fraction)
+    check_instance("search", search, dict)
     rng = np.random.default_rng(rng)
     rows = []
     for confidence in confidences:
@@ -315,10 +344,14 @@ def figure10(
     policies : sequence of str
         Load pickers.
     search : dict
-        The other keyword arguments of :func:`perfstudy.workbench.find_peak_rate`.
+        The other keyword arguments of :func:`perfstudy.peak_search.find_peak_rate`.
     rng : None, int, SeedSequence or Generator
         One stream, used after :func:`figure9`'s in the notebook.
     """
+    check_frame("grid", grid, minimum=0)
+    check_each("widths", widths, check_fraction)
+    check_names("policies", policies, POLICIES)
+    check_instance("search", search, dict)
     rng = np.random.default_rng(rng)
     rows = []
     for policy in policies:
@@ -345,7 +378,7 @@ def table4(grid: pd.DataFrame, *, sizes, search: dict, rng=None) -> pd.DataFrame
     sizes : sequence of int
         Subset sizes ``k`` (at least the 6 coefficients of a quadratic in two factors).
     search : dict
-        Keyword arguments of :func:`perfstudy.workbench.find_peak_rate`.
+        Keyword arguments of :func:`perfstudy.peak_search.find_peak_rate`.
     rng : None, int, SeedSequence or Generator
         One stream for the measurement and the exchanges, used in turn.
 
@@ -355,6 +388,9 @@ def table4(grid: pd.DataFrame, *, sizes, search: dict, rng=None) -> pd.DataFrame
         ``samples``, ``chosen`` (factor tuples), ``mape_measured``, ``mape_true``, ``hours`` (to
         measure the chosen samples).
     """
+    check_frame("grid", grid, minimum=0)
+    check_each("sizes", sizes, check_int)
+    check_instance("search", search, dict)
     rng = np.random.default_rng(rng)
     measured = map_response_surface(grid, policy="binsearch", seeding=True, rng=rng, **search).samples
     factors = grid[["disks", "daemons"]]
@@ -372,6 +408,3 @@ def table4(grid: pd.DataFrame, *, sizes, search: dict, rng=None) -> pd.DataFrame
             )
         )
     return pd.DataFrame(rows)
-
-
-_arguments.check_module(globals())  # every argument checked by name before the work starts

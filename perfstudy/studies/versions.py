@@ -27,8 +27,8 @@ import pandas as pd
 from scipy import stats
 
 from perfstudy import datasets
+from perfstudy._checks import check_choice, check_each, check_frame, check_int, check_names, check_real
 from perfstudy.compare import compare
-from perfstudy.studies import _arguments
 
 __all__ = ["METHODS", "LAYOUTS", "aa_pairs", "aa_calibration"]
 
@@ -94,10 +94,13 @@ def aa_pairs(
     DataFrame
         ``source``, ``series``, ``benchmark`` (one id per pair), ``version``, ``batch``, ``value``.
     """
-    if layout not in LAYOUTS:
-        raise ValueError(f"layout={layout!r}: expected one of {LAYOUTS}")
-    if not (isinstance(clusters, int) and clusters >= 2):
-        raise ValueError(f"clusters={clusters!r}: expected an int >= 2")
+    check_int("clusters", clusters, minimum=2)
+    check_choice("layout", layout, LAYOUTS)
+    check_names("azure", azure, empty=True)
+    check_names("laaber", laaber, empty=True)
+    check_names("pt4cloud", pt4cloud, empty=True)
+    check_int("block", block)
+    check_int("max_pairs_per_series", max_pairs_per_series)
     parts = []
     pair = 0
     for source, label, values, labels in _series(azure, laaber, pt4cloud, block):
@@ -176,9 +179,10 @@ def aa_calibration(
         ``source``, ``slowdown``, ``method``, ``pairs``, ``rate``, ``mc_se`` (its binomial Monte
         Carlo standard error, ``sqrt(rate (1 - rate) / pairs)`` at the nominal 5% for slowdown 0).
     """
-    unknown = sorted(set(methods) - set(METHODS))
-    if unknown:
-        raise ValueError(f"methods: {unknown} unknown; expected some of {METHODS}")
+    check_frame("pairs", pairs, minimum=0)
+    check_each("slowdowns", slowdowns, check_real, nonnegative=True)
+    check_names("methods", methods, METHODS)
+    check_int("replicates", replicates)
     streams = np.random.default_rng(rng).spawn(len(slowdowns))
     source_of = pairs.groupby("benchmark")["source"].first()
     rows = []
@@ -222,6 +226,3 @@ def aa_calibration(
                     )
                 )
     return pd.DataFrame(rows)
-
-
-_arguments.check_module(globals())  # every argument checked by name before the work starts
