@@ -31,9 +31,11 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 from scipy import linalg
 
 from perfstudy._checks import check_choice, check_fraction, check_int, check_sample
+from perfstudy._result import Result
 
 __all__ = ["ADFResult", "adf", "adf_suffixes", "default_maxlag", "min_suffix"]
 
@@ -41,7 +43,7 @@ REGRESSIONS = ("c", "ct", "ctt", "n")
 
 
 @dataclass(frozen=True)
-class ADFResult:
+class ADFResult(Result):
     """One augmented Dickey-Fuller test.
 
     Attributes
@@ -71,6 +73,11 @@ class ADFResult:
     nobs: int
     critical_values: dict
     ic: float | None
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row: the statistic, p-value, verdict, lags and a ``critical_<level>`` column per critical value."""
+        row = self._scalars() | {f"critical_{level}": value for level, value in self.critical_values.items()}
+        return pd.DataFrame([row])
 
 
 def _check(x, regression: str) -> np.ndarray:

@@ -8,7 +8,7 @@ Per benchmark and version, on the values left once the harness's flagged warm-up
   iterations to drop (with one value per batch, the series-level ADF search of
   :func:`perfstudy.diagnostics.warmup` instead);
 - normality (Shapiro-Wilk), stationarity (ADF), independence (lag-1 shuffle test), the naive and
-  the autocorrelation-corrected standard error of the mean (:func:`perfstudy.survey.diagnose`);
+  the autocorrelation-corrected standard error of the mean (:func:`perfstudy.survey.diagnose_series`);
 - the median's distribution-free interval (:func:`perfstudy.confirm.median_ci`);
 - CONFIRM's repetitions for +-1% and +-5% (:func:`perfstudy.confirm.repetitions_needed`), on the
   batches' means when there are 10 batches or more (the batch is the independent unit), else on
@@ -24,7 +24,7 @@ Per benchmark and version, on the values left once the harness's flagged warm-up
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from types import MappingProxyType
 
 import numpy as np
@@ -42,10 +42,11 @@ from perfstudy._checks import (
     check_sample,
 )
 from perfstudy._format import display_unit, si, with_unit
+from perfstudy._result import Result
 from perfstudy.compare import Comparison, _one_value, _side, _warmup_test, compare, odd_batches
 from perfstudy.confirm import median_ci, repetitions_needed
 from perfstudy.pt4cloud import pt4cloud
-from perfstudy.survey import diagnose
+from perfstudy.survey import diagnose_series
 
 __all__ = ["Analysis", "analyze", "warmup_iterations", "demo_runs"]
 
@@ -116,7 +117,7 @@ def warmup_iterations(values, batches, iterations, *, alpha: float = 0.05, max_f
 
 
 @dataclass(frozen=True, eq=False)
-class Analysis:
+class Analysis(Result):
     """Everything :func:`analyze` found, per benchmark and version, and what to do about it.
 
     Attributes
@@ -247,10 +248,9 @@ def _one(
         found = _warmup_test(_side(x, batches, "mean"), warmup_alpha, threshold)
         if found is not None:
             row["warmup_iterations"] = found[0]
-    frame = pd.DataFrame({"value": x, "position": np.arange(x.size), "series": 0})
-    kept = frame[iterations >= row["warmup_iterations"]]
-    diagnosis = diagnose(kept, "series", order="position", alpha=alpha, permutations=permutations, rng=streams[0])
-    d = diagnosis.iloc[0]
+    values = x[iterations >= row["warmup_iterations"]]
+    diagnosis = diagnose_series(values, alpha=alpha, permutations=permutations, rng=streams[0].spawn(1)[0])
+    d = {k: np.nan if v is None else v for k, v in asdict(diagnosis).items()}  # not computed: NaN, as in a table
     z = stats.norm.ppf(0.5 + confidence / 2)
     row.update(
         mean=float(d["mean"]),
@@ -267,7 +267,6 @@ def _one(
     )
     if isinstance(d["notes"], str) and d["notes"]:
         notes.append(d["notes"])
-    values = kept["value"].to_numpy()
     try:
         interval = median_ci(values, confidence=confidence)
         row.update(median=interval.median, median_low=interval.low, median_high=interval.high)

@@ -24,12 +24,13 @@ import pandas as pd
 from scipy import special
 
 from perfstudy._checks import check_allocation, check_fraction, check_int, check_real, check_resamples, check_sample
+from perfstudy._result import Result
 
 __all__ = ["StoppingResult", "sota1", "sota2", "repetitiveness"]
 
 
 @dataclass(frozen=True, eq=False)
-class StoppingResult:
+class StoppingResult(Result):
     """Where a stopping rule stopped.
 
     Attributes
@@ -47,6 +48,10 @@ class StoppingResult:
     runs: int
     sample: np.ndarray
     checks: pd.DataFrame
+
+    def to_frame(self) -> pd.DataFrame:
+        """The rule's checks, one row per look (``checks``)."""
+        return self.checks.copy()
 
 
 def _series(x) -> np.ndarray:

@@ -24,6 +24,7 @@ from scipy import sparse, stats
 from scipy.sparse.csgraph import connected_components
 
 from perfstudy._checks import check_allocation, check_fraction, check_resamples, check_version
+from perfstudy._result import Result
 
 __all__ = ["WEIGHTS", "BootstrapResult", "check_weights", "clustered_bootstrap", "host_blocks"]
 
@@ -50,7 +51,7 @@ _MAX_REDRAWS = 1000
 
 
 @dataclass(frozen=True, eq=False)
-class BootstrapResult:
+class BootstrapResult(Result):
     """Bootstrap of the difference in means, treatment minus control.
 
     Attributes

@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from perfstudy._checks import check_allocation, check_choice, check_fraction, check_int, check_real, check_sample
+from perfstudy._result import Result
 from perfstudy._tdist import norm_ppf
 
 __all__ = ["MedianCI", "median_ci", "median_ci_indices", "Repetitions", "repetitions_needed"]
@@ -84,7 +85,7 @@ def median_ci_indices(n, confidence: float = 0.95, method: str = "order_statisti
 
 
 @dataclass(frozen=True)
-class MedianCI:
+class MedianCI(Result):
     """A distribution-free CI for the median: ``low`` and ``high`` are the ``lower_index``-th and
     ``upper_index``-th smallest values (1-based).
 
@@ -155,7 +156,7 @@ def median_ci(x, *, confidence: float = 0.95, method: str = "order_statistics") 
 
 
 @dataclass(frozen=True, eq=False)
-class Repetitions:
+class Repetitions(Result):
     """CONFIRM's estimate and the curve behind it (Maricq et al., section 5, Figure 5).
 
     Attributes

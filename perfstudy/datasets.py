@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from perfstudy._checks import check_bool
+from perfstudy._result import Result
 
 __all__ = ["Dataset", "registry", "list_datasets", "locate", "load", "load_family", "DataUnavailableError"]
 
@@ -40,7 +41,7 @@ class DataUnavailableError(FileNotFoundError):
 
 
 @dataclass(frozen=True)
-class Dataset:
+class Dataset(Result):
     """One registered file: where it comes from and what a row is.
 
     Attributes

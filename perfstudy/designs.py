@@ -8,6 +8,7 @@ designs' batches and hosts.
 
 from __future__ import annotations
 
+import html
 import math
 from dataclasses import dataclass
 
@@ -15,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from perfstudy._checks import check_counts, check_int, check_names, check_real
+from perfstudy._result import Result
 from perfstudy.model import VarianceComponents, check_components
 from perfstudy.schedules import (
     BATCHES,
@@ -47,7 +49,7 @@ MAX_REPETITIONS = 100_000
 
 
 @dataclass(frozen=True)
-class DuplicationCoefficients:
+class DuplicationCoefficients(Result):
     """Duplication coefficients of section 4.1, per random effect.
 
     ``nu[k] = (nu_k^(0), nu_k^(1))`` with ``nu_k^(d) = sum_l (n_l^(d))^2 / N`` (average number of
@@ -219,7 +221,7 @@ def standard_error(design: str, components: VarianceComponents, *, requests, hos
 
 
 @dataclass(frozen=True)
-class CostModel:
+class CostModel(Result):
     """Costs of a benchmark, in any one unit (seconds, host-hours, dollars).
 
     Section 3.1.2 prices one condition as ``S_f + R (C_f + T C_m) <= B``. Extended to the designs:
@@ -275,7 +277,7 @@ class CostModel:
 
 
 @dataclass(frozen=True)
-class Allocation:
+class Allocation(Result):
     """The best ``(R, T, H)`` found for one design; ``feasible`` is False if none qualifies.
 
     Attributes
@@ -302,7 +304,7 @@ class Allocation:
 
 
 @dataclass(frozen=True)
-class AllocationResult:
+class AllocationResult(Result):
     """What a budget buys, or what a target standard error costs, for each design.
 
     Attributes
@@ -460,7 +462,7 @@ def optimal_allocation(
 
 
 @dataclass(frozen=True)
-class DesignComparison:
+class DesignComparison(Result):
     """The four designs at one ``(R, H, T)``: SE, cost, and which meet a target SE.
 
     Attributes
@@ -496,6 +498,36 @@ class DesignComparison:
         if self.target_se is not None:
             frame["meets_target"] = frame["standard_error"] <= self.target_se
         return frame
+
+    def _repr_html_(self) -> str:
+        """Each design's SE and cost, the cheapest that meets the target in bold, and the cheapest
+        allocation that meets it with these hosts."""
+        rows = []
+        for design, se in self.standard_errors.items():
+            meets = self.target_se is not None and se <= self.target_se
+            style = ' style="font-weight:bold"' if design == self.cheapest else ""
+            rows.append(
+                f"<tr{style}><td>{html.escape(design.replace('_', ' '))}</td><td>{se:.4f}</td>"
+                f"<td>{self.costs[design]:,.0f}</td><td>{'yes' if meets else 'no'}</td></tr>"
+            )
+        head = "<tr><th>design</th><th>SE</th><th>cost</th><th>meets target</th></tr>"
+        text = [f"<table>{head}{''.join(rows)}</table>"]
+        if self.target_se is not None:
+            if self.cheapest:
+                text.append(
+                    f"<p>Cheapest design meeting SE &le; {self.target_se:g} at these sizes: "
+                    f"<b>{self.cheapest.replace('_', ' ')}</b>.</p>"
+                )
+            else:
+                text.append(f"<p>No design meets SE &le; {self.target_se:g} at these sizes.</p>")
+            if self.allocation is not None and self.allocation.best:
+                best = self.allocation[self.allocation.best]
+                text.append(
+                    f"<p>Cheapest way to meet it with {self.hosts} hosts: "
+                    f"<b>{best.design.replace('_', ' ')}</b>, R = {best.requests}, T = {best.repetitions}, "
+                    f"cost {best.cost:,.0f} (SE {best.standard_error:.4f}).</p>"
+                )
+        return "".join(text)
 
 
 def compare_designs(

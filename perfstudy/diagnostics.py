@@ -25,6 +25,7 @@ from perfstudy._checks import (
     check_sample,
     check_timestamps,
 )
+from perfstudy._result import Result
 from perfstudy.adf import adf, adf_suffixes, min_suffix
 
 __all__ = [
@@ -96,7 +97,7 @@ def _autocovariances(x: np.ndarray, max_lag: int) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class AutocorrelationSE:
+class AutocorrelationSE(Result):
     """Standard error of the mean of an autocorrelated series.
 
     Attributes
@@ -181,7 +182,7 @@ def effective_sample_size(x, *, max_lag="sqrt", kernel: str = "truncated") -> fl
 
 
 @dataclass(frozen=True, eq=False)
-class BatchMeans:
+class BatchMeans(Result):
     """The spread of the means of disjoint consecutive batches, and what it says about the mean.
 
     Attributes
@@ -441,7 +442,7 @@ def stationarity(
 
 
 @dataclass(frozen=True, eq=False)
-class IndependenceTest:
+class IndependenceTest(Result):
     """Original order against shuffled orders (Maricq et al., section 7.4).
 
     ``statistic`` is the lag-1 autocorrelation of the series as measured; ``null`` the same for
@@ -519,7 +520,7 @@ def independence_test(x, *, permutations: int = 1000, alpha: float = 0.05, rng=N
 
 
 @dataclass(frozen=True, eq=False)
-class Warmup:
+class Warmup(Result):
     """First index from which a series passes the ADF test, among ``candidates``.
 
     ``index`` is None when no candidate start gives a stationary remainder.

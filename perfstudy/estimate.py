@@ -36,6 +36,7 @@ from perfstudy._deviance import (
 )
 from perfstudy._formula import parse_formula
 from perfstudy._profile import profile_intervals
+from perfstudy._result import Result
 from perfstudy.model import VarianceComponents
 from perfstudy.parallel import map_tasks
 
@@ -69,7 +70,7 @@ class ConvergenceWarning(UserWarning):
 
 
 @dataclass(frozen=True, eq=False)
-class FitIntervals:
+class FitIntervals(Result):
     """Confidence intervals for the parameters of a :class:`VarianceFit`.
 
     Attributes
@@ -112,7 +113,7 @@ class FitIntervals:
 
 
 @dataclass(frozen=True, eq=False)
-class VarianceFit:
+class VarianceFit(Result):
     """A fitted random-intercept model: standard deviations of the random terms, fixed effects.
 
     Attributes

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from perfstudy._checks import check_allocation, check_int, check_numbers, check_real
+from perfstudy._result import Result
 from perfstudy.schedules import Schedule
 from perfstudy.schedules import schedule as build_schedule
 
@@ -46,7 +47,7 @@ _EFFECTS = ("request", "host", "request_batch", "host_batch")
 
 
 @dataclass(frozen=True)
-class VarianceComponents:
+class VarianceComponents(Result):
     """Standard deviations of the random effects of Eq. 3.
 
     Parameters
@@ -204,7 +205,7 @@ def clustered_standard_error(sigma, *, rho, requests, repetitions=1):
 
 
 @dataclass(frozen=True, eq=False)
-class DrawnEffects:
+class DrawnEffects(Result):
     """The random effects drawn for each experiment (leading axis), one column per level.
 
     Level order is that of ``Schedule.levels``; ``noise`` is per observation.
@@ -223,9 +224,20 @@ class DrawnEffects:
     host_batch: np.ndarray
     noise: np.ndarray
 
+    def to_frame(self) -> pd.DataFrame:
+        """One row per effect: how many values were drawn and their standard deviation."""
+        effects = {f.name: getattr(self, f.name) for f in fields(self)}
+        return pd.DataFrame(
+            {
+                "effect": list(effects),
+                "values": [e.size for e in effects.values()],
+                "sd": [float(np.std(e)) if e.size else np.nan for e in effects.values()],
+            }
+        )
+
 
 @dataclass(frozen=True, eq=False)
-class Simulation:
+class Simulation(Result):
     """Simulated benchmark experiments under one schedule.
 
     Attributes

@@ -47,6 +47,7 @@ from perfstudy._checks import (
     check_sample,
     check_timestamps,
 )
+from perfstudy._result import Result
 from perfstudy.kde import (
     MAX_STRIPS,
     RESOLUTION,
@@ -100,7 +101,7 @@ def _density(x: np.ndarray, grid: Grid, method: str) -> np.ndarray:
 
 
 @dataclass(frozen=True, eq=False)
-class Divergence:
+class Divergence(Result):
     """Symmetric Kullback-Leibler divergence of two samples' KDEs on common strips (section 3.1).
 
     Attributes
@@ -201,7 +202,7 @@ def accuracy(samples, ground_truth, *, strips: int = 1000, method: str = "binned
 
 
 @dataclass(frozen=True, eq=False)
-class ConfidenceBand:
+class ConfidenceBand(Result):
     """A KDE with its point-wise bootstrap confidence band (section 3.2).
 
     Attributes
@@ -365,7 +366,7 @@ def split_intervals(samples, intervals=None, *, empty: str = "error") -> tuple[l
 
 
 @dataclass(frozen=True, eq=False)
-class PT4CloudResult:
+class PT4CloudResult(Result):
     """Outcome of the PT4Cloud workflow (Figure 2).
 
     Attributes
@@ -509,7 +510,7 @@ def pt4cloud(
 
 
 @dataclass(frozen=True, eq=False)
-class ShortIntervalResult:
+class ShortIntervalResult(Result):
     """Outcome of the short-interval variant (Figure 7).
 
     Attributes
@@ -538,6 +539,10 @@ class ShortIntervalResult:
     runs_spent: int
     rounds: pd.DataFrame
     standard: PT4CloudResult | None = field(default=None)
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per round of the short-interval procedure (``rounds``)."""
+        return self.rounds.copy()
 
 
 def pt4cloud_short(

@@ -16,13 +16,14 @@ from pathlib import Path
 from tqdm.auto import tqdm
 
 from perfstudy._checks import check_bool, check_directory, check_real
+from perfstudy._result import Result
 from perfstudy.records import _write_atomically
 
 __all__ = ["NotebookRun", "default_notebooks_dir", "find_notebooks", "run_notebooks", "run_analysis", "format_table"]
 
 
 @dataclass(frozen=True)
-class NotebookRun:
+class NotebookRun(Result):
     """What happened to one notebook.
 
     Attributes

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from perfstudy._checks import check_allocation, check_choice, check_counts, check_int, check_real, check_version
+from perfstudy._result import Result
 
 __all__ = [
     "DESIGNS",
@@ -114,7 +115,7 @@ def _codes(*keys: np.ndarray) -> tuple[np.ndarray, int]:
 
 
 @dataclass(frozen=True, eq=False)
-class Schedule:
+class Schedule(Result):
     """Who runs what where: one entry per observation.
 
     Parameters

@@ -24,6 +24,7 @@ from scipy.spatial.distance import pdist, squareform
 from tqdm.auto import tqdm
 
 from perfstudy._checks import check_column, check_fraction, check_frame, check_int, check_real, check_resamples
+from perfstudy._result import Result
 
 __all__ = ["MMDTest", "mmd_test", "rank_servers", "Elimination", "eliminate_unrepresentative", "MIN_SERVER_SAMPLES"]
 
@@ -49,7 +50,7 @@ def _points(name: str, x) -> np.ndarray:
 
 
 @dataclass(frozen=True, eq=False)
-class MMDTest:
+class MMDTest(Result):
     """Unbiased ``MMD^2`` of two samples and its permutation p-value.
 
     Attributes
@@ -301,7 +302,7 @@ def rank_servers(
 
 
 @dataclass(frozen=True, eq=False)
-class Elimination:
+class Elimination(Result):
     """Iterative removal of the most dissimilar server (Figure 7(c)).
 
     Attributes
@@ -319,6 +320,10 @@ class Elimination:
     removed: list
     curve: pd.DataFrame
     final_ranking: pd.DataFrame
+
+    def to_frame(self) -> pd.DataFrame:
+        """The elimination curve, one row per round (``curve``)."""
+        return self.curve.copy()
 
 
 def eliminate_unrepresentative(

@@ -1,4 +1,5 @@
-"""Every diagnostic over every series of a tidy frame: one row per series, none left out.
+"""Every diagnostic of one series (:func:`diagnose_series`), and of every series of a tidy frame, one row
+per series, none left out (:func:`diagnose`).
 
 :func:`diagnose` runs, per group of a tidy frame, the coefficient of variation (Maricq et al.,
 section 4.1), Shapiro-Wilk (4.3), the ADF test (4.4), the autocorrelation-corrected standard error
@@ -10,13 +11,24 @@ short, constant, no time order). No series is left out.
 
 from __future__ import annotations
 
+import math
 import warnings
+from dataclasses import asdict, dataclass
 
 import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
-from perfstudy._checks import check_bool, check_column, check_fraction, check_names, check_resamples, check_timestamps
+from perfstudy._checks import (
+    check_bool,
+    check_column,
+    check_fraction,
+    check_names,
+    check_resamples,
+    check_sample,
+    check_timestamps,
+)
+from perfstudy._result import Result
 from perfstudy.adf import adf
 from perfstudy.diagnostics import (
     ADF_MIN,
@@ -27,7 +39,7 @@ from perfstudy.diagnostics import (
     warmup,
 )
 
-__all__ = ["COLUMNS", "diagnose"]
+__all__ = ["COLUMNS", "SeriesDiagnosis", "diagnose_series", "diagnose"]
 
 
 def _one(x: np.ndarray, ordered: bool, rng: np.random.Generator, *, alpha: float, permutations: int) -> dict:
@@ -80,6 +92,81 @@ def _one(x: np.ndarray, ordered: bool, rng: np.random.Generator, *, alpha: float
     else:
         notes.append(f"fewer than {2 * ADF_MIN} points: no warm-up search")
     return {**row, "notes": "; ".join(notes)}
+
+
+@dataclass(frozen=True)
+class SeriesDiagnosis(Result):
+    """Every diagnostic of one series; a diagnostic that does not apply is NaN (or None) and ``notes`` says why.
+
+    Attributes
+    ----------
+    n, mean, cov : int, float, float
+        Size, mean and coefficient of variation (Maricq et al., section 4.1).
+    shapiro_statistic, shapiro_p_value, shapiro_reject
+        Shapiro-Wilk's W (4.3); a reject says "not normal".
+    adf_statistic, adf_p_value, adf_lags, adf_reject
+        The ADF test (4.4); a reject says "no unit root" (the series looks stationary).
+    naive_se, corrected_se, se_inflation, ess
+        Standard errors of the mean, iid and autocorrelation-corrected (blog, Eq. 6), their ratio and the
+        effective sample size.
+    independence_statistic, independence_p_value, independence_reject
+        The shuffle test of lag-1 autocorrelation (7.4); a reject says "order matters".
+    warmup_index : float
+        First value of the stationary remainder (NaN: none within the first half, or not searched).
+    notes : str
+        What was not computed and why.
+    """
+
+    n: int
+    mean: float
+    cov: float
+    shapiro_statistic: float = math.nan
+    shapiro_p_value: float = math.nan
+    shapiro_reject: bool | None = None
+    adf_statistic: float = math.nan
+    adf_p_value: float = math.nan
+    adf_lags: int | None = None
+    adf_reject: bool | None = None
+    naive_se: float = math.nan
+    corrected_se: float = math.nan
+    se_inflation: float = math.nan
+    ess: float = math.nan
+    independence_statistic: float = math.nan
+    independence_p_value: float = math.nan
+    independence_reject: bool | None = None
+    warmup_index: float = math.nan
+    notes: str = ""
+
+
+def diagnose_series(
+    x, *, ordered: bool = True, alpha: float = 0.05, permutations: int = 1000, rng=None
+) -> SeriesDiagnosis:
+    """Every diagnostic of one series (the per-series step of :func:`diagnose`).
+
+    Parameters
+    ----------
+    x : array_like
+        Finite values, in time order when ``ordered``.
+    ordered : bool
+        Whether ``x`` is in time order. If not, only the order-free diagnostics (CoV, Shapiro-Wilk)
+        are computed.
+    alpha : float
+        Size of the Shapiro-Wilk, ADF, independence and warm-up decisions.
+    permutations : int
+        Shuffles for the independence test.
+    rng : None, int, SeedSequence or Generator
+        For the independence test's shuffles (and Shapiro-Wilk's subsample above 5,000 values).
+
+    Returns
+    -------
+    SeriesDiagnosis
+    """
+    x = check_sample("x", x)
+    ordered = check_bool("ordered", ordered)
+    alpha = check_fraction("alpha", alpha)
+    permutations = check_resamples("permutations", permutations)
+    row = _one(x, ordered, np.random.default_rng(rng), alpha=alpha, permutations=permutations)
+    return SeriesDiagnosis(**row)
 
 
 #: The columns of :func:`diagnose` after the group keys. Each test has ``<test>_statistic``,
@@ -197,7 +284,8 @@ def diagnose(
         x = pd.to_numeric(group[value], errors="coerce").to_numpy(dtype=float)
         keep = np.isfinite(x)
         if keep.any():
-            result = _one(x[keep], order is not None, stream, alpha=alpha, permutations=permutations)
+            diagnosis = _one(x[keep], order is not None, stream, alpha=alpha, permutations=permutations)
+            result = {k: v for k, v in asdict(SeriesDiagnosis(**diagnosis)).items() if v is not None}
         else:
             result = {"n": 0, "notes": "every value is NaN or infinite"}
         if dropna:

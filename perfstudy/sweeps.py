@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from perfstudy._checks import check_allocation, check_int, check_names
+from perfstudy._result import Result
 from perfstudy.designs import standard_error
 from perfstudy.model import VarianceComponents, check_components, sample_delta_hat
 from perfstudy.parallel import map_tasks
@@ -22,7 +23,7 @@ __all__ = ["SweepResult", "standard_error_sweep"]
 
 
 @dataclass(frozen=True, eq=False)
-class SweepResult:
+class SweepResult(Result):
     """Analytic and empirical standard errors over a grid of designs, hosts and requests.
 
     Attributes

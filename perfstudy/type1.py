@@ -23,6 +23,7 @@ from perfstudy._checks import (
     check_resamples,
     check_sample,
 )
+from perfstudy._result import Result
 from perfstudy.bootstrap import check_weights, clustered_bootstrap, host_blocks
 from perfstudy.designs import standard_error
 from perfstudy.model import PERFLAB_ENDPOINTS, VarianceComponents, check_components, simulate
@@ -74,7 +75,7 @@ def bootstrap_clusters(bootstrap: str, schedule: Schedule):
 
 
 @dataclass(frozen=True, eq=False)
-class AATests:
+class AATests(Result):
     """Simulated A/A tests of one design, each analysed by several bootstraps.
 
     Attributes
@@ -89,6 +90,12 @@ class AATests:
     design: str
     delta_hat: np.ndarray
     bootstraps: dict
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per A/A experiment: ``experiment`` and its ``delta_hat``."""
+        return pd.DataFrame(
+            {"design": self.design, "experiment": np.arange(self.delta_hat.size), "delta_hat": self.delta_hat}
+        )
 
 
 def aa_tests(

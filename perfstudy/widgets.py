@@ -11,6 +11,7 @@ import html
 import io
 import math
 import re
+import warnings
 
 import ipywidgets as w
 import matplotlib.pyplot as plt
@@ -250,40 +251,21 @@ def explorer(controls: dict, compute, columns, *, title: str = ""):
 
 
 def render_comparison(comparison) -> str:
-    """HTML for a :class:`perfstudy.designs.DesignComparison` (used by the explorer).
+    """Deprecated: ``comparison._repr_html_()`` (:class:`perfstudy.designs.DesignComparison`) renders it.
 
     Parameters
     ----------
     comparison : DesignComparison
     """
+    warnings.warn(
+        "widgets.render_comparison is deprecated: a DesignComparison renders itself (_repr_html_, shown by "
+        "JupyterLab); render_comparison goes in the next release",
+        DeprecationWarning,
+        stacklevel=2,
+    )
     if not isinstance(comparison, DesignComparison):
         raise TypeError(f"comparison: expected a DesignComparison, got {type(comparison).__name__}")
-    rows = []
-    for design, se in comparison.standard_errors.items():
-        meets = comparison.target_se is not None and se <= comparison.target_se
-        style = ' style="font-weight:bold"' if design == comparison.cheapest else ""
-        rows.append(
-            f"<tr{style}><td>{html.escape(DESIGN_LABELS[design])}</td><td>{se:.4f}</td>"
-            f"<td>{comparison.costs[design]:,.0f}</td><td>{'yes' if meets else 'no'}</td></tr>"
-        )
-    head = "<tr><th>design</th><th>SE</th><th>cost</th><th>meets target</th></tr>"
-    text = [f"<table>{head}{''.join(rows)}</table>"]
-    if comparison.target_se is not None:
-        if comparison.cheapest:
-            text.append(
-                f"<p>Cheapest design meeting SE &le; {comparison.target_se:g} at these sizes: "
-                f"<b>{DESIGN_LABELS[comparison.cheapest]}</b>.</p>"
-            )
-        else:
-            text.append(f"<p>No design meets SE &le; {comparison.target_se:g} at these sizes.</p>")
-        if comparison.allocation is not None and comparison.allocation.best:
-            best = comparison.allocation[comparison.allocation.best]
-            text.append(
-                f"<p>Cheapest way to meet it with {comparison.hosts} hosts: "
-                f"<b>{DESIGN_LABELS[best.design]}</b>, R = {best.requests}, T = {best.repetitions}, "
-                f"cost {best.cost:,.0f} (SE {best.standard_error:.4f}).</p>"
-            )
-    return "".join(text)
+    return comparison._repr_html_()
 
 
 def design_explorer(
@@ -378,7 +360,7 @@ def design_explorer(
         ax.axvline(values["target_se"], color="k", ls="--", lw=1)
         ax.set_xlabel("standard error of delta_hat")
         fig.tight_layout()
-        return comparison, render_comparison(comparison), fig
+        return comparison, comparison._repr_html_(), fig
 
     columns = [
         ["request", "host", "request_batch", "host_batch", "noise"],
@@ -510,7 +492,7 @@ def peak_rate_explorer(
     Parameters
     ----------
     disks, daemons : int
-        The server (:class:`perfstudy.workbench.SimulatedServer`).
+        The server (:class:`perfstudy.simulated_server.SimulatedServer`).
     policy : {"binsearch", "linear", "model", "strawman"}
         The load picker.
     target_accuracy, confidence : float
@@ -525,7 +507,8 @@ def peak_rate_explorer(
     ipywidgets.VBox
         With ``controls`` and ``state`` (a dict: ``peak_rate``, ``true_peak_rate``, ``error``, ``cost_hours``).
     """
-    from perfstudy.workbench import POLICIES, SimulatedServer, find_peak_rate
+    from perfstudy.peak_search import POLICIES, find_peak_rate
+    from perfstudy.simulated_server import SimulatedServer
 
     controls = {
         "disks": w.IntSlider(value=check_int("disks", disks, maximum=16), min=1, max=16, description="disks", continuous_update=False),

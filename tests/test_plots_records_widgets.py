@@ -49,11 +49,11 @@ def test_compare_designs_and_render():
     frame = comparison.to_frame()
     assert list(frame.meets_target) == [False, False, False, True]
     assert comparison.cheapest == "fully_balanced"
-    html = render_comparison(comparison)
+    html = comparison._repr_html_()
     assert '<tr style="font-weight:bold"><td>fully balanced' in html
     assert "Cheapest way to meet it with 16 hosts" in html
     none_meet = compare_designs(PERFLAB_ENDPOINTS[1], requests=256, hosts=16, target_se=0.001)
-    assert none_meet.cheapest is None and "No design meets" in render_comparison(none_meet)
+    assert none_meet.cheapest is None and "No design meets" in none_meet._repr_html_()
 
 
 def test_explorer_builds_without_a_frontend():
@@ -76,3 +76,11 @@ def test_explorer_starts_from_a_fit():
     assert sliders["sigma_alpha"].max >= 2 * fit.sd["request"]  # a fitted sigma beyond 2 still fits
     with pytest.raises(TypeError, match="components"):
         design_explorer({"request": 1.0})
+
+
+def test_render_comparison_is_deprecated_for_the_result_s_own_html():
+    from perfstudy.designs import compare_designs
+
+    comparison = compare_designs(PERFLAB_ENDPOINTS[1], requests=100, hosts=8)
+    with pytest.warns(DeprecationWarning, match="renders itself"):
+        assert render_comparison(comparison) == comparison._repr_html_()

@@ -91,3 +91,26 @@ def test_survey_of_datasets():
     assert result.loc[result.dataset == "azure-redis-get-short", "n"].item() == 11868
     with pytest.raises(ValueError, match="not a registered dataset with series"):
         survey_datasets(["sap-hana-details"])
+
+
+def test_diagnose_series_is_the_row_diagnose_writes():
+    """The per-series function is the step of the survey: same numbers as diagnose's one-group row, and
+    its statistics are scipy's (Shapiro-Wilk) and numpy's (mean, CoV)."""
+    from scipy import stats
+
+    from perfstudy.survey import SeriesDiagnosis, diagnose, diagnose_series
+
+    x = np.random.default_rng(5).normal(10, 1, 300).cumsum() / 100 + 10
+    one = diagnose_series(x, permutations=199, rng=np.random.default_rng(7).spawn(1)[0])
+    assert isinstance(one, SeriesDiagnosis)
+    row = diagnose(
+        pd.DataFrame({"value": x, "t": np.arange(x.size), "s": 0}), "s", order="t", permutations=199, rng=7
+    ).iloc[0]
+    for name in ("n", "mean", "cov", "shapiro_p_value", "adf_statistic", "corrected_se", "independence_p_value"):
+        assert getattr(one, name) == pytest.approx(row[name], rel=1e-12), name
+    assert one.mean == pytest.approx(x.mean()) and one.cov == pytest.approx(x.std(ddof=1) / x.mean())
+    assert one.shapiro_p_value == pytest.approx(stats.shapiro(x).pvalue, rel=1e-9)
+    unordered = diagnose_series(x, ordered=False)
+    assert np.isnan(unordered.adf_statistic) and "no time order" in unordered.notes
+    with pytest.raises(ValueError, match="x: 1 of 300 values are NaN"):
+        diagnose_series(np.where(np.arange(300) == 5, np.nan, x))

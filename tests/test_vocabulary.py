@@ -200,19 +200,21 @@ def _rng_calls():
         kde,
         model,
         parallel,
+        peak_search,
         pt4cloud,
+        response_surface,
         schedules,
         servers,
+        simulated_server,
         survey,
         sweeps,
         type1,
-        workbench,
     )
 
     components = model.PERFLAB_ENDPOINTS[1]
     x = _sample()
     grid = kde.strip_grid(x, strips=50)
-    server = workbench.SimulatedServer()
+    server = simulated_server.SimulatedServer()
     points = pd.DataFrame({"disks": [1, 1, 1, 2, 2, 2, 3, 3, 3], "daemons": [2, 4, 8] * 3})
     return {
         "perfstudy.model.simulate": lambda r: model.simulate("fully_balanced", components, requests=8, hosts=2, rng=r),
@@ -236,6 +238,7 @@ def _rng_calls():
         "perfstudy.diagnostics.normality": lambda r: diagnostics.normality(_frame(), by="host", rng=r),
         "perfstudy.diagnostics.independence_test": lambda r: diagnostics.independence_test(x, permutations=9, rng=r),
         "perfstudy.survey.diagnose": lambda r: survey.diagnose(_frame(), "host", permutations=9, rng=r),
+        "perfstudy.survey.diagnose_series": lambda r: survey.diagnose_series(x, permutations=9, rng=r),
         "perfstudy.kde.bootstrap_densities": lambda r: kde.bootstrap_densities(
             x, grid, kde.scott_bandwidth(x), replicates=3, rng=r
         ),
@@ -248,13 +251,15 @@ def _rng_calls():
         "perfstudy.servers.eliminate_unrepresentative": lambda r: servers.eliminate_unrepresentative(
             _frame(), permutations=9, max_remove=1, rng=r
         ),
-        "perfstudy.workbench.SimulatedServer.run": lambda r: server.run(50.0, 60.0, trials=2, rng=r),
-        "perfstudy.workbench.find_peak_rate": lambda r: workbench.find_peak_rate(server, rng=r),
-        "perfstudy.workbench.trials_needed": lambda r: workbench.trials_needed(
+        "perfstudy.simulated_server.SimulatedServer.run": lambda r: server.run(50.0, 60.0, trials=2, rng=r),
+        "perfstudy.peak_search.find_peak_rate": lambda r: peak_search.find_peak_rate(server, rng=r),
+        "perfstudy.peak_search.trials_needed": lambda r: peak_search.trials_needed(
             server, load=100.0, runlength=60.0, rng=r
         ),
-        "perfstudy.workbench.map_response_surface": lambda r: workbench.map_response_surface(points.head(2), rng=r),
-        "perfstudy.workbench.d_optimal": lambda r: workbench.d_optimal(points, 6, starts=2, rng=r),
+        "perfstudy.response_surface.map_response_surface": lambda r: response_surface.map_response_surface(
+            points.head(2), rng=r
+        ),
+        "perfstudy.response_surface.d_optimal": lambda r: response_surface.d_optimal(points, 6, starts=2, rng=r),
         "perfstudy.schedules.pilot_schedule": lambda r: schedules.pilot_schedule(8, 3, rng=r).host,
         "perfstudy.analyze.demo_runs": lambda r: analyze.demo_runs(processes=3, values=4, rng=r)[1].value,
         "perfstudy.analyze.analyze": lambda r: analyze.analyze(

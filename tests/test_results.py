@@ -1,0 +1,219 @@
+"""The result protocol (perfstudy/_result.py) on every public result class.
+
+Each frozen dataclass of the public API inherits ``Result``; ``to_frame()`` with no arguments is a
+DataFrame, ``summary()`` names the class and lists its scalars, ``_repr_html_()`` is the same for
+JupyterLab. Instances come from the library's own small calls (studies' results from their fields).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import inspect
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from test_vocabulary import MODULES
+
+from perfstudy import PERFLAB_ENDPOINTS
+from perfstudy._result import Result
+
+E1 = PERFLAB_ENDPOINTS[1]
+X = np.random.default_rng(0).lognormal(2.0, 0.1, 300)
+
+
+def _classes():
+    for module_name in MODULES:
+        module = importlib.import_module(module_name)
+        for name in getattr(module, "__all__", []):
+            obj = getattr(module, name)
+            if inspect.isclass(obj) and dataclasses.is_dataclass(obj) and obj.__module__ == module_name:
+                yield f"{module_name.removeprefix('perfstudy.')}.{name}", obj
+
+
+CLASSES = dict(_classes())
+
+
+def _hosts():
+    rng = np.random.default_rng(1)
+    frame = pd.DataFrame({"host": np.repeat(list("abcdef"), 40), "value": rng.normal(10, 1, 240)})
+    frame.loc[frame.host == "f", "value"] += 3  # one unrepresentative server, so the elimination has a curve
+    return frame
+
+
+def _versions():
+    rng = np.random.default_rng(2)
+    return pd.DataFrame(
+        {
+            "benchmark": "b",
+            "version": np.repeat([0, 1], 60),
+            "batch": np.tile(np.repeat(np.arange(6), 10), 2),
+            "value": rng.lognormal(0, 0.05, 120),
+        }
+    )
+
+
+def _pilot():
+    from perfstudy import fit_variance_components, pilot_schedule, simulate
+
+    sim = simulate(pilot_schedule(requests=20, hosts=4, batches=2), E1, experiments=1, rng=0)
+    return fit_variance_components(sim.to_frame())
+
+
+def _make(name):  # noqa: C901 - one branch a class, read as a table
+    from perfstudy import (
+        adf,
+        analyze,
+        baselines,
+        bootstrap,
+        compare,
+        confirm,
+        datasets,
+        designs,
+        diagnostics,
+        model,
+        peak_search,
+        pt4cloud,
+        response_surface,
+        schedules,
+        servers,
+        simulated_server,
+        sweeps,
+        type1,
+    )
+
+    costs = designs.CostModel(setup=600.0, request=2.0, repetition=0.5, host=60.0)
+    search = dict(target_accuracy=0.1, runlength=120.0, max_trials=20)
+    table = {
+        "adf.ADFResult": lambda: adf.adf(X),
+        "analyze.Analysis": lambda: analyze.analyze(_versions(), rng=0, replicates=99),
+        "baselines.StoppingResult": lambda: baselines.sota1(X, period=20, span=60),
+        "bootstrap.BootstrapResult": lambda: bootstrap.clustered_bootstrap(
+            X[:40], np.tile([0, 1], 20), np.repeat(np.arange(8), 5), replicates=50, rng=0
+        ),
+        "compare.Comparison": lambda: compare.compare(_versions(), rng=0, replicates=99),
+        "confirm.MedianCI": lambda: confirm.median_ci(X),
+        "confirm.Repetitions": lambda: confirm.repetitions_needed(X, trials=5, rng=0),
+        "datasets.Dataset": lambda: datasets.registry()["sap-hana-0016"],
+        "designs.DuplicationCoefficients": lambda: designs.duplication_coefficients(
+            schedules.schedule("fully_balanced", requests=8, hosts=4)
+        ),
+        "designs.CostModel": lambda: costs,
+        "designs.Allocation": lambda: designs.optimal_allocation(E1, costs, target_se=0.1)["fully_balanced"],
+        "designs.AllocationResult": lambda: designs.optimal_allocation(E1, costs, target_se=0.1),
+        "designs.DesignComparison": lambda: designs.compare_designs(E1, requests=8, hosts=4),
+        "diagnostics.AutocorrelationSE": lambda: diagnostics.autocorrelation_se(X),
+        "diagnostics.BatchMeans": lambda: diagnostics.batch_means(X),
+        "diagnostics.IndependenceTest": lambda: diagnostics.independence_test(X, permutations=99, rng=0),
+        "diagnostics.Warmup": lambda: diagnostics.warmup(X),
+        "estimate.VarianceFit": _pilot,
+        "estimate.FitIntervals": lambda: _pilot().confidence_interval(method="profile"),
+        "model.VarianceComponents": lambda: E1,
+        "model.DrawnEffects": lambda: model.simulate("fully_balanced", E1, requests=8, hosts=4, rng=0).effects,
+        "model.Simulation": lambda: model.simulate("fully_balanced", E1, requests=8, hosts=4, rng=0),
+        "pt4cloud.Divergence": lambda: pt4cloud.divergence(X[:150], X[150:]),
+        "pt4cloud.ConfidenceBand": lambda: pt4cloud.confidence_band(X, replicates=20, rng=0),
+        "pt4cloud.PT4CloudResult": lambda: pt4cloud.pt4cloud([X[:100], X[100:200], X[200:]], replicates=20, rng=0),
+        "pt4cloud.ShortIntervalResult": lambda: pt4cloud.pt4cloud_short(X, interval_lengths=[50, 100]),
+        "report.NotebookRun": lambda: __import__("perfstudy.report").report.NotebookRun(
+            "01_x", "ok", 1.5, Path("build/01_x.ipynb"), None, None
+        ),
+        "schedules.Schedule": lambda: schedules.schedule("fully_balanced", requests=8, hosts=4),
+        "servers.MMDTest": lambda: servers.mmd_test(X[:50], X[50:100], permutations=49, rng=0),
+        "servers.Elimination": lambda: servers.eliminate_unrepresentative(_hosts(), permutations=99, rng=0),
+        "survey.SeriesDiagnosis": lambda: __import__("perfstudy.survey").survey.diagnose_series(
+            X, permutations=99, rng=0
+        ),
+        "sweeps.SweepResult": lambda: sweeps.standard_error_sweep(E1, hosts=(4,), requests=(8,), experiments=20, rng=0),
+        "type1.AATests": lambda: type1.aa_tests(
+            "fully_balanced", E1, requests=8, hosts=4, experiments=3, replicates=9, rng=0
+        ),
+        "simulated_server.SimulatedServer": lambda: simulated_server.SimulatedServer(),
+        "peak_search.PeakSearch": lambda: peak_search.find_peak_rate(
+            simulated_server.SimulatedServer(), rng=0, **search
+        ),
+        "response_surface.Surface": lambda: response_surface.map_response_surface(
+            pd.DataFrame({"disks": [1, 2], "daemons": [4, 4]}), rng=0, **search
+        ),
+        "response_surface.QuadraticSurface": lambda: response_surface.fit_quadratic_surface(
+            pd.DataFrame({"disks": [1, 2, 3, 1, 2, 3, 2], "daemons": [2, 2, 2, 4, 4, 4, 6]}),
+            np.array([10.0, 14, 16, 12, 17, 20, 18]),
+        ),
+    }
+    return table[name]() if name in table else _study(name)
+
+
+def _study(name):
+    from perfstudy.studies import bakshy2015, he2019, maricq2018, public_data
+
+    frame = pd.DataFrame({"design": ["a", "b"], "se": [0.1, 0.2]})
+    table = {
+        "studies.bakshy2015.DeltaHatDensities": lambda: bakshy2015.DeltaHatDensities({"a": X}, {"a": 0.1}, frame),
+        "studies.bakshy2015.BootstrapAgainstTruth": lambda: bakshy2015.BootstrapAgainstTruth(
+            X, 0.1, {"iid": X}, {"true_sd": 0.2}
+        ),
+        "studies.bakshy2015.RankedAATests": lambda: bakshy2015.RankedAATests({}, frame),
+        "studies.bakshy2015.PilotBudget": lambda: bakshy2015.PilotBudget(frame, frame, None, 0.05),
+        "studies.he2019.Configuration": lambda: he2019.Configuration("c", "b", "m", X, X),
+        "studies.maricq2018.NormalityTests": lambda: maricq2018.NormalityTests(
+            frame.assign(family="f"), frame.assign(family="g"), 1, 2
+        ),
+        "studies.maricq2018.DegradedCopyRanking": lambda: maricq2018.DegradedCopyRanking(frame, frame, "h", 3, 1, None),
+        "studies.public_data.Series": lambda: public_data.Series("f", "d", {"host": "h1"}, X),
+    }
+    return table[name]()
+
+
+@pytest.mark.parametrize("name", sorted(CLASSES))
+def test_every_result_follows_the_protocol(name):
+    cls = CLASSES[name]
+    assert issubclass(cls, Result), f"{name} does not inherit perfstudy._result.Result"
+    assert cls.__dataclass_params__.frozen, f"{name} is not frozen"
+    result = _make(name)
+    assert isinstance(result, cls)
+    frame = result.to_frame()
+    assert isinstance(frame, pd.DataFrame) and len(frame.columns) > 0
+    text = result.summary()
+    assert text.startswith(cls.__name__ + ":") or text.startswith(cls.__name__ + "\n") or text == cls.__name__
+    html = result._repr_html_()
+    overridden = type(result)._repr_html_ is not Result._repr_html_  # a class that renders itself its own way
+    assert f"<strong>{cls.__name__}" in html or (overridden and html.startswith("<"))
+
+
+def test_summary_lists_scalars_and_the_table():
+    from perfstudy.servers import eliminate_unrepresentative
+
+    test = __import__("perfstudy.confirm").confirm.median_ci(np.arange(1.0, 102.0))
+    text = test.summary()
+    assert "median" in text and "51" in text and "method" in text  # scalars one per line, 4 significant digits
+    assert "<table>" in test._repr_html_() and "dataframe" not in test._repr_html_()  # the row is not repeated
+    elimination = eliminate_unrepresentative(_hosts(), permutations=99, rng=0)
+    assert "round" in elimination.summary()  # its table (the curve) follows the scalars
+    assert 'class="dataframe"' in elimination._repr_html_()
+
+
+def test_to_frame_of_a_table_result_is_a_copy():
+    from perfstudy.servers import eliminate_unrepresentative
+
+    elimination = eliminate_unrepresentative(_hosts(), permutations=99, rng=0)
+    frame = elimination.to_frame()
+    assert len(frame) > 0
+    frame["statistic"] = 0.0
+    assert (elimination.curve["statistic"] > 0).all()
+
+
+def test_figure_numbered_result_classes_keep_their_old_names_for_a_release():
+    """Two studies had a Figure7; the classes are named for what they hold, the old names still work."""
+    from perfstudy.studies import bakshy2015, maricq2018
+
+    for module, old, new in [
+        (bakshy2015, "Figure7", "RankedAATests"),
+        (maricq2018, "Figure7", "DegradedCopyRanking"),
+        (maricq2018, "Figure3", "NormalityTests"),
+    ]:
+        with pytest.warns(DeprecationWarning, match=f"{old} is now {new}"):
+            assert getattr(module, old) is getattr(module, new)
+    with pytest.raises(AttributeError):
+        bakshy2015.Figure9  # noqa: B018
