@@ -493,7 +493,8 @@ def _benchstat() -> str | None:
 def trials_needed_20k():
     """A search at an accuracy it cannot reach runs to max_trials; the sample grew by
     np.append (a copy per trial, quadratic) before."""
-    from perfstudy.workbench import SimulatedServer, trials_needed
+    from perfstudy.peak_search import trials_needed
+    from perfstudy.simulated_server import SimulatedServer
 
     trials_needed(SimulatedServer(), load=100.0, runlength=60.0, target_accuracy=1e-6, max_trials=20_000, rng=0)
 

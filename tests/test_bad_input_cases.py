@@ -28,7 +28,9 @@ def small_limit(monkeypatch):
 
 
 def test_searches_refuse_unbounded_loops():
-    from perfstudy.workbench import MAX_TRIALS, SimulatedServer, d_optimal, find_peak_rate, trials_needed
+    from perfstudy.peak_search import find_peak_rate, trials_needed
+    from perfstudy.response_surface import d_optimal
+    from perfstudy.simulated_server import MAX_TRIALS, SimulatedServer
 
     server = SimulatedServer()
     with pytest.raises(ValueError, match=f"max_trials=1000000000: expected an integer of at most {MAX_TRIALS:,}"):
@@ -47,7 +49,8 @@ def test_searches_refuse_unbounded_loops():
 def test_a_search_stops_at_its_bound():
     """At an accuracy it cannot reach, the search stops at max_trials (its speed there, since the sample
     stopped growing by np.append, a copy per trial: benchmarks/run.py trials_needed_20k)."""
-    from perfstudy.workbench import SimulatedServer, trials_needed
+    from perfstudy.peak_search import trials_needed
+    from perfstudy.simulated_server import SimulatedServer
 
     assert (
         trials_needed(SimulatedServer(), load=100.0, runlength=60.0, target_accuracy=1e-6, max_trials=2_000, rng=0)
@@ -113,9 +116,10 @@ def test_values_that_were_garbage_are_refused_by_name():
     from perfstudy.confirm import median_ci_indices, repetitions_needed
     from perfstudy.diagnostics import normality, stationarity, warmup
     from perfstudy.kde import bootstrap_densities, strip_grid
+    from perfstudy.peak_search import find_peak_rate
     from perfstudy.schedules import Schedule
     from perfstudy.servers import mmd_test
-    from perfstudy.workbench import SimulatedServer, find_peak_rate
+    from perfstudy.simulated_server import SimulatedServer
 
     x = np.random.default_rng(0).normal(10, 1, 200)
     with pytest.raises(ValueError, match="chunk=-1"):
@@ -183,8 +187,9 @@ def test_what_used_to_escape_as_an_internal_exception():
     from perfstudy.datasets import load
     from perfstudy.diagnostics import autocorrelation_se, warmup
     from perfstudy.kde import strip_grid
+    from perfstudy.peak_search import find_peak_rate
+    from perfstudy.response_surface import quadratic_design
     from perfstudy.survey import diagnose
-    from perfstudy.workbench import find_peak_rate, quadratic_design
 
     with pytest.raises(ValueError, match="x: the ADF regression .* singular"):
         warmup(np.arange(200.0))
@@ -260,7 +265,7 @@ def test_the_relative_error_of_a_zero_median():
 
 
 def test_points_on_a_line_have_no_d_optimal_design():
-    from perfstudy.workbench import d_optimal
+    from perfstudy.response_surface import d_optimal
 
     with pytest.raises(ValueError, match="no 8 of them determine a quadratic surface"):
         d_optimal(np.ones((16, 2)), 8, starts=2, rng=0)

@@ -318,7 +318,8 @@ def _expected_confirm(values):
 
 
 def _expected_peak(values):
-    from perfstudy.workbench import SimulatedServer, find_peak_rate
+    from perfstudy.peak_search import find_peak_rate
+    from perfstudy.simulated_server import SimulatedServer
 
     search = find_peak_rate(
         SimulatedServer(disks=4, daemons=int(values["slider"])), target_accuracy=values["typed"], confidence=0.95,

@@ -86,7 +86,8 @@ def test_confirm_explorer_matches_repetitions_needed():
 
 
 def test_peak_rate_explorer_matches_find_peak_rate():
-    from perfstudy.workbench import SimulatedServer, find_peak_rate
+    from perfstudy.peak_search import find_peak_rate
+    from perfstudy.simulated_server import SimulatedServer
 
     explorer = widgets.peak_rate_explorer()
     explorer.controls["daemons"].value = 8

@@ -5,14 +5,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from perfstudy.workbench import (
-    SimulatedServer,
-    d_optimal,
-    find_peak_rate,
-    map_response_surface,
-    quadratic_design,
-    trials_needed,
-)
+from perfstudy.peak_search import find_peak_rate, trials_needed
+from perfstudy.response_surface import d_optimal, map_response_surface, quadratic_design
+from perfstudy.simulated_server import SimulatedServer
 
 GRID = pd.DataFrame([dict(disks=d, daemons=n) for d in [1, 2, 3, 4] for n in [2, 4, 8, 12, 16, 24, 32, 48]])
 
@@ -120,3 +115,22 @@ def test_bad_input():
         SimulatedServer(disks=0)
     with pytest.raises(ValueError, match="k=40"):
         d_optimal(GRID.to_numpy(), 40)
+
+
+def test_old_workbench_names_still_import_with_a_warning():
+    """perfstudy.workbench split into three modules; each old name is the new object, with a
+    DeprecationWarning that says where it went."""
+    import perfstudy.workbench as old
+    from perfstudy import peak_search, response_surface, simulated_server
+
+    for name, module in [
+        ("SimulatedServer", simulated_server),
+        ("find_peak_rate", peak_search),
+        ("POLICIES", peak_search),
+        ("d_optimal", response_surface),
+        ("QuadraticSurface", response_surface),
+    ]:
+        with pytest.warns(DeprecationWarning, match=f"moved to {module.__name__}.{name}"):
+            assert getattr(old, name) is getattr(module, name)
+    with pytest.raises(AttributeError, match="no attribute 'nothing'"):
+        old.nothing  # noqa: B018
