@@ -62,6 +62,7 @@ from perfstudy._checks import (
     check_sample,
 )
 from perfstudy._format import display_unit, si
+from perfstudy._result import Result
 from perfstudy._tdist import norm_ppf, t_ppf, t_sf
 from perfstudy.parallel import map_tasks
 from perfstudy.units import conversion_factor, higher_is_better
@@ -99,6 +100,10 @@ SCALES = ("ratio", "difference")
 
 def adjust_p_values(p_values, method: str = "holm") -> np.ndarray:
     """p-values adjusted for multiple comparisons (NaN entries are left out and stay NaN).
+
+    The same numbers as ``statsmodels.stats.multitest.multipletests(p, method="holm" or "fdr_bh")[1]``
+    (tests/test_compare.py checks it to 1e-12), computed here because importing statsmodels costs 1.5 s,
+    which every ``perfstudy compare`` would pay.
 
     Parameters
     ----------
@@ -336,18 +341,25 @@ def _first(count: int) -> str:
     return "the first value" if count == 1 else f"the first {count} values"
 
 
-def _drift_warning(side: _Side, name: str, alpha: float) -> str | None:
-    """Do the cluster statistics trend with the cluster order (a non-stationary series)? Spearman's
-    rank correlation with its t approximation, as :func:`scipy.stats.spearmanr` computes it."""
-    n = side.clusters
-    if n < 8 or np.ptp(side.statistics) == 0.0:
-        return None
-    ranks = _average_ranks(side.statistics)
+def _trend(statistics: np.ndarray) -> tuple[float, float]:
+    """Spearman's rank correlation of ``statistics`` with their order, and its two-sided p-value by the
+    t approximation: what ``scipy.stats.spearmanr(np.arange(n), statistics)`` returns (tests/test_compare.py
+    checks it), without importing scipy.stats (1.0 s here, more than a whole ``perfstudy compare`` of a
+    200-benchmark Go suite; see perfstudy/_tdist.py)."""
+    n = statistics.size
+    ranks = _average_ranks(statistics)
     rho = float(np.corrcoef(np.arange(n), ranks)[0, 1])
     if abs(rho) >= 1.0:
-        p = 0.0
-    else:
-        p = _t_p_value(rho * math.sqrt((n - 2) / (1 - rho**2)), n - 2)
+        return rho, 0.0
+    return rho, _t_p_value(rho * math.sqrt((n - 2) / (1 - rho**2)), n - 2)
+
+
+def _drift_warning(side: _Side, name: str, alpha: float) -> str | None:
+    """Do the cluster statistics trend with the cluster order (a non-stationary series)? Spearman's
+    rank correlation (:func:`_trend`)."""
+    if side.clusters < 8 or np.ptp(side.statistics) == 0.0:
+        return None
+    rho, p = _trend(side.statistics)
     if p < alpha:
         return f"drift in {name}: batch results trend with batch order (Spearman rho={rho:+.2f}, p={p:.2g})"
     return None
@@ -564,7 +576,7 @@ def _spread(side: _Side) -> float:
 
 
 @dataclass(frozen=True, eq=False)
-class Comparison:
+class Comparison(Result):
     """The change from version A to version B, per benchmark, with its interval and a verdict.
 
     Attributes
@@ -735,6 +747,44 @@ def compare(
     if df.empty:
         raise ValueError("df: no rows")
     check_allocation("replicates", replicates, 8.0 * replicates * (4 + 2 * df[cluster].nunique()))
+    frame, dropped = _clean(df, by=by, value=value, cluster=cluster, dropna=dropna)
+    a_label, b_label = _versions(frame, by, baseline)
+    frame, warmup_dropped, excluded = _without_warmups(frame, by)
+    if "iteration" in frame.columns:
+        frame = frame.sort_values([cluster, "iteration"], kind="stable")
+    tasks, units, only_a, only_b = _tasks(
+        frame,
+        by=by,
+        value=value,
+        cluster=cluster,
+        labels=(a_label, b_label),
+        excluded=excluded,
+        settings=dict(
+            statistic=statistic, confidence=confidence, threshold=float(threshold), replicates=replicates, checks=checks
+        ),
+    )
+    rows = map_tasks(_compare_one, tasks, rng=rng, executor=executor, progress=progress, desc="benchmarks")
+    return Comparison(
+        table=_table(rows, correction=correction, confidence=confidence, threshold=threshold),
+        statistic=statistic,
+        confidence=confidence,
+        threshold=float(threshold),
+        correction=correction,
+        replicates=replicates,
+        cluster=cluster,
+        only_a=only_a,
+        only_b=only_b,
+        dropped=dropped,
+        warmup_dropped=warmup_dropped,
+        labels=MappingProxyType({"a": a_label, "b": b_label}),
+        units=MappingProxyType(units),
+        excluded=MappingProxyType(excluded),
+    )
+
+
+def _clean(df: pd.DataFrame, *, by: str, value: str, cluster: str, dropna: bool) -> tuple[pd.DataFrame, int]:
+    """The rows that can be compared, and how many were dropped for a missing value, cluster, version or
+    benchmark label (refused, naming them, without ``dropna``); infinite values are refused."""
     frame = df if "benchmark" in df.columns else df.assign(benchmark="benchmark")
     frame = frame.copy(deep=False)
     frame.attrs = {}  # pandas deep-copies attrs (a reader's metadata) on every slice below
@@ -758,29 +808,40 @@ def compare(
     if infinite.any():
         names = sorted(frame.loc[infinite, "benchmark"].astype(str).unique())
         raise ValueError(f"{value}: {int(infinite.sum())} value(s) not finite in {names[:5]}")
-    a_label, b_label = _versions(frame, by, baseline)
+    return frame, dropped
+
+
+def _without_warmups(frame: pd.DataFrame, by: str) -> tuple[pd.DataFrame, int, dict]:
+    """``frame`` without the rows its ``warmup`` column flags, how many those were, and the benchmarks
+    left with no values in a version (excluded, with the reason)."""
     excluded = {}
-    warmup_dropped = 0
-    if "warmup" in frame.columns:
-        flagged = frame["warmup"].astype(bool)
-        warmup_dropped = int(flagged.sum())
-        before = set(frame.groupby([by, "benchmark"], sort=False).groups)
-        frame = frame[~flagged]
-        for version, name in before - set(frame.groupby([by, "benchmark"], sort=False).groups):
-            excluded[str(name)] = f"no values left in {by}={version!r} once warm-ups are left out"
-    if "iteration" in frame.columns:
-        frame = frame.sort_values([cluster, "iteration"], kind="stable")
+    if "warmup" not in frame.columns:
+        return frame, 0, excluded
+    flagged = frame["warmup"].astype(bool)
+    before = set(frame.groupby([by, "benchmark"], sort=False).groups)
+    frame = frame[~flagged]
+    for version, name in before - set(frame.groupby([by, "benchmark"], sort=False).groups):
+        excluded[str(name)] = f"no values left in {by}={version!r} once warm-ups are left out"
+    return frame, int(flagged.sum()), excluded
+
+
+def _tasks(frame: pd.DataFrame, *, by: str, value: str, cluster: str, labels: tuple, excluded: dict, settings: dict):
+    """One :class:`_Task` per benchmark present in both versions, its values in one unit.
+
+    Returns the tasks, the unit of each benchmark, and the benchmarks only in A and only in B;
+    ``excluded`` gains the benchmarks whose units do not convert.
+    """
+    a_label, b_label = labels
     # positions of each (version, benchmark) in the frame's arrays: one groupby, no sub-frames
     positions = frame.groupby([by, "benchmark"], sort=False).indices
-    sides = {label: {} for label in (a_label, b_label)}
+    sides = {label: {} for label in labels}
     for (version, name), where in positions.items():
         sides[version][name] = where
     only_a = tuple(sorted(map(str, set(sides[a_label]) - set(sides[b_label]) - set(excluded))))
     only_b = tuple(sorted(map(str, set(sides[b_label]) - set(sides[a_label]) - set(excluded))))
     names = [name for name in sides[a_label] if name in sides[b_label] and str(name) not in excluded]
-    settings = _Settings(
-        statistic, confidence, float(threshold), replicates, checks, cluster, (1 - confidence) / max(1, len(names))
-    )
+    check_size = (1 - settings["confidence"]) / max(1, len(names))  # Bonferroni over the benchmarks
+    shared = _Settings(**settings, cluster=cluster, check_alpha=check_size)
     tasks = []
     units = {}
     # each benchmark's one unit and metadata, found once for all (a pandas concat per benchmark
@@ -815,7 +876,7 @@ def compare(
                 values_b=values_b,
                 labels_b=all_labels[where_b],
                 higher_is_better=better,
-                settings=settings,
+                settings=shared,
                 exact=metadata["assume"].get(name) == "exact",
             )
         )
@@ -825,29 +886,18 @@ def compare(
             f"benchmark: none can be compared between {by}={a_label!r} and {by}={b_label!r}"
             + (f" ({reasons})" if reasons else " (none is present in both)")
         )
-    rows = map_tasks(_compare_one, tasks, rng=rng, executor=executor, progress=progress, desc="benchmarks")
+    return tasks, units, only_a, only_b
+
+
+def _table(rows, *, correction: str, confidence: float, threshold: float) -> pd.DataFrame:
+    """The per-benchmark rows as the comparison's table, with corrected p-values and the verdicts."""
     alpha = 1.0 - confidence
     table = pd.DataFrame(rows)
     table.insert(table.columns.get_loc("method"), "p_adjusted", adjust_p_values(table["p_value"], correction))
     table.insert(
         table.columns.get_loc("warnings"), "verdict", [_verdict(r, alpha, threshold) for r in table.itertuples()]
     )
-    return Comparison(
-        table=table,
-        statistic=statistic,
-        confidence=confidence,
-        threshold=float(threshold),
-        correction=correction,
-        replicates=replicates,
-        cluster=cluster,
-        only_a=only_a,
-        only_b=only_b,
-        dropped=dropped,
-        warmup_dropped=warmup_dropped,
-        labels=MappingProxyType({"a": a_label, "b": b_label}),
-        units=MappingProxyType(units),
-        excluded=MappingProxyType(excluded),
-    )
+    return table
 
 
 def _verdict(row, alpha: float, threshold: float) -> str:

@@ -156,6 +156,21 @@ def test_corrections_match_statsmodels(method, reference):
     assert np.array_equal(adjust_p_values(p, "none"), p, equal_nan=True)
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_drift_trend_is_scipy_spearman(seed):
+    """compare's drift check is Spearman's rho against batch order with scipy's p-value (ties included)."""
+    from scipy import stats
+
+    from perfstudy.compare import _trend
+
+    rng = np.random.default_rng(seed)
+    x = np.round(rng.normal(0, 1, 12 + 3 * seed) + 0.1 * seed * np.arange(12 + 3 * seed), 1)  # rounding: ties
+    rho, p = _trend(x)
+    reference = stats.spearmanr(np.arange(x.size), x)
+    assert rho == pytest.approx(reference.statistic, rel=1e-12)
+    assert p == pytest.approx(reference.pvalue, rel=1e-9)
+
+
 # --- verdicts -----------------------------------------------------------------------------------
 
 
