@@ -31,6 +31,7 @@ test: $(STAMP)
 lint: $(STAMP)
 	$(VENV)/bin/ruff check perfstudy tests benchmarks notebooks
 	$(VENV)/bin/ruff format --check perfstudy tests benchmarks notebooks
+	$(VENV)/bin/basedpyright
 
 ## Build a wheel, install it into a fresh virtualenv outside the checkout, run notebook 01 and load a dataset.
 wheel-check: $(STAMP)

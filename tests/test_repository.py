@@ -82,3 +82,44 @@ def test_the_layering_test_sees_an_import_inside_a_function(tmp_path):
     module = tmp_path / "m.py"
     module.write_text("def f():\n    from perfstudy.studies import he2019\n    import perfstudy.studies.maricq2018\n")
     assert {"perfstudy.studies.he2019", "perfstudy.studies.maricq2018"} <= _imports(module)
+
+
+def test_guard_rails_are_configured():
+    """pyright in basic mode over the package with its baseline, the package marked as typed, and a
+    pre-commit configuration that runs ruff, pyright and this file's rules."""
+    import tomllib
+
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    assert pyproject["tool"]["basedpyright"]["typeCheckingMode"] == "basic"
+    assert (ROOT / ".basedpyright" / "baseline.json").is_file()
+    assert (ROOT / "perfstudy" / "py.typed").is_file()
+    assert "py.typed" in pyproject["tool"]["setuptools"]["package-data"]["perfstudy"]
+    lint = (ROOT / "Makefile").read_text().split("\nlint:")[1].split("\n\n")[0]
+    assert "ruff check" in lint and "basedpyright" in lint
+    hooks = (ROOT / ".pre-commit-config.yaml").read_text()
+    for hook in ("id: ruff", "id: ruff-format", "id: basedpyright", "tests/test_repository.py"):
+        assert hook in hooks, hook
+
+
+def test_arguments_are_checked_in_the_function_not_by_a_wrapper():
+    """One way to check arguments: explicit calls at the top of each function. No public function of a
+    study, a figure or a plot is wrapped by a decorator that checks its arguments elsewhere."""
+    import importlib
+    import inspect
+    import pkgutil
+
+    import perfstudy.studies
+
+    names = ["perfstudy.plots", "perfstudy.widgets"] + [
+        m.name for m in pkgutil.iter_modules(perfstudy.studies.__path__, "perfstudy.studies.")
+    ]
+    wrapped = []
+    for name in names:
+        module = importlib.import_module(name)
+        for attribute in getattr(module, "__all__", []):
+            obj = getattr(module, attribute)
+            members = [obj] if inspect.isfunction(obj) else []
+            if inspect.isclass(obj):  # its public methods (dataclasses wrap their own __repr__)
+                members = [f for key, f in vars(obj).items() if not key.startswith("_")]
+            wrapped += [f"{name}.{attribute}" for f in members if inspect.isfunction(f) and inspect.unwrap(f) is not f]
+    assert not wrapped, f"checked by a wrapper: {wrapped}"
