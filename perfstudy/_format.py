@@ -86,3 +86,13 @@ def with_unit(value: float, unit: str, *, digits: int = 4, small: bool = True) -
     if text[-1:] in {p for _, p in _PREFIXES if p}:
         return f"{text[:-1]} {text[-1]}{unit}"
     return f"{text} {unit}".strip()
+
+
+def plural(noun: str) -> str:
+    """The English plural of a cluster's name as a report prints it: ``batch`` -> ``batches``, ``host`` ->
+    ``hosts``, ``process`` -> ``processes``, ``replica`` -> ``replicas``, ``party`` -> ``parties``."""
+    if noun.endswith(("s", "x", "z", "ch", "sh")):
+        return noun + "es"
+    if len(noun) > 1 and noun.endswith("y") and noun[-2] not in "aeiou":
+        return noun[:-1] + "ies"
+    return noun + "s"

@@ -21,7 +21,7 @@ from pathlib import PurePath
 import numpy as np
 import pandas as pd
 
-__all__ = ["Result"]
+__all__ = ["Result", "UnpackableResult"]
 
 #: rows of a frame shown by summary() and _repr_html_ (the head and the tail beyond it)
 SHOWN_ROWS = 20
@@ -102,3 +102,22 @@ class Result:
         if table is not None:
             parts.append(table.to_html(max_rows=SHOWN_ROWS, float_format=_text, border=0))
         return "\n".join(parts)
+
+
+class UnpackableResult(Result):
+    """A result that a study used to return as a tuple: unpacking it still works for one release, with a
+    DeprecationWarning naming the fields to use (``_UNPACKED``, in the old tuple's order)."""
+
+    __slots__ = ()
+    _UNPACKED: tuple[str, ...] = ()
+
+    def __iter__(self):
+        import warnings
+
+        names = ", ".join(f".{name}" for name in self._UNPACKED)
+        warnings.warn(
+            f"unpacking a {type(self).__name__} as a tuple is deprecated: use {names}; it goes in the next release",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return iter(tuple(getattr(self, name) for name in self._UNPACKED))

@@ -26,6 +26,7 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass, field
 from types import MappingProxyType
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -41,7 +42,7 @@ from perfstudy._checks import (
     check_resamples,
     check_sample,
 )
-from perfstudy._format import display_unit, si, with_unit
+from perfstudy._format import display_unit, plural, si, with_unit
 from perfstudy._result import Result
 from perfstudy.compare import Comparison, _one_value, _side, _warmup_test, compare, odd_batches
 from perfstudy.confirm import median_ci, repetitions_needed
@@ -182,15 +183,16 @@ class Analysis(Result):
 
         level, cluster = f"{100 * self.confidence:g}%", self.cluster
         card = {}
+        row: Any  # a named tuple of the table's columns (pandas types itertuples' rows as plain tuples)
         for row in rows.itertuples():
             warm = int(row.warmup_iterations)
             reading, _ = _confirm_reading(row)
             if reading == "constant":
                 confirm = "none: every value is the same"
             elif reading == "too few":
-                confirm = f"too few {cluster}es ({row.batches}) to tell; run at least 10"
+                confirm = f"too few {plural(cluster)} ({row.batches}) to tell; run at least 10"
             else:
-                unit = f"{cluster}es" if row.confirm_unit == "batch" else "repetitions"
+                unit = f"{plural(cluster)}" if row.confirm_unit == "batch" else "repetitions"
                 need = [
                     "more than there are" if not math.isfinite(n) else f"{int(n)}"
                     for n in (row.confirm_1pct, row.confirm_5pct)
@@ -198,7 +200,7 @@ class Analysis(Result):
                 confirm = f"{need[0]} for ±1%, {need[1]} for ±5% ({unit})"
             stable = row.pt4cloud_stable
             card[str(row.version)] = {
-                f"values ({cluster}es)": f"{row.n} ({row.batches})",
+                f"values ({plural(cluster)})": f"{row.n} ({row.batches})",
                 f"warm-up left at the start of each {cluster}": (
                     "none found" if warm == 0 else f"the first {warm} iteration{'s' if warm > 1 else ''}: drop them"
                 ),
@@ -214,7 +216,7 @@ class Analysis(Result):
                 "values settle, no drift (ADF)": yes(row.adf_reject),
                 "values independent of the one before (lag-1 shuffle test)": yes(not row.independence_reject),
                 "repetitions needed for the median (CONFIRM)": confirm,
-                f"{cluster}es unlike the others": row.odd_batches or "none",
+                f"{plural(cluster)} unlike the others": row.odd_batches or "none",
                 "distribution stable by the end (PT4Cloud)": (
                     "no timestamps" if isinstance(stable, float) and math.isnan(stable) else yes(stable)
                 ),
@@ -338,7 +340,7 @@ def _advice(table: pd.DataFrame, comparison: Comparison | None, cluster: str) ->
     if len(correlated):
         advice.append(
             f"Values are correlated in {_names(correlated, versions)}: the naive interval of the mean is up to "
-            f"{correlated['se_inflation'].max():.1f}x too narrow; use the corrected one, or whole {cluster}es."
+            f"{correlated['se_inflation'].max():.1f}x too narrow; use the corrected one, or whole {plural(cluster)}."
         )
     moving = table[~table["adf_reject"].astype(bool)]
     if len(moving):
@@ -361,14 +363,14 @@ def _advice(table: pd.DataFrame, comparison: Comparison | None, cluster: str) ->
         elif need > have:
             short.append(f"{which}: {int(need) - have} more")
     if short:
-        unit = f"{cluster}es" if (table["confirm_unit"] == "batch").all() else "repetitions"
+        unit = f"{plural(cluster)}" if bool((table["confirm_unit"] == "batch").all()) else "repetitions"
         advice.append(f"For ±1% on the median, run more {unit} (CONFIRM): " + "; ".join(short[:6]) + ".")
     if few:
         counts = sorted({n for _, n in few})
         have = " or ".join(map(str, counts))
         names = ", ".join(w for w, _ in few[:6]) + (f" and {len(few) - 6} more" if len(few) > 6 else "")
         advice.append(
-            f"Run at least 10 {cluster}es of {names}: with {have} there are too few to say how many are needed "
+            f"Run at least 10 {plural(cluster)} of {names}: with {have} there are too few to say how many are needed "
             "for ±1% on the median (CONFIRM)."
         )
     unstable = table[table["pt4cloud_stable"].astype(object) == False]  # noqa: E712 - NaN means not tested

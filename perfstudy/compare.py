@@ -61,7 +61,7 @@ from perfstudy._checks import (
     check_resamples,
     check_sample,
 )
-from perfstudy._format import display_unit, si
+from perfstudy._format import display_unit, plural, si
 from perfstudy._result import Result
 from perfstudy._tdist import norm_ppf, t_ppf, t_sf
 from perfstudy.parallel import map_tasks
@@ -464,7 +464,7 @@ def _confirm_warning(side: _Side, name: str, settings: _Settings, rng) -> str | 
     )
     if needed.estimate is None:
         return (
-            f"CONFIRM: {side.clusters} {settings.cluster}es in {name} do not pin the median to "
+            f"CONFIRM: {side.clusters} {plural(settings.cluster)} in {name} do not pin the median to "
             f"+-{100 * settings.threshold:g}%; run more"
         )
     return None
@@ -530,9 +530,11 @@ def _compare_one(task: _Task, rng) -> dict:
         notes.append("a value or batch statistic of 0 or below: compared as the difference B - A, not a ratio")
     for side, label in ((a, "A"), (b, "B")):
         if side.clusters == 1 and not task.exact:
-            notes.append(f"one {s.cluster} in {label}: no interval can be trusted; run more {s.cluster}es")
+            notes.append(f"one {s.cluster} in {label}: no interval can be trusted; run more {plural(s.cluster)}")
     if method == "t":
-        notes.append(f"few {s.cluster}es ({min(a.clusters, b.clusters)}): Welch t interval over the {s.cluster}es")
+        notes.append(
+            f"few {plural(s.cluster)} ({min(a.clusters, b.clusters)}): Welch t interval over the {plural(s.cluster)}"
+        )
     if s.checks and scale == "ratio" and not task.exact:  # the checks compare batches by their ratios
         for side, label, labels in ((a, "A", task.labels_a), (b, "B", task.labels_b)):
             notes += filter(

@@ -158,3 +158,18 @@ def test_few_batches_are_advised_as_batches_not_values():
         .iloc[0]
         .startswith("too few batches (6)")
     )
+
+
+def test_the_report_pluralises_the_cluster_by_its_name():
+    """A card over hosts says hosts (it said "hostes"); batches and processes keep their -es."""
+    from perfstudy._format import plural
+
+    assert [plural(w) for w in ("batch", "host", "process", "fork", "replica", "party", "day")] == [
+        "batches", "hosts", "processes", "forks", "replicas", "parties", "days",
+    ]  # fmt: skip
+    a, b = demo_runs(processes=6, values=10, rng=1)
+    frame = pd.concat([a.assign(version=0), b.assign(version=1)], ignore_index=True).rename(columns={"batch": "host"})
+    result = analyze(frame, cluster="host", permutations=19, replicates=199, rng=0)
+    card = result.card(result.table.benchmark.iloc[0])
+    labels = " ".join(card.index.astype(str))
+    assert "values (hosts)" in labels and "hostes" not in labels

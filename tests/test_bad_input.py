@@ -601,7 +601,7 @@ def _type1_series():
 
     return bakshy2015.real_aa(
         [("a", np.arange(100.0) % 7)], segments=2, segment_length=5, experiments=3, replicates=3, rng=0
-    )[0]
+    ).per_series
 
 
 @functools.cache
@@ -796,7 +796,7 @@ def _study_valid():
     from test_studies import AZURE, CWB_METRICS, GRID, _synthetic_pairs
 
     from perfstudy.simulated_server import SimulatedServer
-    from perfstudy.studies import bakshy2015, he2019, maricq2018, public_data
+    from perfstudy.studies import bakshy2015, he2019, maricq2018, public_data, shivam2008
 
     pt4 = ["pt4cloud-AWS-EP-L"]
     return {
@@ -819,6 +819,32 @@ def _study_valid():
         "maricq2018.NormalityTests.to_frame": lambda: call(maricq2018.figure3_normality(window=500, rng=0)),
         "maricq2018.DegradedCopyRanking.to_frame": lambda: call(
             maricq2018.figure7_cwb(metrics=CWB_METRICS, permutations=9, max_remove=1, rng=0)
+        ),
+        "bakshy2015.RealAATests.to_frame": lambda: call(
+            bakshy2015.real_aa(
+                [("a", np.arange(100.0) % 7)], segments=2, segment_length=5, experiments=3, replicates=3, rng=0
+            )
+        ),
+        "maricq2018.ConvergenceCurves.to_frame": lambda: call(
+            maricq2018.figure5_convergence([("pt4cloud-AWS-EP-L", "ground_truth")], trials=5, max_size=50, rng=0)
+        ),
+        "maricq2018.RepetitionsAgainstCoV.to_frame": lambda: call(
+            maricq2018.figure6_cov_vs_repetitions(min_runs=3000, trials=3, max_size=30, rng=0)
+        ),
+        "he2019.SotaComparison.to_frame": lambda: call(he2019.sota_comparison(_he_tables()[0], _he_baselines())),
+        "shivam2008.StrawmanAgainstBinsearch.to_frame": lambda: call(
+            shivam2008.figure3(SimulatedServer(), search=SEARCH, rng=0)
+        ),
+        "shivam2008.RunlengthSweep.to_frame": lambda: call(
+            shivam2008.figure6(
+                SimulatedServer(),
+                load_factors=[0.5],
+                runlengths=[60],
+                repeats=2,
+                target_accuracy=0.1,
+                confidence=0.95,
+                rng=0,
+            )
         ),
         "public_data.Series.to_frame": lambda: call(next(public_data.iter_series(["sap-hana-0016"]))),
         "bakshy2015.allocations": lambda: call(E1, COSTS, budgets=[5000.0], targets=[0.1], hosts=[4, 8]),

@@ -146,7 +146,7 @@ def _make(name):  # noqa: C901 - one branch a class, read as a table
 
 
 def _study(name):
-    from perfstudy.studies import bakshy2015, he2019, maricq2018, public_data
+    from perfstudy.studies import bakshy2015, he2019, maricq2018, public_data, shivam2008
 
     frame = pd.DataFrame({"design": ["a", "b"], "se": [0.1, 0.2]})
     table = {
@@ -161,6 +161,12 @@ def _study(name):
             frame.assign(family="f"), frame.assign(family="g"), 1, 2
         ),
         "studies.maricq2018.DegradedCopyRanking": lambda: maricq2018.DegradedCopyRanking(frame, frame, "h", 3, 1, None),
+        "studies.bakshy2015.RealAATests": lambda: bakshy2015.RealAATests(frame, frame),
+        "studies.maricq2018.ConvergenceCurves": lambda: maricq2018.ConvergenceCurves({}, frame),
+        "studies.maricq2018.RepetitionsAgainstCoV": lambda: maricq2018.RepetitionsAgainstCoV(frame, {"series": 2}),
+        "studies.he2019.SotaComparison": lambda: he2019.SotaComparison(frame, {"pt4cloud": 0.9}),
+        "studies.shivam2008.StrawmanAgainstBinsearch": lambda: shivam2008.StrawmanAgainstBinsearch({"hours": 1.0}, {}),
+        "studies.shivam2008.RunlengthSweep": lambda: shivam2008.RunlengthSweep(frame, frame),
         "studies.public_data.Series": lambda: public_data.Series("f", "d", {"host": "h1"}, X),
     }
     return table[name]()

@@ -80,17 +80,29 @@ STUDY_CALLS = {
     "perfstudy.studies.bakshy2015.table3": lambda r: bakshy2015.table3(
         E1, requests=8, hosts=4, experiments=3, replicates=3, rng=r
     ),
-    "perfstudy.studies.bakshy2015.real_aa": lambda r: bakshy2015.real_aa(
-        [("a", np.arange(100.0) % 7), ("short", np.ones(3))],
-        segments=2,
-        segment_length=5,
-        experiments=3,
-        replicates=3,
-        rng=r,
+    "perfstudy.studies.bakshy2015.real_aa": lambda r: (
+        bakshy2015.real_aa(
+            [("a", np.arange(100.0) % 7), ("short", np.ones(3))],
+            segments=2,
+            segment_length=5,
+            experiments=3,
+            replicates=3,
+            rng=r,
+        ).per_series
     ),
-    "perfstudy.studies.shivam2008.figure3": lambda r: shivam2008.figure3(SimulatedServer(), search=SEARCH, rng=r)[0],
-    "perfstudy.studies.shivam2008.figure6": lambda r: shivam2008.figure6(
-        SimulatedServer(), load_factors=[0.5], runlengths=[60], repeats=2, target_accuracy=0.1, confidence=0.95, rng=r
+    "perfstudy.studies.shivam2008.figure3": lambda r: (
+        shivam2008.figure3(SimulatedServer(), search=SEARCH, rng=r).headline
+    ),
+    "perfstudy.studies.shivam2008.figure6": lambda r: (
+        shivam2008.figure6(
+            SimulatedServer(),
+            load_factors=[0.5],
+            runlengths=[60],
+            repeats=2,
+            target_accuracy=0.1,
+            confidence=0.95,
+            rng=r,
+        ).table
     ),
     "perfstudy.studies.shivam2008.calibration": lambda r: shivam2008.calibration(
         SimulatedServer(), searches=2, search=SEARCH, rng=r
@@ -127,12 +139,12 @@ STUDY_CALLS = {
     "perfstudy.studies.maricq2018.figure3_normality": lambda r: maricq2018.figure3_normality(
         window=500, rng=r
     ).shares(),
-    "perfstudy.studies.maricq2018.figure5_convergence": lambda r: maricq2018.figure5_convergence(
-        [("pt4cloud-AWS-EP-L", "ground_truth")], trials=5, max_size=50, rng=r
-    )[1],
-    "perfstudy.studies.maricq2018.figure6_cov_vs_repetitions": lambda r: maricq2018.figure6_cov_vs_repetitions(
-        min_runs=3000, trials=3, max_size=30, rng=r
-    )[1],
+    "perfstudy.studies.maricq2018.figure5_convergence": lambda r: (
+        maricq2018.figure5_convergence([("pt4cloud-AWS-EP-L", "ground_truth")], trials=5, max_size=50, rng=r).table
+    ),
+    "perfstudy.studies.maricq2018.figure6_cov_vs_repetitions": lambda r: (
+        maricq2018.figure6_cov_vs_repetitions(min_runs=3000, trials=3, max_size=30, rng=r).headline
+    ),
     "perfstudy.studies.maricq2018.table4_degraded_server": lambda r: maricq2018.table4_degraded_server(
         AZURE, runs_per_host=40, trials=5, rng=r
     ),
@@ -364,8 +376,14 @@ def test_allocations_need_a_budget_or_target():
 
 
 def test_real_aa_leaves_out_short_series_and_says_so():
-    per_series, summary = STUDY_CALLS["perfstudy.studies.bakshy2015.real_aa"](0)
-    assert set(per_series.series) == {"a"} and set(summary.bootstrap) == {"iid", "segment"}
+    per_series = STUDY_CALLS["perfstudy.studies.bakshy2015.real_aa"](0)
+    summary = bakshy2015.real_aa(
+        [("a", np.arange(100.0) % 7)], segments=2, segment_length=5, experiments=3, replicates=3, rng=0
+    )
+    assert set(per_series.series) == {"a"} and set(summary.by_bootstrap.bootstrap) == {"iid", "segment"}
+    with pytest.warns(DeprecationWarning, match="use .per_series, .by_bootstrap"):
+        old_per_series, _ = summary  # a tuple before: unpacking still works for a release
+    assert old_per_series is summary.per_series
     with pytest.raises(ValueError, match="none holds"):
         bakshy2015.real_aa([("short", np.ones(3))])
 
@@ -376,8 +394,11 @@ def test_real_aa_leaves_out_short_series_and_says_so():
 def test_shivam_figures_on_the_simulated_server():
     summary = STUDY_CALLS["perfstudy.studies.shivam2008.figure3"](1)
     assert summary["strawman_hours"] > summary["binsearch_hours"]
-    table, sweet = STUDY_CALLS["perfstudy.studies.shivam2008.figure6"](2)
-    assert len(table) == 1 and len(sweet) == 1 and table.trials.iloc[0] >= 2
+    table = STUDY_CALLS["perfstudy.studies.shivam2008.figure6"](2)
+    sweep = shivam2008.figure6(
+        SimulatedServer(), load_factors=[0.5], runlengths=[60], repeats=2, target_accuracy=0.1, confidence=0.95, rng=2
+    )
+    assert sweep.table.equals(table) and len(table) == 1 and len(sweep.sweet_spot) == 1 and table.trials.iloc[0] >= 2
     calibration = STUDY_CALLS["perfstudy.studies.shivam2008.calibration"](3)
     assert calibration["searches"] == 2 and calibration["converged"] == 1.0
     growth = STUDY_CALLS["perfstudy.studies.shivam2008.growth"](4)

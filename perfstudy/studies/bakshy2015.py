@@ -23,7 +23,7 @@ from perfstudy._checks import (
     check_names,
     check_real,
 )
-from perfstudy._result import Result
+from perfstudy._result import Result, UnpackableResult
 from perfstudy.bootstrap import clustered_bootstrap
 from perfstudy.designs import CostModel, optimal_allocation, standard_error, variance_from_schedule
 from perfstudy.estimate import SCHEDULE_TERMS, VarianceFit, fit_variance_components
@@ -52,6 +52,7 @@ __all__ = [
     "BootstrapAgainstTruth",
     "figure6",
     "RankedAATests",
+    "RealAATests",
     "figure7",
     "real_series",
     "real_aa",
@@ -533,6 +534,27 @@ def real_series(azure: tuple[str, ...] = (), *, pt4cloud: bool = True) -> list[t
     return series
 
 
+@dataclass(frozen=True)
+class RealAATests(UnpackableResult):
+    """A/A tests cut from long real series (Figure 8 in spirit), per series and per bootstrap.
+
+    Attributes
+    ----------
+    per_series : DataFrame
+        :func:`perfstudy.type1.segment_aa_study` rows with ``series``.
+    by_bootstrap : DataFrame
+        Per bootstrap: median, min and max Type I error, the median t-interval rate, the median SE ratio.
+    """
+
+    per_series: pd.DataFrame
+    by_bootstrap: pd.DataFrame
+    _UNPACKED = ("per_series", "by_bootstrap")
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per bootstrap (``by_bootstrap``)."""
+        return self.by_bootstrap.copy()
+
+
 def real_aa(
     series,
     *,
@@ -542,7 +564,7 @@ def real_aa(
     replicates: int = 500,
     rng=None,
     progress: bool = False,
-) -> tuple[pd.DataFrame, pd.DataFrame]:
+) -> RealAATests:
     """Figure 8 in spirit: A/A tests cut from each long real series, iid against segment bootstrap.
 
     Series shorter than ``2 * segments * segment_length`` runs are left out (see the first
@@ -561,10 +583,7 @@ def real_aa(
 
     Returns
     -------
-    per_series : DataFrame
-        :func:`perfstudy.type1.segment_aa_study` rows with ``series``.
-    summary : DataFrame
-        Per bootstrap: median, min and max Type I error, the median t-interval rate, the median SE ratio.
+    RealAATests
     """
     check_instance("series", series, (list, tuple))
     check_int("segments", segments)
@@ -601,7 +620,7 @@ def real_aa(
         )
         .reset_index()
     )
-    return per_series, summary
+    return RealAATests(per_series=per_series, by_bootstrap=summary)
 
 
 #: The bootstrap to analyse each design with: the row of Table 3 whose Type I error is nearest the

@@ -32,7 +32,7 @@ from perfstudy._checks import (
     check_real,
     check_text,
 )
-from perfstudy._result import Result
+from perfstudy._result import Result, UnpackableResult
 from perfstudy.baselines import sota1, sota2
 from perfstudy.parallel import map_tasks
 from perfstudy.pt4cloud import (
@@ -46,6 +46,7 @@ from perfstudy.pt4cloud import (
 )
 
 __all__ = [
+    "SotaComparison",
     "SAMPLED_WEEKS",
     "TABLE_3_WEEKS",
     "TABLE_4_HOURS",
@@ -453,7 +454,29 @@ def baseline_study(
     return pd.DataFrame(map_tasks(work, names, rng=rng, executor=executor, progress=progress, desc="configurations"))
 
 
-def sota_comparison(weekly: pd.DataFrame, baselines: pd.DataFrame) -> tuple[pd.DataFrame, dict]:
+@dataclass(frozen=True)
+class SotaComparison(UnpackableResult):
+    """Figure 9: PT4Cloud's accuracy and cost against the two baselines', per configuration.
+
+    Attributes
+    ----------
+    per_config : DataFrame
+        ``label`` (benchmark and configuration), PT4Cloud's ``accuracy`` and ``runs``, and the baselines' columns.
+    headline : dict
+        Mean accuracies (``pt4cloud``, ``sota1``, ``sota2``), ``sota2_min``, ``sota1_median_hours``,
+        ``sota2_hours_range``.
+    """
+
+    per_config: pd.DataFrame
+    headline: dict
+    _UNPACKED = ("per_config", "headline")
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per configuration (``per_config``)."""
+        return self.per_config.copy()
+
+
+def sota_comparison(weekly: pd.DataFrame, baselines: pd.DataFrame) -> SotaComparison:
     """Figure 6: PT4Cloud's accuracy and runs beside SOTA1's and SOTA2's, per configuration.
 
     Parameters
@@ -465,11 +488,7 @@ def sota_comparison(weekly: pd.DataFrame, baselines: pd.DataFrame) -> tuple[pd.D
 
     Returns
     -------
-    per_config : DataFrame
-        ``label`` (benchmark and configuration), PT4Cloud's ``accuracy`` and ``runs``, and the baselines' columns.
-    summary : dict
-        Mean accuracies (``pt4cloud``, ``sota1``, ``sota2``), ``sota2_min``, ``sota1_median_hours``,
-        ``sota2_hours_range``.
+    SotaComparison
     """
     check_frame("weekly", weekly, minimum=0)
     check_frame("baselines", baselines, minimum=0)
@@ -485,7 +504,7 @@ def sota_comparison(weekly: pd.DataFrame, baselines: pd.DataFrame) -> tuple[pd.D
         sota1_median_hours=float(np.median(frame.sota1_runs / per_hour)),
         sota2_hours_range=[float(frame.sota2_hours.min()), float(frame.sota2_hours.max())],
     )
-    return frame, summary
+    return SotaComparison(per_config=frame, headline=summary)
 
 
 def reduction_summary(

@@ -23,13 +23,15 @@ from perfstudy._checks import (
     check_real,
     check_text,
 )
-from perfstudy._result import Result
+from perfstudy._result import Result, UnpackableResult
 from perfstudy.confirm import median_ci_indices, repetitions_needed
 from perfstudy.diagnostics import coefficient_of_variation, normality
 from perfstudy.servers import eliminate_unrepresentative, rank_servers
 from perfstudy.studies.public_data import SERIES, iter_series
 
 __all__ = [
+    "ConvergenceCurves",
+    "RepetitionsAgainstCoV",
     "series_values",
     "PUBLISHED",
     "cov_summary",
@@ -298,6 +300,27 @@ def _values(dataset: str, selector: str) -> np.ndarray:
     return frame.loc[frame.benchmark == selector, "value"].to_numpy()
 
 
+@dataclass(frozen=True)
+class ConvergenceCurves(UnpackableResult):
+    """Figure 5: CONFIRM's curves (the median's interval against the number of runs) per series.
+
+    Attributes
+    ----------
+    curves : dict of str to Repetitions
+        By panel title.
+    table : DataFrame
+        ``dataset``, ``series``, ``runs``, ``cov``, ``estimate``, ``median``.
+    """
+
+    curves: dict
+    table: pd.DataFrame
+    _UNPACKED = ("curves", "table")
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per series (``table``)."""
+        return self.table.copy()
+
+
 def figure5_convergence(
     cases,
     *,
@@ -307,7 +330,7 @@ def figure5_convergence(
     start: int = 10,
     max_size: int | None = None,
     rng=None,
-) -> tuple[dict, pd.DataFrame]:
+) -> ConvergenceCurves:
     """Figure 5: CONFIRM's curve for a few real series.
 
     Parameters
@@ -321,10 +344,7 @@ def figure5_convergence(
 
     Returns
     -------
-    curves : dict of str to Repetitions
-        By panel title.
-    table : DataFrame
-        ``dataset``, ``series``, ``runs``, ``cov``, ``estimate``, ``median``.
+    ConvergenceCurves
     """
     check_real("error", error, positive=True)
     check_fraction("confidence", confidence)
@@ -349,7 +369,29 @@ def figure5_convergence(
                 median=result.median,
             )
         )
-    return curves, pd.DataFrame(rows)
+    return ConvergenceCurves(curves=curves, table=pd.DataFrame(rows))
+
+
+@dataclass(frozen=True)
+class RepetitionsAgainstCoV(UnpackableResult):
+    """Figure 6: CONFIRM's repetitions estimate against the CoV of every long series.
+
+    Attributes
+    ----------
+    table : DataFrame
+        ``family``, ``dataset``, ``series``, ``runs``, ``cov``, ``estimate`` (missing beyond ``max_size``).
+    headline : dict
+        ``series``, ``constant_left_out``, ``estimated``, ``median_estimate_cov_below_4pct``,
+        ``spearman_cov_estimate``.
+    """
+
+    table: pd.DataFrame
+    headline: dict
+    _UNPACKED = ("table", "headline")
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per series (``table``)."""
+        return self.table.copy()
 
 
 def figure6_cov_vs_repetitions(
@@ -362,7 +404,7 @@ def figure6_cov_vs_repetitions(
     max_size: int | None = None,
     rng=None,
     progress: bool = False,
-) -> tuple[pd.DataFrame, dict]:
+) -> RepetitionsAgainstCoV:
     """Figure 6 on public data: CoV against CONFIRM's estimate for every series of ``min_runs`` or more.
 
     Constant series (a CoV below 1e-9: CWB metrics that did not vary) need no repetitions to speak
@@ -381,11 +423,7 @@ def figure6_cov_vs_repetitions(
 
     Returns
     -------
-    table : DataFrame
-        ``family``, ``dataset``, ``series``, ``runs``, ``cov``, ``estimate`` (missing beyond ``max_size``).
-    summary : dict
-        ``series``, ``constant_left_out``, ``estimated``, ``median_estimate_cov_below_4pct``,
-        ``spearman_cov_estimate``.
+    RepetitionsAgainstCoV
     """
     check_int("min_runs", min_runs)
     check_real("error", error, positive=True)
@@ -427,7 +465,7 @@ def figure6_cov_vs_repetitions(
         median_estimate_cov_below_4pct=float(below4.estimate.median()) if len(below4) else None,
         spearman_cov_estimate=float(table[found][["cov", "estimate"]].astype(float).corr("spearman").iloc[0, 1]),
     )
-    return table, summary
+    return RepetitionsAgainstCoV(table=table, headline=summary)
 
 
 def table4_degraded_server(

@@ -8,6 +8,8 @@ policies' claims.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 
@@ -20,11 +22,14 @@ from perfstudy._checks import (
     check_names,
     check_real,
 )
+from perfstudy._result import UnpackableResult
 from perfstudy.peak_search import POLICIES, find_peak_rate, trials_needed
 from perfstudy.response_surface import d_optimal, fit_quadratic_surface, map_response_surface
 from perfstudy.simulated_server import SimulatedServer
 
 __all__ = [
+    "StrawmanAgainstBinsearch",
+    "RunlengthSweep",
     "figure3",
     "figure6",
     "calibration",
@@ -37,7 +42,50 @@ __all__ = [
 ]
 
 
-def figure3(server: SimulatedServer, *, search: dict, rng=None) -> tuple[dict, dict]:
+@dataclass(frozen=True)
+class StrawmanAgainstBinsearch(UnpackableResult):
+    """Figure 3: the strawman's fixed trials against Binsearch's adaptive search on one server.
+
+    Attributes
+    ----------
+    headline : dict
+        Hours and peaks of both, and the true peak.
+    traces : dict
+        ``{"strawman": (search, true_peak), "binsearch": (...)}`` for
+        :func:`perfstudy.plots.plot_search_traces`.
+    """
+
+    headline: dict
+    traces: dict
+    _UNPACKED = ("headline", "traces")
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row of the headline numbers."""
+        return pd.DataFrame([self.headline])
+
+
+@dataclass(frozen=True)
+class RunlengthSweep(UnpackableResult):
+    """Figure 6: trials and hours to reach the target accuracy, per load factor and run length.
+
+    Attributes
+    ----------
+    table : DataFrame
+        ``load_factor``, ``runlength``, ``trials`` (mean), ``hours`` (mean, with set-up).
+    sweet_spot : DataFrame
+        The row of least ``hours`` per load factor.
+    """
+
+    table: pd.DataFrame
+    sweet_spot: pd.DataFrame
+    _UNPACKED = ("table", "sweet_spot")
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per load factor and run length (``table``)."""
+        return self.table.copy()
+
+
+def figure3(server: SimulatedServer, *, search: dict, rng=None) -> StrawmanAgainstBinsearch:
     """Figure 3: the strawman scan against Algorithm 2 with Binsearch, on one server.
 
     Parameters
@@ -51,11 +99,7 @@ def figure3(server: SimulatedServer, *, search: dict, rng=None) -> tuple[dict, d
 
     Returns
     -------
-    summary : dict
-        Hours and peaks of both, and the true peak.
-    traces : dict
-        ``{"strawman": (search, true_peak), "binsearch": (...)}`` for
-        :func:`perfstudy.plots.plot_search_traces`.
+    StrawmanAgainstBinsearch
     """
     check_instance("server", server, SimulatedServer)
     check_instance("search", search, dict)
@@ -69,7 +113,8 @@ def figure3(server: SimulatedServer, *, search: dict, rng=None) -> tuple[dict, d
         binsearch_peak=binary.peak_rate,
         true_peak=server.true_peak_rate,
     )
-    return summary, {"strawman": (straw, server.true_peak_rate), "binsearch": (binary, server.true_peak_rate)}
+    traces = {"strawman": (straw, server.true_peak_rate), "binsearch": (binary, server.true_peak_rate)}
+    return StrawmanAgainstBinsearch(headline=summary, traces=traces)
 
 
 def figure6(
@@ -81,7 +126,7 @@ def figure6(
     target_accuracy: float,
     confidence: float,
     rng=None,
-) -> tuple[pd.DataFrame, pd.DataFrame]:
+) -> RunlengthSweep:
     """Figure 6: trials to the target accuracy against run length, and the sweet spot in time.
 
     Parameters
@@ -101,10 +146,7 @@ def figure6(
 
     Returns
     -------
-    table : DataFrame
-        ``load_factor``, ``runlength``, ``trials`` (mean), ``hours`` (mean, with set-up).
-    sweet_spot : DataFrame
-        The row of least ``hours`` per load factor.
+    RunlengthSweep
     """
     check_instance("server", server, SimulatedServer)
     check_each("load_factors", load_factors, check_real, positive=True)
@@ -137,7 +179,7 @@ def figure6(
             )
     table = pd.DataFrame(rows)
     sweet = table.loc[table.groupby("load_factor").hours.idxmin(), ["load_factor", "runlength", "trials", "hours"]]
-    return table, sweet
+    return RunlengthSweep(table=table, sweet_spot=sweet)
 
 
 def calibration(server: SimulatedServer, *, searches: int, search: dict, rng=None) -> dict:
