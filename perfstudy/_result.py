@@ -21,7 +21,7 @@ from pathlib import PurePath
 import numpy as np
 import pandas as pd
 
-__all__ = ["Result", "UnpackableResult"]
+__all__ = ["Result", "UnpackableResult", "renamed"]
 
 #: rows of a frame shown by summary() and _repr_html_ (the head and the tail beyond it)
 SHOWN_ROWS = 20
@@ -121,3 +121,31 @@ class UnpackableResult(Result):
             stacklevel=2,
         )
         return iter(tuple(getattr(self, name) for name in self._UNPACKED))
+
+
+def renamed(namespace: dict, old_to_new: dict):
+    """A module ``__getattr__`` that serves each old name of ``old_to_new`` as its new one, for a release, with
+    a DeprecationWarning; any other name is an AttributeError, as without it.
+
+    Parameters
+    ----------
+    namespace : dict
+        The module's ``globals()``.
+    old_to_new : dict
+        Old name -> the name that holds it now in the same module.
+    """
+    module = namespace["__name__"]
+
+    def __getattr__(name: str):
+        if name not in old_to_new:
+            raise AttributeError(f"module {module!r} has no attribute {name!r}")
+        import warnings
+
+        warnings.warn(
+            f"{module}.{name} is now {old_to_new[name]}; the old name goes in the next release",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return namespace[old_to_new[name]]
+
+    return __getattr__

@@ -23,7 +23,7 @@ from perfstudy._checks import (
     check_names,
     check_real,
 )
-from perfstudy._result import Result, UnpackableResult
+from perfstudy._result import Result, UnpackableResult, renamed
 from perfstudy.bootstrap import clustered_bootstrap
 from perfstudy.designs import CostModel, optimal_allocation, standard_error, variance_from_schedule
 from perfstudy.estimate import SCHEDULE_TERMS, VarianceFit, fit_variance_components
@@ -1128,17 +1128,6 @@ def pilot_budget(
 
 
 #: result classes renamed from the paper's figure numbers to what they hold (two modules had a Figure7)
-_RENAMED = {"Figure5": "DeltaHatDensities", "Figure6": "BootstrapAgainstTruth", "Figure7": "RankedAATests"}
-
-
-def __getattr__(name: str):
-    if name in _RENAMED:
-        import warnings
-
-        warnings.warn(
-            f"{__name__}.{name} is now {_RENAMED[name]}; the old name goes in the next release",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        return globals()[_RENAMED[name]]
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = renamed(
+    globals(), {"Figure5": "DeltaHatDensities", "Figure6": "BootstrapAgainstTruth", "Figure7": "RankedAATests"}
+)

@@ -23,7 +23,7 @@ from perfstudy._checks import (
     check_real,
     check_text,
 )
-from perfstudy._result import Result, UnpackableResult
+from perfstudy._result import Result, UnpackableResult, renamed
 from perfstudy.confirm import median_ci_indices, repetitions_needed
 from perfstudy.diagnostics import coefficient_of_variation, normality
 from perfstudy.servers import eliminate_unrepresentative, rank_servers
@@ -673,17 +673,4 @@ def degraded_copy_ranking(names, *, shift: float = 0.10, permutations: int = 100
 
 
 #: result classes renamed from the paper's figure numbers to what they hold (two modules had a Figure7)
-_RENAMED = {"Figure3": "NormalityTests", "Figure7": "DegradedCopyRanking"}
-
-
-def __getattr__(name: str):
-    if name in _RENAMED:
-        import warnings
-
-        warnings.warn(
-            f"{__name__}.{name} is now {_RENAMED[name]}; the old name goes in the next release",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        return globals()[_RENAMED[name]]
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = renamed(globals(), {"Figure3": "NormalityTests", "Figure7": "DegradedCopyRanking"})
