@@ -21,7 +21,7 @@ from pathlib import PurePath
 import numpy as np
 import pandas as pd
 
-__all__ = ["Result", "UnpackableResult", "renamed"]
+__all__ = ["Result", "UnpackableResult"]
 
 #: rows of a frame shown by summary() and _repr_html_ (the head and the tail beyond it)
 SHOWN_ROWS = 20
@@ -71,10 +71,9 @@ class Result:
         doc = " ".join(doc.replace("``", "").split())
         return f"{type(self).__name__}: {doc}" if doc else type(self).__name__
 
-    def _table(self) -> pd.DataFrame | None:
-        """The frame, unless it is the scalars' row that summary() already lists."""
+    def _table(self, scalars: dict) -> pd.DataFrame | None:
+        """The frame, unless it is the row of ``scalars`` that summary() already lists."""
         frame = self.to_frame()
-        scalars = self._scalars()
         if len(frame) == 1 and set(frame.columns) <= set(scalars):
             return None
         return frame
@@ -82,9 +81,10 @@ class Result:
     def summary(self) -> str:
         """What the result is, its scalar fields one per line, then its table (at most 20 rows shown)."""
         lines = [self._title()]
-        width = max((len(name) for name in self._scalars()), default=0)
-        lines += [f"  {name:<{width}}  {_text(value)}" for name, value in self._scalars().items()]
-        table = self._table()
+        scalars = self._scalars()
+        width = max((len(name) for name in scalars), default=0)
+        lines += [f"  {name:<{width}}  {_text(value)}" for name, value in scalars.items()]
+        table = self._table(scalars)
         if table is not None:
             lines.append(table.to_string(max_rows=SHOWN_ROWS, float_format=_text))
         return "\n".join(lines)
@@ -98,7 +98,7 @@ class Result:
                 for name, value in scalars.items()
             )
             parts.append(f"<table>{rows}</table>")
-        table = self._table()
+        table = self._table(scalars)
         if table is not None:
             parts.append(table.to_html(max_rows=SHOWN_ROWS, float_format=_text, border=0))
         return "\n".join(parts)
@@ -121,31 +121,3 @@ class UnpackableResult(Result):
             stacklevel=2,
         )
         return iter(tuple(getattr(self, name) for name in self._UNPACKED))
-
-
-def renamed(namespace: dict, old_to_new: dict):
-    """A module ``__getattr__`` that serves each old name of ``old_to_new`` as its new one, for a release, with
-    a DeprecationWarning; any other name is an AttributeError, as without it.
-
-    Parameters
-    ----------
-    namespace : dict
-        The module's ``globals()``.
-    old_to_new : dict
-        Old name -> the name that holds it now in the same module.
-    """
-    module = namespace["__name__"]
-
-    def __getattr__(name: str):
-        if name not in old_to_new:
-            raise AttributeError(f"module {module!r} has no attribute {name!r}")
-        import warnings
-
-        warnings.warn(
-            f"{module}.{name} is now {old_to_new[name]}; the old name goes in the next release",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        return namespace[old_to_new[name]]
-
-    return __getattr__

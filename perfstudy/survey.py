@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -281,11 +281,10 @@ def diagnose(
         if order:
             group = group.sort_values(order, kind="stable")
         key = key if isinstance(key, tuple) else (key,)
-        x = pd.to_numeric(group[value], errors="coerce").to_numpy(dtype=float)
+        x = np.asarray(pd.to_numeric(group[value], errors="coerce"), dtype=float)
         keep = np.isfinite(x)
         if keep.any():
-            diagnosis = _one(x[keep], order is not None, stream, alpha=alpha, permutations=permutations)
-            result = {k: v for k, v in asdict(SeriesDiagnosis(**diagnosis)).items() if v is not None}
+            result = _one(x[keep], order is not None, stream, alpha=alpha, permutations=permutations)
         else:
             result = {"n": 0, "notes": "every value is NaN or infinite"}
         if dropna:

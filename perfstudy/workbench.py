@@ -15,8 +15,7 @@ goes in the next release.
 
 from __future__ import annotations
 
-import importlib
-import warnings
+from perfstudy._deprecation import moved_names
 
 #: old name -> the module that holds it now
 MOVED = {
@@ -40,12 +39,4 @@ MOVED = {
 __all__: list[str] = []  # nothing new is defined here
 
 
-def __getattr__(name: str):
-    if name not in MOVED:
-        raise AttributeError(f"module 'perfstudy.workbench' has no attribute {name!r}")
-    warnings.warn(
-        f"perfstudy.workbench.{name} moved to {MOVED[name]}.{name}; perfstudy.workbench goes in the next release",
-        DeprecationWarning,
-        stacklevel=2,
-    )
-    return getattr(importlib.import_module(MOVED[name]), name)
+__getattr__ = moved_names(__name__, {name: f"{where}.{name}" for name, where in MOVED.items()})

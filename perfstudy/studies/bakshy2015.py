@@ -23,7 +23,8 @@ from perfstudy._checks import (
     check_names,
     check_real,
 )
-from perfstudy._result import Result, UnpackableResult, renamed
+from perfstudy._deprecation import moved_names
+from perfstudy._result import Result, UnpackableResult
 from perfstudy.bootstrap import clustered_bootstrap
 from perfstudy.designs import CostModel, optimal_allocation, standard_error, variance_from_schedule
 from perfstudy.estimate import SCHEDULE_TERMS, VarianceFit, fit_variance_components
@@ -1128,6 +1129,6 @@ def pilot_budget(
 
 
 #: result classes renamed from the paper's figure numbers to what they hold (two modules had a Figure7)
-__getattr__ = renamed(
-    globals(), {"Figure5": "DeltaHatDensities", "Figure6": "BootstrapAgainstTruth", "Figure7": "RankedAATests"}
+__getattr__ = moved_names(
+    __name__, {"Figure5": "DeltaHatDensities", "Figure6": "BootstrapAgainstTruth", "Figure7": "RankedAATests"}
 )

@@ -23,7 +23,8 @@ from perfstudy._checks import (
     check_real,
     check_text,
 )
-from perfstudy._result import Result, UnpackableResult, renamed
+from perfstudy._deprecation import moved_names
+from perfstudy._result import Result, UnpackableResult
 from perfstudy.confirm import median_ci_indices, repetitions_needed
 from perfstudy.diagnostics import coefficient_of_variation, normality
 from perfstudy.servers import eliminate_unrepresentative, rank_servers
@@ -673,4 +674,4 @@ def degraded_copy_ranking(names, *, shift: float = 0.10, permutations: int = 100
 
 
 #: result classes renamed from the paper's figure numbers to what they hold (two modules had a Figure7)
-__getattr__ = renamed(globals(), {"Figure3": "NormalityTests", "Figure7": "DegradedCopyRanking"})
+__getattr__ = moved_names(__name__, {"Figure3": "NormalityTests", "Figure7": "DegradedCopyRanking"})
