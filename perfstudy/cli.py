@@ -70,6 +70,13 @@ def _parser() -> argparse.ArgumentParser:
         "--threshold", default="0", help="smallest change that matters, e.g. 2%% or 0.02 (default 0)"
     )
     comparison.add_argument("--cluster", default="batch", help="the column to resample (default: batch)")
+    comparison.add_argument(
+        "--block",
+        metavar="COLUMN",
+        default=None,
+        help="pair the versions within blocks of this column (e.g. round): each block's B/A, a paired interval; "
+        "a perfstudy run file is paired by round, with its anytime-valid interval, without it",
+    )
     comparison.add_argument("--statistic", choices=["mean", "median"], default="mean")
     comparison.add_argument("--confidence", type=float, default=0.95, help="interval coverage (default 0.95)")
     comparison.add_argument("--correction", choices=["holm", "bh", "none"], default="holm")
@@ -79,6 +86,7 @@ def _parser() -> argparse.ArgumentParser:
     comparison.add_argument(
         "--fail-on-regression", action="store_true", help="exit 1 if any benchmark is slower beyond the threshold"
     )
+    _run_parser(commands)
     analysis = commands.add_parser(
         "analyze",
         help="a report on benchmark files: diagnostics, comparison, advice (executed notebook + HTML)",
@@ -102,6 +110,135 @@ def _parser() -> argparse.ArgumentParser:
     explore.add_argument("--port", type=int, default=8866, help="port to listen on (default: 8866)")
     explore.add_argument("--no-browser", action="store_true", help="do not open a browser")
     return parser
+
+
+def _run_parser(commands) -> None:
+    experiment = commands.add_parser(
+        "run",
+        help="run two commands interleaved and randomised until the change is known",
+        description="Run versions A and B in rounds, each round both in a fresh random order, and stop when "
+        "every benchmark is decided by an anytime-valid confidence sequence (Lai 1976; looking after every "
+        "round keeps the error at 1 - confidence): 'no change' inside +-threshold, 'faster' or 'slower' beyond "
+        "it; else at --max-rounds or --max-time, 'inconclusive'. Every batch is appended to --out at once. "
+        "Ctrl-C or SIGTERM stops after the running batch. Exit status as perfstudy compare (1 with "
+        "--fail-on-regression and a slower benchmark, 2 for unusable input); a failing command's own status.",
+    )
+    experiment.add_argument("--a", metavar="CMD", help="version A's command (the baseline)")
+    experiment.add_argument("--b", metavar="CMD", help="version B's command")
+    experiment.add_argument("--name", default=None, help="the benchmark's name (default: command)")
+    experiment.add_argument(
+        "--threshold", default="5%", help="smallest change that matters, with its unit: 5%% (default)"
+    )
+    experiment.add_argument("--confidence", type=float, default=0.95, help="coverage at every round at once (0.95)")
+    experiment.add_argument("--values", type=int, default=3, help="measured runs per batch (default 3)")
+    experiment.add_argument("--warmup", type=int, default=1, help="warm-up runs per batch, left out (default 1)")
+    experiment.add_argument("--min-rounds", type=int, default=5, help="rounds before a verdict may stop (default 5)")
+    experiment.add_argument("--max-rounds", type=int, default=100, help="the budget in rounds (default 100)")
+    experiment.add_argument("--max-time", default=None, help="the budget in time, with its unit: 10m, 90s, 2h")
+    experiment.add_argument("--out", default="runs.csv", help="the run's file (default runs.csv; and OUT.json)")
+    experiment.add_argument("--resume", action="store_true", help="continue the run in --out")
+    experiment.add_argument("--seed", type=int, default=None, help="seed of the rounds' orders (default: random)")
+    experiment.add_argument(
+        "--measure",
+        default="time",
+        help="time (the command's wall-clock time, default) or the format the command prints "
+        "(go, pyperf, google_benchmark, hyperfine, jmh, ...): one round then yields many benchmarks",
+    )
+    experiment.add_argument("--timeout", type=float, default=None, help="seconds one run may take")
+    experiment.add_argument("--ignore-failures", action="store_true", help="record a failing batch and go on")
+    experiment.add_argument(
+        "--scheduler", metavar="ADDRESS", default=None, help="a Dask scheduler, or local:N worker processes"
+    )
+    experiment.add_argument(
+        "--plan",
+        metavar="PILOT",
+        default=None,
+        help="instead of running: propose hosts x rounds for --threshold from a pilot run's file",
+    )
+    experiment.add_argument("--format", choices=["table", "markdown", "json"], default="table", dest="output")
+    experiment.add_argument(
+        "--fail-on-regression", action="store_true", help="exit 1 if a benchmark is slower beyond the threshold"
+    )
+    experiment.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def _unit_threshold(text: str) -> float:
+    """``--threshold`` of ``perfstudy run``: a percentage with its sign, e.g. ``5%``."""
+    stripped = text.strip()
+    if not stripped.endswith("%"):
+        raise ValueError(f"--threshold {text}: missing its unit; write it as a percentage, e.g. 5%")
+    try:
+        value = float(stripped[:-1]) / 100
+    except ValueError:
+        raise ValueError(f"--threshold {text}: expected a percentage such as 5%") from None
+    if not 0 <= value < 1:
+        raise ValueError(f"--threshold {text}: expected a percentage from 0% to below 100%")
+    return value
+
+
+def _duration(text: str) -> float:
+    """``--max-time``: a duration with its unit (``10m``, ``90s``, ``2h``), in seconds."""
+    import re
+
+    found = re.fullmatch(r"\s*(\d+(?:\.\d*)?)\s*(s|m|min|h)\s*", text)
+    if not found:
+        raise ValueError(f"--max-time {text}: expected a duration with its unit, e.g. 90s, 10m or 2h")
+    seconds = float(found.group(1)) * {"s": 1, "m": 60, "min": 60, "h": 3600}[found.group(2)]
+    if seconds <= 0:
+        raise ValueError(f"--max-time {text}: expected a positive duration")
+    return seconds
+
+
+def _run(args) -> int:
+    import warnings
+
+    from perfstudy.compare import format_comparison
+
+    try:
+        threshold = _unit_threshold(args.threshold)
+        if args.plan is not None:
+            from perfstudy.plan import format_plan, plan_rounds
+
+            print(format_plan(plan_rounds(args.plan, threshold=threshold, confidence=args.confidence)))
+            return 0
+        for option, command in (("--a", args.a), ("--b", args.b)):
+            if command is None or not command.strip():
+                raise ValueError(f"{option}: missing; give the command of version {option[2:].upper()}")
+        max_time = None if args.max_time is None else f"{_duration(args.max_time)}s"
+        from perfstudy.environment import NoisyMachineWarning
+        from perfstudy.run import run
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", NoisyMachineWarning)  # the machine's warnings are printed below
+            result = run(
+                args.a, args.b, name=args.name, threshold=threshold, confidence=args.confidence, values=args.values,
+                warmup=args.warmup, min_rounds=args.min_rounds, max_rounds=args.max_rounds, max_time=max_time,
+                out=args.out, resume=args.resume, seed=args.seed, measure=args.measure, scheduler=args.scheduler,
+                ignore_failures=args.ignore_failures, timeout=args.timeout, progress=not args.no_progress,
+            )  # fmt: skip
+    except (ValueError, TypeError, OSError, ImportError) as error:
+        print(f"perfstudy run: {_one_line(error)}", file=sys.stderr)
+        return 2
+    for text in result.environment.get("warnings", ()):
+        print(f"perfstudy run: warning: {text}", file=sys.stderr)
+    if result.failure:
+        print(f"perfstudy run: {result.failure}", file=sys.stderr)
+    if result.comparison is None:
+        print(f"perfstudy run: stopped ({result.stopped}) before a round completed; rows in {result.path}",
+              file=sys.stderr)  # fmt: skip
+        return result.exit_status or 2
+    if args.output == "json":
+        import json
+
+        document = json.loads(format_comparison(result.comparison, "json"))
+        document.update(rounds=result.rounds, stopped=result.stopped, file=result.path)
+        print(json.dumps(document, indent=2))
+    else:
+        print(format_comparison(result.comparison, args.output))
+        print(f"{result.rounds} rounds, stopped: {result.stopped}; every batch in {result.path}")
+    if result.failure:
+        return result.exit_status
+    return 1 if args.fail_on_regression and len(result.comparison.regressions) else 0
 
 
 def _explore(args) -> int:
@@ -243,6 +380,16 @@ def _compare(args) -> int:
                 )
             present = frame[by].dropna()
             baseline = present.iloc[0] if len(present) else None
+        block, sequential = args.block, False
+        if args.new is None and _is_run_file(args.base):
+            # perfstudy run's file: its failed batches are left out, and it looked after every round
+            import numpy as np
+
+            failed = np.asarray(frame["exit_status"] != 0)
+            if failed.any():
+                print(f"perfstudy compare: {int(failed.sum())} rows of failed batches left out", file=sys.stderr)
+            frame = frame.loc[~failed]
+            block, sequential = block or "round", block in (None, "round")
         result = compare(
             frame,
             by=by,
@@ -253,6 +400,8 @@ def _compare(args) -> int:
             threshold=threshold,
             correction=args.correction,
             replicates=args.replicates,
+            block=block,
+            sequential=sequential,
             rng=args.seed,
         )
     except (ValueError, TypeError, OSError) as error:
@@ -260,6 +409,17 @@ def _compare(args) -> int:
         return 2
     print(format_comparison(result, args.output))
     return 1 if args.fail_on_regression and len(result.regressions) else 0
+
+
+def _is_run_file(path) -> bool:
+    """Whether ``path`` is a file that ``perfstudy run`` wrote (its experiment record beside it)."""
+    import json
+
+    try:
+        with open(f"{path}.json", encoding="utf-8") as handle:
+            return str(json.load(handle).get("schema", "")).startswith("perfstudy.run/")
+    except (OSError, ValueError, AttributeError):
+        return False
 
 
 def _one_line(error: BaseException) -> str:
@@ -314,6 +474,8 @@ def main(argv=None) -> int:
         return _compare(args)
     if args.command == "analyze":
         return _analyze(args)
+    if args.command == "run":
+        return _run(args)
     if args.command == "explore":
         return _explore(args)
     return 2  # pragma: no cover - argparse rejects unknown commands

@@ -435,6 +435,8 @@ class _Settings:
     replicates: int
     checks: bool
     cluster: str
+    block: str | None
+    sequential: bool
     check_alpha: float  # size of each diagnostic behind the warnings: Bonferroni over the benchmarks
 
 
@@ -450,6 +452,9 @@ class _Task:
     higher_is_better: bool
     settings: _Settings
     exact: bool = False  # Go's "Unit ... assume=exact": the values have no distribution
+    blocks_a: np.ndarray | None = None  # with compare(block=...): each value's block (round)
+    blocks_b: np.ndarray | None = None
+    hosts_b: np.ndarray | None = None  # each of B's values' host, where a host column says
 
 
 def _confirm_warning(side: _Side, name: str, settings: _Settings, rng) -> str | None:
@@ -524,6 +529,8 @@ def _compare_one(task: _Task, rng) -> dict:
                     f"assume=exact, but the values in {label} range from {side.values.min():.6g} to "
                     f"{side.values.max():.6g}"
                 )
+    elif s.block is not None:
+        return _paired_row(task, a, b)
     else:
         low, high, p = _interval(a, b, scale, method, s.statistic, s.confidence, s.replicates, interval_rng)
     if scale == "difference":
@@ -562,6 +569,50 @@ def _compare_one(task: _Task, rng) -> dict:
         high=high,
         p_value=p,
         method=method,
+        higher_is_better=task.higher_is_better,
+        warnings="; ".join(notes),
+        notes=tuple(notes),
+    )
+
+
+def _paired_row(task: _Task, a: _Side, b: _Side) -> dict:
+    """The row of one benchmark paired over blocks (:mod:`perfstudy._paired`)."""
+    from perfstudy._paired import block_differences, paired_interval
+
+    s = task.settings
+    blocks, stat_a, stat_b = block_differences(
+        task.values_a, task.blocks_a, task.values_b, task.blocks_b, statistic=s.statistic
+    )
+    hosts = None
+    if task.hosts_b is not None:
+        host_of = dict(zip(task.blocks_b.tolist(), task.hosts_b.tolist()))  # type: ignore[union-attr]
+        hosts = np.array([host_of[block] for block in blocks.tolist()])
+    found = paired_interval(stat_a, stat_b, confidence=s.confidence, sequential=s.sequential, hosts=hosts,
+                            check_alpha=s.check_alpha)  # fmt: skip
+    notes = list(found["notes"])
+    unpaired = len(np.unique(task.blocks_a)) + len(np.unique(task.blocks_b)) - 2 * blocks.size  # type: ignore[arg-type]
+    if unpaired:
+        blocks_word = s.block if unpaired == 1 else plural(s.block)  # type: ignore[arg-type]
+        notes.append(f"{unpaired} {blocks_word} with only one version left out of the pairing")
+    if s.checks and found["scale"] == "ratio":
+        for side, label in ((a, "A"), (b, "B")):
+            notes += filter(None, (_warmup_warning(side, label, s.check_alpha, s.threshold),))
+    return dict(
+        benchmark=task.name,
+        n_a=int(a.values.size),
+        n_b=int(b.values.size),
+        clusters_a=int(blocks.size),
+        clusters_b=int(blocks.size),
+        estimate_a=a.estimate,
+        estimate_b=b.estimate,
+        spread_a=_spread(a),
+        spread_b=_spread(b),
+        scale=found["scale"],
+        change=found["change"],
+        low=found["low"],
+        high=found["high"],
+        p_value=found["p_value"],
+        method=found["method"],
         higher_is_better=task.higher_is_better,
         warnings="; ".join(notes),
         notes=tuple(notes),
@@ -669,6 +720,8 @@ def compare(
     baseline=None,
     dropna: bool = False,
     checks: bool = True,
+    block: str | None = None,
+    sequential: bool = False,
     rng=None,
     executor=None,
     progress: bool = False,
@@ -715,6 +768,14 @@ def compare(
         fewer batches than CONFIRM needs to pin the median to ``+-threshold``. Each test has size
         ``(1 - confidence) / B`` over ``B`` benchmarks (Bonferroni), so that a clean report of many
         benchmarks is not littered with false warnings.
+    block : str, optional
+        A column of blocks (``round``) in which both versions ran under the same conditions, as
+        :func:`perfstudy.run.run` writes: the comparison is then paired, on each block's ``B/A``
+        (:mod:`perfstudy._paired`), ``clusters_a`` and ``clusters_b`` count the paired blocks and
+        ``cluster`` is not resampled. With a ``host`` column, the host and round variances are split.
+    sequential : bool
+        With ``block``: the anytime-valid interval (:mod:`perfstudy.sequential`) of a run that looked
+        after every block and stopped when it knew; a fixed-level interval would be too narrow.
     rng : None, int, SeedSequence or Generator
         Draws the bootstrap (one stream per benchmark, so the result does not depend on
         ``executor``).
@@ -744,8 +805,14 @@ def compare(
     if not (isinstance(threshold, (int, float)) and math.isfinite(threshold) and 0 <= threshold < 1):
         raise ValueError(f"threshold={threshold!r}: expected a relative change in [0, 1), e.g. 0.02 for 2%")
     replicates = check_resamples("replicates", replicates, minimum=99)
-    for name, column in (("by", by), ("value", value), ("cluster", cluster)):
+    sequential = check_bool("sequential", sequential)
+    if block is None and sequential:
+        raise ValueError("sequential=True: a sequential interval is over blocks; give block= (e.g. 'round')")
+    for name, column in (("by", by), ("value", value), ("cluster", cluster)) + ((("block", block),) if block else ()):
         check_column(name, column, df)
+    missing_blocks = int(np.asarray(df[block].isna()).sum()) if block else 0
+    if missing_blocks:
+        raise ValueError(f"block: {missing_blocks} rows have no {block!r}; every value needs its block")
     if df.empty:
         raise ValueError("df: no rows")
     check_allocation("replicates", replicates, 8.0 * replicates * (4 + 2 * df[cluster].nunique()))
@@ -762,7 +829,13 @@ def compare(
         labels=(a_label, b_label),
         excluded=excluded,
         settings=dict(
-            statistic=statistic, confidence=confidence, threshold=float(threshold), replicates=replicates, checks=checks
+            statistic=statistic,
+            confidence=confidence,
+            threshold=float(threshold),
+            replicates=replicates,
+            checks=checks,
+            block=block,
+            sequential=sequential,
         ),
     )
     rows = map_tasks(_compare_one, tasks, rng=rng, executor=executor, progress=progress, desc="benchmarks")
@@ -773,7 +846,7 @@ def compare(
         threshold=float(threshold),
         correction=correction,
         replicates=replicates,
-        cluster=cluster,
+        cluster=block or cluster,
         only_a=only_a,
         only_b=only_b,
         dropped=dropped,
@@ -851,6 +924,9 @@ def _tasks(frame: pd.DataFrame, *, by: str, value: str, cluster: str, labels: tu
     metadata = {column: _one_value(frame, column) for column in ("unit", "better", "assume")}
     unitless = set(frame.loc[frame["unit"].isna(), "benchmark"]) if "unit" in frame.columns else set()
     all_values, all_labels = frame[value].to_numpy(dtype=float), frame[cluster].to_numpy()
+    block = settings["block"]
+    all_blocks = frame[block].to_numpy() if block else None
+    all_hosts = frame["host"].to_numpy() if block and "host" in frame.columns and block != "host" else None
     for name in names:
         where_a, where_b = sides[a_label][name], sides[b_label][name]
         values_a, values_b = all_values[where_a], all_values[where_b]
@@ -880,6 +956,9 @@ def _tasks(frame: pd.DataFrame, *, by: str, value: str, cluster: str, labels: tu
                 higher_is_better=better,
                 settings=shared,
                 exact=metadata["assume"].get(name) == "exact",
+                blocks_a=None if all_blocks is None else all_blocks[where_a],
+                blocks_b=None if all_blocks is None else all_blocks[where_b],
+                hosts_b=None if all_hosts is None else all_hosts[where_b],
             )
         )
     if not tasks:

@@ -44,7 +44,20 @@ TIMEOUT = 30.0
 CASE_MAX_BYTES = 1 << 30
 HUGE = 10**12
 #: names whose values may be negative or zero without being wrong
-SIGNED = {"effect", "shift", "mu", "floor", "threshold", "margin", "lo", "statistic", "estimate", "ddof", "load"}
+SIGNED = {
+    "effect",
+    "shift",
+    "mu",
+    "floor",
+    "threshold",
+    "margin",
+    "lo",
+    "statistic",
+    "estimate",
+    "ddof",
+    "load",
+    "null",
+}
 #: probabilities and fractions: 0, 1 and beyond are refused
 FRACTIONS = {"alpha", "confidence", "objective_probability", "max_fraction", "target_accuracy", "region_width"}
 #: fractions for which 1 is a valid value (a whole portion)

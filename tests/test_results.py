@@ -36,6 +36,23 @@ def _classes():
 CLASSES = dict(_classes())
 
 
+def _batch():
+    from perfstudy.batches import Batch
+
+    return Batch(version="A", command=("true",), round=0, position=0, values=2, warmup=0)
+
+
+def _run_frame():
+    rng = np.random.default_rng(2)
+    return pd.DataFrame(
+        [
+            dict(version=v, round=r, value=rng.lognormal(0, 0.05), exit_status=0, host="h", start=r, end=r + 0.5)
+            for r in range(6)
+            for v in ("A", "B")
+        ]
+    )
+
+
 def _hosts():
     rng = np.random.default_rng(1)
     frame = pd.DataFrame({"host": np.repeat(list("abcdef"), 40), "value": rng.normal(10, 1, 240)})
@@ -83,6 +100,7 @@ def _make(name):  # noqa: C901 - one branch a class, read as a table
         sweeps,
         type1,
     )
+    from perfstudy.studies import running
 
     costs = designs.CostModel(setup=600.0, request=2.0, repetition=0.5, host=60.0)
     search = dict(target_accuracy=0.1, runlength=120.0, max_trials=20)
@@ -120,6 +138,18 @@ def _make(name):  # noqa: C901 - one branch a class, read as a table
         "report.NotebookRun": lambda: __import__("perfstudy.report").report.NotebookRun(
             "01_x", "ok", 1.5, Path("build/01_x.ipynb"), None, None
         ),
+        "batches.Batch": lambda: _batch(),
+        "batches.BatchResult": lambda: __import__("perfstudy.batches").batches.run_batch(_batch()),
+        "plan.RoundPlan": lambda: __import__("perfstudy.plan").plan.plan_rounds(_run_frame(), threshold=0.05),
+        "run.RunResult": lambda: __import__("perfstudy.run").run.run(
+            "true", "true", values=1, warmup=0, min_rounds=3, max_rounds=3, progress=False
+        ),
+        "sequential.ConfidenceSequence": lambda: __import__("perfstudy.sequential").sequential.t_confidence_sequence(
+            X[:20]
+        ),
+        "studies.running.PowerAndCost": lambda: running.power_and_cost(experiments=20, max_rounds=20, rng=0),
+        "studies.running.RoundModel": lambda: running.RoundModel(),
+        "studies.running.StoppingCalibration": lambda: running.calibration(experiments=20, rounds=20, rng=0),
         "schedules.Schedule": lambda: schedules.schedule("fully_balanced", requests=8, hosts=4),
         "servers.MMDTest": lambda: servers.mmd_test(X[:50], X[50:100], permutations=49, rng=0),
         "servers.Elimination": lambda: servers.eliminate_unrepresentative(_hosts(), permutations=99, rng=0),

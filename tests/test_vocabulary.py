@@ -210,6 +210,7 @@ def _rng_calls():
         sweeps,
         type1,
     )
+    from perfstudy.studies import running
 
     components = model.PERFLAB_ENDPOINTS[1]
     x = _sample()
@@ -268,6 +269,13 @@ def _rng_calls():
             replicates=99,
             rng=r,
         ).table.drop(columns="notes"),
+        "perfstudy.studies.running.calibration": lambda r: running.calibration(experiments=20, rounds=10, rng=r).table,
+        "perfstudy.studies.running.power_and_cost": lambda r: (
+            running.power_and_cost(changes=(0.1,), experiments=20, max_rounds=10, rng=r).table
+        ),
+        "perfstudy.studies.running.simulate_round_ratios": lambda r: running.simulate_round_ratios(
+            running.RoundModel(), 3, 5, rng=r
+        ),
         "perfstudy.compare.compare": lambda r: (
             compare.compare(
                 pd.DataFrame(

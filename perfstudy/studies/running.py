@@ -1,0 +1,338 @@
+"""The stopping rule of ``perfstudy run`` by simulation: its error rate under looks after every round,
+and the rounds it saves against a fixed-budget design of equal power.
+
+A simulated run is a sequence of batches on a drifting platform (:class:`RoundModel`): the platform's
+log-speed is a random walk with a slow linear trend, every batch (a process) has its own random effect,
+optionally with a share of slow processes, and its values add measurement noise. In the interleaved
+layout round ``r`` runs A and B at times ``2r`` and ``2r + 1`` in a random order; in the sequential
+layout all of A runs first. The per-round log-ratio of batch means is what :func:`perfstudy.run.run`
+judges.
+
+- :func:`calibration`: sequential A/A runs; the share that ever reaches a verdict of change under
+  Lai's confidence sequence (:mod:`perfstudy.sequential`), beside a fixed 95% t interval recomputed
+  after every round (the naive rule) and used once at the end.
+- :func:`power_and_cost`: planted changes; the rounds the sequential rule uses, against the fixed
+  number of rounds a one-look paired t test needs for the same power (noncentral t, closed form).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from perfstudy._checks import check_choice, check_each, check_fraction, check_int, check_real
+from perfstudy._result import Result
+from perfstudy.sequential import t_confidence_sequence
+
+__all__ = ["RoundModel", "simulate_round_ratios", "StoppingCalibration", "calibration", "PowerAndCost",
+           "power_and_cost", "LAYOUTS"]  # fmt: skip
+
+LAYOUTS = ("interleaved", "sequential")
+
+
+@dataclass(frozen=True)
+class RoundModel(Result):
+    """A drifting platform and noisy batches, on the log scale (module text).
+
+    Parameters
+    ----------
+    process_sd : float
+        SD of a batch's (process's) own effect.
+    drift_sd : float
+        SD of the platform's random-walk step from one batch to the next.
+    trend : float
+        The platform's slow linear trend per batch.
+    value_sd : float
+        SD of one value's noise around its batch.
+    values : int
+        Values per batch (the batch mean's noise is ``value_sd / sqrt(values)``).
+    slow_share : float
+        Share of batches whose process is slow (a heavy tail), by ``slow``.
+    slow : float
+        The slow processes' relative slowdown.
+    """
+
+    process_sd: float = 0.02
+    drift_sd: float = 0.01
+    trend: float = 0.001
+    value_sd: float = 0.02
+    values: int = 3
+    slow_share: float = 0.05
+    slow: float = 0.15
+
+    def __post_init__(self):
+        for name in ("process_sd", "drift_sd", "trend", "value_sd", "slow"):
+            object.__setattr__(self, name, check_real(name, getattr(self, name), nonnegative=True))
+        object.__setattr__(self, "values", check_int("values", self.values))
+        object.__setattr__(self, "slow_share", check_real("slow_share", self.slow_share, nonnegative=True))
+        if self.slow_share > 1:
+            raise ValueError(f"slow_share={self.slow_share!r}: expected a share in [0, 1]")
+
+
+def simulate_round_ratios(
+    model: RoundModel, experiments: int, rounds: int, *, change: float = 0.0, layout: str = "interleaved", rng=None
+) -> np.ndarray:
+    """Per-round ``log(mean B / mean A)`` of simulated runs, shape ``(experiments, rounds)``.
+
+    Parameters
+    ----------
+    model : RoundModel
+    experiments, rounds : int
+    change : float
+        B's true relative change (``0.05``: B is 5% slower).
+    layout : {"interleaved", "sequential"}
+    rng : None, int, SeedSequence or Generator
+
+    Returns
+    -------
+    ndarray
+    """
+    if not isinstance(model, RoundModel):
+        raise TypeError(f"model: expected a RoundModel, got {type(model).__name__}")
+    experiments = check_int("experiments", experiments, maximum=10_000_000)
+    rounds = check_int("rounds", rounds, minimum=2, maximum=100_000)
+    change = check_real("change", change)
+    if change <= -1:
+        raise ValueError(f"change={change!r}: expected a relative change above -1")
+    check_choice("layout", layout, LAYOUTS)
+    generator = np.random.default_rng(rng)
+    batches = 2 * rounds
+    steps = generator.normal(0.0, model.drift_sd, (experiments, batches))
+    platform = np.cumsum(steps, axis=1) + model.trend * np.arange(batches)
+
+    def batch_means(shape):
+        process = generator.normal(0.0, model.process_sd, shape)
+        process += math.log1p(model.slow) * (generator.random(shape) < model.slow_share)
+        return process + generator.normal(0.0, model.value_sd / math.sqrt(model.values), shape)
+
+    if layout == "interleaved":
+        b_second = generator.random((experiments, rounds)) < 0.5
+        first, second = platform[:, 0::2], platform[:, 1::2]
+        at_a = np.where(b_second, first, second)
+        at_b = np.where(b_second, second, first)
+    else:
+        at_a, at_b = platform[:, :rounds], platform[:, rounds:]
+    shape = (experiments, rounds)
+    return (math.log1p(change) + at_b + batch_means(shape)) - (at_a + batch_means(shape))
+
+
+@dataclass(frozen=True)
+class StoppingCalibration(Result):
+    """The share of A/A runs that ever reach a verdict of change, per rule.
+
+    Attributes
+    ----------
+    table : DataFrame
+        One row per rule: ``rule``, ``false_rate``, ``mc_se`` (``sqrt(p (1 - p) / experiments)``),
+        ``limit`` (the nominal rate plus 3 MC SE) and ``within`` (false_rate <= limit).
+    experiments, rounds, min_rounds : int
+    confidence, threshold : float
+    layout : str
+    """
+
+    table: pd.DataFrame
+    experiments: int
+    rounds: int
+    min_rounds: int
+    confidence: float
+    threshold: float
+    layout: str
+
+    def to_frame(self) -> pd.DataFrame:
+        """The table (a copy)."""
+        return self.table.copy()
+
+
+def _first_verdicts(low, high, band: float, min_rounds: int):
+    """Per experiment: ``(round stopped (1-based) or 0, verdict)`` with verdict +1 (slower), -1 (faster),
+    0 (no change) or 2 (inconclusive at the end), stopping at the first decided round from ``min_rounds``."""
+    change_up = low > band
+    change_down = high < -band
+    no_change = (low >= -band) & (high <= band) if band > 0 else np.zeros_like(change_up)
+    decided = change_up | change_down | no_change
+    decided[:, : min_rounds - 1] = False
+    any_decided = decided.any(axis=1)
+    first = np.where(any_decided, decided.argmax(axis=1), low.shape[1] - 1)
+    rows = np.arange(low.shape[0])
+    verdict = np.where(change_up[rows, first], 1, np.where(change_down[rows, first], -1, 0))
+    verdict = np.where(any_decided, verdict, 2)
+    return first + 1, verdict
+
+
+def calibration(
+    model: RoundModel | None = None,
+    *,
+    experiments: int = 2000,
+    rounds: int = 200,
+    min_rounds: int = 5,
+    threshold: float = 0.0,
+    confidence: float = 0.95,
+    layout: str = "interleaved",
+    rng=None,
+) -> StoppingCalibration:
+    """Sequential A/A runs under ``model``: how often each rule ever calls a change (module text).
+
+    Parameters
+    ----------
+    model : RoundModel, optional
+        Default :class:`RoundModel()`.
+    experiments : int
+        A/A runs (2,000 gives an MC SE of 0.5 points at 5%).
+    rounds : int
+        Looks per run (the budget).
+    min_rounds : int
+        The first round a verdict may stop a run.
+    threshold : float
+        The ``+-threshold`` band of "no change"; 0 (the hardest case) lets no run stop on "no change".
+    confidence : float
+    layout : {"interleaved", "sequential"}
+    rng : None, int, SeedSequence or Generator
+
+    Returns
+    -------
+    StoppingCalibration
+        Rules: ``"confidence sequence, every round"`` (perfstudy run), ``"t interval, every round"`` (the
+        naive rule) and ``"t interval, once at the end"`` (a fixed design, for reference).
+    """
+    model = RoundModel() if model is None else model
+    experiments = check_int("experiments", experiments, minimum=10, maximum=1_000_000)
+    rounds = check_int("rounds", rounds, minimum=2, maximum=100_000)
+    min_rounds = check_int("min_rounds", min_rounds, minimum=2, maximum=rounds)
+    threshold = check_real("threshold", threshold, nonnegative=True)
+    confidence = check_fraction("confidence", confidence)
+    check_choice("layout", layout, LAYOUTS)
+    d = simulate_round_ratios(model, experiments, rounds, layout=layout, rng=rng)
+    band = math.log1p(threshold)
+    alpha = 1 - confidence
+    cs = t_confidence_sequence(d, confidence)
+    _, sequence_verdict = _first_verdicts(cs.low, cs.high, band, min_rounds)
+    n = np.arange(1, rounds + 1)
+    mean = np.cumsum(d, axis=1) / n
+    with np.errstate(invalid="ignore", divide="ignore"):
+        sd = np.sqrt(np.maximum(np.cumsum(d**2, axis=1) - n * mean**2, 0) / np.maximum(n - 1, 1))
+        half = stats.t.ppf(1 - alpha / 2, np.maximum(n - 1, 1)) * sd / np.sqrt(n)
+    half[:, 0] = np.inf
+    _, naive_verdict = _first_verdicts(mean - half, mean + half, band, min_rounds)
+    end_low, end_high = (mean - half)[:, -1:], (mean + half)[:, -1:]
+    once = (end_low[:, 0] > band) | (end_high[:, 0] < -band)
+    rates = {
+        "confidence sequence, every round": np.isin(sequence_verdict, (1, -1)).mean(),
+        "t interval, every round": np.isin(naive_verdict, (1, -1)).mean(),
+        "t interval, once at the end": once.mean(),
+    }
+    rows = []
+    for rule, rate in rates.items():
+        se = math.sqrt(rate * (1 - rate) / experiments)
+        limit = alpha + 3 * math.sqrt(alpha * (1 - alpha) / experiments)
+        rows.append(dict(rule=rule, false_rate=float(rate), mc_se=se, limit=limit, within=bool(rate <= limit)))
+    return StoppingCalibration(
+        table=pd.DataFrame(rows), experiments=experiments, rounds=rounds, min_rounds=min_rounds,
+        confidence=confidence, threshold=threshold, layout=layout,
+    )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class PowerAndCost(Result):
+    """Rounds used by the sequential rule against a fixed design of equal power.
+
+    Attributes
+    ----------
+    table : DataFrame
+        One row per planted change: ``change``, ``power`` (share of runs called "slower" by
+        ``max_rounds``), ``mean_rounds`` and ``median_rounds`` (rounds the sequential runs used, the
+        budget for those that never decided), ``fixed_rounds`` (the rounds a one-look paired t test needs
+        for the same power, from the noncentral t; a power of 1 is matched at ``1 - 1 / (2 experiments)``) and ``saving`` (``1 - mean_rounds / fixed_rounds``).
+    round_sd : float
+        The SD of one round's log-ratio under the model (estimated from the simulation).
+    threshold, confidence : float
+    max_rounds, experiments : int
+    """
+
+    table: pd.DataFrame
+    round_sd: float
+    threshold: float
+    confidence: float
+    max_rounds: int
+    experiments: int
+
+    def to_frame(self) -> pd.DataFrame:
+        """The table (a copy)."""
+        return self.table.copy()
+
+
+def _fixed_rounds(power: float, effect: float, sd: float, band: float, alpha: float, limit: int) -> float:
+    """The fewest rounds at which a one-look paired t interval lies above ``band`` with probability ``power``
+    (noncentral t: ``P(T > t_{1 - alpha/2})`` with non-centrality ``(effect - band) sqrt(n) / sd``)."""
+    if power <= 0:
+        return math.nan
+    for n in range(2, limit + 1):
+        critical = stats.t.ppf(1 - alpha / 2, n - 1)
+        if stats.nct.sf(critical, n - 1, (effect - band) * math.sqrt(n) / sd) >= power:
+            return float(n)
+    return math.inf
+
+
+def power_and_cost(
+    model: RoundModel | None = None,
+    *,
+    changes=(0.02, 0.05, 0.15),
+    threshold: float = 0.01,
+    experiments: int = 2000,
+    max_rounds: int = 200,
+    min_rounds: int = 5,
+    confidence: float = 0.95,
+    rng=None,
+) -> PowerAndCost:
+    """Planted changes: the rounds the sequential rule uses and a fixed design's rounds for equal power.
+
+    Parameters
+    ----------
+    model : RoundModel, optional
+    changes : sequence of float
+        B's true relative slowdowns.
+    threshold : float
+        The "no change" band; a change is called "slower" when the interval lies above it.
+    experiments, max_rounds, min_rounds : int
+    confidence : float
+    rng : None, int, SeedSequence or Generator
+
+    Returns
+    -------
+    PowerAndCost
+    """
+    model = RoundModel() if model is None else model
+    changes = check_each("changes", changes, check_real, positive=True)
+    changes = [float(c) for c in np.atleast_1d(np.asarray(changes, dtype=float))]
+    threshold = check_real("threshold", threshold, nonnegative=True)
+    experiments = check_int("experiments", experiments, minimum=10, maximum=1_000_000)
+    max_rounds = check_int("max_rounds", max_rounds, minimum=2, maximum=100_000)
+    min_rounds = check_int("min_rounds", min_rounds, minimum=2, maximum=max_rounds)
+    confidence = check_fraction("confidence", confidence)
+    streams = np.random.default_rng(rng).spawn(len(changes) + 1)
+    round_sd = float(simulate_round_ratios(model, 4000, 50, rng=streams[-1]).std())
+    band = math.log1p(threshold)
+    rows = []
+    for change, stream in zip(changes, streams):
+        d = simulate_round_ratios(model, experiments, max_rounds, change=change, rng=stream)
+        cs = t_confidence_sequence(d, confidence)
+        used, verdict = _first_verdicts(cs.low, cs.high, band, min_rounds)
+        power = float((verdict == 1).mean())
+        # a power of 1 within Monte Carlo error is matched at 1 - 1/(2 experiments): no fixed n reaches 1
+        fixed = _fixed_rounds(
+            min(power, 1 - 0.5 / experiments), math.log1p(change), round_sd, band, 1 - confidence, 100 * max_rounds
+        )
+        mean_used = float(used.mean())
+        rows.append(
+            dict(
+                change=change, power=power, mean_rounds=mean_used, median_rounds=float(np.median(used)),
+                fixed_rounds=fixed, saving=1 - mean_used / fixed if math.isfinite(fixed) and fixed > 0 else math.nan,
+            )
+        )  # fmt: skip
+    return PowerAndCost(
+        table=pd.DataFrame(rows), round_sd=round_sd, threshold=threshold, confidence=confidence,
+        max_rounds=max_rounds, experiments=experiments,
+    )  # fmt: skip

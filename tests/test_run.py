@@ -1,0 +1,247 @@
+"""perfstudy run on real commands: verdicts, durability (SIGKILL, SIGTERM, resume), failures, bad input, Dask."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from perfstudy.batches import Batch, run_batch
+from perfstudy.cli import main
+from perfstudy.plan import plan_rounds
+from perfstudy.run import COLUMNS, _Hosts, run
+
+PYTHON = sys.executable
+# the tests load this machine themselves: its warning is tested once, below
+pytestmark = pytest.mark.filterwarnings("ignore::perfstudy.environment.NoisyMachineWarning")
+
+
+def work(loops: int) -> str:
+    """A command that spins ``loops`` times: about 60 ms of startup and 45 ms per million loops here."""
+    return f"{PYTHON} -S -c 'for _ in range({loops}): pass'"
+
+
+def test_aa_pair_of_identical_commands_reaches_no_change_verdict(tmp_path):
+    out = tmp_path / "aa.csv"
+    result = run(work(300_000), work(300_000), threshold=0.10, values=2, warmup=1, max_rounds=20, out=out, seed=1,
+                 progress=False)  # fmt: skip
+    verdict = result.comparison.table["verdict"][0]
+    assert verdict not in ("faster", "slower")
+    assert result.stopped in ("decided", "max-rounds")
+    frame = pd.read_csv(out)
+    assert list(frame.columns) == list(COLUMNS)
+    # every round ran both versions, each in its own randomised position
+    assert (frame.groupby("round")["version"].nunique() == 2).all()
+    assert set(frame["position"]) == {0, 1}
+    orders = frame[frame["iteration"] == 0].sort_values(["round", "position"]).groupby("round")["version"].first()
+    assert orders.nunique() == 2, "the seeded order puts each version first in some rounds"
+    record = json.loads(Path(f"{out}.json").read_text())
+    assert record["stopped"] == result.stopped and record["environment"]["cpu_count"] == os.cpu_count()
+
+
+def test_fifty_percent_more_work_is_called_slower_before_the_budget(tmp_path):
+    result = run(work(1_000_000), work(2_000_000), threshold=0.05, values=2, warmup=1, max_rounds=30, seed=2,
+                 progress=False)  # fmt: skip
+    assert result.stopped == "decided"
+    assert result.rounds < 30
+    assert result.comparison.table["verdict"][0] == "slower"
+
+
+def _rows_written(path: Path) -> int:
+    return path.read_bytes().count(b"\n") - 1 if path.exists() else 0
+
+
+def _start(tmp_path, out, *extra):
+    command = [PYTHON, "-m", "perfstudy", "run", "--a", work(200_000), "--b", work(200_000), "--out", str(out),
+               "--threshold", "0%", "--no-progress", "--seed", "5", *extra]  # fmt: skip
+    return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path)
+
+
+def test_sigkill_then_resume_keeps_every_earlier_row(tmp_path):
+    out = tmp_path / "runs.csv"
+    process = _start(tmp_path, out, "--max-rounds", "200")
+    deadline = time.monotonic() + 60
+    while _rows_written(out) < 6 * 4 and time.monotonic() < deadline:  # 4 batches of 6 rows
+        time.sleep(0.05)
+    process.kill()
+    process.wait()
+    before = out.read_bytes()
+    kept = before[: before.rfind(b"\n") + 1]  # a line cut by the kill is the only thing that may go
+    pd.read_csv(out)  # readable as it is
+    rounds_before = pd.read_csv(out)["round"].max()
+    resumed = _start(tmp_path, out, "--max-rounds", str(rounds_before + 3), "--resume")
+    stdout, stderr = resumed.communicate(timeout=120)
+    assert resumed.returncode == 0, stderr.decode()
+    after = out.read_bytes()
+    assert after.startswith(kept)
+    frame = pd.read_csv(out)
+    assert frame["round"].max() > rounds_before
+    assert b"stopped: max-rounds" in stdout
+
+
+def test_sigterm_stops_after_the_running_batch(tmp_path):
+    out = tmp_path / "runs.csv"
+    process = _start(tmp_path, out, "--max-rounds", "200")
+    deadline = time.monotonic() + 60
+    while _rows_written(out) < 6 * 3 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    process.send_signal(signal.SIGTERM)
+    stdout, stderr = process.communicate(timeout=60)
+    assert process.returncode == 0, stderr.decode()
+    assert b"stopped: interrupted" in stdout
+    frame = pd.read_csv(out)
+    assert (frame.groupby("batch").size() == 4).all(), "every batch in the file is whole (1 warm-up + 3 values)"
+    assert json.loads(Path(f"{out}.json").read_text())["stopped"] == "interrupted"
+
+
+def test_a_failing_command_stops_the_run_with_its_status_and_stderr(tmp_path, capsys):
+    out = tmp_path / "runs.csv"
+    failing = f"{PYTHON} -c 'import sys; sys.stderr.write(\"disk on fire\"); sys.exit(3)'"
+    status = main(["run", "--a", work(1000), "--b", failing, "--out", str(out), "--no-progress", "--seed", "1"])
+    assert status == 3
+    assert "disk on fire" in capsys.readouterr().err
+    frame = pd.read_csv(out)
+    assert (frame.loc[frame["version"] == "B", "exit_status"] == 3).all()
+    # with --ignore-failures the run goes on and the comparison leaves the failed batches out
+    status = main(["run", "--a", work(1000), "--b", failing, "--out", str(tmp_path / "go_on.csv"), "--no-progress",
+                   "--max-rounds", "3", "--min-rounds", "2", "--ignore-failures"])  # fmt: skip
+    assert status == 2  # no round had both versions: nothing to compare
+    assert "before a round completed" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "arguments, message",
+    [
+        (["--b", "true"], "--a: missing"),
+        (["--a", "true", "--b", "no-such-command-here --x"], "command not found: 'no-such-command-here'"),
+        (["--a", "true", "--b", "true", "--threshold=-5%"], "--threshold -5%: expected a percentage"),
+        (["--a", "true", "--b", "true", "--threshold", "5"], "--threshold 5: missing its unit"),
+        (
+            ["--a", "true", "--b", "true", "--min-rounds", "10", "--max-rounds", "5"],
+            "max_rounds=5 is below min_rounds=10",
+        ),
+        (["--a", "true", "--b", "true", "--max-time", "10"], "--max-time 10: expected a duration with its unit"),
+    ],
+)
+def test_bad_input_is_refused_by_name_before_any_file_is_written(tmp_path, capsys, arguments, message):
+    out = tmp_path / "runs.csv"
+    assert main(["run", *arguments, "--out", str(out), "--no-progress"]) == 2
+    assert message in capsys.readouterr().err
+    assert not out.exists() and not Path(f"{out}.json").exists()
+
+
+def test_resume_refuses_another_experiments_file_naming_the_commands(tmp_path, capsys):
+    out = tmp_path / "runs.csv"
+    run("true", "true", max_rounds=2, min_rounds=2, values=1, warmup=0, out=out, progress=False)
+    before = out.read_bytes()
+    assert main(["run", "--a", "true", "--b", "false", "--out", str(out), "--resume", "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert "another experiment's file" in err and "B: 'true' there, 'false' here" in err
+    assert out.read_bytes() == before
+
+
+def test_unreachable_scheduler_names_address_and_timeout(tmp_path, monkeypatch):
+    pytest.importorskip("distributed")
+    monkeypatch.setattr(_Hosts, "TIMEOUT", 1.0)
+    out = tmp_path / "runs.csv"
+    with pytest.raises(ConnectionError, match=r"tcp://127.0.0.1:9.*within 1 s"):
+        run("true", "true", scheduler="tcp://127.0.0.1:9", out=out, progress=False)
+    assert not out.exists()
+
+
+def test_local_cluster_spreads_rounds_over_worker_processes(tmp_path, capsys):
+    pytest.importorskip("distributed")
+    out = tmp_path / "runs.csv"
+    status = main(["run", "--a", work(200_000), "--b", work(800_000), "--scheduler", "local:2", "--out", str(out),
+                   "--no-progress", "--max-rounds", "12", "--format", "json", "--seed", "3"])  # fmt: skip
+    assert status == 0
+    document = json.loads(capsys.readouterr().out)
+    assert document["stopped"] in ("decided", "max-rounds") and document["rounds"] >= 5
+    frame = pd.read_csv(out)
+    assert frame["host"].nunique() == 2
+    # a round is a block on one host: both versions of a round ran on the same worker
+    complete = frame.groupby("round").filter(lambda g: g["version"].nunique() == 2)
+    assert (complete.groupby("round")["host"].nunique() == 1).all()
+    assert document["benchmarks"][0]["verdict"] == "slower"
+
+
+def test_a_command_printing_go_benchmarks_yields_many_benchmarks_per_round(tmp_path):
+    script = tmp_path / "bench.py"
+    script.write_text(
+        "import random, sys\n"
+        "slow = float(sys.argv[1])\n"
+        "for name, ns in (('Parse', 1000), ('Render', 5000)):\n"
+        "    print(f'Benchmark{name}-2 1000 {ns * slow * random.lognormvariate(0, 0.01):.1f} ns/op')\n"
+    )
+    result = run(f"{PYTHON} {script} 1.0", f"{PYTHON} {script} 1.3", measure="go", threshold=0.05, values=2, warmup=0,
+                 max_rounds=30, progress=False, seed=4)  # fmt: skip
+    table = result.comparison.table.set_index("benchmark")
+    assert set(table.index) == {"Parse-2", "Render-2"}
+    assert (table["verdict"] == "slower").all()
+    assert result.stopped == "decided"
+
+
+def test_callables_are_timed_in_process():
+    def fast():
+        sum(range(20_000))
+
+    def slow():
+        sum(range(40_000))
+
+    result = run(fast, slow, values=5, warmup=1, threshold=0.05, max_rounds=40, progress=False, seed=0)
+    assert result.comparison.table["verdict"][0] == "slower"
+    assert result.frame["command"].iloc[0].startswith("python:")
+
+
+def test_compare_cli_pairs_a_run_file_by_round(tmp_path, capsys):
+    out = tmp_path / "runs.csv"
+    run(work(100_000), work(100_000), max_rounds=6, min_rounds=6, values=1, warmup=0, out=out, progress=False)
+    assert main(["compare", str(out), "--format", "json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert document["cluster"] == "round" and document["benchmarks"][0]["method"] == "sequence"
+
+
+def test_run_batch_records_timing_columns():
+    result = run_batch(Batch(version="A", command=("true",), round=0, position=0, values=2, warmup=1))
+    assert result.status == 0 and len(result.rows) == 3
+    assert [row["warmup"] for row in result.rows] == [True, False, False]
+    assert all(row["end"] >= row["start"] for row in result.rows)
+
+
+def test_plan_from_a_pilot_recovers_the_spread_and_meets_the_target():
+    import numpy as np
+
+    rng = np.random.default_rng(1)
+    rows = []
+    for r in range(40):
+        host = f"h{r % 4}"
+        for version, level in (("A", 1.0), ("B", 1.0)):
+            rows.append(dict(version=version, round=r, value=level * rng.lognormal(0, 0.05), exit_status=0,
+                             host=host, start=10.0 * r, end=10.0 * r + 4, warmup=False))  # fmt: skip
+    plan = plan_rounds(pd.DataFrame(rows), threshold=0.05)
+    # the SD of a round's log B/A is sqrt(2) x 5%, up to sampling error (40 rounds: about 11% relative)
+    assert plan.round_sd == pytest.approx(0.05 * 2**0.5, rel=0.35)
+    from perfstudy.sequential import _half_width
+
+    one = plan.table.set_index("hosts").loc[1]
+    n = int(one["rounds_per_host"])
+    assert _half_width(n, (n - 1) * plan.round_sd**2, 0.05, 1.0) + 1.96 * plan.host_sd <= np.log1p(0.05)
+    assert plan.round_time_s == pytest.approx(4.0)
+
+
+def test_machine_record_and_its_warnings():
+    from perfstudy.environment import machine, machine_warnings
+
+    record = machine()
+    assert {"cpu_model", "cpu_count", "cpu_governor", "load_average", "os", "python"} <= set(record)
+    quiet = dict(record, load_average=0.0, cpu_governor="performance")
+    assert machine_warnings(quiet) == []
+    loaded = machine_warnings(dict(quiet, load_average=2.0 * (record["cpu_count"] or 1)))
+    assert len(loaded) == 1 and "loaded" in loaded[0]
+    scaling = machine_warnings(dict(quiet, cpu_governor="powersave"))
+    assert len(scaling) == 1 and "powersave" in scaling[0]
