@@ -543,8 +543,36 @@ def explorer_peak_rate():
     return _explorer_update(peak_rate_explorer, "daemons", 8)
 
 
+RUNNER_ROUNDS = 200  # perfstudy run's overhead case: 200 rounds of two batches of one value
+
+
+def _nothing():
+    pass
+
+
+def runner_overhead():
+    """perfstudy run on two Python callables that do nothing: all of its time is the runner's own (the order
+    draw, the probe and load average before each batch, the rows appended and flushed to the file, the
+    stopping rule after each round, the progress bar off), the final paired comparison included."""
+    import tempfile
+
+    from perfstudy.run import run
+
+    with tempfile.TemporaryDirectory() as directory:
+        run(_nothing, _nothing, values=1, warmup=0, threshold=0.0, min_rounds=RUNNER_ROUNDS, max_rounds=RUNNER_ROUNDS,
+            out=Path(directory) / "runs.csv", seed=1, progress=False)  # fmt: skip
+
+
 BENCHMARKS = {
     # name: (function, target seconds or None, target peak GiB or None, what it measures, scale)
+    "runner_overhead": (
+        runner_overhead,
+        0.005,
+        None,
+        f"perfstudy run's own time per batch beyond the command's ({RUNNER_ROUNDS} rounds x 2 batches, file "
+        "appended and flushed, stopping rule every round, final comparison)",
+        1 / (2 * RUNNER_ROUNDS),
+    ),
     "simulate_10k_x_1024": (
         simulate_10k_by_1024,
         2.0,

@@ -470,3 +470,19 @@ def test_explore_notebook(tmp_path_factory):
     assert rec["pt4cloud"]["intervals_used"] >= 2 and 0.5 < rec["pt4cloud"]["accuracy"] <= 1
     assert rec["confirm_estimate"] > 10
     assert abs(rec["peak_rate"]["error"]) < 0.2
+
+
+@pytest.mark.notebook
+def test_running_an_experiment_notebook(tmp_path_factory):
+    """Notebook 09 in quick mode: under the ramping load the sequential layout calls the A/A pair slower, the
+    interleaved run calls it neither faster nor slower; the simulated stopping rule stays within 5% + 3 MC SE
+    (400 runs: limit 8.3%) where the naive rule does not."""
+    tmp, rec = run_quick(tmp_path_factory, "09_running_an_experiment")
+    assert rec["parameters"]["quick"] is True
+    assert rec["sequential"]["verdict"] == "slower" and rec["sequential"]["low"] > rec["parameters"]["threshold"]
+    assert rec["interleaved"]["verdict"] not in ("faster", "slower")
+    assert 5 <= rec["interleaved"]["rounds"] <= rec["parameters"]["max_rounds"]
+    rules = {row["rule"]: row for row in rec["calibration"]}
+    assert rules["confidence sequence, every round"]["within"]
+    assert not rules["t interval, every round"]["within"]
+    assert sorted(p.name for p in (tmp / "figures").glob("*.png")) == ["09_calibration.png", "09_layouts.png"]

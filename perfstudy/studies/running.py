@@ -18,6 +18,9 @@ judges.
 from __future__ import annotations
 
 import math
+import subprocess
+import sys
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
@@ -29,7 +32,7 @@ from perfstudy._result import Result
 from perfstudy.sequential import t_confidence_sequence
 
 __all__ = ["RoundModel", "simulate_round_ratios", "StoppingCalibration", "calibration", "PowerAndCost",
-           "power_and_cost", "LAYOUTS"]  # fmt: skip
+           "power_and_cost", "LAYOUTS", "ramping_load", "sequential_layout"]  # fmt: skip
 
 LAYOUTS = ("interleaved", "sequential")
 
@@ -336,3 +339,88 @@ def power_and_cost(
         table=pd.DataFrame(rows), round_sd=round_sd, threshold=threshold, confidence=confidence,
         max_rounds=max_rounds, experiments=experiments,
     )  # fmt: skip
+
+
+# The background load of notebook 09: a launcher that starts one spinning process every ``step`` seconds, up to
+# ``spinners``; every process stops by itself at the deadline, and the launcher kills them on SIGTERM. Each spins
+# in a session of its own, as another user's job would: Linux's scheduler autogroups share the CPUs between
+# sessions, and perfstudy runs each command in a session of its own (so that Ctrl-C reaches the runner alone),
+# so load in one shared session would hardly reach it.
+_LOAD = """
+import signal, subprocess, sys, time
+seconds, spinners, step = float(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
+deadline = time.monotonic() + seconds
+spin = "import time\\nwhile time.monotonic() < %r: pass" % (deadline,)
+started = []
+def stop(*_):
+    for process in started:
+        process.kill()
+    sys.exit(0)
+signal.signal(signal.SIGTERM, stop)
+for _ in range(spinners):
+    if time.monotonic() + step >= deadline:
+        break
+    time.sleep(step)
+    started.append(subprocess.Popen([sys.executable, "-S", "-c", spin], start_new_session=True))
+time.sleep(max(0.0, deadline - time.monotonic()))
+"""
+
+
+@contextmanager
+def ramping_load(seconds: float, *, spinners: int = 6, step: float = 1.0):
+    """A CPU load that ramps while the block runs: one more busy process every ``step`` seconds, up to
+    ``spinners``, all gone after ``seconds`` (or when the block ends, whichever is first).
+
+    On this project's 2-core VM a 70 ms command takes about the same with up to 2 busy processes, 2.4 times
+    as long with 4 and 3.6 times with 6: a drift no analysis of a sequential layout can tell from a change.
+
+    Parameters
+    ----------
+    seconds : float
+        The load's bound in time.
+    spinners : int
+        Busy processes at the peak.
+    step : float
+        Seconds between two more.
+    """
+    seconds = check_real("seconds", seconds, positive=True)
+    spinners = check_int("spinners", spinners, maximum=64)
+    step = check_real("step", step, positive=True)
+    launcher = subprocess.Popen(
+        [sys.executable, "-S", "-c", _LOAD, str(seconds), str(spinners), str(step)]
+    )
+    try:
+        yield launcher
+    finally:
+        launcher.terminate()  # it kills its busy processes
+        launcher.wait()
+
+
+def sequential_layout(a, b, *, batches: int, values: int = 3, warmup: int = 1) -> pd.DataFrame:
+    """All of A's batches, then all of B's (as hyperfine or a CI job run them): the layout a drift defeats.
+
+    Parameters
+    ----------
+    a, b : str, sequence of str or callable
+        As :func:`perfstudy.run.run`.
+    batches : int
+        Batches of each version.
+    values, warmup : int
+        Runs per batch, as :func:`perfstudy.run.run`.
+
+    Returns
+    -------
+    DataFrame
+        The rows of :func:`perfstudy.batches.run_batch`, ``round`` numbering each version's batches.
+    """
+    from perfstudy.batches import Batch, command_argv, run_batch
+
+    commands = {"A": command_argv(a, "a"), "B": command_argv(b, "b")}
+    batches = check_int("batches", batches, maximum=100_000)
+    values = check_int("values", values, maximum=100_000)
+    warmup = check_int("warmup", warmup, minimum=0, maximum=100_000)
+    rows = []
+    for version, command in commands.items():
+        for index in range(batches):
+            rows += run_batch(Batch(version, command, index, 0, values=values, warmup=warmup)).rows
+    return pd.DataFrame(rows)

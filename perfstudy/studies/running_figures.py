@@ -1,0 +1,80 @@
+"""Running an experiment (notebook 09): the two layouts side by side, and the stopping rule's calibration.
+
+Each takes the study's result, checks it at its top (perfstudy._checks) and returns the matplotlib figure.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from perfstudy._checks import check_frame, check_mapping, check_text
+from perfstudy.plots import panel_grid
+
+__all__ = ["plot_layouts", "plot_stopping_calibration"]
+
+
+def plot_layouts(frames, titles):
+    """Each layout's batch means over time, A and B in their colours: the drift a sequential layout reads as a
+    change, and the interleaved rounds in which A and B share it.
+
+    Parameters
+    ----------
+    frames : mapping of str to DataFrame
+        Layout name to its rows (``version``, ``batch``, ``start``, ``value``, ``warmup``), as
+        :func:`perfstudy.studies.running.sequential_layout` and :func:`perfstudy.run.run` return them.
+    titles : mapping of str to str
+        Layout name to its panel's title (the verdict, the rounds).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    frames = check_mapping("frames", frames)
+    titles = check_mapping("titles", titles)
+    for name, frame in frames.items():
+        check_frame(f"frames[{name!r}]", frame, ("version", "batch", "warmup"), numeric=("start", "value"))
+        check_text(f"titles[{name!r}]", titles.get(name, ""))
+    fig, axes = panel_grid(len(frames), len(frames), (5.6, 3.4))
+    colours = {"A": "tab:blue", "B": "tab:orange"}
+    for ax, (name, frame) in zip(axes, frames.items()):
+        kept = frame[~frame["warmup"].astype(bool)]
+        means = kept.groupby(["version", "batch"], sort=False).agg(start=("start", "first"), value=("value", "mean"))
+        origin = float(kept["start"].min())
+        for version, group in means.reset_index().groupby("version"):
+            ax.plot(group["start"] - origin, 1000 * group["value"], "o", ms=4, color=colours.get(str(version)),
+                    label=f"version {version}")  # fmt: skip
+        ax.set_xlabel("seconds since the first batch")
+        ax.set_ylabel("batch mean (ms)")
+        ax.set_title(titles.get(name, name), fontsize=10)
+        ax.legend(frameon=False, fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def plot_stopping_calibration(table: pd.DataFrame, *, title: str = ""):
+    """The share of A/A runs that ever reach a verdict of change, per stopping rule, with 2 MC SE bars and the
+    nominal rate plus 3 MC SE (dashed).
+
+    Parameters
+    ----------
+    table : DataFrame
+        :attr:`perfstudy.studies.running.StoppingCalibration.table`.
+    title : str
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    check_frame("table", table, ("rule",), numeric=("false_rate", "mc_se", "limit"))
+    check_text("title", title)
+    fig, axes = panel_grid(1, 1, (6.4, 2.8))
+    ax = axes[0]
+    positions = range(len(table))
+    ax.barh(list(positions), table["false_rate"], xerr=2 * table["mc_se"], color="tab:gray")
+    ax.axvline(float(table["limit"].iloc[0]), ls="--", color="tab:red", label="5% + 3 MC SE")
+    ax.set_yticks(list(positions), table["rule"])
+    ax.set_xlabel("A/A runs ever called faster or slower")
+    ax.legend(frameon=False, fontsize=8)
+    ax.set_title(title, fontsize=10)
+    fig.tight_layout()
+    return fig
