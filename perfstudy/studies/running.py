@@ -386,9 +386,7 @@ def ramping_load(seconds: float, *, spinners: int = 6, step: float = 1.0):
     seconds = check_real("seconds", seconds, positive=True)
     spinners = check_int("spinners", spinners, maximum=64)
     step = check_real("step", step, positive=True)
-    launcher = subprocess.Popen(
-        [sys.executable, "-S", "-c", _LOAD, str(seconds), str(spinners), str(step)]
-    )
+    launcher = subprocess.Popen([sys.executable, "-S", "-c", _LOAD, str(seconds), str(spinners), str(step)])
     try:
         yield launcher
     finally:
