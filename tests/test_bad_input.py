@@ -246,6 +246,23 @@ def criterion_sample(tmp) -> str:
 
 
 @functools.cache
+def _layout_rows() -> pd.DataFrame:
+    rng = np.random.default_rng(3)
+    return pd.DataFrame(
+        [
+            dict(
+                version=v,
+                batch=f"{r}-{v}",
+                start=float(2 * r + (v == "B")),
+                value=rng.lognormal(-3, 0.05),
+                warmup=False,
+            )
+            for r in range(4)
+            for v in ("A", "B")
+        ]
+    )
+
+
 def run_file(tmp) -> str:
     """A perfstudy run's file (and its record), of 4 rounds of ``true``."""
     from perfstudy.run import run
@@ -412,6 +429,10 @@ def _valid(tmp):  # noqa: PLR0915 - one table
         "plots.plot_mean_intervals": lambda: call(analysis().table),
         "plots.plot_comparison": lambda: call(comparison().table, threshold=0.02),
         "studies.versions_figures.plot_detection": lambda: call(_detection()),
+        "studies.running_figures.plot_layouts": lambda: call({"sequential": _layout_rows()}, {"sequential": "A/A"}),
+        "studies.running_figures.plot_stopping_calibration": lambda: call(
+            __import__("perfstudy.studies.running").studies.running.calibration(experiments=20, rounds=10, rng=0).table
+        ),
         "plots.plot_clustered_se": lambda: call(sigma=1.0, rhos=(0.1, 0.5), requests=np.array([10.0, 100.0])),
         "plots.plot_design_standard_errors": lambda: call(sweep(), E1),
         "studies.bakshy2015_figures.plot_delta_hat_densities": lambda: call(
@@ -851,6 +872,8 @@ def _study_valid():
         "shivam2008.StrawmanAgainstBinsearch.to_frame": lambda: call(result_of("shivam2008.figure3")),
         "shivam2008.RunlengthSweep.to_frame": lambda: call(result_of("shivam2008.figure6")),
         "running.calibration": lambda: call(experiments=20, rounds=20, rng=0),
+        "running.ramping_load": lambda: call(0.5, spinners=1, step=0.1),
+        "running.sequential_layout": lambda: call("true", "true", batches=2, values=1, warmup=0),
         "running.power_and_cost": lambda: call(changes=(0.1,), experiments=20, max_rounds=20, rng=0),
         "running.simulate_round_ratios": lambda: call(running.RoundModel(), 5, 10, rng=0),
         "running.StoppingCalibration.to_frame": lambda: call(result_of("running.calibration")),

@@ -366,7 +366,6 @@ time.sleep(max(0.0, deadline - time.monotonic()))
 """
 
 
-@contextmanager
 def ramping_load(seconds: float, *, spinners: int = 6, step: float = 1.0):
     """A CPU load that ramps while the block runs: one more busy process every ``step`` seconds, up to
     ``spinners``, all gone after ``seconds`` (or when the block ends, whichever is first).
@@ -382,10 +381,20 @@ def ramping_load(seconds: float, *, spinners: int = 6, step: float = 1.0):
         Busy processes at the peak.
     step : float
         Seconds between two more.
+
+    Returns
+    -------
+    context manager
+        The load runs from its ``with`` block's start to its end (or ``seconds``).
     """
     seconds = check_real("seconds", seconds, positive=True)
     spinners = check_int("spinners", spinners, maximum=64)
     step = check_real("step", step, positive=True)
+    return _ramping_load(seconds, spinners, step)
+
+
+@contextmanager
+def _ramping_load(seconds: float, spinners: int, step: float):
     launcher = subprocess.Popen([sys.executable, "-S", "-c", _LOAD, str(seconds), str(spinners), str(step)])
     try:
         yield launcher
