@@ -413,11 +413,10 @@ def _compare(args) -> int:
 
 def _is_run_file(path) -> bool:
     """Whether ``path`` is a file that ``perfstudy run`` wrote (its experiment record beside it)."""
-    import json
+    from perfstudy.run import read_experiment
 
     try:
-        with open(f"{path}.json", encoding="utf-8") as handle:
-            return str(json.load(handle).get("schema", "")).startswith("perfstudy.run/")
+        return str(read_experiment(path).get("schema", "")).startswith("perfstudy.run/")
     except (OSError, ValueError, AttributeError):
         return False
 

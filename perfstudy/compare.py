@@ -553,21 +553,29 @@ def _compare_one(task: _Task, rng) -> dict:
                     _confirm_warning(side, label, s, confirm_rng),
                 ),
             )
+    return _row(
+        task, a, b, clusters=(a.clusters, b.clusters), scale=scale, change=_change(a, b, scale), low=low, high=high,
+        p_value=p, method=method, notes=notes,
+    )  # fmt: skip
+
+
+def _row(task: _Task, a: _Side, b: _Side, *, clusters, scale, change, low, high, p_value, method, notes) -> dict:
+    """One benchmark's row of :class:`Comparison`'s table, before the correction and verdict."""
     return dict(
         benchmark=task.name,
         n_a=int(a.values.size),
         n_b=int(b.values.size),
-        clusters_a=a.clusters,
-        clusters_b=b.clusters,
+        clusters_a=clusters[0],
+        clusters_b=clusters[1],
         estimate_a=a.estimate,
         estimate_b=b.estimate,
         spread_a=_spread(a),
         spread_b=_spread(b),
         scale=scale,
-        change=_change(a, b, scale),
+        change=change,
         low=low,
         high=high,
-        p_value=p,
+        p_value=p_value,
         method=method,
         higher_is_better=task.higher_is_better,
         warnings="; ".join(notes),
@@ -597,26 +605,10 @@ def _paired_row(task: _Task, a: _Side, b: _Side) -> dict:
     if s.checks and found["scale"] == "ratio":
         for side, label in ((a, "A"), (b, "B")):
             notes += filter(None, (_warmup_warning(side, label, s.check_alpha, s.threshold),))
-    return dict(
-        benchmark=task.name,
-        n_a=int(a.values.size),
-        n_b=int(b.values.size),
-        clusters_a=int(blocks.size),
-        clusters_b=int(blocks.size),
-        estimate_a=a.estimate,
-        estimate_b=b.estimate,
-        spread_a=_spread(a),
-        spread_b=_spread(b),
-        scale=found["scale"],
-        change=found["change"],
-        low=found["low"],
-        high=found["high"],
-        p_value=found["p_value"],
-        method=found["method"],
-        higher_is_better=task.higher_is_better,
-        warnings="; ".join(notes),
-        notes=tuple(notes),
-    )
+    return _row(
+        task, a, b, clusters=(int(blocks.size), int(blocks.size)), scale=found["scale"], change=found["change"],
+        low=found["low"], high=found["high"], p_value=found["p_value"], method=found["method"], notes=notes,
+    )  # fmt: skip
 
 
 def _spread(side: _Side) -> float:

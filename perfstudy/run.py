@@ -141,7 +141,9 @@ class _Judge:
 
     def state(self) -> dict:
         """``{benchmark: (low, high, verdict, rounds still needed)}`` on the relative scale."""
-        from perfstudy.compare import adjust_p_values
+        from types import SimpleNamespace
+
+        from perfstudy.compare import _verdict, adjust_p_values
         from perfstudy.sequential import rounds_needed, t_confidence_sequence
 
         names = sorted(self.d)
@@ -159,19 +161,17 @@ class _Judge:
         state = {}
         for name, p in zip(names, adjusted):
             low, high, centre, d = found[name]
-            verdict = "inconclusive"
-            if band > 0 and -band <= low and high <= band:
-                verdict = "no change"
-            elif p < 1 - self.confidence and (low > band or high < -band):
-                up = low > band
-                verdict = "faster" if up == self.higher[name] else "slower"
+            # compare's own verdict, on the interval as its table shows it (relative, B/A - 1)
+            shown = SimpleNamespace(low=math.expm1(low), high=math.expm1(high), scale="ratio", estimate_a=1.0,
+                                    p_adjusted=p, higher_is_better=self.higher[name])  # fmt: skip
+            verdict = _verdict(shown, 1 - self.confidence, self.threshold)
             to_go = 0
             if verdict == "inconclusive":
                 gap = band - abs(centre) if abs(centre) < band else abs(centre) - band
                 sd = float(d.std(ddof=1)) if d.size > 1 else math.nan
                 known = gap > 0 and math.isfinite(sd)
                 to_go = max(1, rounds_needed(sd, gap, self.confidence, limit=_FAR) - d.size) if known else _FAR
-            state[name] = (math.expm1(low), math.expm1(high), verdict, to_go)
+            state[name] = (shown.low, shown.high, verdict, to_go)
         return state
 
     def add_rows(self, rows: list[dict]) -> list:
