@@ -93,12 +93,18 @@ def paired_interval(
         from perfstudy.sequential import t_confidence_sequence
 
         cs = t_confidence_sequence(d, confidence)
-        low, high, p = float(cs.low[-1]), float(cs.high[-1]), float(cs.p_values[-1])
+        low, high, p = sequence_interval(cs)
         method = "sequence"
         notes.append(
-            f"paired over {n} rounds, each round's B/A; anytime-valid interval (Lai's confidence sequence), "
-            "valid however the run decided to stop"
+            f"paired over {n} rounds, each round's B/A; anytime-valid interval (Lai's confidence sequence, "
+            "intersected over the rounds so that it agrees with the anytime p-value), valid however the run "
+            "decided to stop"
         )
+        if math.isnan(float(cs.running_low[-1])):
+            notes.append(
+                "the intervals of successive rounds share no point: the change did not stay constant over the "
+                "run (the last round's interval is shown)"
+            )
         if several:
             groups = [d[host_labels == h] for h in np.unique(host_labels)]
             if all(g.size > 1 for g in groups):
@@ -122,6 +128,16 @@ def paired_interval(
         high=back(high) if math.isfinite(high) else high, p_value=p,
         scale="ratio" if ratio else "difference", method=method, notes=notes,
     )  # fmt: skip
+
+
+def sequence_interval(cs) -> tuple[float, float, float]:
+    """``(low, high, p)`` after the last round of a :class:`~perfstudy.sequential.ConfidenceSequence`: the
+    intersection of its intervals so far (which agrees with the anytime p-value), or the last interval
+    where they share no point."""
+    low, high = float(cs.running_low[-1]), float(cs.running_high[-1])
+    if math.isnan(low):
+        low, high = float(cs.low[-1]), float(cs.high[-1])
+    return low, high, float(cs.p_values[-1])
 
 
 def host_and_round_variance(d, hosts) -> tuple[float, float]:

@@ -393,6 +393,9 @@ def analyze(
     threshold: float = 0.02,
     permutations: int = 200,
     replicates: int = 2000,
+    baseline=None,
+    block: str | None = None,
+    sequential: bool = False,
     rng=None,
     progress: bool = False,
 ) -> Analysis:
@@ -421,6 +424,10 @@ def analyze(
         Of the independence and MMD tests.
     replicates : int
         Of the comparison's bootstrap.
+    baseline, block, sequential
+        For the comparison, as :func:`perfstudy.compare.compare` takes them: which version is A (default: the
+        first in sorted order), the column whose blocks pair the versions (``"round"`` for a run's file), and
+        the anytime-valid interval of a run that looked after every round.
     rng : None, int, SeedSequence or Generator
     progress : bool
         A progress bar over the series.
@@ -487,6 +494,9 @@ def analyze(
             confidence=confidence,
             threshold=threshold,
             replicates=replicates,
+            baseline=baseline,
+            block=block,
+            sequential=sequential,
             rng=streams[-1],
         )
     advice = _advice(table, comparison, cluster)

@@ -1,20 +1,31 @@
 """One batch: a version's command (or Python callable) run ``warmup + values`` times, as tidy rows.
 
-A batch is what :mod:`perfstudy.run` schedules: in every round, each version runs one batch. A command
-runs without a shell (``shlex`` splits a string; use ``sh -c '...'`` for pipes), in a session of its own so
-that Ctrl-C in the terminal reaches the runner alone and the batch in flight can finish. Its value is the
-wall-clock time of the process (``unit="s"``); with ``measure`` naming a format of :mod:`perfstudy.io`
-(``"go"``, ``"pyperf"``, ...), the command's standard output is read as that file instead, and one run
-yields as many benchmarks as the file holds.
+A batch is what :mod:`perfstudy.run` schedules: in every round, each version runs one batch.
+
+A command line runs through ``/bin/sh -c`` by default, as hyperfine does, so that pipes, ``&&``, redirections
+and ``VAR=value cmd`` mean what they mean in a terminal; :func:`shell_startup` measures the shell's own
+start-up, which :mod:`perfstudy.run` subtracts from every time (hyperfine's correction). With
+``shell=False`` (``--no-shell``, ``-N``) the line is split as a shell would split it and run directly, and a
+line with shell syntax in it is refused by name rather than measured as something else. An argument list
+always runs directly. Every command runs in a session (and process group) of its own: Ctrl-C in the
+terminal reaches the runner alone, and a timeout or a second Ctrl-C ends the whole group, the command's
+children too.
+
+Its value is the wall-clock time of the process (``unit="s"``); with ``measure`` naming a format of
+:mod:`perfstudy.io` (``"go"``, ``"pyperf"``, ...), the command's standard output is read as that file
+instead, and one run yields as many benchmarks as the file holds.
 
 This module is what a Dask worker imports: it needs neither pandas nor scipy for ``measure="time"``.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
+import re
 import shlex
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -28,19 +39,48 @@ from perfstudy._result import Result
 MEASURES = ("time", "pyperf", "hyperfine", "google_benchmark", "jmh", "go", "criterion", "pytest_benchmark", "asv")
 #: characters of a failing command's standard error kept for the report
 STDERR_TAIL = 2000
+#: the shell a command line runs through
+SHELL = "/bin/sh"
+#: exit status of a run that its timeout ended (as GNU timeout), and of one a second Ctrl-C ended
+TIMED_OUT, INTERRUPTED = 124, 130
+#: words a shell reads itself: a line starting with one is not a program to look up
+_SHELL_WORDS = frozenset(
+    "if then else elif fi case esac for while until do done in function select time ! { } [ [[ . : "
+    "cd export exec eval set unset source alias read ulimit umask wait trap true false test echo printf "
+    "command builtin type shift return exit local".split()
+)
+#: a variable assignment before the command (``FOO=1 ./bench``)
+_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 
-__all__ = ["Batch", "BatchResult", "command_argv", "command_text", "run_batch", "MEASURES"]
+__all__ = [
+    "Batch", "BatchResult", "command_argv", "command_text", "run_batch", "shell_startup", "stop_running",
+    "MEASURES", "SHELL",
+]  # fmt: skip
+
+#: the processes of the runs in flight in this process (a second Ctrl-C ends their groups)
+_RUNNING: set = set()
 
 
-def command_argv(command, name: str = "command") -> tuple[str, ...] | Callable:
+def _split(command: str, name: str) -> tuple[str, ...]:
+    try:
+        return tuple(shlex.split(command))
+    except ValueError as error:  # "No closing quotation", "No escaped character"
+        raise ValueError(f"{name}: {command!r} cannot be split into words: {error}") from None
+
+
+def command_argv(command, name: str = "command", *, shell: bool = True) -> tuple[str, ...] | Callable:
     """A command as an argument vector (a callable is returned as it is).
 
     Parameters
     ----------
     command : str, sequence of str or callable
-        A command line (split as a shell would), an argument list, or a Python callable.
+        A command line, an argument list (run directly), or a Python callable.
     name : str
         What the errors call it (``"a"``, ``"b"`` for :func:`perfstudy.run.run`).
+    shell : bool
+        Run a command line through :data:`SHELL` (``("/bin/sh", "-c", line)``). With False it is split as
+        a shell would split it and run directly; shell syntax in it (``|``, ``&&``, ``;``, ``>``,
+        ``VAR=value``, ``$(...)``) is refused, since without a shell it would be passed on as arguments.
 
     Returns
     -------
@@ -49,27 +89,85 @@ def command_argv(command, name: str = "command") -> tuple[str, ...] | Callable:
     Raises
     ------
     ValueError
-        An empty command.
+        An empty command, a line that cannot be split (an unterminated quote), shell syntax without a shell.
     FileNotFoundError
         A program that is not on ``PATH`` (or not an executable file), naming it.
     """
+    if not isinstance(shell, bool):
+        raise TypeError(f"shell={shell!r}: expected True or False")
     if callable(command):
         return command
     if isinstance(command, str):
-        argv = tuple(shlex.split(command))
+        words = _split(command, name)
+        if not words or not words[0]:
+            raise ValueError(f"{name}: empty; give the command line to run")
+        if shell:
+            _check_program(_first_program(words), name, command)
+            return (SHELL, "-c", command)
+        syntax = _shell_syntax(command, words)
+        if syntax:
+            raise ValueError(
+                f"{name}: {command!r} has shell syntax ({', '.join(map(repr, syntax[:3]))}), which only a shell "
+                "understands; without one it would be passed on as arguments and something else measured. Run "
+                "it through the shell (drop --no-shell; shell=True), or write the command without it"
+            )
+        argv = words
     elif isinstance(command, (list, tuple)) and all(isinstance(part, str) for part in command):
         argv = tuple(command)
     else:
         raise TypeError(f"{name}: expected a command line, a list of arguments or a callable, got {command!r}")
     if not argv or not argv[0]:
         raise ValueError(f"{name}: empty; give the command line to run")
-    if shutil.which(argv[0]) is None:
-        raise FileNotFoundError(f"{name}: command not found: {argv[0]!r} (in {' '.join(map(shlex.quote, argv))!r})")
+    _check_program(argv[0], name, " ".join(map(shlex.quote, argv)))
     return argv
+
+
+def _shell_syntax(line: str, words: tuple[str, ...]) -> list[str]:
+    """What only a shell would read in ``line``: ``| & ; < >`` outside quotes, ``$`` and backquotes outside
+    single quotes, and an assignment before the command."""
+    found = [words[0]] if _ASSIGNMENT.match(words[0]) else []
+    quote, escaped = "", False
+    for char in line:
+        if escaped:
+            escaped = False
+        elif char == "\\" and quote != "'":
+            escaped = True
+        elif quote:
+            if char == quote:
+                quote = ""
+            elif quote == '"' and char in "$`":
+                found.append(char)
+        elif char in "'\"":
+            quote = char
+        elif char in "|&;<>$`":
+            found.append(char)
+    return list(dict.fromkeys(found))
+
+
+def _first_program(words: tuple[str, ...]) -> str | None:
+    """The program a shell line starts, where it can be told without running the shell: None for a line
+    that starts with shell grammar or an expansion."""
+    for word in words:
+        if _ASSIGNMENT.match(word):
+            continue  # VAR=value before the command
+        if word in _SHELL_WORDS or any(c in word for c in "$`(){}|&;<>*?[~"):
+            return None
+        return word
+    return None
+
+
+def _check_program(program: str | None, name: str, line: str) -> None:
+    if program is not None and shutil.which(program) is None:
+        raise FileNotFoundError(f"{name}: command not found: {program!r} (in {line!r})")
 
 
 def command_text(command) -> str:
     """How a command is written in the run's file: its command line, or a callable's qualified name.
+
+    A line run through the shell (``(SHELL, "-c", line)``) is written as the line itself.
+
+    A callable's text ends with a digest of its code and constants (``#1a2b3c4d``), so that two lambdas,
+    or two versions of a function of one name, are told apart when a run is resumed.
 
     Parameters
     ----------
@@ -77,10 +175,25 @@ def command_text(command) -> str:
         As :func:`command_argv` returns it.
     """
     if callable(command):
-        return f"python:{getattr(command, '__module__', '?')}.{getattr(command, '__qualname__', repr(command))}"
+        module = getattr(command, "__module__", None) or "?"
+        return f"python:{module}.{getattr(command, '__qualname__', type(command).__name__)}#{_digest(command)}"
     if not (isinstance(command, (tuple, list)) and command and all(isinstance(part, str) for part in command)):
         raise TypeError(f"command: expected an argument vector (tuple of str) or a callable, got {command!r}")
+    if len(command) == 3 and tuple(command[:2]) == (SHELL, "-c"):
+        return command[2]  # the line as written; the record's settings say it ran through the shell
     return " ".join(map(shlex.quote, command))
+
+
+def _digest(function) -> str:
+    """Eight hex digits of a callable's code, constants and names (its bound arguments for a partial)."""
+    inner = getattr(function, "func", function)  # a functools.partial's function
+    code = getattr(inner, "__code__", None) or getattr(vars(type(inner)).get("__call__"), "__code__", None)
+    parts = [repr(getattr(function, "args", "")), repr(getattr(function, "keywords", ""))]
+    if code is not None:
+        parts += [code.co_code.hex(), repr(code.co_consts), repr(code.co_names)]
+    else:
+        parts.append(repr(function))
+    return hashlib.sha256("|".join(parts).encode()).hexdigest()[:8]
 
 
 @dataclass(frozen=True)
@@ -102,7 +215,10 @@ class Batch(Result):
     benchmark : str
         The benchmark's name with ``measure="time"``.
     timeout : float, optional
-        Seconds one run may take.
+        Seconds one run may take; past them the command's whole process group is killed.
+    startup : float
+        Seconds subtracted from each measured time (the shell's start-up, :func:`shell_startup`); a time
+        below it is recorded as 0.
     """
 
     version: str
@@ -114,6 +230,7 @@ class Batch(Result):
     measure: str = "time"
     benchmark: str = "command"
     timeout: float | None = None
+    startup: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -165,6 +282,12 @@ def _run_once(batch: Batch) -> tuple[int, float, bytes, str]:
         started = time.perf_counter()
         try:
             batch.command()
+        except KeyboardInterrupt:  # a second Ctrl-C while a callable runs (:func:`stop_running`)
+            return INTERRUPTED, time.perf_counter() - started, b"", "interrupted"
+        except SystemExit as exit:  # sys.exit() in the callable ends its run, not the runner
+            code = exit.code if isinstance(exit.code, int) else (0 if exit.code is None else 1)
+            if code != 0:
+                return code, time.perf_counter() - started, b"", f"the callable called sys.exit({exit.code!r})"
         except Exception:
             return 1, time.perf_counter() - started, b"", traceback.format_exc()[-STDERR_TAIL:]
         return 0, time.perf_counter() - started, b"", ""
@@ -178,15 +301,73 @@ def _run_once(batch: Batch) -> tuple[int, float, bytes, str]:
             stderr=subprocess.PIPE,
             start_new_session=True,
         )
-        out, err = process.communicate(timeout=batch.timeout)
-    except subprocess.TimeoutExpired:
-        process.kill()  # type: ignore[possibly-unbound]
-        process.communicate()  # type: ignore[possibly-unbound]
-        return 124, time.perf_counter() - started, b"", f"timed out after {batch.timeout} s"
     except OSError as error:
         return 127, time.perf_counter() - started, b"", str(error)
+    _RUNNING.add(process)
+    try:
+        out, err = process.communicate(timeout=batch.timeout)
+    except subprocess.TimeoutExpired:
+        _end_group(process)
+        return TIMED_OUT, time.perf_counter() - started, b"", f"timed out after {batch.timeout:g} s"
+    finally:
+        _RUNNING.discard(process)
     seconds = time.perf_counter() - started
+    if getattr(process, "perfstudy_stopped", False):
+        return INTERRUPTED, seconds, b"", "ended by a second interrupt"
     return process.returncode, seconds, out or b"", (err or b"")[-STDERR_TAIL:].decode("utf-8", "replace")
+
+
+def _end_group(process) -> None:
+    """SIGKILL the command's process group (its children too, which may hold its pipes open) and reap it."""
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    try:
+        process.communicate(timeout=1.0)
+    except subprocess.TimeoutExpired:  # a descendant that left the group still holds a pipe: stop reading
+        for stream in (process.stdout, process.stderr):
+            if stream is not None:
+                stream.close()
+        process.wait()
+
+
+def stop_running() -> bool:
+    """End the process groups of the runs in flight in this process (a second Ctrl-C); False if none.
+
+    Their batches end with exit status :data:`INTERRUPTED`."""
+    found = False
+    for process in list(_RUNNING):
+        process.perfstudy_stopped = True
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+            found = True
+        except (ProcessLookupError, PermissionError):
+            pass
+    return found
+
+
+def shell_startup(runs: int = 30) -> float:
+    """The median wall-clock time of ``/bin/sh -c ''``: what the shell itself adds to a command's time.
+
+    Measured as the commands are (:func:`run_batch` with ``measure="time"``), after 3 warm-up runs.
+
+    Parameters
+    ----------
+    runs : int
+        Measured runs.
+
+    Returns
+    -------
+    float
+        Seconds.
+    """
+    if isinstance(runs, bool) or not isinstance(runs, int) or runs < 1:
+        raise ValueError(f"runs={runs!r}: expected a positive whole number")
+    batch = Batch(version="shell", command=(SHELL, "-c", ""), round=0, position=0, values=runs, warmup=3)
+    times = [_run_once(batch)[1] for _ in range(batch.warmup + runs)]
+    measured = sorted(times[batch.warmup :])
+    return float(measured[len(measured) // 2])
 
 
 def _parsed(output: bytes, measure: str) -> list[dict]:
@@ -234,7 +415,7 @@ def run_batch(batch: Batch) -> BatchResult:
             break
         warmup = iteration < batch.warmup
         if batch.measure == "time":
-            found = [{"benchmark": batch.benchmark, "value": seconds, "unit": "s"}]
+            found = [{"benchmark": batch.benchmark, "value": max(0.0, seconds - batch.startup), "unit": "s"}]
         else:
             try:
                 found = _parsed(output, batch.measure)

@@ -37,7 +37,9 @@ def _parser() -> argparse.ArgumentParser:
         help="run only this notebook (name or unique prefix, e.g. 01); repeatable",
     )
     report.add_argument("--notebooks", default=None, help="notebook directory (default: ./notebooks)")
-    report.add_argument("--timeout", type=float, default=1800.0, help="seconds a cell may run (default: 1800)")
+    report.add_argument(
+        "--timeout", default="30m", help="how long a cell may run, with its unit: 30m, 90s, 2h (default: 30m)"
+    )
     report.add_argument("--kernel", default="python3", help="Jupyter kernel name (default: python3)")
     report.add_argument("--no-html", action="store_true", help="skip the HTML rendering")
     report.add_argument("--no-progress", action="store_true", help="no progress bars")
@@ -58,7 +60,14 @@ def _parser() -> argparse.ArgumentParser:
         "--by",
         metavar="KEY",
         help="with one file: the column or Go configuration key whose two values are the versions "
-        "(the first to appear is A; default: version)",
+        "(default: version). A is the first of the two in sorted order unless --a-version names it; a "
+        "perfstudy run's file is read by its record (A is its --a)",
+    )
+    comparison.add_argument(
+        "--a-version",
+        metavar="VALUE",
+        default=None,
+        help="with one file: the value of --by that is version A, the baseline (default: the first in sorted order)",
     )
     comparison.add_argument(
         "--input-format",
@@ -67,7 +76,9 @@ def _parser() -> argparse.ArgumentParser:
         help="the files' format (default: auto, detected from the content)",
     )
     comparison.add_argument(
-        "--threshold", default="0", help="smallest change that matters, e.g. 2%% or 0.02 (default 0)"
+        "--threshold",
+        default=None,
+        help="smallest change that matters: 2%% or 0.02 (default 0; for a perfstudy run's file, the run's own)",
     )
     comparison.add_argument("--cluster", default="batch", help="the column to resample (default: batch)")
     comparison.add_argument(
@@ -77,12 +88,29 @@ def _parser() -> argparse.ArgumentParser:
         help="pair the versions within blocks of this column (e.g. round): each block's B/A, a paired interval; "
         "a perfstudy run file is paired by round, with its anytime-valid interval, without it",
     )
-    comparison.add_argument("--statistic", choices=["mean", "median"], default="mean")
-    comparison.add_argument("--confidence", type=float, default=0.95, help="interval coverage (default 0.95)")
-    comparison.add_argument("--correction", choices=["holm", "bh", "none"], default="holm")
+    comparison.add_argument(
+        "--statistic", choices=["mean", "median"], default="mean", help="each batch's statistic (default: mean)"
+    )
+    comparison.add_argument(
+        "--confidence",
+        default=None,
+        help="interval coverage: 0.95 or 95%% (default 0.95; for a perfstudy run's file, the run's own)",
+    )
+    comparison.add_argument(
+        "--correction",
+        choices=["holm", "bh", "none"],
+        default="holm",
+        help="multiple-comparison adjustment of the p-values over the benchmarks (default: holm)",
+    )
     comparison.add_argument("--replicates", type=int, default=2000, help="bootstrap replicates (default 2000)")
-    comparison.add_argument("--seed", type=int, default=None, help="seed of the bootstrap")
-    comparison.add_argument("--format", choices=["table", "markdown", "json"], default="table", dest="output")
+    comparison.add_argument("--seed", type=int, default=None, help="seed of the bootstrap (default: random)")
+    comparison.add_argument(
+        "--format",
+        choices=["table", "markdown", "json"],
+        default="table",
+        dest="output",
+        help="the output: a table, Markdown for a pull request, or JSON (default: table)",
+    )
     comparison.add_argument(
         "--fail-on-regression", action="store_true", help="exit 1 if any benchmark is slower beyond the threshold"
     )
@@ -90,13 +118,20 @@ def _parser() -> argparse.ArgumentParser:
     analysis = commands.add_parser(
         "analyze",
         help="a report on benchmark files: diagnostics, comparison, advice (executed notebook + HTML)",
-        description="Run the analyze notebook on FILE... (pyperf, hyperfine, Google Benchmark, JMH JSON or "
-        "tidy CSV; with two files, the second is compared against the first) and write the executed notebook, "
-        "its HTML and figures into --out. Exit status 1 if the notebook failed, 2 for unusable input.",
+        description="Run the analyze notebook on FILE... and write the executed notebook, its HTML and figures "
+        "into --out. Files: Go benchmark text, pyperf, hyperfine, Google Benchmark, JMH, pytest-benchmark, asv, "
+        "BenchmarkDotNet JSON, criterion.rs (a target/criterion directory, sample.json or raw.csv), a tidy CSV "
+        "or Parquet file, or a perfstudy run's file. With two files, the second (B) is compared against the "
+        "first (A); a run's file alone is both versions, A and B as its record says, paired by round. "
+        "Exit status 1 if the notebook failed, 2 for unusable input.",
     )
-    analysis.add_argument("files", metavar="FILE", nargs="+", help="benchmark files")
+    analysis.add_argument("files", metavar="FILE", nargs="+", help="benchmark files, or one perfstudy run's file")
     analysis.add_argument("--out", default="build/analyze", help="output directory (default: build/analyze)")
-    analysis.add_argument("--threshold", default="2%", help="smallest change that matters (default 2%%)")
+    analysis.add_argument(
+        "--threshold",
+        default=None,
+        help="smallest change that matters: 2%% or 0.02 (default 2%%; for a perfstudy run's file, the run's own)",
+    )
     analysis.add_argument("--quick", action="store_true", help="fewer replicates and permutations")
     analysis.add_argument("--no-html", action="store_true", help="skip the HTML rendering")
     analysis.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -123,31 +158,70 @@ def _run_parser(commands) -> None:
         "Ctrl-C or SIGTERM stops after the running batch. Exit status as perfstudy compare (1 with "
         "--fail-on-regression and a slower benchmark, 2 for unusable input); a failing command's own status.",
     )
-    experiment.add_argument("--a", metavar="CMD", help="version A's command (the baseline)")
-    experiment.add_argument("--b", metavar="CMD", help="version B's command")
-    experiment.add_argument("--name", default=None, help="the benchmark's name (default: command)")
     experiment.add_argument(
-        "--threshold", default="5%", help="smallest change that matters, with its unit: 5%% (default)"
+        "--a", metavar="CMD", help="version A's command (the baseline), run through /bin/sh -c unless --no-shell"
     )
-    experiment.add_argument("--confidence", type=float, default=0.95, help="coverage at every round at once (0.95)")
-    experiment.add_argument("--values", type=int, default=3, help="measured runs per batch (default 3)")
-    experiment.add_argument("--warmup", type=int, default=1, help="warm-up runs per batch, left out (default 1)")
-    experiment.add_argument("--min-rounds", type=int, default=5, help="rounds before a verdict may stop (default 5)")
-    experiment.add_argument("--max-rounds", type=int, default=100, help="the budget in rounds (default 100)")
-    experiment.add_argument("--max-time", default=None, help="the budget in time, with its unit: 10m, 90s, 2h")
+    experiment.add_argument("--b", metavar="CMD", help="version B's command")
+    experiment.add_argument(
+        "-N",
+        "--no-shell",
+        dest="shell",
+        action="store_false",
+        default=None,
+        help="run the commands directly, split into words as a shell would, not through /bin/sh -c (a command "
+        "with shell syntax such as | && ; > or VAR=value is then refused; default: through the shell, whose "
+        "start-up is measured and subtracted from every time)",
+    )
+    experiment.add_argument("--name", default=None, help="the benchmark's name (default: command)")
+    resumed = "; on --resume, the run's own"
+    experiment.add_argument(
+        "--threshold", default=None, help=f"smallest change that matters: 5%% or 0.05 (default 5%%{resumed})"
+    )
+    experiment.add_argument(
+        "--confidence", default=None, help=f"coverage at every round at once: 0.95 or 95%% (default 0.95{resumed})"
+    )
+    experiment.add_argument("--values", type=int, default=None, help=f"measured runs per batch (default 3{resumed})")
+    experiment.add_argument(
+        "--warmup", type=int, default=None, help=f"warm-up runs per batch, left out (default 1{resumed})"
+    )
+    experiment.add_argument(
+        "--min-rounds", type=int, default=None, help=f"rounds before a verdict may stop (default 5{resumed})"
+    )
+    experiment.add_argument(
+        "--max-rounds", type=int, default=None, help=f"the budget in rounds (default 100{resumed}, or more if given)"
+    )
+    experiment.add_argument(
+        "--max-time", default=None, help="the budget in time, with its unit: 10m, 90s, 2h (default: none)"
+    )
     experiment.add_argument("--out", default="runs.csv", help="the run's file (default runs.csv; and OUT.json)")
-    experiment.add_argument("--resume", action="store_true", help="continue the run in --out")
+    experiment.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue the run in --out with its commands, seed and settings (a different setting is refused; "
+        "--max-rounds and --max-time may be raised); a decided run is reported without another round",
+    )
     experiment.add_argument("--seed", type=int, default=None, help="seed of the rounds' orders (default: random)")
     experiment.add_argument(
         "--measure",
-        default="time",
+        default=None,
         help="time (the command's wall-clock time, default) or the format the command prints "
-        "(go, pyperf, google_benchmark, hyperfine, jmh, ...): one round then yields many benchmarks",
+        "(go, pyperf, google_benchmark, hyperfine, jmh, criterion, pytest_benchmark, asv): one round then "
+        "yields many benchmarks",
     )
-    experiment.add_argument("--timeout", type=float, default=None, help="seconds one run may take")
-    experiment.add_argument("--ignore-failures", action="store_true", help="record a failing batch and go on")
     experiment.add_argument(
-        "--scheduler", metavar="ADDRESS", default=None, help="a Dask scheduler, or local:N worker processes"
+        "--timeout",
+        default=None,
+        help="how long one run may take, with its unit: 30s, 5m (default: none); the command's whole process "
+        "group is then ended and the batch fails with status 124",
+    )
+    experiment.add_argument(
+        "--ignore-failures", action="store_true", help="record a failing batch and go on (default: stop)"
+    )
+    experiment.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        default=None,
+        help="a Dask scheduler, or local:N worker processes (default: this process, one round at a time)",
     )
     experiment.add_argument(
         "--plan",
@@ -155,37 +229,52 @@ def _run_parser(commands) -> None:
         default=None,
         help="instead of running: propose hosts x rounds for --threshold from a pilot run's file",
     )
-    experiment.add_argument("--format", choices=["table", "markdown", "json"], default="table", dest="output")
+    experiment.add_argument(
+        "--format",
+        choices=["table", "markdown", "json"],
+        default="table",
+        dest="output",
+        help="the output: a table, Markdown for a pull request, or JSON (default: table)",
+    )
     experiment.add_argument(
         "--fail-on-regression", action="store_true", help="exit 1 if a benchmark is slower beyond the threshold"
     )
     experiment.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
-def _unit_threshold(text: str) -> float:
-    """``--threshold`` of ``perfstudy run``: a percentage with its sign, e.g. ``5%``."""
-    stripped = text.strip()
-    if not stripped.endswith("%"):
-        raise ValueError(f"--threshold {text}: missing its unit; write it as a percentage, e.g. 5%")
+def _fraction(text, option: str, *, what: str = "relative change", example: str = "5% or 0.05") -> float:
+    """A relative quantity as every command reads it: a percentage with its sign (``5%``) or a fraction
+    (``0.05``), from 0 to below 1."""
+    stripped = str(text).strip()
     try:
-        value = float(stripped[:-1]) / 100
+        value = float(stripped[:-1]) / 100 if stripped.endswith("%") else float(stripped)
     except ValueError:
-        raise ValueError(f"--threshold {text}: expected a percentage such as 5%") from None
-    if not 0 <= value < 1:
-        raise ValueError(f"--threshold {text}: expected a percentage from 0% to below 100%")
+        raise ValueError(f"{option} {text}: expected a {what} such as {example}") from None
+    if not (0 <= value < 1) or value != value:
+        raise ValueError(f"{option} {text}: expected a {what} from 0 to below 100%, such as {example}")
     return value
 
 
-def _duration(text: str) -> float:
-    """``--max-time``: a duration with its unit (``10m``, ``90s``, ``2h``), in seconds."""
+def _confidence(text, option: str = "--confidence") -> float:
+    value = _fraction(text, option, what="coverage", example="0.95 or 95%")
+    if value <= 0:
+        raise ValueError(f"{option} {text}: expected a coverage above 0, such as 0.95 or 95%")
+    return value
+
+
+def _duration(text, option: str) -> float:
+    """A duration with its unit (``500ms``, ``90s``, ``10m``, ``2h``), in seconds: every option's grammar; a
+    bare number is refused, since it has no unit."""
     import re
 
-    found = re.fullmatch(r"\s*(\d+(?:\.\d*)?)\s*(s|m|min|h)\s*", text)
+    found = re.fullmatch(r"\s*(\d+(?:\.\d*)?|\.\d+)\s*(ms|s|m|min|h)\s*", str(text))
     if not found:
-        raise ValueError(f"--max-time {text}: expected a duration with its unit, e.g. 90s, 10m or 2h")
-    seconds = float(found.group(1)) * {"s": 1, "m": 60, "min": 60, "h": 3600}[found.group(2)]
+        bare = re.fullmatch(r"\s*\d+(?:\.\d*)?\s*", str(text))
+        why = f"a bare number has no unit; write {str(text).strip()}s for seconds" if bare else "not a duration"
+        raise ValueError(f"{option} {text}: {why} (a duration with its unit: 500ms, 90s, 10m, 2h)")
+    seconds = float(found.group(1)) * {"ms": 1e-3, "s": 1, "m": 60, "min": 60, "h": 3600}[found.group(2)]
     if seconds <= 0:
-        raise ValueError(f"--max-time {text}: expected a positive duration")
+        raise ValueError(f"{option} {text}: expected a positive duration")
     return seconds
 
 
@@ -195,50 +284,83 @@ def _run(args) -> int:
     from perfstudy.compare import format_comparison
 
     try:
-        threshold = _unit_threshold(args.threshold)
+        threshold = None if args.threshold is None else _fraction(args.threshold, "--threshold")
+        confidence = None if args.confidence is None else _confidence(args.confidence)
         if args.plan is not None:
             from perfstudy.plan import format_plan, plan_rounds
 
-            print(format_plan(plan_rounds(args.plan, threshold=threshold, confidence=args.confidence)))
+            plan = plan_rounds(args.plan, threshold=0.05 if threshold is None else threshold,
+                               confidence=0.95 if confidence is None else confidence)  # fmt: skip
+            print(format_plan(plan))
             return 0
         for option, command in (("--a", args.a), ("--b", args.b)):
             if command is None or not command.strip():
                 raise ValueError(f"{option}: missing; give the command of version {option[2:].upper()}")
-        max_time = None if args.max_time is None else f"{_duration(args.max_time)}s"
-        from perfstudy.environment import NoisyMachineWarning
+        max_time = None if args.max_time is None else f"{_duration(args.max_time, '--max-time')}s"
+        timeout = None if args.timeout is None else f"{_duration(args.timeout, '--timeout')}s"
         from perfstudy.run import run
 
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore", NoisyMachineWarning)  # the machine's warnings are printed below
+            warnings.showwarning = _show_warning  # the machine's warnings as they are found: before round 1
             result = run(
-                args.a, args.b, name=args.name, threshold=threshold, confidence=args.confidence, values=args.values,
+                args.a, args.b, name=args.name, threshold=threshold, confidence=confidence, values=args.values,
                 warmup=args.warmup, min_rounds=args.min_rounds, max_rounds=args.max_rounds, max_time=max_time,
-                out=args.out, resume=args.resume, seed=args.seed, measure=args.measure, scheduler=args.scheduler,
-                ignore_failures=args.ignore_failures, timeout=args.timeout, progress=not args.no_progress,
+                out=args.out, resume=args.resume, seed=args.seed, measure=args.measure, shell=args.shell,
+                scheduler=args.scheduler, ignore_failures=args.ignore_failures, timeout=timeout,
+                progress=not args.no_progress,
             )  # fmt: skip
     except (ValueError, TypeError, OSError, ImportError) as error:
         print(f"perfstudy run: {_one_line(error)}", file=sys.stderr)
         return 2
-    for text in result.environment.get("warnings", ()):
-        print(f"perfstudy run: warning: {text}", file=sys.stderr)
     if result.failure:
         print(f"perfstudy run: {result.failure}", file=sys.stderr)
     if result.comparison is None:
         print(f"perfstudy run: stopped ({result.stopped}) before a round completed; rows in {result.path}",
               file=sys.stderr)  # fmt: skip
         return result.exit_status or 2
+    stopped = _stopped_text(result, args.resume)
     if args.output == "json":
         import json
 
         document = json.loads(format_comparison(result.comparison, "json"))
-        document.update(rounds=result.rounds, stopped=result.stopped, file=result.path)
+        document.update(rounds=result.rounds, stopped=result.stopped, file=result.path, new_rounds=result.new_rounds,
+                        exit_status=result.exit_status, warnings=list(result.environment.get("warnings", ())),
+                        signal=None if result.signal is None else signal.Signals(result.signal).name)  # fmt: skip
         print(json.dumps(document, indent=2))
     else:
         print(format_comparison(result.comparison, args.output))
-        print(f"{result.rounds} rounds, stopped: {result.stopped}; every batch in {result.path}")
-    if result.failure:
+        print(stopped)
+    for text in result.environment.get("warnings", ()):  # again, beside the verdict
+        print(f"perfstudy run: warning: {text}", file=sys.stderr)
+    if result.exit_status:
         return result.exit_status
     return 1 if args.fail_on_regression and len(result.comparison.regressions) else 0
+
+
+def _stopped_text(result, resumed: bool) -> str:
+    """The line under the table: why the run stopped, in words a CI log reader needs."""
+    where = f"every batch in {result.path}" if result.path else "no file written"
+    if result.stopped == "decided" and resumed and result.new_rounds == 0:
+        return f"{result.rounds} rounds, already decided: no round run; {where}"
+    if result.stopped == "interrupted":
+        name = signal.Signals(result.signal).name if result.signal is not None else "a signal"
+        return (
+            f"INTERRUPTED by {name} after {result.rounds} rounds (exit status {result.exit_status}): a partial run; "
+            f"the intervals are anytime-valid, so the verdicts above hold, but the inconclusive ones need more "
+            f"rounds (--resume); {where}"
+        )
+    return f"{result.rounds} rounds, stopped: {result.stopped}; {where}"
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """A warning as one line of the command's standard error, above the progress bar."""
+    text = f"perfstudy run: warning: {message}"
+    try:
+        from tqdm import tqdm
+
+        tqdm.write(text, file=sys.stderr)
+    except ImportError:  # pragma: no cover - tqdm is a dependency
+        print(text, file=sys.stderr)
 
 
 def _explore(args) -> int:
@@ -319,12 +441,18 @@ def _stop_tree(process) -> None:
 def _analyze(args) -> int:
     from perfstudy.io import read
     from perfstudy.report import run_analysis
+    from perfstudy.run import is_run_file, read_run
 
     started = time.perf_counter()
     try:
-        threshold = _threshold(args.threshold)
-        for path in args.files:  # refuse unreadable input before starting a kernel
-            read(path)
+        threshold = None if args.threshold is None else _fraction(args.threshold, "--threshold", example="2% or 0.02")
+        if any(is_run_file(path) for path in args.files):
+            if len(args.files) != 1:
+                raise ValueError("a perfstudy run's file holds both versions: analyze it alone")
+            read_run(args.files[0])
+        else:
+            for path in args.files:  # refuse unreadable input before starting a kernel
+                read(path)
         run = run_analysis(
             args.files,
             out_dir=args.out,
@@ -344,24 +472,20 @@ def _analyze(args) -> int:
     return 0
 
 
-def _threshold(text: str) -> float:
-    """``"2%"`` or ``"0.02"`` as 0.02."""
-    try:
-        stripped = text.strip()
-        return float(stripped[:-1]) / 100 if stripped.endswith("%") else float(stripped)
-    except ValueError:
-        raise ValueError(f"--threshold {text}: expected a relative change such as 2% or 0.02") from None
-
-
 def _compare(args) -> int:
     from perfstudy.compare import compare, format_comparison
     from perfstudy.io import read
+    from perfstudy.run import is_run_file, read_run
 
+    said = []  # where the threshold and confidence came from, said under the table
     try:
-        threshold = _threshold(args.threshold)
+        threshold = None if args.threshold is None else _fraction(args.threshold, "--threshold", example="2% or 0.02")
+        confidence = None if args.confidence is None else _confidence(args.confidence)
+        block, sequential = args.block, False
         if args.new is not None:
-            if args.by is not None:
-                raise ValueError("--by splits one file into two versions; with two files, each file is a version")
+            if args.by is not None or args.a_version is not None:
+                raise ValueError("--by and --a-version split one file into two versions; with two files, each file "
+                                 "is a version (BASE is A)")  # fmt: skip
             import pandas as pd
 
             # each file is a version named by its path, so that the table and the JSON say which is which
@@ -370,6 +494,28 @@ def _compare(args) -> int:
                 names = [f"{names[0]} (A)", f"{names[1]} (B)"]
             frames = [read(path, args.input_format).assign(version=v) for v, path in zip(names, (args.base, args.new))]
             frame, by, baseline = pd.concat(frames, ignore_index=True), "version", names[0]
+        elif is_run_file(args.base) and args.input_format in ("auto", "csv"):
+            # perfstudy run's file: A and B as its record says, its failed batches left out, paired by round
+            # with the anytime interval (it looked after every round), judged by its own threshold
+            if args.by not in (None, "version") or args.a_version not in (None, "A"):
+                raise ValueError(f"{args.base} is a perfstudy run's file: its versions are A and B as its record "
+                                 "says; drop --by and --a-version")  # fmt: skip
+            run_file = read_run(args.base)
+            if run_file.failed_rows:
+                print(f"perfstudy compare: {run_file.failed_rows} rows of failed batches left out", file=sys.stderr)
+            frame, by, baseline = run_file.frame, "version", run_file.baseline
+            block, sequential = block or "round", block in (None, "round")
+            if threshold is None:
+                threshold = run_file.threshold
+                said.append(f"threshold {100 * threshold:g}% (the run's own; --threshold overrides)")
+            else:
+                said.append(f"threshold {100 * threshold:g}% (--threshold; the run was judged by "
+                            f"{100 * run_file.threshold:g}%)")  # fmt: skip
+            if confidence is None:
+                confidence = run_file.confidence
+                said.append(f"confidence {100 * confidence:g}% (the run's own)")
+            commands = run_file.commands
+            said.append(f"A: {commands['A']}; B: {commands['B']}")
         else:
             frame, by = read(args.base, args.input_format), args.by or "version"
             if by not in frame.columns:
@@ -378,26 +524,17 @@ def _compare(args) -> int:
                     f"--by {by}: {args.base} has no such column or configuration key; it has {keys}. "
                     "Give two files (BASE NEW), or --by naming what tells the versions apart"
                 )
-            present = frame[by].dropna()
-            baseline = present.iloc[0] if len(present) else None
-        block, sequential = args.block, False
-        if args.new is None and _is_run_file(args.base):
-            # perfstudy run's file: its failed batches are left out, and it looked after every round
-            import numpy as np
-
-            failed = np.asarray(frame["exit_status"] != 0)
-            if failed.any():
-                print(f"perfstudy compare: {int(failed.sum())} rows of failed batches left out", file=sys.stderr)
-            frame = frame.loc[~failed]
-            block, sequential = block or "round", block in (None, "round")
+            baseline = _baseline(frame[by], args.a_version, by)
+            if args.a_version is None:
+                said.append(f"A is {by} {baseline!s} (the first in sorted order; --a-version chooses)")
         result = compare(
             frame,
             by=by,
             baseline=baseline,
             cluster=args.cluster,
             statistic=args.statistic,
-            confidence=args.confidence,
-            threshold=threshold,
+            confidence=0.95 if confidence is None else confidence,
+            threshold=0.0 if threshold is None else threshold,
             correction=args.correction,
             replicates=args.replicates,
             block=block,
@@ -407,18 +544,32 @@ def _compare(args) -> int:
     except (ValueError, TypeError, OSError) as error:
         print(f"perfstudy compare: {_one_line(error)}", file=sys.stderr)
         return 2
-    print(format_comparison(result, args.output))
+    if args.output == "json":
+        import json
+
+        document = json.loads(format_comparison(result, "json"))
+        document["said"] = said
+        print(json.dumps(document, indent=2))
+    else:
+        print(format_comparison(result, args.output))
+        for line in said:
+            print(line)
     return 1 if args.fail_on_regression and len(result.regressions) else 0
 
 
-def _is_run_file(path) -> bool:
-    """Whether ``path`` is a file that ``perfstudy run`` wrote (its experiment record beside it)."""
-    from perfstudy.run import read_experiment
-
-    try:
-        return str(read_experiment(path).get("schema", "")).startswith("perfstudy.run/")
-    except (OSError, ValueError, AttributeError):
-        return False
+def _baseline(column, chosen, by: str):
+    """Version A of one file: ``--a-version`` (matched as text against the column's values), else the first of
+    the two values in sorted order, never whichever row comes first."""
+    values = list(dict.fromkeys(column.dropna().tolist()))
+    if chosen is None:
+        try:
+            return sorted(values)[0] if values else None
+        except TypeError:  # mixed types: sorted as text
+            return sorted(values, key=str)[0]
+    matches = [v for v in values if str(v) == str(chosen)]
+    if not matches:
+        raise ValueError(f"--a-version {chosen}: not a value of {by} (it has {[str(v) for v in values][:5]})")
+    return matches[0]
 
 
 def _one_line(error: BaseException) -> str:
@@ -457,7 +608,7 @@ def main(argv=None) -> int:
                 figures_dir=args.figures,
                 quick=args.quick,
                 only=args.only,
-                timeout=args.timeout,
+                timeout=_duration(args.timeout, "--timeout"),
                 kernel_name=args.kernel,
                 html=not args.no_html,
                 progress=not args.no_progress,

@@ -690,8 +690,11 @@ def _versions(frame: pd.DataFrame, by: str, baseline):
     values = list(dict.fromkeys(frame[by].tolist()))
     if len(values) != 2:
         raise ValueError(f"{by}: expected exactly two versions to compare, found {len(values)}: {values[:5]}")
-    if baseline is None:
-        baseline = 0 if 0 in values else values[0]
+    if baseline is None:  # a stated rule, never the order of the rows: 0 before 1, "A" before "B"
+        try:
+            baseline = sorted(values)[0]
+        except TypeError:
+            baseline = sorted(values, key=str)[0]
     if baseline not in values:
         raise ValueError(f"baseline={baseline!r}: not a value of {by!r} ({values})")
     candidate = values[1] if values[0] == baseline else values[0]
@@ -751,7 +754,8 @@ def compare(
     replicates : int
         Cluster-bootstrap replicates.
     baseline : optional
-        The value of ``by`` that is version A (default: 0 if present, else the first to appear).
+        The value of ``by`` that is version A (default: the first of the two in sorted order, so 0 before 1
+        and "A" before "B"; never the order of the rows, which a randomised run does not fix).
     dropna : bool
         Drop rows with a missing value (counted in ``dropped``) instead of refusing them.
     checks : bool

@@ -47,6 +47,7 @@ __all__ = [
     "savefig",
     "panel_grid",
     "plot_runs",
+    "plot_run_order",
     "plot_mean_intervals",
     "plot_comparison",
     "plot_clustered_se",
@@ -446,6 +447,65 @@ def plot_lines(frame, *, x: str, y: str, hue: str, xlabel: str, ylabel: str, tit
     ax.set(xlabel=xlabel, ylabel=ylabel, title=title)
     ax.legend(fontsize="small")
     fig.tight_layout()
+    return fig
+
+
+def plot_run_order(frame: pd.DataFrame, benchmark=None):
+    """A perfstudy run's batches on the clock: each batch's mean at its start time, one colour per version,
+    above the load average and the platform probe recorded before each batch, so that a drift of the
+    machine, and whether both versions met it, can be seen.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        A run's rows (:attr:`perfstudy.run.RunFile.frame`): ``benchmark``, ``version``, ``batch``, ``start``
+        (Unix seconds), ``value``, ``warmup``, ``load``, ``probe``.
+    benchmark : optional
+        The benchmark to show (default: the only one; required when there are several).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    check_frame(
+        "frame", frame, ("benchmark", "version", "batch", "warmup"), numeric=("value", "start", "load", "probe")
+    )
+    names = list(dict.fromkeys(frame["benchmark"]))
+    if benchmark is None:
+        if len(names) != 1:
+            raise ValueError(f"benchmark: the run has {len(names)} benchmarks ({names[:3]}...); name one")
+        benchmark = names[0]
+    if benchmark not in names:
+        raise ValueError(f"benchmark={benchmark!r}: not in the run ({names[:5]})")
+    from perfstudy._format import display_unit
+
+    rows = frame[(frame["benchmark"] == benchmark) & ~frame["warmup"].astype(bool)]
+    batches = rows.groupby("batch", sort=False).agg(
+        version=("version", "first"), start=("start", "first"), value=("value", "mean"), load=("load", "first"),
+        probe=("probe", "first"),
+    )  # fmt: skip
+    origin = float(frame["start"].min())
+    batches["seconds"] = batches["start"] - origin
+    fig, (top, middle, bottom) = plt.subplots(
+        3, 1, figsize=(9, 5.2), sharex=True, gridspec_kw=dict(height_ratios=[3, 1, 1]), layout="constrained"
+    )
+    units = rows["unit"].dropna().unique() if "unit" in rows.columns else []
+    factor, shown, _ = display_unit(units[0]) if len(units) == 1 else (1.0, "", False)
+    if shown:
+        top.yaxis.set_major_formatter(matplotlib.ticker.EngFormatter(unit=shown))
+    colours = {"A": "#1f77b4", "B": "#d62728"}
+    for version, group in batches.groupby("version", sort=True):
+        top.plot(group["seconds"], group["value"] * factor, "o", ms=4, color=colours.get(str(version)),
+                 label=f"{version}: batch mean")  # fmt: skip
+    top.set_ylabel(str(benchmark))
+    top.legend(loc="best", fontsize=8)
+    top.set_title("the run on the clock: each batch at its start", fontsize=10)
+    ordered = batches.sort_values("seconds")
+    middle.step(ordered["seconds"], ordered["load"], where="post", color="0.3")
+    middle.set_ylabel("load (1 min)")
+    bottom.plot(ordered["seconds"], ordered["probe"] * 1e3, ".", color="0.3", ms=3)
+    bottom.set_ylabel("probe (ms)")
+    bottom.set_xlabel("seconds since the run's first batch")
     return fig
 
 

@@ -252,7 +252,7 @@ def run_analysis(
     paths,
     *,
     out_dir="build/analyze",
-    threshold: float = 0.02,
+    threshold: float | None = None,
     quick: bool = False,
     timeout: float = 1800.0,
     kernel_name: str = "python3",
@@ -269,8 +269,9 @@ def run_analysis(
     paths : sequence of path
         The files (see :func:`perfstudy.io.read`); the first is version A, the second B.
     out_dir : path
-    threshold : float
-        Smallest relative change that matters, for the comparison.
+    threshold : float, optional
+        Smallest relative change that matters, for the comparison (default 0.02; for a perfstudy run's
+        file, the threshold the run was judged by).
     quick : bool
         Fewer bootstrap replicates and permutations.
     timeout : float
@@ -294,7 +295,8 @@ def run_analysis(
     for path in paths:
         if not path.is_file():
             raise FileNotFoundError(f"paths: {path}: no such file")
-    threshold = check_real("threshold", threshold, nonnegative=True, what="relative change")
+    if threshold is not None:
+        threshold = float(check_real("threshold", threshold, nonnegative=True, what="relative change"))
     quick, html, progress = check_bool("quick", quick), check_bool("html", html), check_bool("progress", progress)
     timeout = _check_run(timeout, kernel_name)
     template = Path(str(importlib.resources.files("perfstudy") / "notebooks" / "analyze.ipynb"))
@@ -305,7 +307,7 @@ def run_analysis(
         paths=[str(p) for p in paths],
         out_dir=str(out),
         figures_dir=str(out / "figures"),
-        threshold=float(threshold),
+        threshold=threshold,
         quick=bool(quick),
     )
     return _execute(

@@ -48,7 +48,7 @@ if TYPE_CHECKING:
     from perfstudy.compare import Comparison
 from perfstudy.batches import MEASURES, Batch, command_argv, command_text, run_batch
 
-__all__ = ["run", "RunResult", "STOPS", "COLUMNS", "read_experiment"]
+__all__ = ["run", "RunResult", "RunFile", "STOPS", "COLUMNS", "read_experiment", "read_run", "is_run_file"]
 
 #: why a run stopped
 STOPS = ("decided", "max-rounds", "max-time", "interrupted", "failed")
@@ -81,7 +81,13 @@ class RunResult(Result):
     failure : str
         A failed batch's version, exit status and standard error's tail ("" if none failed).
     environment : mapping
-        :func:`perfstudy.environment.machine` at the start, and ``warnings``.
+        :func:`perfstudy.environment.machine` at the start, and ``warnings`` (on resume: this machine's now).
+    new_rounds : int
+        Rounds this call ran (0 for a resumed run that was already decided).
+    signal : int or None
+        The signal that interrupted the run (SIGINT, SIGTERM), if one did.
+    settings : mapping
+        The experiment's settings as run (:data:`SETTINGS` and :data:`BUDGETS`, durations in seconds).
     """
 
     frame: pd.DataFrame
@@ -91,6 +97,9 @@ class RunResult(Result):
     path: str | None = None
     failure: str = ""
     environment: MappingProxyType = field(default_factory=lambda: MappingProxyType({}))
+    new_rounds: int = 0
+    signal: int | None = None
+    settings: MappingProxyType = field(default_factory=lambda: MappingProxyType({}))
 
     def to_frame(self):
         """The run's rows (a copy)."""
@@ -98,7 +107,10 @@ class RunResult(Result):
 
     @property
     def exit_status(self) -> int:
-        """The failed command's exit status, else 0."""
+        """What the command line exits with before any regression gate: ``128 + signal`` for an
+        interrupted run (130 after SIGINT, 143 after SIGTERM), the failed command's exit status, else 0."""
+        if self.stopped == "interrupted":
+            return 128 + int(self.signal if self.signal is not None else signal.SIGINT)
         if not self.failure or self.frame is None:
             return 0
         statuses = np.asarray(self.frame["exit_status"], dtype=float)
@@ -118,6 +130,110 @@ def read_experiment(path) -> dict:
         raise TypeError(f"path: expected a file path, got {type(path).__name__}")
     with open(f"{path}.json", encoding="utf-8") as handle:
         return json.load(handle)
+
+
+def is_run_file(path) -> bool:
+    """Whether ``path`` is a file that ``perfstudy run`` wrote: its record ``path + ".json"`` says so.
+
+    Parameters
+    ----------
+    path : str or path
+    """
+    if not isinstance(path, (str, os.PathLike)):
+        return False
+    try:
+        record = read_experiment(path)
+    except (OSError, ValueError):
+        return False
+    return isinstance(record, dict) and str(record.get("schema", "")).startswith("perfstudy.run/")
+
+
+@dataclass(frozen=True)
+class RunFile(Result):
+    """A run's file read back with its record: what :func:`perfstudy.compare.compare` and
+    :func:`perfstudy.analyze.analyze` need to report the run as it was run.
+
+    Attributes
+    ----------
+    frame : DataFrame
+        The batches that ran to the end (failed ones left out), with ``timestamp``, each batch's start.
+    record : mapping
+        The experiment record (commands, settings, seed, machine, stopped, rounds).
+    failed_rows : int
+        Rows of failed batches left out.
+    """
+
+    frame: pd.DataFrame
+    record: MappingProxyType
+    failed_rows: int
+
+    #: the versions: A is the baseline, whatever ran first
+    baseline = NAMES[0]
+
+    @property
+    def threshold(self) -> float:
+        """The threshold the run was judged by."""
+        return float(self.record["settings"].get("threshold", DEFAULTS["threshold"]))
+
+    @property
+    def confidence(self) -> float:
+        """The confidence the run was judged by."""
+        return float(self.record["settings"].get("confidence", DEFAULTS["confidence"]))
+
+    @property
+    def commands(self) -> dict:
+        """``{"A": command, "B": command}``."""
+        return dict(self.record["commands"])
+
+    def to_frame(self):
+        """The batches that ran (a copy)."""
+        return self.frame.copy()
+
+
+def read_run(path) -> RunFile:
+    """A run's file and its record, for reading back: versions A and B by the record, never by row order.
+
+    Parameters
+    ----------
+    path : str or path
+        The run's file (``--out``); its record is ``path + ".json"``.
+
+    Returns
+    -------
+    RunFile
+
+    Raises
+    ------
+    FileNotFoundError, ValueError
+        No such file, no record beside it, or not a run's file (naming what is wrong).
+    """
+    import pandas as pd
+
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"path: expected a file path, got {type(path).__name__}")
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: no such file")
+    record = _checked_record(path, what=str(path))
+    try:
+        frame = pd.read_csv(path)
+    except (ValueError, pd.errors.ParserError) as error:
+        raise ValueError(f"{path}: not a run's CSV file ({' '.join(str(error).split())})") from None
+    missing = [c for c in COLUMNS if c not in frame.columns]
+    if missing:
+        raise ValueError(f"{path} lacks the columns {missing}; is it a perfstudy run's file?")
+    others = sorted(set(frame["version"].astype(str)) - set(NAMES))
+    if others:
+        raise ValueError(f"{path}: versions {others[:3]} are not a run's (A and B)")
+    status = pd.to_numeric(frame["exit_status"], errors="coerce")
+    failed = status != 0
+    frame = frame.loc[~failed].copy()
+    frame["value"] = pd.to_numeric(frame["value"], errors="coerce")
+    start = pd.to_numeric(frame["start"], errors="coerce")
+    if frame["value"].isna().any() or start.isna().any():
+        raise ValueError(f"{path}: a batch that ran has a missing or non-numeric value or start; was the file edited?")
+    frame["timestamp"] = pd.to_datetime(start, unit="s")
+    return RunFile(frame=frame.reset_index(drop=True), record=MappingProxyType(record), failed_rows=int(failed.sum()))
 
 
 class _Judge:
@@ -140,9 +256,12 @@ class _Judge:
                 self.higher[name] = higher_is_better(unit)
 
     def state(self) -> dict:
-        """``{benchmark: (low, high, verdict, rounds still needed)}`` on the relative scale."""
+        """``{benchmark: (low, high, verdict, rounds still needed, sd)}`` on the relative scale; ``sd`` is the
+        standard deviation of the rounds' log-ratios. The interval is the intersection of the sequence's
+        intervals so far, as :func:`perfstudy.compare.compare` shows it, so that it agrees with the p-value."""
         from types import SimpleNamespace
 
+        from perfstudy._paired import sequence_interval
         from perfstudy.compare import _verdict, adjust_p_values
         from perfstudy.sequential import rounds_needed, t_confidence_sequence
 
@@ -154,8 +273,9 @@ class _Judge:
         for name in names:
             d = np.asarray(self.d[name])
             cs = t_confidence_sequence(d, self.confidence)
-            found[name] = (float(cs.low[-1]), float(cs.high[-1]), float(cs.mean[-1]), d)
-            p_values.append(float(cs.p_values[-1]))
+            low, high, p = sequence_interval(cs)
+            found[name] = (low, high, float(cs.mean[-1]), d)
+            p_values.append(p)
         adjusted = adjust_p_values(p_values, "holm")
         band = math.log1p(self.threshold) if self.threshold > 0 else 0.0
         state = {}
@@ -166,12 +286,12 @@ class _Judge:
                                     p_adjusted=p, higher_is_better=self.higher[name])  # fmt: skip
             verdict = _verdict(shown, 1 - self.confidence, self.threshold)
             to_go = 0
+            sd = float(d.std(ddof=1)) if d.size > 1 else math.nan
             if verdict == "inconclusive":
                 gap = band - abs(centre) if abs(centre) < band else abs(centre) - band
-                sd = float(d.std(ddof=1)) if d.size > 1 else math.nan
                 known = gap > 0 and math.isfinite(sd)
                 to_go = max(1, rounds_needed(sd, gap, self.confidence, limit=_FAR) - d.size) if known else _FAR
-            state[name] = (shown.low, shown.high, verdict, to_go)
+            state[name] = (shown.low, shown.high, verdict, to_go, sd)
         return state
 
     def add_rows(self, rows: list[dict]) -> list:
@@ -187,11 +307,17 @@ class _Judge:
 
 
 class _Stop:
-    """Ctrl-C or SIGTERM: stop after the batch in flight (the handlers are installed in the main thread only)."""
+    """Ctrl-C or SIGTERM: stop after the batch in flight; a second one ends the batch in flight too (its
+    commands' process groups, :func:`perfstudy.batches.stop_running`, or a callable by KeyboardInterrupt).
+    The handlers are installed in the main thread only."""
 
     def __init__(self):
-        self.requested = False
+        self.signal: int | None = None
         self.previous = {}
+
+    @property
+    def requested(self) -> bool:
+        return self.signal is not None
 
     def __enter__(self):
         if threading.current_thread() is threading.main_thread():
@@ -200,7 +326,13 @@ class _Stop:
         return self
 
     def _handle(self, signum, frame):
-        self.requested = True
+        from perfstudy.batches import stop_running
+
+        if self.signal is None:
+            self.signal = signum
+            return
+        if not stop_running():  # nothing of ours in flight: a callable runs in this thread
+            raise KeyboardInterrupt
 
     def __exit__(self, *exc):
         for signum, handler in self.previous.items():
@@ -227,24 +359,59 @@ def _existing(path: Path, commands: dict) -> tuple[list[dict], dict]:
 
     if not path.is_file():
         raise FileNotFoundError(f"resume: {path}: no such file to resume; run without --resume to start it")
+    record = _checked_record(path)
+    _check_commands(path, record, commands)
+    _cut_partial_line(path)
     try:
-        record = read_experiment(path)
-    except (OSError, ValueError):
-        raise ValueError(f"resume: {path}.json: missing or unreadable; is {path} a perfstudy run's file?") from None
-    theirs = record.get("commands", {})
+        frame = pd.read_csv(path) if path.stat().st_size else pd.DataFrame(columns=list(COLUMNS))
+    except (ValueError, pd.errors.ParserError) as error:
+        raise ValueError(f"resume: {path}: not a run's CSV file ({' '.join(str(error).split())})") from None
+    missing = [c for c in COLUMNS if c not in frame.columns]
+    if missing:
+        raise ValueError(f"resume: {path} lacks the columns {missing}; is it a perfstudy run's file?")
+    ok = pd.to_numeric(frame["exit_status"], errors="coerce") == 0
+    values = pd.to_numeric(frame["value"], errors="coerce")
+    rounds = pd.to_numeric(frame["round"], errors="coerce")
+    bad = (ok & ~np.isfinite(values.astype(float))) | rounds.isna() | ~frame["version"].isin(NAMES)
+    if bad.any():
+        line = int(np.flatnonzero(bad.to_numpy())[0]) + 2
+        raise ValueError(
+            f"resume: {path}: {int(bad.sum())} row(s) with a missing or non-numeric value, round or version "
+            f"(first on line {line}); a perfstudy run writes none, so the file was edited"
+        )
+    frame = frame.assign(value=values, round=rounds.astype(int), exit_status=pd.to_numeric(frame["exit_status"]))
+    rows = frame.astype(object).where(frame.notna(), None).to_dict("records")
+    return rows, record
+
+
+def _check_commands(path: Path, record: dict, commands: dict) -> None:
+    theirs = record["commands"]
     different = [
         f"{name}: {theirs.get(name)!r} there, {command!r} here" for name, command in commands.items()
         if theirs.get(name) != command
     ]  # fmt: skip
     if different:
         raise ValueError(f"resume: {path} is another experiment's file (other commands: {'; '.join(different)})")
-    _cut_partial_line(path)
-    frame = pd.read_csv(path) if path.stat().st_size else pd.DataFrame(columns=list(COLUMNS))
-    missing = [c for c in COLUMNS if c not in frame.columns]
-    if missing:
-        raise ValueError(f"resume: {path} lacks the columns {missing}; is it a perfstudy run's file?")
-    rows = frame.astype(object).where(frame.notna(), None).to_dict("records")
-    return rows, record
+
+
+def _checked_record(path: Path, what: str = "resume") -> dict:
+    """The experiment record beside ``path``, refused by name where it is not one that ``run`` wrote."""
+    where = f"{what}: {path}.json" if what == "resume" else f"{path}.json"
+    try:
+        record = read_experiment(path)
+    except OSError:
+        raise FileNotFoundError(f"{where}: missing; is {path} a perfstudy run's file?") from None
+    except ValueError as error:
+        raise ValueError(f"{where}: not JSON ({error}); is {path} a perfstudy run's file?") from None
+    if not isinstance(record, dict) or not str(record.get("schema", "")).startswith("perfstudy.run/"):
+        raise ValueError(f"{where}: not a perfstudy run's record (no schema perfstudy.run/1)")
+    commands, settings = record.get("commands"), record.get("settings")
+    if not (isinstance(commands, dict) and set(commands) == set(NAMES) and all(isinstance(c, str) for c in
+                                                                                commands.values())):  # fmt: skip
+        raise ValueError(f"{where}: its commands should map A and B to command lines, found {commands!r}")
+    if not isinstance(settings, dict):
+        raise ValueError(f"{where}: its settings should be a mapping, found {settings!r}")
+    return record
 
 
 def _cut_partial_line(path: Path) -> None:
@@ -302,15 +469,37 @@ def _order(seed: int, round_number: int) -> list[int]:
 
 #: rounds beyond which the progress bar does not guess how many are still needed
 _FAR = 10_000
+#: the experiment's settings: a resumed run keeps the record's, and refuses a different one by name
+SETTINGS = ("threshold", "confidence", "values", "warmup", "measure", "name", "shell", "timeout")
+#: the budgets: a resumed run may extend them (a confidence sequence may be looked at again after any round)
+BUDGETS = ("min_rounds", "max_rounds", "max_time")
+#: their defaults
+DEFAULTS = MappingProxyType(dict(
+    threshold=0.05, confidence=0.95, values=3, warmup=1, measure="time", name="command", shell=True, timeout=None,
+    min_rounds=5, max_rounds=100, max_time=None,
+))  # fmt: skip
+#: the spread of a round's log-ratio B/A beyond which the run suggests longer batches or a robust statistic
+NOISY_ROUNDS = 0.10
+#: rounds of estimates over which "rounds still needed" is smoothed (their median)
+_SMOOTHING = 5
 
 
-def _describe(state: dict, limit: int = 3) -> str:
+def _describe(state: dict, history: dict, *, rounds: int, min_rounds: int, left: int, limit: int = 3) -> str:
+    """The progress bar's text: each benchmark's interval and verdict, and the rounds still needed, once
+    ``min_rounds`` have run, as the median of the last estimates (``> N`` beyond the budget left)."""
     parts = []
-    for name, (low, high, verdict, to_go) in list(state.items())[:limit]:
+    for name, (low, high, verdict, _to_go, _sd) in list(state.items())[:limit]:
         label = "" if len(state) == 1 else f"{name}: "
         interval = "[-inf, inf]" if not math.isfinite(high) else f"[{100 * low:+.1f}%, {100 * high:+.1f}%]"
-        more = f" ~{to_go} more rounds" if 0 < to_go < _FAR else " more rounds than the spread so far can say"
-        parts.append(f"{label}{interval} {verdict}{more if verdict == 'inconclusive' else ''}")
+        more = ""
+        if verdict == "inconclusive":
+            recent = history.get(name, [])[-_SMOOTHING:]
+            if rounds < min_rounds or len(recent) < min(_SMOOTHING, rounds):
+                more = " (estimating the rounds needed)"
+            else:
+                needed = int(np.median(recent)) - rounds
+                more = f" > {left} more rounds than the budget" if needed > left else f" ~{max(1, needed)} more rounds"
+        parts.append(f"{label}{interval} {verdict}{more}")
     if len(state) > limit:
         parts.append(f"{sum(v[2] != 'inconclusive' for v in state.values())}/{len(state)} decided")
     return "; ".join(parts)
@@ -321,20 +510,21 @@ def run(
     b,
     *,
     name: str | None = None,
-    threshold: float = 0.05,
-    confidence: float = 0.95,
-    values: int = 3,
-    warmup: int = 1,
-    min_rounds: int = 5,
-    max_rounds: int = 100,
+    threshold: float | None = None,
+    confidence: float | None = None,
+    values: int | None = None,
+    warmup: int | None = None,
+    min_rounds: int | None = None,
+    max_rounds: int | None = None,
     max_time=None,
     out=None,
     resume: bool = False,
     seed: int | None = None,
-    measure: str = "time",
+    measure: str | None = None,
+    shell: bool | None = None,
     scheduler: str | None = None,
     ignore_failures: bool = False,
-    timeout: float | None = None,
+    timeout=None,
     progress: bool = True,
 ) -> RunResult:
     """Run versions A and B in randomised interleaved rounds until every benchmark is decided.
@@ -342,39 +532,49 @@ def run(
     Parameters
     ----------
     a, b : str, sequence of str or callable
-        Version A (the baseline) and B: a command line (split as a shell would, run without one), an
-        argument list, or a Python callable (timed in this process, or on a Dask worker).
+        Version A (the baseline) and B: a command line (run through ``/bin/sh -c``, as in a terminal,
+        unless ``shell=False``), an argument list (run directly), or a Python callable (timed in this
+        process, or on a Dask worker).
     name : str, optional
         The benchmark's name with ``measure="time"`` (default ``"command"``).
-    threshold : float
-        The smallest relative change that matters (0.05 for 5%): an interval inside ``+-threshold`` is
-        "no change". With 0, only a change can be decided, and an A/A run goes to the budget.
-    confidence : float
-        The confidence sequence's coverage, at every round at once.
-    values : int
-        Measured runs of a command per batch.
-    warmup : int
-        Runs before them in each batch, recorded as ``warmup`` and left out of the comparison.
-    min_rounds, max_rounds : int
-        The rounds before the first verdict may stop the run, and the budget.
+    threshold : float, optional
+        The smallest relative change that matters (default 0.05 for 5%): an interval inside
+        ``+-threshold`` is "no change". With 0, only a change can be decided, and an A/A run goes to the
+        budget.
+    confidence : float, optional
+        The confidence sequence's coverage, at every round at once (default 0.95).
+    values : int, optional
+        Measured runs of a command per batch (default 3).
+    warmup : int, optional
+        Runs before them in each batch, recorded as ``warmup`` and left out of the comparison (default 1).
+    min_rounds, max_rounds : int, optional
+        The rounds before the first verdict may stop the run (default 5), and the budget (default 100).
     max_time : str or Timedelta, optional
-        Another budget: no round starts once it is spent (``"10m"``).
+        Another budget: no round starts once it is spent (``"10m"``; a bare number is refused).
     out : str or path, optional
         The run's file (CSV, :data:`COLUMNS`); ``out + ".json"`` holds the experiment record.
     resume : bool
-        Continue the run in ``out`` (same commands; its seed and settings).
+        Continue the run in ``out``: the same commands, the record's seed and :data:`SETTINGS` (a setting
+        given here that differs from the record's is refused, naming both), its budgets unless given here
+        (:data:`BUDGETS` may be extended: the confidence sequence stays valid however often it is looked
+        at). A run the record calls decided is returned as it is, without another round.
     seed : int, optional
         Draws each round's order (recorded; random if None).
-    measure : str
-        ``"time"`` (the command's wall-clock time) or a format of :mod:`perfstudy.io` that the command
-        prints (``"go"`` for ``go test -bench``, ``"pyperf"`` for pyperf JSON on stdout, ...).
+    measure : str, optional
+        ``"time"`` (the command's wall-clock time, the default) or a format of :mod:`perfstudy.io` that
+        the command prints (``"go"`` for ``go test -bench``, ``"pyperf"`` for pyperf JSON on stdout, ...).
+    shell : bool, optional
+        Run command lines through ``/bin/sh -c`` (default True, as hyperfine does), and subtract the
+        shell's start-up (:func:`perfstudy.batches.shell_startup`, measured once and recorded) from every
+        time. With False a line runs directly, and a line with shell syntax in it is refused.
     scheduler : str, optional
         A Dask scheduler address, or ``"local:N"`` for a LocalCluster of ``N`` worker processes: rounds
         go to workers, each worker a host (needs ``dask[distributed]``).
     ignore_failures : bool
         Record a failing batch and go on, instead of stopping.
-    timeout : float, optional
-        Seconds one run of a command may take (exit status 124 beyond).
+    timeout : str or Timedelta, optional
+        How long one run of a command may take (``"30s"``): its whole process group is then killed and
+        the batch fails with exit status 124.
     progress : bool
         A progress bar: rounds, the current interval per benchmark, the rounds still needed.
 
@@ -385,44 +585,67 @@ def run(
     Raises
     ------
     ValueError, TypeError, FileNotFoundError, ConnectionError
-        Before anything runs and before ``out`` is touched: an empty command or one not found, a negative
-        threshold, ``max_rounds < min_rounds``, a ``resume`` file from another experiment (naming the
-        commands), an unreachable scheduler (with its address and timeout).
-    """
-    commands = {NAMES[0]: command_argv(a, "a"), NAMES[1]: command_argv(b, "b")}
-    texts = {version: command_text(command) for version, command in commands.items()}
-    settings = _checked_settings(
-        threshold=threshold, confidence=confidence, values=values, warmup=warmup, min_rounds=min_rounds,
-        max_rounds=max_rounds, measure=measure, name=name,
-    )  # fmt: skip
-    budget = None
-    if max_time is not None:
-        from perfstudy._checks import check_duration
+        Before anything runs and before ``out`` is touched: an empty command or one not found, shell
+        syntax with ``shell=False``, a negative threshold, ``max_rounds < min_rounds``, a ``resume`` file
+        from another experiment (naming the commands) or with other settings (naming them), an unreachable
+        scheduler (with its address and timeout).
 
-        budget = check_duration("max_time", max_time).total_seconds()
+    Warns
+    -----
+    NoisyMachineWarning
+        Before the first round, when the machine is loaded or its governor scales (and again in
+        :attr:`RunResult.environment`); once per benchmark when its rounds' log-ratios spread by more than
+        :data:`NOISY_ROUNDS`.
+    """
+    given = dict(threshold=threshold, confidence=confidence, values=values, warmup=warmup, measure=measure,
+                 name=name, shell=shell, timeout=timeout, min_rounds=min_rounds, max_rounds=max_rounds,
+                 max_time=max_time)  # fmt: skip
     resume = check_bool("resume", resume)
     ignore_failures = check_bool("ignore_failures", ignore_failures)
     progress = check_bool("progress", progress)
-    if timeout is not None:
-        timeout = check_real("timeout", timeout, positive=True)
     path = _checked_out(out, resume)
+    record: dict = _checked_record(path) if resume and path is not None and path.is_file() else {}
+    stored = dict(record.get("settings", {}))
+    shell = check_bool("shell", shell) if shell is not None else stored.get("shell", DEFAULTS["shell"]) is not False
+    commands = {NAMES[0]: command_argv(a, "a", shell=shell), NAMES[1]: command_argv(b, "b", shell=shell)}
+    texts = {version: command_text(command) for version, command in commands.items()}
+    if record:
+        _check_commands(path, record, texts)  # type: ignore[arg-type]
+    settings = _checked_settings(
+        {key: value for key, value in given.items() if value is not None}, stored, resume=bool(record), path=path
+    )
     rows, record = _existing(path, texts) if resume else ([], {})  # type: ignore[arg-type]
+    if record and seed is not None and record.get("seed") is not None and seed != record["seed"]:
+        raise ValueError(f"resume: seed={seed} here, {record['seed']} in {path}.json; drop seed to continue the run")
     seed = record.get("seed", seed)
     if seed is None:
         seed = int(np.random.SeedSequence().entropy % (2**32))  # type: ignore[operator]
     seed = check_int("seed", seed, minimum=0, maximum=2**63 - 1)
+    if record.get("stopped") == "decided":  # already decided: nothing is run
+        return _result(rows, "decided", int(record.get("rounds") or 0), path, "", dict(record.get("environment", {})),
+                       settings, new_rounds=0)  # fmt: skip
     hosts = _Hosts.connect(scheduler) if scheduler is not None else None  # refuses an unreachable one, before the file
     environment = dict(record.get("environment", {})) or _environment()
-    record = _experiment(texts, settings) | {"seed": seed, "environment": environment, "stopped": None}
+    if record:  # the machine now, warned about before the first round of this session too
+        environment["warnings"] = _machine_warnings()
+    startup = record.get("shell_startup")
+    if startup is None:
+        shelled = settings["measure"] == "time" and any(_shelled(c) for c in commands.values())
+        startup = _shell_startup() if shelled else 0.0
+    record = _experiment(texts, settings) | {"seed": seed, "environment": environment, "shell_startup": startup,
+                                             "stopped": None, "rounds": record.get("rounds")}  # fmt: skip
     writer = _Writer(path, fresh=not resume)
     _write_record(path, record)
     judge = _Judge(settings["threshold"], settings["confidence"])
     completed = judge.add_rows(rows)
+    already = len(completed)
+    budget = None if settings["max_time"] is None else float(settings["max_time"])
     bar = _bar(progress, settings["max_rounds"], len(completed))
     batches = dict(commands=commands, benchmark=settings["name"], values=settings["values"],
-                   warmup=settings["warmup"], measure=settings["measure"], timeout=timeout, seed=seed)  # fmt: skip
+                   warmup=settings["warmup"], measure=settings["measure"], timeout=settings["timeout"], seed=seed,
+                   startup=startup)  # fmt: skip
     try:
-        stopped, failure = _loop(
+        stopped, failure, signum = _loop(
             hosts.rounds if hosts is not None else _local_rounds, batches, texts=texts, rows=rows, writer=writer,
             judge=judge, completed=completed, bar=bar, budget=budget, ignore_failures=ignore_failures,
             min_rounds=settings["min_rounds"], max_rounds=settings["max_rounds"],
@@ -435,40 +658,121 @@ def run(
             hosts.close()
     record["stopped"] = stopped
     record["rounds"] = len(completed)
+    if signum is not None:
+        record["signal"] = signal.Signals(signum).name
     _write_record(path, record)
-    return _result(rows, stopped, len(completed), path, failure, environment, settings["threshold"],
-                   settings["confidence"])  # fmt: skip
+    return _result(rows, stopped, len(completed), path, failure, environment, settings,
+                   new_rounds=len(completed) - already, signum=signum)  # fmt: skip
 
 
-def _checked_settings(
-    *, threshold, confidence, values, warmup, min_rounds, max_rounds, measure, name
-) -> dict[str, Any]:
-    """The experiment's settings, checked (the record's ``settings``)."""
-    settings: dict[str, Any] = dict(
-        threshold=_check_threshold(threshold),
-        confidence=check_fraction("confidence", confidence),
-        values=check_int("values", values, minimum=1, maximum=1_000_000),
-        warmup=check_int("warmup", warmup, minimum=0, maximum=1_000_000),
-        min_rounds=check_int("min_rounds", min_rounds, minimum=2, maximum=10_000_000),
-        max_rounds=check_int("max_rounds", max_rounds, minimum=2, maximum=10_000_000),
-        measure=check_choice("measure", measure, MEASURES),
-        name="command" if name is None else str(name),
+def _shelled(command) -> bool:
+    from perfstudy.batches import SHELL
+
+    return isinstance(command, tuple) and len(command) == 3 and command[:2] == (SHELL, "-c")
+
+
+def _shell_startup() -> float:
+    from perfstudy.batches import shell_startup
+
+    return shell_startup()
+
+
+def _checked_settings(given: dict, stored: dict, *, resume: bool, path) -> dict[str, Any]:
+    """The experiment's settings (the record's ``settings``), checked: the given ones over the defaults, or
+    on resume the record's, with a given setting that differs from the record's refused by name."""
+    checked = _check_each(given)
+    if resume:
+        try:
+            previous = _check_each({key: value for key, value in stored.items() if key in DEFAULTS}, stored=True)
+        except (TypeError, ValueError) as error:
+            raise ValueError(f"resume: {path}.json: its settings are not a run's ({error})") from None
+        different = [
+            f"{key}={_shown(key, checked[key])} here, {_shown(key, previous.get(key, DEFAULTS[key]))} in the record"
+            for key in SETTINGS if key in checked and checked[key] != previous.get(key, DEFAULTS[key])
+        ]  # fmt: skip
+        if different:
+            raise ValueError(
+                f"resume: {path} is the same commands with other settings ({'; '.join(different)}); a resumed run "
+                "keeps its settings: drop these options to continue it, or start a new run in another file"
+            )
+        checked = {**DEFAULTS, **previous, **{k: v for k, v in checked.items() if k in BUDGETS}}
+    else:
+        checked = {**DEFAULTS, **checked}
+    if checked["max_rounds"] < checked["min_rounds"]:
+        raise ValueError(f"max_rounds={checked['max_rounds']} is below min_rounds={checked['min_rounds']}")
+    return checked
+
+
+def _shown(key: str, value) -> str:
+    if key == "threshold":
+        return f"{100 * value:g}%"
+    if key in ("timeout", "max_time") and value is not None:
+        return f"{value:g}s"
+    return repr(value)
+
+
+def _check_each(settings: dict, stored: bool = False) -> dict[str, Any]:
+    """Each setting checked; durations as seconds (``stored``: a record's, already seconds)."""
+    from perfstudy._checks import check_duration
+
+    checks = dict(
+        threshold=_check_threshold,
+        confidence=lambda v: check_fraction("confidence", v),
+        values=lambda v: check_int("values", v, minimum=1, maximum=1_000_000),
+        warmup=lambda v: check_int("warmup", v, minimum=0, maximum=1_000_000),
+        min_rounds=lambda v: check_int("min_rounds", v, minimum=2, maximum=10_000_000),
+        max_rounds=lambda v: check_int("max_rounds", v, minimum=2, maximum=10_000_000),
+        measure=lambda v: check_choice("measure", v, MEASURES),
+        name=lambda v: _check_name(v),
+        shell=lambda v: check_bool("shell", v),
+        timeout=lambda v: _seconds("timeout", v, check_duration, stored),
+        max_time=lambda v: _seconds("max_time", v, check_duration, stored),
     )
-    if settings["max_rounds"] < settings["min_rounds"]:
-        raise ValueError(f"max_rounds={settings['max_rounds']} is below min_rounds={settings['min_rounds']}")
-    return settings
+    return {key: checks[key](value) for key, value in settings.items()}
+
+
+def _seconds(name: str, value, check_duration, stored: bool) -> float | None:
+    """A duration in seconds: a string or Timedelta as :func:`check_duration` reads it (a bare number is
+    refused), or the seconds a record stores."""
+    if value is None:
+        return None
+    if stored:
+        return check_real(f"the record's {name}", value, positive=True)
+    return float(check_duration(name, value).total_seconds())
+
+
+def _check_name(name) -> str:
+    if not isinstance(name, str) or not name.strip():
+        raise TypeError(f"name={name!r}: expected the benchmark's name, a non-empty string")
+    return name
 
 
 def _checked_out(out, resume: bool) -> Path | None:
     """The run's file: refuses to overwrite one without ``resume``, and a directory that is not there."""
+    if out is not None and not isinstance(out, (str, os.PathLike)):
+        raise TypeError(f"out={out!r}: expected a file path")
     path = None if out is None else Path(out)
     if resume and path is None:
         raise ValueError("resume=True: give out=, the file to resume")
+    if path is not None and path.is_dir():
+        raise IsADirectoryError(f"out: {path} is a directory; give the run's file, e.g. {path / 'runs.csv'}")
     if path is not None and not resume and path.exists() and path.stat().st_size:
         raise FileExistsError(f"out: {path} exists; resume it (--resume) or choose another file")
     if path is not None and not path.parent.is_dir():
         raise FileNotFoundError(f"out: {path.parent}: no such directory")
+    if resume and path is not None and not path.is_file():
+        raise FileNotFoundError(f"resume: {path}: no such file to resume; run without --resume to start it")
     return path
+
+
+def _machine_warnings() -> list:
+    """This machine's warnings now, issued as :class:`NoisyMachineWarning`."""
+    from perfstudy.environment import NoisyMachineWarning, machine, machine_warnings
+
+    found = list(machine_warnings(machine()))
+    for text in found:
+        warnings.warn(text, NoisyMachineWarning, stacklevel=4)
+    return found
 
 
 def _environment() -> dict:
@@ -478,16 +782,19 @@ def _environment() -> dict:
     environment = machine()
     environment["warnings"] = machine_warnings(environment)
     for text in environment["warnings"]:
-        warnings.warn(text, NoisyMachineWarning, stacklevel=3)
+        warnings.warn(text, NoisyMachineWarning, stacklevel=4)
     return environment
 
 
 def _loop(driver, batches: dict, *, texts, rows, writer, judge, completed, bar, budget, ignore_failures, min_rounds,
-          max_rounds) -> tuple[str, str]:  # fmt: skip
-    """Run rounds until the rule decides or a budget is spent: ``(stopped, failure)``; rows go to ``writer``
-    and ``rows`` as each batch ends, completed rounds to ``judge`` and ``completed``."""
+          max_rounds) -> tuple[str, str, int | None]:  # fmt: skip
+    """Run rounds until the rule decides or a budget is spent: ``(stopped, failure, signal)``; rows go to
+    ``writer`` and ``rows`` as each batch ends, completed rounds to ``judge`` and ``completed``."""
     started = time.monotonic()
     next_round = 1 + max((int(row["round"]) for row in rows), default=-1)
+    history: dict[str, list[int]] = {}
+    hinted: set = set()
+    ran = 0
     with _Stop() as stop:
 
         def should_stop(within: bool = False) -> bool:
@@ -501,30 +808,67 @@ def _loop(driver, batches: dict, *, texts, rows, writer, judge, completed, bar, 
                     row["command"] = texts[row["version"]]
                 writer.write(result.rows)
                 rows.extend(result.rows)
+                if stop.requested and result.status != 0:  # ended by a second interrupt
+                    return "interrupted", "", stop.signal
                 if result.status != 0 and not ignore_failures:
                     version = result.rows[0]["version"]
-                    return "failed", f"version {version} exited with status {result.status}: {result.stderr.strip()}"
+                    return (
+                        "failed",
+                        f"version {version} exited with status {result.status}: {result.stderr.strip()}",
+                        None,
+                    )
                 continue
             # a round ended: ``finished`` is {version: rows}
+            ran += 1
             if all(r["exit_status"] == 0 for side in finished.values() for r in side):
                 judge.add_round(finished[NAMES[0]], finished[NAMES[1]])
                 completed.append(finished[NAMES[0]][0]["round"])
             state = judge.state()
+            for key, (_low, _high, verdict, to_go, sd) in state.items():
+                if verdict == "inconclusive" and 0 < to_go < _FAR:
+                    history.setdefault(key, []).append(len(completed) + to_go)
+                if len(completed) >= min_rounds and key not in hinted and sd > NOISY_ROUNDS:
+                    hinted.add(key)
+                    _hint(key, sd)
             if bar is not None:
+                left = _rounds_left(max_rounds - len(completed), budget, started, ran)
+                bar.total = len(completed) + left
                 bar.update(1)
-                bar.set_postfix_str(_describe(state), refresh=True)
+                bar.set_postfix_str(_describe(state, history, rounds=len(completed), min_rounds=min_rounds,
+                                              left=left), refresh=True)  # fmt: skip
             if len(completed) >= min_rounds and state and all(v[2] != "inconclusive" for v in state.values()):
-                return "decided", ""
+                return "decided", "", None
             if len(completed) >= max_rounds:
-                return "max-rounds", ""
+                return "max-rounds", "", None
         if stop.requested:
-            return "interrupted", ""
+            return "interrupted", "", stop.signal
         if budget is not None and time.monotonic() - started > budget:
-            return "max-time", ""
-        return "max-rounds", ""
+            return "max-time", "", None
+        return "max-rounds", "", None
 
 
-def _result(rows, stopped, rounds, path, failure, environment, threshold, confidence) -> RunResult:
+def _rounds_left(by_rounds: int, budget, started: float, ran: int) -> int:
+    """The rounds the budgets still allow: ``max_rounds`` or, where it binds, what ``max_time`` leaves at
+    the pace so far."""
+    if budget is None or ran == 0:
+        return by_rounds
+    pace = (time.monotonic() - started) / ran
+    by_time = max(0, math.ceil((budget - (time.monotonic() - started)) / pace)) if pace > 0 else by_rounds
+    return min(by_rounds, by_time)
+
+
+def _hint(name: str, sd: float) -> None:
+    from perfstudy.environment import NoisyMachineWarning
+
+    warnings.warn(
+        f"{name}: the rounds' change B/A spreads by {100 * sd:.0f}% (SD of the log-ratio), which costs many rounds: "
+        "longer batches (more values) or a quieter machine would decide sooner",
+        NoisyMachineWarning,
+        stacklevel=4,
+    )
+
+
+def _result(rows, stopped, rounds, path, failure, environment, settings, *, new_rounds, signum=None) -> RunResult:
     import pandas as pd
 
     from perfstudy.compare import compare
@@ -536,11 +880,12 @@ def _result(rows, stopped, rounds, path, failure, environment, threshold, confid
         usable = ok.assign(value=ok["value"].astype(float))
         comparison = compare(
             usable, by="version", baseline=NAMES[0], cluster="batch", block="round", sequential=True,
-            threshold=threshold, confidence=confidence, rng=0,
+            threshold=settings["threshold"], confidence=settings["confidence"], rng=0,
         )  # fmt: skip
     return RunResult(
         frame=frame, comparison=comparison, rounds=rounds, stopped=stopped, path=None if path is None else str(path),
-        failure=failure, environment=MappingProxyType(environment),
+        failure=failure, environment=MappingProxyType(environment), new_rounds=new_rounds, signal=signum,
+        settings=MappingProxyType(dict(settings)),
     )  # fmt: skip
 
 
@@ -552,7 +897,8 @@ def _bar(progress: bool, total: int, done: int):
     return tqdm(total=total, initial=done, desc="rounds", unit="round", dynamic_ncols=True)
 
 
-def _local_rounds(*, commands, benchmark, values, warmup, measure, timeout, seed, first, wanted, should_stop):
+def _local_rounds(*, commands, benchmark, values, warmup, measure, timeout, seed, startup, first, wanted,
+                  should_stop):  # fmt: skip
     """Rounds on this machine, one after the other: yields ``(None, BatchResult)`` after each batch and
     ``({version: rows}, None)`` after each round."""
     for round_number in range(first, first + wanted):
@@ -562,7 +908,7 @@ def _local_rounds(*, commands, benchmark, values, warmup, measure, timeout, seed
         for position, index in enumerate(_order(seed, round_number)):
             version = NAMES[index]
             result = run_batch(_batch(commands, version, round_number, position, benchmark, values, warmup,
-                                      measure, timeout))  # fmt: skip
+                                      measure, timeout, startup))  # fmt: skip
             yield None, result
             finished[version] = list(result.rows)
             if should_stop(within=True) and position < len(NAMES) - 1:
@@ -570,10 +916,11 @@ def _local_rounds(*, commands, benchmark, values, warmup, measure, timeout, seed
         yield finished, None
 
 
-def _batch(commands, version, round_number, position, benchmark, values, warmup, measure, timeout) -> Batch:
+def _batch(commands, version, round_number, position, benchmark, values, warmup, measure, timeout, startup) -> Batch:
     return Batch(
         version=version, command=commands[version], round=round_number, position=position, values=values,
         warmup=warmup, measure=measure, benchmark=benchmark, timeout=timeout,
+        startup=startup if not callable(commands[version]) else 0.0,
     )  # fmt: skip
 
 
@@ -615,7 +962,8 @@ class _Hosts:
         if self.cluster is not None:
             self.cluster.close()
 
-    def rounds(self, *, commands, benchmark, values, warmup, measure, timeout, seed, first, wanted, should_stop):
+    def rounds(self, *, commands, benchmark, values, warmup, measure, timeout, seed, startup, first, wanted,
+               should_stop):  # fmt: skip
         from distributed import as_completed
 
         workers = sorted(self.client.scheduler_info()["workers"])
@@ -626,7 +974,7 @@ class _Hosts:
         def submit(worker, round_number, position, order, finished):
             version = NAMES[order[position]]
             batch = _batch(commands, version, round_number, position, benchmark, values, warmup, measure,
-                           timeout)  # fmt: skip
+                           timeout, startup)  # fmt: skip
             future = self.client.submit(run_batch, batch, workers=[worker], allow_other_workers=False, pure=False)
             state[future] = (worker, round_number, position, order, finished)
             pending.add(future)

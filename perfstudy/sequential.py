@@ -58,6 +58,12 @@ class ConfidenceSequence(Result):
         the whole line).
     p_values : ndarray
         The anytime-valid p-value for ``mean == null``: ``min(1, 1 / max_{t <= n} M_t(null))``.
+    running_low, running_high : ndarray
+        The intersection of the intervals so far, ``max_{t <= n} low_t`` and ``min_{t <= n} high_t``: also
+        a confidence sequence (the truth lies in every interval at once with the same probability), never
+        wider than ``low``/``high``, and the interval that agrees with ``p_values``: ``null`` lies outside it
+        exactly when ``p_values <= 1 - confidence``. Where the intervals so far share no point (a sign that
+        the mean is not constant, with probability at most ``1 - confidence`` if it is) both are NaN.
     confidence : float
     scale : float
         ``tau``.
@@ -72,6 +78,8 @@ class ConfidenceSequence(Result):
     confidence: float
     scale: float
     null: float
+    running_low: np.ndarray
+    running_high: np.ndarray
 
     def to_frame(self):
         """One row per number of observations (a one-dimensional input only)."""
@@ -80,18 +88,21 @@ class ConfidenceSequence(Result):
         if self.mean.ndim != 1:
             raise ValueError("to_frame: one row per n needs one sequence; index the arrays for a batch of them")
         return pd.DataFrame(
-            {"n": self.n, "mean": self.mean, "low": self.low, "high": self.high, "p_value": self.p_values}
-        )
+            {"n": self.n, "mean": self.mean, "low": self.low, "high": self.high, "p_value": self.p_values,
+             "running_low": self.running_low, "running_high": self.running_high}
+        )  # fmt: skip
 
 
 #: the largest ``scale`` accepted: a prior SD of a million standard deviations is already flat
 MAX_SCALE = 1e6
+#: the smallest: a prior SD of a millionth of a standard deviation is already a point mass at the null
+MIN_SCALE = 1e-6
 
 
 def _check_scale(scale) -> float:
     scale = check_real("scale", scale, positive=True)
-    if scale > MAX_SCALE:
-        raise ValueError(f"scale={scale!r}: expected at most {MAX_SCALE:g} (standardised effects)")
+    if not MIN_SCALE <= scale <= MAX_SCALE:
+        raise ValueError(f"scale={scale!r}: expected {MIN_SCALE:g} to {MAX_SCALE:g} (standardised effects)")
     return scale
 
 
@@ -151,6 +162,12 @@ def t_confidence_sequence(
         raise ValueError("x: expected at least one observation along the last axis")
     if not np.all(np.isfinite(values)):
         raise ValueError("x: expected finite observations")
+    # Both M_n and the interval are unchanged when x, null and the interval are divided by one positive
+    # number: working in units of the largest |x| or |null| keeps squares of values near 1e200 finite
+    unit = np.maximum(np.max(np.abs(values), axis=-1, keepdims=True), abs(null))
+    unit = np.where(unit > 0, unit, 1.0)
+    values = values / unit
+    nulls = null / unit
     n = np.arange(1, values.shape[-1] + 1, dtype=float)
     total = np.cumsum(values, axis=-1)
     mean = total / n
@@ -160,20 +177,26 @@ def t_confidence_sequence(
     ss = np.cumsum(shifted**2, axis=-1) - n * (mean - values[..., :1]) ** 2
     alpha = 1.0 - confidence
     half = _half_width(n, ss, alpha, scale)
-    centred = values - null
+    centred = values - nulls
     s = np.cumsum(centred, axis=-1)
     v = np.cumsum(centred**2, axis=-1)
     log_m = _log_martingale(n, s, v, scale)
     p_value = np.minimum(1.0, np.exp(-np.maximum.accumulate(log_m, axis=-1)))
+    low, high = (mean - half) * unit, (mean + half) * unit
+    running_low = np.maximum.accumulate(low, axis=-1)
+    running_high = np.minimum.accumulate(high, axis=-1)
+    empty = running_low > running_high
     return ConfidenceSequence(
         n=n.astype(int),
-        mean=mean,
-        low=mean - half,
-        high=mean + half,
+        mean=mean * unit,
+        low=low,
+        high=high,
         p_values=p_value,
         confidence=confidence,
         scale=scale,
         null=null,
+        running_low=np.where(empty, np.nan, running_low),
+        running_high=np.where(empty, np.nan, running_high),
     )
 
 
