@@ -294,6 +294,13 @@ def check_duration(name: str, value):
             f"pd.Timedelta(hours=1)"
         )
     if isinstance(value, str):
+        import re
+
+        if re.fullmatch(r"\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*", value):
+            raise ValueError(
+                f"{name}={value!r}: a bare number has no unit (pandas would read it as nanoseconds); give a "
+                f"duration such as '{value.strip()}s', '30min' or '1h'"
+            )
         try:
             value = pd.Timedelta(value)
         except ValueError:

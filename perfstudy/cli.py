@@ -60,14 +60,15 @@ def _parser() -> argparse.ArgumentParser:
         "--by",
         metavar="KEY",
         help="with one file: the column or Go configuration key whose two values are the versions "
-        "(default: version). A is the first of the two in sorted order unless --a-version names it; a "
-        "perfstudy run's file is read by its record (A is its --a)",
+        "(default: version). A is the first of the two in sorted order when the file also puts it first, else "
+        "--a-version must say which; a perfstudy run's file is read by its record (A is its --a)",
     )
     comparison.add_argument(
         "--a-version",
         metavar="VALUE",
         default=None,
-        help="with one file: the value of --by that is version A, the baseline (default: the first in sorted order)",
+        help="with one file: the value of --by that is version A, the baseline (default: the first in sorted order, "
+        "when the file puts it first too)",
     )
     comparison.add_argument(
         "--input-format",
@@ -525,8 +526,6 @@ def _compare(args) -> int:
                     "Give two files (BASE NEW), or --by naming what tells the versions apart"
                 )
             baseline = _baseline(frame[by], args.a_version, by)
-            if args.a_version is None:
-                said.append(f"A is {by} {baseline!s} (the first in sorted order; --a-version chooses)")
         result = compare(
             frame,
             by=by,
@@ -562,10 +561,7 @@ def _baseline(column, chosen, by: str):
     the two values in sorted order, never whichever row comes first."""
     values = list(dict.fromkeys(column.dropna().tolist()))
     if chosen is None:
-        try:
-            return sorted(values)[0] if values else None
-        except TypeError:  # mixed types: sorted as text
-            return sorted(values, key=str)[0]
+        return None  # compare's rule: the first in sorted order, refused where the rows put the other first
     matches = [v for v in values if str(v) == str(chosen)]
     if not matches:
         raise ValueError(f"--a-version {chosen}: not a value of {by} (it has {[str(v) for v in values][:5]})")

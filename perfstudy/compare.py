@@ -591,6 +591,11 @@ def _paired_row(task: _Task, a: _Side, b: _Side) -> dict:
     blocks, stat_a, stat_b = block_differences(
         task.values_a, task.blocks_a, task.values_b, task.blocks_b, statistic=s.statistic
     )
+    if blocks.size == 0:
+        raise ValueError(
+            f"block={s.block!r}: benchmark {task.name!r}: no {s.block} holds both versions, so nothing pairs; give "
+            f"the column in which both versions ran side by side (a run's 'round'), or leave block out"
+        )
     hosts = None
     if task.hosts_b is not None:
         host_of = dict(zip(task.blocks_b.tolist(), task.hosts_b.tolist()))  # type: ignore[union-attr]
@@ -690,11 +695,16 @@ def _versions(frame: pd.DataFrame, by: str, baseline):
     values = list(dict.fromkeys(frame[by].tolist()))
     if len(values) != 2:
         raise ValueError(f"{by}: expected exactly two versions to compare, found {len(values)}: {values[:5]}")
-    if baseline is None:  # a stated rule, never the order of the rows: 0 before 1, "A" before "B"
+    if baseline is None:  # a stated rule, never the order of the rows alone: 0 before 1, "A" before "B"
         try:
             baseline = sorted(values)[0]
         except TypeError:
             baseline = sorted(values, key=str)[0]
+        if baseline != values[0]:  # the rows and the sorted order disagree: which is meant cannot be known
+            raise ValueError(
+                f"{by}: which version is A, the baseline? {values[0]!r} comes first in the rows and {baseline!r} in "
+                f"sorted order; name it: baseline={values[0]!r} (perfstudy compare --a-version {values[0]})"
+            )
     if baseline not in values:
         raise ValueError(f"baseline={baseline!r}: not a value of {by!r} ({values})")
     candidate = values[1] if values[0] == baseline else values[0]
@@ -754,8 +764,10 @@ def compare(
     replicates : int
         Cluster-bootstrap replicates.
     baseline : optional
-        The value of ``by`` that is version A (default: the first of the two in sorted order, so 0 before 1
-        and "A" before "B"; never the order of the rows, which a randomised run does not fix).
+        The value of ``by`` that is version A. By default the first of the two in sorted order (0 before 1,
+        "A" before "B"), when it is also the first in the rows; where the two disagree (``"before"`` and
+        ``"after"``) the call is refused and asks for ``baseline``: the order of the rows alone is no rule,
+        since a randomised run puts either version first.
     dropna : bool
         Drop rows with a missing value (counted in ``dropped``) instead of refusing them.
     checks : bool
@@ -814,6 +826,13 @@ def compare(
     check_allocation("replicates", replicates, 8.0 * replicates * (4 + 2 * df[cluster].nunique()))
     frame, dropped = _clean(df, by=by, value=value, cluster=cluster, dropna=dropna)
     a_label, b_label = _versions(frame, by, baseline)
+    if block:
+        shared = set(frame.loc[frame[by] == a_label, block]) & set(frame.loc[frame[by] == b_label, block])
+        if not shared:
+            raise ValueError(
+                f"block={block!r}: no {block} holds both versions, so nothing pairs; give the column in which both "
+                f"versions ran side by side (a run's 'round'), or leave block out for an unpaired comparison"
+            )
     frame, warmup_dropped, excluded = _without_warmups(frame, by)
     if "iteration" in frame.columns:
         frame = frame.sort_values([cluster, "iteration"], kind="stable")

@@ -164,8 +164,43 @@ def _frame(rows: list[dict], extra: list[str], attrs: dict, dropna: bool) -> pd.
         frame[column] = numbers.astype(int)
     frame["warmup"] = frame["warmup"].astype(bool)
     frame = _finite_values(frame, dropna)
+    _check_counts(frame, repeats=attrs.get("tool") == "JMH")
     frame.attrs.update(attrs)
     return frame
+
+
+def _check_counts(frame: pd.DataFrame, repeats: bool = False) -> None:
+    """Refuse what a harness never writes: a negative time, rate or size; a count of iterations (loops,
+    operations) below 1; and two entries of one name, whose batches would merge into one benchmark
+    (``repeats``: a value may repeat within an iteration, as JMH's sample histograms do)."""
+    from perfstudy.units import never_negative
+
+    units = frame["unit"] if "unit" in frame.columns else pd.Series(None, index=frame.index)
+    signless = units.map(never_negative).astype(bool) & (frame["value"] < 0)
+    if signless.any():
+        first = frame.loc[signless].iloc[0]
+        raise ValueError(
+            f"source: {int(signless.sum())} negative value(s) in units that cannot be negative (first: "
+            f"{first['benchmark']!s}, {first['value']:g} {first['unit']}); the file is damaged or not what it seems"
+        )
+    for column in ("iterations", "operations", "loops", "inner_loops"):
+        if column in frame.columns:
+            counts = pd.to_numeric(frame[column], errors="coerce")
+            bad = frame[column].notna() & ~(counts >= 1)
+            if bad.any():
+                first = frame.loc[bad].iloc[0]
+                raise ValueError(
+                    f"source: {int(bad.sum())} row(s) with {column} below 1 or not a number (first: "
+                    f"{first['benchmark']!s}, {column}={first[column]!r}); a value per iteration needs at least one"
+                )
+    keys = [c for c in ("benchmark", "batch", "iteration", "warmup", "stage") if c in frame.columns]
+    twice = frame.duplicated(keys, keep=False) if not repeats else pd.Series(False, index=frame.index)
+    if twice.any():
+        names = sorted(map(str, frame.loc[twice, "benchmark"].unique()))
+        raise ValueError(
+            f"source: two or more entries are named {names[:3]}: their batches would merge into one benchmark. "
+            "Give each entry its own name (hyperfine -n, a parameter in the name), or split the file"
+        )
 
 
 @_reader("pyperf")

@@ -65,6 +65,37 @@ class RoundPlan(Result):
         return self.table.copy()
 
 
+def _checked_pilot(frame: pd.DataFrame) -> pd.DataFrame:
+    """The pilot's columns as numbers, refused by name where a run would never write what is there: a
+    value that is not a positive number in a batch that ran, a round, start or end that is not a number, a
+    round in which one version ran twice."""
+    frame = frame.copy()
+    for column in ("round", "exit_status", "start", "end"):
+        numbers = pd.to_numeric(frame[column], errors="coerce")
+        if numbers.isna().any():
+            raise ValueError(f"pilot: {int(numbers.isna().sum())} row(s) whose {column} is missing or not a number")
+        frame[column] = numbers
+    values = pd.to_numeric(frame["value"], errors="coerce")
+    ran = frame["exit_status"] == 0
+    bad = ran & ~(values > 0)
+    if bad.any():
+        raise ValueError(
+            f"pilot: {int(bad.sum())} value(s) of batches that ran are not positive numbers (first: "
+            f"{frame.loc[bad, 'value'].iloc[0]!r}); a run records times, which are"
+        )
+    frame["value"] = values
+    batch = frame["batch"] if "batch" in frame.columns else frame["round"].astype(str) + "-" + frame["version"]
+    sides = frame[ran].assign(_batch=batch[ran]).groupby(["round", "version"])["_batch"].nunique()
+    twice = sides[sides > 1]
+    if len(twice):
+        (round_, version), _ = next(iter(twice.items()))
+        raise ValueError(
+            f"pilot: round {round_!r} holds {twice.iloc[0]} batches of version {version}; a run gives each version "
+            "one batch a round (were two files joined?)"
+        )
+    return frame
+
+
 def plan_rounds(pilot, *, threshold: float, confidence: float = 0.95, hosts=HOSTS, limit: int = 100_000) -> RoundPlan:
     """Propose hosts x rounds for a half-width of ``threshold``, from a pilot run's file or frame.
 
@@ -99,12 +130,16 @@ def plan_rounds(pilot, *, threshold: float, confidence: float = 0.95, hosts=HOST
     elif isinstance(pilot, (str, os.PathLike)):
         if not Path(pilot).is_file():
             raise FileNotFoundError(f"pilot: {pilot}: no such file")
-        frame = pd.read_csv(pilot)
+        try:
+            frame = pd.read_csv(pilot)
+        except (ValueError, pd.errors.ParserError) as error:  # EmptyDataError is a ValueError
+            raise ValueError(f"pilot: {pilot}: not a run's CSV file ({' '.join(str(error).split())})") from None
     else:
         raise TypeError(f"pilot: expected a run's file or its DataFrame, got {type(pilot).__name__}")
     needed = {"version", "round", "value", "exit_status", "host", "start", "end"}
     if not needed <= set(frame.columns):
         raise ValueError(f"pilot: not a perfstudy run's file; it lacks {sorted(needed - set(frame.columns))}")
+    frame = _checked_pilot(frame)
     warmup = frame["warmup"].astype(bool) if "warmup" in frame.columns else False
     frame = frame[(frame["exit_status"] == 0) & ~warmup]
     a, b = frame[frame["version"] == "A"], frame[frame["version"] == "B"]

@@ -34,6 +34,25 @@ TIME_UNITS = {
 _RATE = re.compile(r"^\s*\S+\s*/\s*(s|sec|second|ms|us|µs|μs|ns|min|h)\s*$", re.IGNORECASE)
 
 
+def never_negative(unit) -> bool:
+    """Whether a value in ``unit`` cannot be below 0: a time, a time per operation, a rate, bytes or
+    allocations (per operation). Units perfstudy does not know (a benchmark's own metric) may be signed.
+
+    Parameters
+    ----------
+    unit : str or None
+    """
+    if not isinstance(unit, str) or not unit.strip():
+        return False
+    text = unit.strip()
+    if text in TIME_UNITS or _RATE.match(text) or text in ("B", "bytes", "allocs"):
+        return True
+    numerator, slash, denominator = text.partition("/")
+    return bool(slash) and denominator.strip() == "op" and (
+        numerator.strip() in TIME_UNITS or numerator.strip() in ("B", "bytes", "allocs")
+    )
+
+
 def higher_is_better(unit) -> bool:
     """Whether a larger value is better for ``unit``: a rate (something per unit of time, e.g.
     ``ops/s``, ``ops/ms``, ``MB/s``) is; a time, a time per operation (``s``, ``ns/op``) or a count

@@ -79,7 +79,10 @@ def test_go_text_follows_benchfmts_rules(tmp_path):
 def test_one_go_file_splits_into_versions_by_a_configuration_key(tmp_path, capsys):
     path = tmp_path / "bench.txt"
     path.write_text(GO_TEXT)
-    assert main(["compare", str(path), "--by", "note", "--format", "json", "--seed", "1"]) == 0
+    # "before" comes first in the file, "after" in sorted order: which is A must be said
+    assert main(["compare", str(path), "--by", "note", "--seed", "1"]) == 2
+    assert "which version is A" in capsys.readouterr().err
+    assert main(["compare", str(path), "--by", "note", "--a-version", "before", "--format", "json", "--seed", "1"]) == 0
     out = json.loads(capsys.readouterr().out)
     rows = {row["benchmark"]: row for row in out["benchmarks"]}
     assert out["labels"] == {"a": "before", "b": "after"}
@@ -92,7 +95,7 @@ def test_one_go_file_splits_into_versions_by_a_configuration_key(tmp_path, capsy
     assert rows["Encode/size=1K-8"]["change"] == pytest.approx((5730 + 5760) / (5210 + 5190) - 1)
     # with two files, --by is refused by name
     assert main(["compare", str(path), str(path), "--by", "note"]) == 2
-    assert "--by splits one file" in capsys.readouterr().err
+    assert "--by and --a-version split one file" in capsys.readouterr().err
 
 
 needs_go = pytest.mark.skipif(
@@ -468,4 +471,4 @@ def test_the_command_line_takes_the_input_format_and_an_unknown_file_says_how(tm
     assert "--input-format" in capsys.readouterr().err
     go = tmp_path / "go.data"
     go.write_text(GO_TEXT)
-    assert main(["compare", str(go), "--by", "note", "--input-format", "go"]) == 0
+    assert main(["compare", str(go), "--by", "note", "--a-version", "before", "--input-format", "go"]) == 0

@@ -43,6 +43,10 @@ def _text_lines(source) -> tuple[list[str], str]:
     raise TypeError(f"source: expected a path or a file object, got {type(source).__name__}")
 
 
+#: the keys of a ``Unit`` line and their values (golang.org/x/perf/benchfmt: ``better`` and ``assume``)
+_UNIT_KEYS = {"better": ("higher", "lower"), "assume": ("nothing", "exact")}
+
+
 @_reader("Go benchmark")
 def read_go(source, *, dropna: bool = False) -> pd.DataFrame:
     """Read Go benchmark text (``go test -bench . -count 10 > file.txt``), with benchfmt's rules.
@@ -90,6 +94,8 @@ def read_go(source, *, dropna: bool = False) -> pd.DataFrame:
                 iterations = int(fields[1])
             except ValueError:
                 raise ValueError(f"source: {where}:{number}: iteration count {fields[1]!r} is not an integer") from None
+            if iterations < 1:
+                raise ValueError(f"source: {where}:{number}: iteration count {iterations} is not a positive integer")
             pairs = fields[2:]
             if not pairs or len(pairs) % 2:
                 raise ValueError(f"source: {where}:{number}: expected 'value unit' pairs after the iteration count")
@@ -110,6 +116,16 @@ def read_go(source, *, dropna: bool = False) -> pd.DataFrame:
                     key, equals, value = item.partition("=")
                     if not equals or not key:
                         raise ValueError(f"source: {where}:{number}: expected key=value in the Unit line, got {item!r}")
+                    allowed = _UNIT_KEYS.get(key)
+                    if allowed is None:
+                        raise ValueError(
+                            f"source: {where}:{number}: unknown Unit key {key!r} (Go's benchmark format knows "
+                            f"{sorted(_UNIT_KEYS)}); perfstudy will not guess what it means"
+                        )
+                    if value not in allowed:
+                        raise ValueError(
+                            f"source: {where}:{number}: Unit {fields[1]} {key}={value}: expected one of {allowed}"
+                        )
                     unit_meta[(fields[1], key)] = value
                 continue
         match = _CONFIG.match(line)
