@@ -362,8 +362,10 @@ def shell_startup(runs: int = 30) -> float:
     float
         Seconds.
     """
-    if isinstance(runs, bool) or not isinstance(runs, int) or runs < 1:
-        raise ValueError(f"runs={runs!r}: expected a positive whole number")
+    if isinstance(runs, bool) or not isinstance(runs, int):
+        raise TypeError(f"runs={runs!r}: expected a whole number of runs")
+    if not 1 <= runs <= 10_000:
+        raise ValueError(f"runs={runs!r}: expected 1 to 10000 runs (each takes about a millisecond)")
     batch = Batch(version="shell", command=(SHELL, "-c", ""), round=0, position=0, values=runs, warmup=3)
     times = [_run_once(batch)[1] for _ in range(batch.warmup + runs)]
     measured = sorted(times[batch.warmup :])

@@ -87,7 +87,8 @@ def _parser() -> argparse.ArgumentParser:
         metavar="COLUMN",
         default=None,
         help="pair the versions within blocks of this column (e.g. round): each block's B/A, a paired interval; "
-        "a perfstudy run file is paired by round, with its anytime-valid interval, without it",
+        "a perfstudy run file is paired by round, with its anytime-valid interval, without it (default: none, "
+        "unpaired)",
     )
     comparison.add_argument(
         "--statistic", choices=["mean", "median"], default="mean", help="each batch's statistic (default: mean)"
@@ -156,8 +157,11 @@ def _run_parser(commands) -> None:
         "every benchmark is decided by an anytime-valid confidence sequence (Lai 1976; looking after every "
         "round keeps the error at 1 - confidence): 'no change' inside +-threshold, 'faster' or 'slower' beyond "
         "it; else at --max-rounds or --max-time, 'inconclusive'. Every batch is appended to --out at once. "
-        "Ctrl-C or SIGTERM stops after the running batch. Exit status as perfstudy compare (1 with "
-        "--fail-on-regression and a slower benchmark, 2 for unusable input); a failing command's own status.",
+        "Command lines run through /bin/sh -c, as in a terminal (pipes, &&, VAR=value), and the shell's start-up "
+        "is subtracted from every time; -N runs them directly. Ctrl-C or SIGTERM stops after the running batch, a "
+        "second Ctrl-C ends it too. Exit status: 0; 1 with --fail-on-regression and a slower benchmark; 2 for "
+        "unusable input; 130 after Ctrl-C and 143 after SIGTERM (a partial run); a failing command's own status "
+        "(124 past --timeout).",
     )
     experiment.add_argument(
         "--a", metavar="CMD", help="version A's command (the baseline), run through /bin/sh -c unless --no-shell"

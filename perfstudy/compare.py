@@ -700,7 +700,8 @@ def _versions(frame: pd.DataFrame, by: str, baseline):
             baseline = sorted(values)[0]
         except TypeError:
             baseline = sorted(values, key=str)[0]
-        if baseline != values[0]:  # the rows and the sorted order disagree: which is meant cannot be known
+        vocabulary = {frozenset({"A", "B"}), frozenset({0, 1})}  # the project's own names: A and 0 are the baseline
+        if baseline != values[0] and frozenset(values) not in vocabulary:  # rows and sorted order disagree
             raise ValueError(
                 f"{by}: which version is A, the baseline? {values[0]!r} comes first in the rows and {baseline!r} in "
                 f"sorted order; name it: baseline={values[0]!r} (perfstudy compare --a-version {values[0]})"
@@ -764,10 +765,10 @@ def compare(
     replicates : int
         Cluster-bootstrap replicates.
     baseline : optional
-        The value of ``by`` that is version A. By default the first of the two in sorted order (0 before 1,
-        "A" before "B"), when it is also the first in the rows; where the two disagree (``"before"`` and
-        ``"after"``) the call is refused and asks for ``baseline``: the order of the rows alone is no rule,
-        since a randomised run puts either version first.
+        The value of ``by`` that is version A. By default ``"A"`` of ``"A"``/``"B"`` and 0 of 0/1 (the
+        vocabulary), else the first of the two in sorted order when it is also the first in the rows; where
+        the two disagree (``"before"`` and ``"after"``) the call is refused and asks for ``baseline``: the
+        order of the rows alone is no rule, since a randomised run puts either version first.
     dropna : bool
         Drop rows with a missing value (counted in ``dropped``) instead of refusing them.
     checks : bool

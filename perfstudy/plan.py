@@ -77,10 +77,10 @@ def _checked_pilot(frame: pd.DataFrame) -> pd.DataFrame:
         frame[column] = numbers
     values = pd.to_numeric(frame["value"], errors="coerce")
     ran = frame["exit_status"] == 0
-    bad = ran & ~(values > 0)
+    bad = ran & ~(values >= 0)
     if bad.any():
         raise ValueError(
-            f"pilot: {int(bad.sum())} value(s) of batches that ran are not positive numbers (first: "
+            f"pilot: {int(bad.sum())} value(s) of batches that ran are not numbers of 0 or more (first: "
             f"{frame.loc[bad, 'value'].iloc[0]!r}); a run records times, which are"
         )
     frame["value"] = values
@@ -146,6 +146,11 @@ def plan_rounds(pilot, *, threshold: float, confidence: float = 0.95, hosts=HOST
     rounds, stat_a, stat_b = block_differences(a["value"], a["round"], b["value"], b["round"])
     if rounds.size < 3:
         raise ValueError(f"pilot: {rounds.size} complete rounds; a plan needs at least 3")
+    if not (np.all(stat_a > 0) and np.all(stat_b > 0)):
+        raise ValueError(
+            "pilot: a round's mean time is 0 (a command faster than the shell's start-up, which the run "
+            "subtracts): no ratio B/A to plan from; pilot a longer command, or run it with --no-shell"
+        )
     d = np.log(stat_b / stat_a)
     host_of = frame.groupby("round")["host"].first()
     host_labels = host_of.loc[rounds].to_numpy()

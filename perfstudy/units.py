@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["TIME_UNITS", "higher_is_better", "conversion_factor"]
+__all__ = ["TIME_UNITS", "higher_is_better", "conversion_factor", "never_negative"]
 
 #: Seconds in each time unit a harness writes (pyperf's ``second``, Go's ``ns``, JMH's ``us``, ...).
 TIME_UNITS = {
@@ -48,8 +48,10 @@ def never_negative(unit) -> bool:
     if text in TIME_UNITS or _RATE.match(text) or text in ("B", "bytes", "allocs"):
         return True
     numerator, slash, denominator = text.partition("/")
-    return bool(slash) and denominator.strip() == "op" and (
-        numerator.strip() in TIME_UNITS or numerator.strip() in ("B", "bytes", "allocs")
+    return (
+        bool(slash)
+        and denominator.strip() == "op"
+        and (numerator.strip() in TIME_UNITS or numerator.strip() in ("B", "bytes", "allocs"))
     )
 
 

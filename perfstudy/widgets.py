@@ -540,7 +540,8 @@ def peak_rate_explorer(
         miss = "" if error is None else f" ({error:+.1%} against the true {truth:.1f})"
         text = (
             f"<p>{policy}: <b>{found}</b>{miss} after {len(search.loads)} test loads, {len(search.trials)} trials, "
-            f"<b>{state['cost_hours']:.1f} h</b> of benchmarking ({search.reason}).</p>"
+            f"<b>{state['cost_hours']:.1f} h</b> of benchmarking ({search.reason}); target ±{100 * target_accuracy:g}% "
+            f"at {100 * confidence:g}% confidence.</p>"
         )
         fig = explorer_figure(plot_search_traces({policy: (search, truth)}))
         return state, text, fig

@@ -36,6 +36,16 @@ def _classes():
 CLASSES = dict(_classes())
 
 
+def _run_file():
+    import tempfile
+
+    from perfstudy.run import read_run, run
+
+    out = Path(tempfile.mkdtemp()) / "runs.csv"
+    run("true", "true", values=1, warmup=0, min_rounds=2, max_rounds=2, out=out, progress=False, shell=False)
+    return read_run(out)
+
+
 def _batch():
     from perfstudy.batches import Batch
 
@@ -144,6 +154,7 @@ def _make(name):  # noqa: C901 - one branch a class, read as a table
         "run.RunResult": lambda: __import__("perfstudy.run").run.run(
             "true", "true", values=1, warmup=0, min_rounds=3, max_rounds=3, progress=False
         ),
+        "run.RunFile": lambda: _run_file(),
         "sequential.ConfidenceSequence": lambda: __import__("perfstudy.sequential").sequential.t_confidence_sequence(
             X[:20]
         ),

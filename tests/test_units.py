@@ -40,3 +40,10 @@ def test_counts_keep_their_decimals():
 def test_display_unit_puts_time_in_seconds(unit, factor, shown, timed):
     # timed: the value is a time, so prefixes below one suit it; "samples" starts with an s and is not one
     assert display_unit(unit) == (pytest.approx(factor), shown, timed)
+
+
+def test_never_negative_covers_times_rates_sizes_and_leaves_a_benchmarks_own_metrics_signed():
+    from perfstudy.units import never_negative
+
+    assert all(map(never_negative, ["ns/op", "s", "ms", "MB/s", "ops/s", "B/op", "allocs/op", "bytes"]))
+    assert not any(map(never_negative, ["score", "delta-ns", "", None, "widgets/op", "x/y"]))
