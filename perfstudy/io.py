@@ -175,26 +175,27 @@ def _check_counts(frame: pd.DataFrame, repeats: bool = False) -> None:
     (``repeats``: a value may repeat within an iteration, as JMH's sample histograms do)."""
     from perfstudy.units import never_negative
 
-    units = frame["unit"] if "unit" in frame.columns else pd.Series(None, index=frame.index)
-    signless = units.map(never_negative).astype(bool) & (frame["value"] < 0)
+    units = frame["unit"].tolist() if "unit" in frame.columns else [None] * len(frame)
+    values = np.asarray(frame["value"], dtype=float)
+    signless = np.array([never_negative(unit) for unit in units], dtype=bool) & (values < 0)
     if signless.any():
-        first = frame.loc[signless].iloc[0]
+        first = frame.iloc[int(np.flatnonzero(signless)[0])]
         raise ValueError(
             f"source: {int(signless.sum())} negative value(s) in units that cannot be negative (first: "
             f"{first['benchmark']!s}, {first['value']:g} {first['unit']}); the file is damaged or not what it seems"
         )
     for column in ("iterations", "operations", "loops", "inner_loops"):
         if column in frame.columns:
-            counts = pd.to_numeric(frame[column], errors="coerce")
-            bad = frame[column].notna() & ~(counts >= 1)
+            counts = np.asarray(pd.to_numeric(frame[column], errors="coerce"), dtype=float)
+            bad = np.asarray(frame[column].notna(), dtype=bool) & ~(counts >= 1)
             if bad.any():
-                first = frame.loc[bad].iloc[0]
+                first = frame.iloc[int(np.flatnonzero(bad)[0])]
                 raise ValueError(
                     f"source: {int(bad.sum())} row(s) with {column} below 1 or not a number (first: "
                     f"{first['benchmark']!s}, {column}={first[column]!r}); a value per iteration needs at least one"
                 )
     keys = [c for c in ("benchmark", "batch", "iteration", "warmup", "stage") if c in frame.columns]
-    twice = frame.duplicated(keys, keep=False) if not repeats else pd.Series(False, index=frame.index)
+    twice = np.asarray(frame.duplicated(keys, keep=False), dtype=bool) & (not repeats)
     if twice.any():
         names = sorted(map(str, frame.loc[twice, "benchmark"].unique()))
         raise ValueError(

@@ -71,28 +71,28 @@ def _checked_pilot(frame: pd.DataFrame) -> pd.DataFrame:
     round in which one version ran twice."""
     frame = frame.copy()
     for column in ("round", "exit_status", "start", "end"):
-        numbers = pd.to_numeric(frame[column], errors="coerce")
-        if numbers.isna().any():
-            raise ValueError(f"pilot: {int(numbers.isna().sum())} row(s) whose {column} is missing or not a number")
+        numbers = np.asarray(pd.to_numeric(frame[column], errors="coerce"), dtype=float)
+        if np.isnan(numbers).any():
+            raise ValueError(f"pilot: {int(np.isnan(numbers).sum())} row(s) whose {column} is missing or not a number")
         frame[column] = numbers
-    values = pd.to_numeric(frame["value"], errors="coerce")
-    ran = frame["exit_status"] == 0
+    values = np.asarray(pd.to_numeric(frame["value"], errors="coerce"), dtype=float)
+    ran = np.asarray(frame["exit_status"] == 0, dtype=bool)
     bad = ran & ~(values >= 0)
     if bad.any():
         raise ValueError(
             f"pilot: {int(bad.sum())} value(s) of batches that ran are not numbers of 0 or more (first: "
-            f"{frame.loc[bad, 'value'].iloc[0]!r}); a run records times, which are"
+            f"{frame['value'].iloc[int(np.flatnonzero(bad)[0])]!r}); a run records times, which are"
         )
     frame["value"] = values
     batch = frame["batch"] if "batch" in frame.columns else frame["round"].astype(str) + "-" + frame["version"]
     sides = frame[ran].assign(_batch=batch[ran]).groupby(["round", "version"])["_batch"].nunique()
-    twice = sides[sides > 1]
-    if len(twice):
-        (round_, version), _ = next(iter(twice.items()))
-        raise ValueError(
-            f"pilot: round {round_!r} holds {twice.iloc[0]} batches of version {version}; a run gives each version "
-            "one batch a round (were two files joined?)"
-        )
+    for key, count in zip(sides.index, np.asarray(sides, dtype=int)):
+        if count > 1:
+            round_, version = key  # type: ignore[misc]
+            raise ValueError(
+                f"pilot: round {round_!r} holds {count} batches of version {version}; a run gives each version "
+                "one batch a round (were two files joined?)"
+            )
     return frame
 
 

@@ -484,12 +484,12 @@ def plot_run_order(frame: pd.DataFrame, benchmark=None):
         version=("version", "first"), start=("start", "first"), value=("value", "mean"), load=("load", "first"),
         probe=("probe", "first"),
     )  # fmt: skip
-    origin = float(frame["start"].min())
-    batches["seconds"] = batches["start"] - origin
+    origin = float(np.min(np.asarray(frame["start"], dtype=float)))
+    batches["seconds"] = np.asarray(batches["start"], dtype=float) - origin
     fig, (top, middle, bottom) = plt.subplots(
         3, 1, figsize=(9, 5.2), sharex=True, gridspec_kw=dict(height_ratios=[3, 1, 1]), layout="constrained"
     )
-    units = rows["unit"].dropna().unique() if "unit" in rows.columns else []
+    units = sorted({str(u) for u in rows["unit"].tolist() if isinstance(u, str)}) if "unit" in rows.columns else []
     factor, shown, _ = display_unit(units[0]) if len(units) == 1 else (1.0, "", False)
     if shown:
         top.yaxis.set_major_formatter(matplotlib.ticker.EngFormatter(unit=shown))
@@ -500,7 +500,7 @@ def plot_run_order(frame: pd.DataFrame, benchmark=None):
     top.set_ylabel(str(benchmark))
     top.legend(loc="best", fontsize=8)
     top.set_title("the run on the clock: each batch at its start", fontsize=10)
-    ordered = batches.sort_values("seconds")
+    ordered = batches.iloc[np.argsort(np.asarray(batches["seconds"], dtype=float), kind="stable")]
     middle.step(ordered["seconds"], ordered["load"], where="post", color="0.3")
     middle.set_ylabel("load (1 min)")
     bottom.plot(ordered["seconds"], ordered["probe"] * 1e3, ".", color="0.3", ms=3)

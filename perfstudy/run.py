@@ -225,15 +225,21 @@ def read_run(path) -> RunFile:
     others = sorted(set(frame["version"].astype(str)) - set(NAMES))
     if others:
         raise ValueError(f"{path}: versions {others[:3]} are not a run's (A and B)")
-    status = pd.to_numeric(frame["exit_status"], errors="coerce")
-    failed = status != 0
+    failed = _numbers(frame["exit_status"]) != 0
     frame = frame.loc[~failed].copy()
-    frame["value"] = pd.to_numeric(frame["value"], errors="coerce")
-    start = pd.to_numeric(frame["start"], errors="coerce")
-    if frame["value"].isna().any() or start.isna().any():
+    values, start = _numbers(frame["value"]), _numbers(frame["start"])
+    if np.isnan(values).any() or np.isnan(start).any():
         raise ValueError(f"{path}: a batch that ran has a missing or non-numeric value or start; was the file edited?")
-    frame["timestamp"] = pd.to_datetime(start, unit="s")
+    frame["value"] = values
+    frame["timestamp"] = pd.to_datetime(pd.Series(start, index=frame.index), unit="s")
     return RunFile(frame=frame.reset_index(drop=True), record=MappingProxyType(record), failed_rows=int(failed.sum()))
+
+
+def _numbers(column) -> np.ndarray:
+    """A column as floats, NaN where it holds no number."""
+    import pandas as pd
+
+    return np.asarray(pd.to_numeric(column, errors="coerce"), dtype=float)
 
 
 class _Judge:
@@ -369,17 +375,16 @@ def _existing(path: Path, commands: dict) -> tuple[list[dict], dict]:
     missing = [c for c in COLUMNS if c not in frame.columns]
     if missing:
         raise ValueError(f"resume: {path} lacks the columns {missing}; is it a perfstudy run's file?")
-    ok = pd.to_numeric(frame["exit_status"], errors="coerce") == 0
-    values = pd.to_numeric(frame["value"], errors="coerce")
-    rounds = pd.to_numeric(frame["round"], errors="coerce")
-    bad = (ok & ~np.isfinite(values.astype(float))) | rounds.isna() | ~frame["version"].isin(NAMES)
+    status, values, rounds = _numbers(frame["exit_status"]), _numbers(frame["value"]), _numbers(frame["round"])
+    versions = np.asarray(frame["version"].isin(NAMES), dtype=bool)
+    bad = ((status == 0) & ~np.isfinite(values)) | np.isnan(rounds) | np.isnan(status) | ~versions
     if bad.any():
-        line = int(np.flatnonzero(bad.to_numpy())[0]) + 2
+        line = int(np.flatnonzero(bad)[0]) + 2
         raise ValueError(
-            f"resume: {path}: {int(bad.sum())} row(s) with a missing or non-numeric value, round or version "
-            f"(first on line {line}); a perfstudy run writes none, so the file was edited"
+            f"resume: {path}: {int(bad.sum())} row(s) with a missing or non-numeric value, round, exit status or "
+            f"version (first on line {line}); a perfstudy run writes none, so the file was edited"
         )
-    frame = frame.assign(value=values, round=rounds.astype(int), exit_status=pd.to_numeric(frame["exit_status"]))
+    frame = frame.assign(value=values, round=rounds.astype(int), exit_status=status.astype(int))
     rows = frame.astype(object).where(frame.notna(), None).to_dict("records")
     return rows, record
 

@@ -47,6 +47,25 @@ def _text_lines(source) -> tuple[list[str], str]:
 _UNIT_KEYS = {"better": ("higher", "lower"), "assume": ("nothing", "exact")}
 
 
+def _unit_line(fields: list[str], where: str, number: int, unit_meta: dict) -> None:
+    """A ``Unit`` line's keys into ``unit_meta``; unknown keys and values are refused, not guessed."""
+    if len(fields) < 2:
+        raise ValueError(f"source: {where}:{number}: a Unit line without a unit")
+    for item in fields[2:]:
+        key, equals, value = item.partition("=")
+        if not equals or not key:
+            raise ValueError(f"source: {where}:{number}: expected key=value in the Unit line, got {item!r}")
+        allowed = _UNIT_KEYS.get(key)
+        if allowed is None:
+            raise ValueError(
+                f"source: {where}:{number}: unknown Unit key {key!r} (Go's benchmark format knows "
+                f"{sorted(_UNIT_KEYS)}); perfstudy will not guess what it means"
+            )
+        if value not in allowed:
+            raise ValueError(f"source: {where}:{number}: Unit {fields[1]} {key}={value}: expected one of {allowed}")
+        unit_meta[(fields[1], key)] = value
+
+
 @_reader("Go benchmark")
 def read_go(source, *, dropna: bool = False) -> pd.DataFrame:
     """Read Go benchmark text (``go test -bench . -count 10 > file.txt``), with benchfmt's rules.
@@ -110,23 +129,7 @@ def read_go(source, *, dropna: bool = False) -> pd.DataFrame:
         if line.startswith("Unit"):
             fields = line.split()
             if fields[0] == "Unit":
-                if len(fields) < 2:
-                    raise ValueError(f"source: {where}:{number}: a Unit line without a unit")
-                for item in fields[2:]:
-                    key, equals, value = item.partition("=")
-                    if not equals or not key:
-                        raise ValueError(f"source: {where}:{number}: expected key=value in the Unit line, got {item!r}")
-                    allowed = _UNIT_KEYS.get(key)
-                    if allowed is None:
-                        raise ValueError(
-                            f"source: {where}:{number}: unknown Unit key {key!r} (Go's benchmark format knows "
-                            f"{sorted(_UNIT_KEYS)}); perfstudy will not guess what it means"
-                        )
-                    if value not in allowed:
-                        raise ValueError(
-                            f"source: {where}:{number}: Unit {fields[1]} {key}={value}: expected one of {allowed}"
-                        )
-                    unit_meta[(fields[1], key)] = value
+                _unit_line(fields, where, number, unit_meta)
                 continue
         match = _CONFIG.match(line)
         if match:
