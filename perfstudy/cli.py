@@ -106,13 +106,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     comparison.add_argument("--replicates", type=int, default=2000, help="bootstrap replicates (default 2000)")
     comparison.add_argument("--seed", type=int, default=None, help="seed of the bootstrap (default: random)")
-    comparison.add_argument(
-        "--format",
-        choices=["table", "markdown", "json"],
-        default="table",
-        dest="output",
-        help="the output: a table, Markdown for a pull request, or JSON (default: table)",
-    )
+    _format_option(comparison)
     comparison.add_argument(
         "--fail-on-regression", action="store_true", help="exit 1 if any benchmark is slower beyond the threshold"
     )
@@ -234,17 +228,21 @@ def _run_parser(commands) -> None:
         default=None,
         help="instead of running: propose hosts x rounds for --threshold from a pilot run's file",
     )
+    _format_option(experiment)
     experiment.add_argument(
+        "--fail-on-regression", action="store_true", help="exit 1 if a benchmark is slower beyond the threshold"
+    )
+    experiment.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def _format_option(parser) -> None:
+    parser.add_argument(
         "--format",
         choices=["table", "markdown", "json"],
         default="table",
         dest="output",
         help="the output: a table, Markdown for a pull request, or JSON (default: table)",
     )
-    experiment.add_argument(
-        "--fail-on-regression", action="store_true", help="exit 1 if a benchmark is slower beyond the threshold"
-    )
-    experiment.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
 def _fraction(text, option: str, *, what: str = "relative change", example: str = "5% or 0.05") -> float:

@@ -249,6 +249,7 @@ class _Judge:
         self.threshold, self.confidence = threshold, confidence
         self.d: dict[str, list[float]] = {}
         self.higher: dict[str, bool] = {}
+        self.unjudged: set = set()  # benchmarks with a round whose mean was 0: no ratio B/A to judge
 
     def add_round(self, rows_a: list[dict], rows_b: list[dict]) -> None:
         from perfstudy.units import higher_is_better
@@ -260,6 +261,8 @@ class _Judge:
                 self.d.setdefault(name, []).append(math.log(np.mean(b) / np.mean(a)))
                 unit = next((r.get("unit") for r in rows_a if r["benchmark"] == name), None)
                 self.higher[name] = higher_is_better(unit)
+            elif a and b:
+                self.unjudged.add(name)
 
     def state(self) -> dict:
         """``{benchmark: (low, high, verdict, rounds still needed, sd)}`` on the relative scale; ``sd`` is the
@@ -797,59 +800,74 @@ def _loop(driver, batches: dict, *, texts, rows, writer, judge, completed, bar, 
     ``writer`` and ``rows`` as each batch ends, completed rounds to ``judge`` and ``completed``."""
     started = time.monotonic()
     next_round = 1 + max((int(row["round"]) for row in rows), default=-1)
+    with _Stop() as stop:
+        try:
+            return _rounds(driver, batches, stop, texts=texts, rows=rows, writer=writer, judge=judge,
+                           completed=completed, bar=bar, budget=budget, ignore_failures=ignore_failures,
+                           min_rounds=min_rounds, max_rounds=max_rounds, started=started,
+                           next_round=next_round)  # fmt: skip
+        except KeyboardInterrupt:  # a second Ctrl-C with nothing of ours to kill (a callable, Dask workers)
+            return "interrupted", "", stop.signal if stop.signal is not None else int(signal.SIGINT)
+
+
+def _rounds(driver, batches: dict, stop, *, texts, rows, writer, judge, completed, bar, budget, ignore_failures,
+            min_rounds, max_rounds, started, next_round) -> tuple[str, str, int | None]:  # fmt: skip
+    """The rounds of :func:`_loop`, under its signal handlers."""
     history: dict[str, list[int]] = {}
     hinted: set = set()
     ran = 0
-    with _Stop() as stop:
 
-        def should_stop(within: bool = False) -> bool:
-            spent = budget is not None and time.monotonic() - started > budget
-            return stop.requested or (not within and spent)
+    def should_stop(within: bool = False) -> bool:
+        spent = budget is not None and time.monotonic() - started > budget
+        return stop.requested or (not within and spent)
 
-        for finished, result in driver(**batches, first=next_round, wanted=max_rounds - len(completed),
-                                       should_stop=should_stop):  # fmt: skip
-            if result is not None:  # a batch ended
-                for row in result.rows:
-                    row["command"] = texts[row["version"]]
-                writer.write(result.rows)
-                rows.extend(result.rows)
-                if stop.requested and result.status != 0:  # ended by a second interrupt
-                    return "interrupted", "", stop.signal
-                if result.status != 0 and not ignore_failures:
-                    version = result.rows[0]["version"]
-                    return (
-                        "failed",
-                        f"version {version} exited with status {result.status}: {result.stderr.strip()}",
-                        None,
-                    )
-                continue
-            # a round ended: ``finished`` is {version: rows}
-            ran += 1
-            if all(r["exit_status"] == 0 for side in finished.values() for r in side):
-                judge.add_round(finished[NAMES[0]], finished[NAMES[1]])
-                completed.append(finished[NAMES[0]][0]["round"])
-            state = judge.state()
-            for key, (_low, _high, verdict, to_go, sd) in state.items():
-                if verdict == "inconclusive" and 0 < to_go < _FAR:
-                    history.setdefault(key, []).append(len(completed) + to_go)
-                if len(completed) >= min_rounds and key not in hinted and sd > NOISY_ROUNDS:
-                    hinted.add(key)
-                    _hint(key, sd)
-            if bar is not None:
-                left = _rounds_left(max_rounds - len(completed), budget, started, ran)
-                bar.total = len(completed) + left
-                bar.update(1)
-                bar.set_postfix_str(_describe(state, history, rounds=len(completed), min_rounds=min_rounds,
-                                              left=left), refresh=True)  # fmt: skip
-            if len(completed) >= min_rounds and state and all(v[2] != "inconclusive" for v in state.values()):
-                return "decided", "", None
-            if len(completed) >= max_rounds:
-                return "max-rounds", "", None
-        if stop.requested:
-            return "interrupted", "", stop.signal
-        if budget is not None and time.monotonic() - started > budget:
-            return "max-time", "", None
-        return "max-rounds", "", None
+    for finished, result in driver(**batches, first=next_round, wanted=max_rounds - len(completed),
+                                   should_stop=should_stop):  # fmt: skip
+        if result is not None:  # a batch ended
+            for row in result.rows:
+                row["command"] = texts[row["version"]]
+            writer.write(result.rows)
+            rows.extend(result.rows)
+            if stop.requested and result.status != 0:  # ended by a second interrupt
+                return "interrupted", "", stop.signal
+            if result.status != 0 and not ignore_failures:
+                version = result.rows[0]["version"]
+                return (
+                    "failed",
+                    f"version {version} exited with status {result.status}: {result.stderr.strip()}",
+                    None,
+                )
+            continue
+        # a round ended: ``finished`` is {version: rows}
+        ran += 1
+        if all(r["exit_status"] == 0 for side in finished.values() for r in side):
+            judge.add_round(finished[NAMES[0]], finished[NAMES[1]])
+            completed.append(finished[NAMES[0]][0]["round"])
+        state = judge.state()
+        for key in sorted(judge.unjudged - hinted):
+            hinted.add(key)
+            _zero_hint(key, batches.get("startup", 0.0))
+        for key, (_low, _high, verdict, to_go, sd) in state.items():
+            if verdict == "inconclusive" and 0 < to_go < _FAR:
+                history.setdefault(key, []).append(len(completed) + to_go)
+            if len(completed) >= min_rounds and key not in hinted and sd > NOISY_ROUNDS:
+                hinted.add(key)
+                _hint(key, sd)
+        if bar is not None:
+            left = _rounds_left(max_rounds - len(completed), budget, started, ran)
+            bar.total = len(completed) + left
+            bar.update(1)
+            bar.set_postfix_str(_describe(state, history, rounds=len(completed), min_rounds=min_rounds,
+                                          left=left), refresh=True)  # fmt: skip
+        if len(completed) >= min_rounds and state and all(v[2] != "inconclusive" for v in state.values()):
+            return "decided", "", None
+        if len(completed) >= max_rounds:
+            return "max-rounds", "", None
+    if stop.requested:
+        return "interrupted", "", stop.signal
+    if budget is not None and time.monotonic() - started > budget:
+        return "max-time", "", None
+    return "max-rounds", "", None
 
 
 def _rounds_left(by_rounds: int, budget, started: float, ran: int) -> int:
@@ -860,6 +878,22 @@ def _rounds_left(by_rounds: int, budget, started: float, ran: int) -> int:
     pace = (time.monotonic() - started) / ran
     by_time = max(0, math.ceil((budget - (time.monotonic() - started)) / pace)) if pace > 0 else by_rounds
     return min(by_rounds, by_time)
+
+
+def _zero_hint(name: str, startup: float) -> None:
+    from perfstudy.environment import NoisyMachineWarning
+
+    why = (
+        f"at or below the shell's start-up ({1e3 * startup:.2f} ms), which is subtracted: the command is too short to "
+        "time through a shell; run it with --no-shell (-N, shell=False) or loop it inside the command"
+        if startup > 0
+        else "0: there is no ratio B/A to judge"
+    )
+    warnings.warn(
+        f"{name}: a round's mean time was {why}; such rounds are left out of the stopping rule",
+        NoisyMachineWarning,
+        stacklevel=4,
+    )
 
 
 def _hint(name: str, sd: float) -> None:

@@ -537,7 +537,7 @@ def test_perfstudy_explore_is_an_app_at_both_window_sizes(browser):
         ink = _ink(page, root)
         moved = _drag(page, root, "daemons", -40)
         want = _expected_peak({"slider": moved, "typed": 0.1})
-        text, _ = _wait_for(page, root, lambda t: want in t, want=want)
+        text, _ = _wait_for(page, root, lambda t: all(w in t for w in want), want=" ".join(want))
         assert re.search(r"\d+ test loads", text) and "Error displaying widget" not in page.content()
         _assert_whole(ink, _ink(page, root), "peak rate in Voila after a drag")
     except BaseException:

@@ -232,7 +232,7 @@ def test_text_or_missing_values_in_a_resumed_file_are_refused(tmp_path):
     frame = pd.read_csv(out).astype({"value": object})
     frame.loc[1, "value"] = "fast"
     frame.to_csv(out, index=False)
-    with pytest.raises(ValueError, match="non-numeric value, round or version .first on line 3"):
+    with pytest.raises(ValueError, match="non-numeric value, round, exit status or version .first on line 3"):
         run("true", "true", out=out, resume=True, progress=False)
 
 
@@ -492,3 +492,10 @@ def test_the_interrupted_exit_status_is_documented_in_help_and_readme():
     for said in ("130", "143", "/bin/sh -c", "--no-shell", "--resume"):
         assert said in readme, said
     assert "130" in " ".join(_subcommands()["run"].description.split())
+
+
+def test_a_command_shorter_than_the_shells_start_up_is_named_not_judged_silently():
+    # `true` takes about the shell's start-up, so each value, less its median, is 0 about half the time: over 12
+    # rounds of 2 values the chance that no round's mean is 0 is 2**-24
+    with pytest.warns(NoisyMachineWarning, match="too short to time through a shell; run it with --no-shell"):
+        run("true", "true", values=1, warmup=0, min_rounds=12, max_rounds=12, progress=False)

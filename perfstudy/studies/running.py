@@ -409,7 +409,7 @@ def sequential_layout(a, b, *, batches: int, values: int = 3, warmup: int = 1) -
     Parameters
     ----------
     a, b : str, sequence of str or callable
-        As :func:`perfstudy.run.run`.
+        As :func:`perfstudy.run.run` (a command line through ``/bin/sh -c``, its start-up subtracted).
     batches : int
         Batches of each version.
     values, warmup : int
@@ -420,14 +420,18 @@ def sequential_layout(a, b, *, batches: int, values: int = 3, warmup: int = 1) -
     DataFrame
         The rows of :func:`perfstudy.batches.run_batch`, ``round`` numbering each version's batches.
     """
-    from perfstudy.batches import Batch, command_argv, run_batch
+    from perfstudy.batches import SHELL, Batch, command_argv, run_batch, shell_startup
 
     commands = {"A": command_argv(a, "a"), "B": command_argv(b, "b")}
     batches = check_int("batches", batches, maximum=100_000)
     values = check_int("values", values, maximum=100_000)
     warmup = check_int("warmup", warmup, minimum=0, maximum=100_000)
+    # the shell's start-up is subtracted as perfstudy run subtracts it, so that both layouts time the same thing
+    shelled = any(isinstance(c, tuple) and c[:2] == (SHELL, "-c") for c in commands.values())
+    startup = shell_startup() if shelled else 0.0
     rows = []
     for version, command in commands.items():
         for index in range(batches):
-            rows += run_batch(Batch(version, command, index, 0, values=values, warmup=warmup)).rows
+            cut = startup if isinstance(command, tuple) and command[:2] == (SHELL, "-c") else 0.0
+            rows += run_batch(Batch(version, command, index, 0, values=values, warmup=warmup, startup=cut)).rows
     return pd.DataFrame(rows)
