@@ -489,6 +489,10 @@ def _compare(args) -> int:
             if args.by is not None or args.a_version is not None:
                 raise ValueError("--by and --a-version split one file into two versions; with two files, each file "
                                  "is a version (BASE is A)")  # fmt: skip
+            for path in (args.base, args.new):
+                if is_run_file(path):  # as one side, its A and B would be pooled into one version
+                    raise ValueError(f"{path} is a perfstudy run's file, which holds both versions: compare it alone "
+                                     f"(perfstudy compare {path})")  # fmt: skip
             import pandas as pd
 
             # each file is a version named by its path, so that the table and the JSON say which is which

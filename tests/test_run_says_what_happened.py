@@ -499,3 +499,12 @@ def test_a_command_shorter_than_the_shells_start_up_is_named_not_judged_silently
     # rounds of 2 values the chance that no round's mean is 0 is 2**-24
     with pytest.warns(NoisyMachineWarning, match="too short to time through a shell; run it with --no-shell"):
         run("true", "true", values=1, warmup=0, min_rounds=12, max_rounds=12, progress=False)
+
+
+def test_a_run_file_given_as_one_side_of_two_is_refused_not_pooled(tmp_path, capsys):
+    out = tmp_path / "runs.csv"
+    run("true", "true", values=1, warmup=0, min_rounds=2, max_rounds=2, out=out, progress=False, shell=False)
+    assert main(["compare", str(out), str(out)]) == 2
+    assert "holds both versions: compare it alone" in capsys.readouterr().err
+    assert main(["analyze", str(out), str(out), "--out", str(tmp_path / "a")]) == 2
+    assert "holds both versions: analyze it alone" in capsys.readouterr().err
