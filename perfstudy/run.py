@@ -658,6 +658,10 @@ def run(
             judge=judge, completed=completed, bar=bar, budget=budget, ignore_failures=ignore_failures,
             min_rounds=settings["min_rounds"], max_rounds=settings["max_rounds"],
         )  # fmt: skip
+    except BaseException as error:  # the runner itself broke (a full disk...): the record says so, not null
+        record.update(stopped="failed", rounds=len(completed), error=f"{type(error).__name__}: {error}")
+        _write_record(path, record)
+        raise
     finally:
         writer.close()
         if bar is not None:

@@ -508,3 +508,17 @@ def test_a_run_file_given_as_one_side_of_two_is_refused_not_pooled(tmp_path, cap
     assert "holds both versions: compare it alone" in capsys.readouterr().err
     assert main(["analyze", str(out), str(out), "--out", str(tmp_path / "a")]) == 2
     assert "holds both versions: analyze it alone" in capsys.readouterr().err
+
+
+def test_a_runner_that_breaks_leaves_a_record_that_says_so(tmp_path, monkeypatch):
+    import perfstudy.run as run_module
+
+    def full(self, rows):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(run_module._Writer, "write", full)
+    out = tmp_path / "runs.csv"
+    with pytest.raises(OSError, match="No space left"):
+        run("true", "true", values=1, warmup=0, min_rounds=2, max_rounds=2, out=out, progress=False, shell=False)
+    record = json.loads(Path(f"{out}.json").read_text())
+    assert record["stopped"] == "failed" and "No space left on device" in record["error"]
