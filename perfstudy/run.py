@@ -777,11 +777,11 @@ def _checked_out(out, resume: bool) -> Path | None:
     return path
 
 
-def _machine_warnings() -> list:
-    """This machine's warnings now, issued as :class:`NoisyMachineWarning`."""
+def _machine_warnings(environment: dict | None = None) -> list:
+    """The warnings of a machine record (this machine's now by default), issued as :class:`NoisyMachineWarning`."""
     from perfstudy.environment import NoisyMachineWarning, machine, machine_warnings
 
-    found = list(machine_warnings(machine()))
+    found = list(machine_warnings(machine() if environment is None else environment))
     for text in found:
         warnings.warn(text, NoisyMachineWarning, stacklevel=4)
     return found
@@ -789,12 +789,10 @@ def _machine_warnings() -> list:
 
 def _environment() -> dict:
     """The machine's record with its warnings, which are also issued (:class:`NoisyMachineWarning`)."""
-    from perfstudy.environment import NoisyMachineWarning, machine, machine_warnings
+    from perfstudy.environment import machine
 
     environment = machine()
-    environment["warnings"] = machine_warnings(environment)
-    for text in environment["warnings"]:
-        warnings.warn(text, NoisyMachineWarning, stacklevel=4)
+    environment["warnings"] = _machine_warnings(environment)
     return environment
 
 
