@@ -142,6 +142,8 @@ def _execute(
     the result, never raised."""
     import papermill as pm
 
+    from perfstudy._kernel import BatchKernelManager
+
     start = time.perf_counter()
     error = None
     try:
@@ -156,6 +158,9 @@ def _execute(
             # the kernel's own log (its "running over TCP without encryption" warning at every start) is
             # noise around the report's table; a cell's errors and warnings reach the notebook, not this log
             extra_arguments=["--IPKernelApp.log_level=ERROR"],
+            # a reply whose socket signal was lost under load is found within a quarter second, not at
+            # the cell's timeout (perfstudy._kernel)
+            kernel_manager_class=BatchKernelManager,
         )
     except Exception as exc:  # a notebook's failure is reported, not raised
         error = _describe_failure(exc, path)

@@ -234,3 +234,86 @@ def test_a_refused_value_does_not_poison_the_recorder(tmp_path):
     record("b", [1, math.nan])
     assert load_records(tmp_path / "r.json") == {"a": 1.5, "b": [1, None]}
     assert sorted(p.name for p in tmp_path.iterdir()) == ["r.json"]
+
+
+class _SocketThatLosesSignals:
+    """A socket whose first ``lost`` polls sleep out their timeout and report nothing although a
+    message is waiting: what the asyncio loop sees when ZeroMQ's edge-triggered signal was consumed."""
+
+    def __init__(self, lost, waiting=True):
+        self.lost, self.waiting, self.polls = lost, waiting, []
+
+    async def poll(self, timeout_ms):
+        import asyncio
+
+        self.polls.append(timeout_ms)
+        if len(self.polls) <= self.lost or not self.waiting:
+            await asyncio.sleep(timeout_ms / 1000)
+            return 0
+        return 1
+
+
+def _patient(socket):
+    from perfstudy._kernel import PatientChannel
+
+    channel = PatientChannel.__new__(PatientChannel)  # its socket is the stand-in, not a zmq one
+    channel.socket = socket
+
+    async def recv():
+        return {"msg_type": "execute_reply"}
+
+    channel._recv = recv
+    return channel
+
+
+def test_a_reply_whose_signal_was_lost_is_read_within_a_slice_not_at_the_timeout():
+    # measured before this channel: under load an execute_reply sat in the client's socket until the
+    # cell's timeout (1800 s in a report) ran out; here one lost signal costs one slice of SLICE_S
+    import asyncio
+
+    from perfstudy._kernel import SLICE_S
+
+    socket = _SocketThatLosesSignals(lost=1)
+    start = time.monotonic()
+    message = asyncio.run(_patient(socket).get_msg(timeout=1800))
+    took = time.monotonic() - start
+    assert message == {"msg_type": "execute_reply"}
+    assert socket.polls == [int(SLICE_S * 1000)] * 2
+    assert SLICE_S <= took < SLICE_S + 5  # one slice, plus whatever a loaded machine adds
+
+
+def test_a_patient_channel_still_gives_up_at_the_timeout():
+    import asyncio
+    from queue import Empty
+
+    from perfstudy._kernel import SLICE_S
+
+    socket = _SocketThatLosesSignals(lost=0, waiting=False)
+    start = time.monotonic()
+    with pytest.raises(Empty):
+        asyncio.run(_patient(socket).get_msg(timeout=0.6))
+    assert 0.6 <= time.monotonic() - start < 0.6 + 5
+    slice_ms = int(SLICE_S * 1000)
+    assert socket.polls[:2] == [slice_ms, slice_ms] and max(socket.polls) <= slice_ms  # waits in slices
+    assert sum(socket.polls) <= 600  # what is left of the timeout, never more
+
+
+def test_a_report_reads_replies_through_the_patient_channel(tmp_path, monkeypatch):
+    from perfstudy import _kernel
+    from perfstudy.report import run_notebooks
+
+    used = []
+    get_msg = _kernel.PatientChannel.get_msg
+
+    async def counted(self, timeout=None):
+        used.append(timeout)
+        return await get_msg(self, timeout)
+
+    monkeypatch.setattr(_kernel.PatientChannel, "get_msg", counted)
+    folder = tmp_path / "notebooks"
+    folder.mkdir()
+    _notebook(folder, "01_good", "x = 1")
+    runs = run_notebooks(
+        notebooks_dir=folder, out_dir=tmp_path / "out", figures_dir=tmp_path / "fig", html=False, progress=False
+    )
+    assert [r.status for r in runs] == ["ok"] and used
