@@ -96,3 +96,17 @@ def plural(noun: str) -> str:
     if len(noun) > 1 and noun.endswith("y") and noun[-2] not in "aeiou":
         return noun[:-1] + "ies"
     return noun + "s"
+
+
+def span(low: float, high: float, spec: str = ".0%") -> str:
+    """``low-high`` in ``spec`` (``"33%-67%"``), or one number where both print alike (``"33%"``).
+
+    Parameters
+    ----------
+    low, high : float
+        The ends, e.g. the smallest and largest share of a table's rows.
+    spec : str
+        A format spec for both.
+    """
+    a, b = format(low, spec), format(high, spec)
+    return a if a == b else f"{a}-{b}"

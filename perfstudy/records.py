@@ -3,6 +3,10 @@
 A notebook creates ``record = Recorder("01_design_standard_errors", out_dir)`` and calls
 ``record("key", value)`` for every number it reports; the file ``out_dir/<name>.json`` is rewritten
 on each call, so a notebook that fails half-way still leaves what it had recorded.
+
+A sentence about a result is written by :meth:`Recorder.say` from recorded values, never typed: the
+rendered text and the values it was made from are recorded under ``said``, so a test can check every
+number a notebook's text quotes against the record.
 """
 
 from __future__ import annotations
@@ -83,6 +87,56 @@ class Recorder:
         self.values[str(key)] = converted
         self._write()
         return value
+
+    def say(self, key: str, template: str, **values):
+        """Markdown about a result, written from ``values`` (each also recorded under ``said``).
+
+        ``template`` is a :meth:`str.format` string whose every measured number is a field,
+        e.g. ``"{within} of {rows} rows lie within 3 MC errors ({share:.0%})"``; its literal text
+        states method only (true for any seed). Say what the numbers say: choose the words in code
+        from the values (``"agrees" if ... else "differs"``) and pass them in as values too.
+
+        Parameters
+        ----------
+        key : str
+            Where the text is recorded: ``said[key]`` holds ``text`` and ``values``.
+        template : str
+            The sentence(s), Markdown, with ``{name:spec}`` fields.
+        **values
+            Numbers, text or booleans the fields name; every one is used.
+
+        Returns
+        -------
+        IPython.display.Markdown
+            The rendered text (a notebook shows it as the cell's result).
+        """
+        import string
+
+        from IPython.display import Markdown
+
+        if not isinstance(template, str) or not template:
+            raise TypeError(f"{key}: template must be non-empty text")
+        names = [name for _, name, _, _ in string.Formatter().parse(template) if name is not None]
+        fields = {name.split(".")[0].split("[")[0] for name in names}
+        if "" in fields or any(name.isdigit() for name in fields):
+            raise ValueError(f"{key}: every field of the template must be named ({{name}}, not {{}} or {{0}})")
+        missing, unused = sorted(fields - set(values)), sorted(set(values) - fields)
+        if missing or unused:
+            raise ValueError(f"{key}: the template names {missing} not given and is given {unused} it never uses")
+        plain = {}
+        for name, value in values.items():
+            if isinstance(value, (np.generic,)):
+                value = value.item()
+            if not isinstance(value, (int, float, str, bool)):
+                raise TypeError(f"{key}: {name} is a {type(value).__name__}; say numbers, words or booleans")
+            if isinstance(value, float) and not math.isfinite(value):
+                raise ValueError(f"{key}: {name}={value} is not a number a sentence can state")
+            plain[name] = value
+        text = template.format(**plain)
+        said = dict(self.values.get("said", {}))
+        said[str(key)] = {"text": text, "values": to_jsonable(plain)}
+        self("said", said)
+        return Markdown(text)
 
     def _write(self) -> None:
         _write_atomically(self.path, json.dumps(self.values, indent=1, sort_keys=True, allow_nan=False))

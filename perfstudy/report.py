@@ -185,6 +185,7 @@ def run_notebooks(
     kernel_name: str = "python3",
     html: bool = True,
     progress: bool = True,
+    parameters: dict | None = None,
 ) -> list[NotebookRun]:
     """Execute notebooks with papermill; never stops at the first failure.
 
@@ -208,6 +209,9 @@ def run_notebooks(
         Also render the executed notebooks to HTML.
     progress : bool
         A bar over notebooks, and papermill's bar over cells.
+    parameters : dict, optional
+        More parameters (e.g. ``{"seed": 7}``), each given to the notebooks that declare it; one that
+        no chosen notebook declares is refused.
     """
     import papermill as pm
 
@@ -216,7 +220,23 @@ def run_notebooks(
     notebooks = find_notebooks(default_notebooks_dir() if notebooks_dir is None else notebooks_dir, only)
     out = check_directory("out_dir", out_dir, probe=True)
     figures = check_directory("figures_dir", figures_dir, probe=True)
-    offered = {"quick": quick, "out_dir": str(out), "figures_dir": str(figures)}
+    extra = {} if parameters is None else parameters
+    if not isinstance(extra, dict) or not all(isinstance(k, str) for k in extra):
+        raise TypeError(f"parameters: expected a dict of parameter name -> value, got {type(extra).__name__}")
+    own = sorted(set(extra) & {"quick", "out_dir", "figures_dir"})
+    if own:
+        raise ValueError(f"parameters: give {own} as run_notebooks' own argument(s), not in parameters")
+    if extra:
+        declared_anywhere = set()
+        for path in notebooks:
+            try:
+                declared_anywhere |= set(pm.inspect_notebook(str(path)))
+            except Exception:  # a corrupt notebook is reported below, where it runs
+                continue
+        unknown = sorted(set(extra) - declared_anywhere)
+        if unknown:
+            raise ValueError(f"parameters: {unknown} declared by none of {[p.stem for p in notebooks]}")
+    offered = {**extra, "quick": quick, "out_dir": str(out), "figures_dir": str(figures)}
 
     runs = []
     bar = tqdm(notebooks, desc="notebooks", unit="nb", disable=not progress)

