@@ -352,6 +352,27 @@ def test_table3_in_paper_order_with_gaps():
     assert np.allclose(table.type1_diff_points, 100 * (table.type1_error - table.paper_type1_error))
 
 
+def test_combined_mc_error_is_the_two_sample_binomial_test_s():
+    # checked against scipy: the pooled two-proportion z test's z^2 is the 2x2 chi-square statistic
+    from scipy import stats
+
+    ours, n, paper, m = 0.065, 1000, 0.036, 10_000
+    z = (ours - paper) / bakshy2015.combined_mc_error(ours, n, paper, m)
+    counts = np.array([ours * n, paper * m])
+    chi2 = stats.chi2_contingency(np.array([counts, [n, m] - counts]), correction=False)[0]
+    assert float(z) ** 2 == pytest.approx(chi2, rel=1e-9)  # z^2 of the pooled z test is the 2x2 chi-square
+    assert float(bakshy2015.combined_mc_error(0.0, 1000, 0.0, 10_000)) == 0.0  # both 0: no difference to scale
+    assert float(bakshy2015.combined_mc_error(0.0, 1000, 0.001, 10_000)) > 0  # Table 3's 0.0% row is scalable
+
+
+def test_table3_distances_are_gaps_over_combined_errors():
+    table = STUDY_CALLS["perfstudy.studies.bakshy2015.table3"](1)
+    gap = (table.type1_error - table.paper_type1_error).abs()
+    positive = table.type1_combined_mc > 0
+    assert np.allclose(table.type1_distance_mc[positive], (gap / table.type1_combined_mc)[positive])
+    assert (table.type1_distance_mc_t >= 0).all()
+
+
 def test_figures_5_6_7_shapes_and_sense():
     fig5 = bakshy2015.figure5(E1, requests=32, hosts=4, experiments=400, rng=2)
     # (n - 1) s^2 / SE^2 ~ chi2(n - 1): the empirical sd is within 20% of the closed form (P(fail) < 1e-4)

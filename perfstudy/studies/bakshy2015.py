@@ -42,6 +42,8 @@ from perfstudy.type1 import BOOTSTRAPS, aa_tests, bootstrap_clusters, segment_aa
 __all__ = [
     "TABLE_3_ROWS",
     "TABLE_3",
+    "TABLE_3_EXPERIMENTS",
+    "combined_mc_error",
     "table1",
     "figure2_repetition_ratio",
     "table3_standard_errors",
@@ -322,8 +324,10 @@ def table3(
     -------
     DataFrame
         :func:`perfstudy.type1.type1_error_table`'s columns in the paper's row order, then
-        ``paper_type1_error``, ``paper_mean_se``, ``paper_se``, and the gaps
-        ``type1_diff_points`` (percentage points) and ``se_diff``.
+        ``paper_type1_error``, ``paper_mean_se``, ``paper_se``, the gaps ``type1_diff_points``
+        (percentage points) and ``se_diff``, and per rate (normal, ``_t``) the combined Monte Carlo
+        error of ours and the paper's (:func:`combined_mc_error`) as ``type1_combined_mc[_t]`` and the
+        gap in those errors as ``type1_distance_mc[_t]``.
     """
     check_instance("components", components, VarianceComponents)
     check_int("requests", requests)
@@ -346,7 +350,38 @@ def table3(
     table["paper_type1_error"], table["paper_mean_se"], table["paper_se"] = paper.T
     table["type1_diff_points"] = 100 * (table.type1_error - table.paper_type1_error)
     table["se_diff"] = table.mean_estimated_se - table.paper_mean_se
+    for suffix in ("", "_t"):
+        error = combined_mc_error(table[f"type1_error{suffix}"], experiments, table.paper_type1_error)
+        table[f"type1_combined_mc{suffix}"] = error
+        gap = (table[f"type1_error{suffix}"] - table.paper_type1_error).abs()
+        table[f"type1_distance_mc{suffix}"] = np.where(gap == 0, 0.0, gap / np.where(error > 0, error, np.nan))
     return table
+
+
+#: A/A tests behind each of Table 3's Type I errors (section 5.2: "10,000 simulated A/A tests for each configuration")
+TABLE_3_EXPERIMENTS = 10_000
+
+
+def combined_mc_error(ours, experiments: int, paper, paper_experiments: int = TABLE_3_EXPERIMENTS):
+    """The Monte Carlo standard error of the difference of two simulated rates, ours and the paper's.
+
+    Under the hypothesis that both estimate one rate, its pooled estimate
+    ``p = (ours * n + paper * m) / (n + m)`` gives ``sqrt(p (1 - p) (1/n + 1/m))``: the two-sample
+    binomial test's standard error, which stays positive where one rate is 0 (Table 3's 0.0%).
+
+    Parameters
+    ----------
+    ours : float or array
+        Our rates, each from ``experiments`` A/A tests.
+    experiments : int
+    paper : float or array
+        The paper's rates, each from ``paper_experiments``.
+    paper_experiments : int
+        10,000 in Table 3.
+    """
+    ours, paper = np.asarray(ours, dtype=float), np.asarray(paper, dtype=float)
+    pooled = (ours * experiments + paper * paper_experiments) / (experiments + paper_experiments)
+    return np.sqrt(pooled * (1 - pooled) * (1 / experiments + 1 / paper_experiments))
 
 
 @dataclass(frozen=True, eq=False)
