@@ -524,8 +524,8 @@ def _text_and_record(tmp_path_factory, name, seed):
 
 #: notebooks whose prose still types numbers in (issue 34's list, shrinking): expected to fail, strictly, so that
 #: a notebook that is fixed must leave the list
-PROSE_NOT_YET_FROM_RECORD = {"03_normality_stationarity", "04_pt4cloud_convergence",
-                             "05_repetitions_and_servers", "08_comparing_versions", "analyze"}  # fmt: skip
+PROSE_NOT_YET_FROM_RECORD = {"04_pt4cloud_convergence",
+                             "08_comparing_versions", "analyze"}  # fmt: skip
 
 
 @pytest.mark.notebook
