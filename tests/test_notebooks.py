@@ -524,7 +524,7 @@ def _text_and_record(tmp_path_factory, name, seed):
 
 #: notebooks whose prose still types numbers in (issue 34's list, shrinking): expected to fail, strictly, so that
 #: a notebook that is fixed must leave the list
-PROSE_NOT_YET_FROM_RECORD = {"04_pt4cloud_convergence",
+PROSE_NOT_YET_FROM_RECORD = {
                              "08_comparing_versions", "analyze"}  # fmt: skip
 
 
