@@ -49,7 +49,7 @@ from perfstudy.confirm import median_ci, repetitions_needed
 from perfstudy.pt4cloud import pt4cloud
 from perfstudy.survey import diagnose_series
 
-__all__ = ["Analysis", "analyze", "warmup_iterations", "demo_runs"]
+__all__ = ["Analysis", "analyze", "warmup_iterations", "demo_runs", "DEMO_PROBLEMS"]
 
 
 def _labels(name: str, labels, n: int) -> np.ndarray:
@@ -519,6 +519,12 @@ def analyze(
     )
 
 
+#: what :func:`demo_runs` plants: B's slowdown of ``json_dumps``, the warm-up iterations of ``regex`` and
+#: their excess, the slow process of ``startup`` in A and its excess
+DEMO_PROBLEMS = {"json_dumps_slowdown": 0.03, "regex_warmup": 4, "regex_warmup_excess": 0.25,
+                 "startup_slow_process": 7, "startup_slow_excess": 0.30}  # fmt: skip
+
+
 def demo_runs(*, processes: int = 20, values: int = 30, rng=None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Two simulated pyperf-like runs (version A, version B) with known problems, for the template
     notebook when it is given no files: ``json_dumps`` is 3% slower in B; ``regex`` has 4 warm-up
@@ -550,11 +556,15 @@ def demo_runs(*, processes: int = 20, values: int = 30, rng=None) -> tuple[pd.Da
             effect = rng.normal(0, 0.01, processes)[batch]
             value = level * np.exp(effect + rng.normal(0, 0.01, batch.size))
             if benchmark == "json_dumps" and version == 1:
-                value *= 1.03
+                value *= 1 + DEMO_PROBLEMS["json_dumps_slowdown"]
             if benchmark == "regex":
-                value *= np.where(iteration < 4, 1.25, 1.0)
+                value *= np.where(
+                    iteration < DEMO_PROBLEMS["regex_warmup"], 1 + DEMO_PROBLEMS["regex_warmup_excess"], 1.0
+                )
             if benchmark == "startup" and version == 0:
-                value *= np.where(batch == 7, 1.3, 1.0)
+                value *= np.where(
+                    batch == DEMO_PROBLEMS["startup_slow_process"], 1 + DEMO_PROBLEMS["startup_slow_excess"], 1.0
+                )
             parts.append(
                 pd.DataFrame(
                     dict(benchmark=benchmark, batch=batch, iteration=iteration, warmup=False, value=value, unit="s")

@@ -45,13 +45,16 @@ def quoted_numbers(text: str) -> list[tuple[str, float, int, bool]]:
 
 
 def record_numbers(record) -> list[float]:
-    """Every number in a record (a JSON value), however deep."""
+    """Every number in a record (a JSON value), however deep, and every number quoted in its text values
+    (a note the library wrote, such as a comparison's) except the notebook's own sentences (``said``)."""
     out: list[float] = []
 
     def walk(value):
         if isinstance(value, bool) or value is None:
             return
-        if isinstance(value, (int, float)):
+        if isinstance(value, str):
+            out.extend(number for _, number, _, _ in quoted_numbers(value))
+        elif isinstance(value, (int, float)):
             out.append(float(value))
         elif isinstance(value, dict):
             for v in value.values():
@@ -60,8 +63,16 @@ def record_numbers(record) -> list[float]:
             for v in value:
                 walk(v)
 
-    walk(record)
+    walk({k: v for k, v in record.items() if k != "said"} if isinstance(record, dict) else record)
+    if isinstance(record, dict):
+        walk([entry.get("values") for entry in record.get("said", {}).values()])
     return out
+
+
+def prose(text: str) -> str:
+    """``text`` without its Markdown table rows: a table a notebook prints is rendered from a result by a
+    formatter tested on its own (e.g. ``format_comparison``), in display units the record need not hold."""
+    return "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("|"))
 
 
 def unheld(text: str, numbers: list[float]) -> list[str]:

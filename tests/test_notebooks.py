@@ -512,20 +512,21 @@ REAL_DATA = {"02_bootstrap_type1_error", "03_normality_stationarity", "04_pt4clo
 
 
 def _text_and_record(tmp_path_factory, name, seed):
+    from quoted import prose
+
     tmp, rec = run_quick(tmp_path_factory, name, seed)
     nb = nbformat.read(tmp / "build" / f"{name}.ipynb", as_version=4)
     texts = [("markdown cell", c.source) for c in nb.cells if c.cell_type == "markdown"]
     for cell in nb.cells:
         for output in cell.get("outputs", []):
             if "text/markdown" in output.get("data", {}):
-                texts.append(("markdown output", output["data"]["text/markdown"]))
+                texts.append(("markdown output", prose(output["data"]["text/markdown"])))
     return texts, rec
 
 
 #: notebooks whose prose still types numbers in (issue 34's list, shrinking): expected to fail, strictly, so that
 #: a notebook that is fixed must leave the list
-PROSE_NOT_YET_FROM_RECORD = {
-                             "08_comparing_versions", "analyze"}  # fmt: skip
+PROSE_NOT_YET_FROM_RECORD: set[str] = set()
 
 
 @pytest.mark.notebook
