@@ -17,14 +17,15 @@ _REFERENCE = re.compile(  # "section 3.2.2", "Eq. 5", "Figures 6 and 7": where i
     r"\d+(?:\.\d+)*(?:\s*(?:-|–|and|or)\s*\d+(?:\.\d+)*)*",
     re.I,
 )
-_NUMBER = r"\d+(?:,\d{3})*(?:\.\d+)?"
+_NUMBER = r"\d+(?:,\d{3})*(?:\.\d+)?(?:e[-+]?\d+)?"
 _RANGE = re.compile(rf"(?<![\w.])([-+−]?{_NUMBER})\s*(%?)\s*[-–]\s*({_NUMBER})\s*%")
-_ONE = re.compile(rf"(?<![\w.])([-+−]?{_NUMBER})(\s*%)?")
+_ONE = re.compile(rf"(?<![\w.])([-+−]?{_NUMBER})(\s*%)?", re.I)
 
 
 def _parse(text: str) -> tuple[float, int]:
-    text = text.replace(",", "").replace("−", "-")
-    decimals = len(text.split(".")[1]) if "." in text else 0
+    text = text.replace(",", "").replace("−", "-").lower()
+    mantissa, _, exponent = text.partition("e")
+    decimals = (len(mantissa.split(".")[1]) if "." in mantissa else 0) - int(exponent or 0)
     return float(text), decimals
 
 
@@ -79,7 +80,7 @@ def unheld(text: str, numbers: list[float]) -> list[str]:
     """The quoted numbers of ``text`` that no number of the record prints as."""
     missing = []
     for printed, value, decimals, percent in quoted_numbers(text):
-        half = 0.5 * 10.0**-decimals + 1e-9
+        half = 0.5 * 10.0**-decimals * (1 + 1e-9)
         scales = (1.0, 100.0) if percent else (1.0,)  # 63% is 0.63 or 63 in a record
         if not any(abs(abs(n) * scale - abs(value)) <= half for n in numbers for scale in scales):
             missing.append(printed)

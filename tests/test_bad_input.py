@@ -566,6 +566,9 @@ def _valid(tmp):  # noqa: PLR0915 - one table
         ),
         # not in CALLABLES (a dunder), but a Recorder case found by hand: a refused value must not poison it
         "records.Recorder.__call__": lambda: call(records.Recorder("rec2", out_dir=str(tmp / "records")), "k", 1.0),
+        "records.Recorder.say": lambda: call(
+            records.Recorder("rec3", out_dir=str(tmp / "records")), "k", "{rows} rows ({share:.0%})", rows=3, share=0.5
+        ),
     }
     return calls
 
@@ -891,6 +894,7 @@ def _study_valid():
         "public_data.Series.to_frame": lambda: call(next(public_data.iter_series(["sap-hana-0016"]))),
         "bakshy2015.allocations": lambda: call(E1, COSTS, budgets=[5000.0], targets=[0.1], hosts=[4, 8]),
         "bakshy2015.table3": lambda: call(E1, requests=8, hosts=4, experiments=3, replicates=3, rng=0),
+        "bakshy2015.combined_mc_error": lambda: call(0.065, 1000, 0.036),
         "bakshy2015.figure6": lambda: call(E1, requests=8, hosts=2, simulations=5, replicates=5, rng=0),
         "bakshy2015.figure7": lambda: call(E1, requests=8, hosts=4, tests=3, replicates=4, rng=0),
         "bakshy2015.real_series": lambda: call(("azure-redis-get-long",), pt4cloud=False),

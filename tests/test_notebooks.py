@@ -524,22 +524,8 @@ def _text_and_record(tmp_path_factory, name, seed):
     return texts, rec
 
 
-#: notebooks whose prose still types numbers in (issue 34's list, shrinking): expected to fail, strictly, so that
-#: a notebook that is fixed must leave the list
-PROSE_NOT_YET_FROM_RECORD: set[str] = set()
-
-
 @pytest.mark.notebook
-@pytest.mark.parametrize(
-    "path",
-    [
-        pytest.param(p, marks=pytest.mark.xfail(strict=True, reason="prose types numbers in"))
-        if p.stem in PROSE_NOT_YET_FROM_RECORD
-        else p
-        for p in ALL
-    ],
-    ids=lambda p: p.stem,
-)
+@pytest.mark.parametrize("path", ALL, ids=lambda p: p.stem)
 def test_every_number_the_text_quotes_is_in_the_record_at_two_seeds(path, tmp_path_factory):
     """A decimal or percentage in a notebook's prose is a number its record holds, at its own seed and at
     another: text typed once for one run's numbers fails at the second seed (tests/quoted.py)."""

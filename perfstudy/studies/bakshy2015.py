@@ -21,6 +21,7 @@ from perfstudy._checks import (
     check_instance,
     check_int,
     check_names,
+    check_numbers,
     check_real,
 )
 from perfstudy._deprecation import moved_names
@@ -379,7 +380,15 @@ def combined_mc_error(ours, experiments: int, paper, paper_experiments: int = TA
     paper_experiments : int
         10,000 in Table 3.
     """
-    ours, paper = np.asarray(ours, dtype=float), np.asarray(paper, dtype=float)
+    experiments = check_int("experiments", experiments)
+    paper_experiments = check_int("paper_experiments", paper_experiments)
+    rates = []
+    for name, value in (("ours", ours), ("paper", paper)):
+        array = np.atleast_1d(check_numbers(name, value, "rates"))
+        if not ((array >= 0) & (array <= 1)).all():  # NaN fails this too
+            raise ValueError(f"{name}: expected rates between 0 and 1")
+        rates.append(array if np.ndim(value) else array[0])
+    ours, paper = rates
     pooled = (ours * experiments + paper * paper_experiments) / (experiments + paper_experiments)
     return np.sqrt(pooled * (1 - pooled) * (1 / experiments + 1 / paper_experiments))
 
