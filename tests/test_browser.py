@@ -574,20 +574,7 @@ def _running(pid) -> bool:
         return False
 
 
-@pytest.mark.parametrize(
-    "signum",
-    [
-        pytest.param(
-            signal.SIGINT,
-            marks=pytest.mark.xfail(
-                strict=False,
-                reason="failed in 2 of 3 full-suite runs (2026-11-24), passes alone 5 of 5; cause not yet found",
-            ),
-        ),
-        signal.SIGTERM,
-    ],
-    ids=["ctrl-c", "sigterm"],
-)
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
 def test_perfstudy_explore_stops_every_child(browser, signum):
     """Ctrl-C (SIGINT to the command) or SIGTERM stops Voila and every kernel it started."""
 
