@@ -226,13 +226,14 @@ def run_notebooks(
     own = sorted(set(extra) & {"quick", "out_dir", "figures_dir"})
     if own:
         raise ValueError(f"parameters: give {own} as run_notebooks' own argument(s), not in parameters")
+    declared: dict = {}  # each notebook's parameters, or the error that stopped reading them (reported per run)
+    for path in notebooks:
+        try:
+            declared[path] = set(pm.inspect_notebook(str(path)))
+        except Exception as exc:  # a corrupt notebook fails alone, like one that raises
+            declared[path] = exc
     if extra:
-        declared_anywhere = set()
-        for path in notebooks:
-            try:
-                declared_anywhere |= set(pm.inspect_notebook(str(path)))
-            except Exception:  # a corrupt notebook is reported below, where it runs
-                continue
+        declared_anywhere = set().union(*(names for names in declared.values() if isinstance(names, set)))
         unknown = sorted(set(extra) - declared_anywhere)
         if unknown:
             raise ValueError(f"parameters: {unknown} declared by none of {[p.stem for p in notebooks]}")
@@ -243,12 +244,11 @@ def run_notebooks(
     for path in bar:
         bar.set_postfix_str(path.stem)
         output = out / path.name
-        try:
-            declared = pm.inspect_notebook(str(path))
-        except Exception as exc:  # a corrupt notebook fails alone, like one that raises
-            runs.append(NotebookRun(path.stem, "failed", 0.0, output, None, f"{path.name}: {_describe_failure(exc)}"))
+        if isinstance(declared[path], Exception):
+            error = f"{path.name}: {_describe_failure(declared[path])}"
+            runs.append(NotebookRun(path.stem, "failed", 0.0, output, None, error))
             continue
-        parameters = {k: v for k, v in offered.items() if k in declared}
+        parameters = {k: v for k, v in offered.items() if k in declared[path]}
         runs.append(
             _execute(
                 path,
