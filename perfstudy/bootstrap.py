@@ -26,7 +26,15 @@ from scipy.sparse.csgraph import connected_components
 from perfstudy._checks import check_allocation, check_fraction, check_resamples, check_version
 from perfstudy._result import Result
 
-__all__ = ["WEIGHTS", "BootstrapResult", "check_weights", "clustered_bootstrap", "host_blocks"]
+__all__ = [
+    "WEIGHTS",
+    "DENOMINATORS",
+    "BootstrapResult",
+    "check_denominator",
+    "check_weights",
+    "clustered_bootstrap",
+    "host_blocks",
+]
 
 #: Mean-one, variance-one-or-less weight laws: Poisson(1) (the online bootstrap), Uniform(0, 2)
 #: (variance 1/3) and Exponential(1) (the Bayesian bootstrap, Rubin 1981).
@@ -44,6 +52,27 @@ def check_weights(weights: str) -> str:
     if weights not in WEIGHTS:
         raise ValueError(f"weights={weights!r}: expected one of {', '.join(map(repr, WEIGHTS))}")
     return weights
+
+
+#: What a replicate's weighted sum is divided by: ``"weights"``, the sum of the weights in the
+#: condition (``N*_r`` of section 5.1, a ratio estimator: adding a constant to ``y`` leaves every
+#: replicate difference unchanged), or ``"counts"``, the number of observations (the weights'
+#: expectation; the replicate difference then moves with the level of ``y``, see
+#: :func:`clustered_bootstrap`).
+DENOMINATORS = ("weights", "counts")
+
+
+def check_denominator(denominator: str) -> str:
+    """``denominator`` if it is one of :data:`DENOMINATORS`, else a ValueError naming the argument.
+
+    Parameters
+    ----------
+    denominator : str
+        ``"weights"`` or ``"counts"``.
+    """
+    if denominator not in DENOMINATORS:
+        raise ValueError(f"denominator={denominator!r}: expected one of {', '.join(map(repr, DENOMINATORS))}")
+    return denominator
 
 
 #: Redraw attempts for replicates where a condition got zero total weight, before giving up.
@@ -69,6 +98,8 @@ class BootstrapResult(Result):
         :func:`clustered_bootstrap`).
     clusters_per_condition : (int, int)
         Clusters resampled in the control and the treatment condition.
+    denominator : {"weights", "counts"}
+        What each replicate's weighted sums were divided by (:data:`DENOMINATORS`).
     """
 
     estimate: float | np.ndarray
@@ -78,6 +109,7 @@ class BootstrapResult(Result):
     weights: str
     redrawn: int
     clusters_per_condition: tuple[int, int]
+    denominator: str = "weights"
 
     def critical_value(self, confidence: float = 0.95, method: str = "normal") -> float:
         """The multiplier of ``standard_error`` in a ``"normal"`` or ``"t"`` interval.
@@ -307,14 +339,15 @@ def _cell_weights(cells: _Cells, replicates: int, kind: str, rng) -> tuple[np.nd
     )
 
 
-def _replicate_deltas(y2: np.ndarray, cells: _Cells, weights: np.ndarray) -> np.ndarray:
+def _replicate_deltas(y2: np.ndarray, cells: _Cells, weights: np.ndarray, denominator: str = "weights") -> np.ndarray:
     """``(experiments, replicates)`` bootstrap differences in means."""
     sums = y2 if cells.indicator is None else (cells.indicator @ y2.T).T
     out = None
     for d, sign in ((1, 1.0), (0, -1.0)):
         mask = cells.version == d
         w = weights[:, mask]
-        means = (sums[:, mask] @ w.T) / (w @ cells.counts[mask])
+        total = w @ cells.counts[mask] if denominator == "weights" else cells.counts[mask].sum()
+        means = (sums[:, mask] @ w.T) / total
         out = sign * means if out is None else out + sign * means
     return out
 
@@ -326,6 +359,7 @@ def clustered_bootstrap(
     *,
     replicates: int = 1000,
     weights: str = "poisson",
+    denominator: str = "weights",
     rng=None,
 ) -> BootstrapResult:
     """Reweighting bootstrap of the difference in means (section 5.1), iid, clustered or multiway.
@@ -345,6 +379,13 @@ def clustered_bootstrap(
         ``R``, at least 2.
     weights : {"poisson", "uniform", "exponential"}
         Poisson(1), Uniform(0, 2) or Exponential(1) (Bayesian bootstrap).
+    denominator : {"weights", "counts"}
+        ``"weights"`` (the default, section 5.1's formula): divide each condition's weighted sum by
+        its summed weights ``N*_r``. ``"counts"``: divide by the observation count ``N``. Then
+        ``delta*_r - delta_hat`` carries ``(N*_r / N - 1)`` times the condition's mean, so the
+        bootstrap variance grows by about ``(ybar_0^2 + ybar_1^2) / C`` with ``C`` clusters per
+        condition and depends on where ``y`` is measured from; it is here to reproduce published
+        numbers (Table 3), not to be used.
     rng : None, int, SeedSequence or Generator
 
     Returns
@@ -377,6 +418,7 @@ def clustered_bootstrap(
     True
     """
     check_weights(weights)
+    check_denominator(denominator)
     replicates = check_resamples("replicates", replicates, minimum=2)
     y2, single, version, codes = _prepare(y, version, clusters)
     # the weights (replicates x cells, cells <= observations) and the replicate deltas (experiments x replicates)
@@ -384,10 +426,10 @@ def clustered_bootstrap(
     rng = np.random.default_rng(rng)
     cells = _cells(version, codes)
     w, redrawn = _cell_weights(cells, int(replicates), weights, rng)
-    distribution = _replicate_deltas(y2, cells, w)
+    distribution = _replicate_deltas(y2, cells, w, denominator)
     estimate = y2[:, version == 1].mean(axis=1) - y2[:, version == 0].mean(axis=1)
     se = distribution.std(axis=1, ddof=1)
     per_condition = _clusters_per_condition(version, codes)
     if single:
         estimate, se, distribution = float(estimate[0]), float(se[0]), distribution[0]
-    return BootstrapResult(estimate, se, distribution, int(replicates), weights, redrawn, per_condition)
+    return BootstrapResult(estimate, se, distribution, int(replicates), weights, redrawn, per_condition, denominator)

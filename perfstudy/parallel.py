@@ -11,6 +11,7 @@ import multiprocessing
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
 from contextlib import contextmanager
+from typing import cast
 
 import numpy as np
 from tqdm.auto import tqdm
@@ -20,7 +21,7 @@ from perfstudy._checks import check_int
 #: most streams (tasks) one call may spawn
 MAX_STREAMS = 10_000_000
 
-__all__ = ["spawn", "map_tasks", "local_executor"]
+__all__ = ["spawn", "twin_streams", "map_tasks", "local_executor"]
 
 
 def spawn(n: int, *, rng=None) -> list[np.random.Generator]:
@@ -35,6 +36,25 @@ def spawn(n: int, *, rng=None) -> list[np.random.Generator]:
     """
     n = check_int("n", n, minimum=0, maximum=MAX_STREAMS)
     return np.random.default_rng(rng).spawn(n)
+
+
+def twin_streams(n: int, *, rng=None) -> list[np.random.SeedSequence]:
+    """``n`` equal seed sequences, copies of one child of ``rng``.
+
+    For common random numbers: two computations given twins draw the same numbers, so their
+    difference is the computation's alone (e.g. two implementations of one bootstrap on the same
+    simulated experiments). ``rng`` advances by one child, as with :func:`spawn`.
+
+    Parameters
+    ----------
+    n : int
+        How many copies.
+    rng : None, int, SeedSequence or Generator
+        The parent.
+    """
+    n = check_int("n", n, minimum=0, maximum=MAX_STREAMS)
+    seq = cast(np.random.SeedSequence, np.random.default_rng(rng).spawn(1)[0].bit_generator.seed_seq)
+    return [np.random.SeedSequence(seq.entropy, spawn_key=seq.spawn_key, pool_size=seq.pool_size) for _ in range(n)]
 
 
 def map_tasks(

@@ -24,7 +24,7 @@ from perfstudy._checks import (
     check_sample,
 )
 from perfstudy._result import Result
-from perfstudy.bootstrap import check_weights, clustered_bootstrap, host_blocks
+from perfstudy.bootstrap import check_denominator, check_weights, clustered_bootstrap, host_blocks
 from perfstudy.designs import standard_error
 from perfstudy.model import PERFLAB_ENDPOINTS, VarianceComponents, check_components, simulate
 from perfstudy.parallel import map_tasks
@@ -108,6 +108,7 @@ def aa_tests(
     experiments: int,
     replicates: int = 1000,
     weights: str = "poisson",
+    denominator: str = "weights",
     rng=None,
 ) -> AATests:
     """Simulate ``experiments`` A/A tests of ``design`` and bootstrap each with every named bootstrap.
@@ -131,6 +132,8 @@ def aa_tests(
         Bootstrap replicates per test.
     weights : {"poisson", "uniform", "exponential"}
         The bootstrap weight law.
+    denominator : {"weights", "counts"}
+        What a replicate's weighted sums are divided by (:func:`perfstudy.bootstrap.clustered_bootstrap`).
     rng : None, int, SeedSequence or Generator
         Parent of the simulation's and the bootstraps' streams.
 
@@ -148,6 +151,7 @@ def aa_tests(
             bootstrap_clusters(name, sim.schedule),
             replicates=replicates,
             weights=weights,
+            denominator=denominator,
             rng=stream,
         )
         for name, stream in zip(bootstraps, boot_rngs)
@@ -156,7 +160,7 @@ def aa_tests(
 
 
 def _task(task, rng):
-    design, bootstraps, components, requests, hosts, experiments, replicates, weights, confidence = task
+    design, bootstraps, components, requests, hosts, experiments, replicates, weights, denominator, confidence = task
     tests = aa_tests(
         design,
         components,
@@ -166,6 +170,7 @@ def _task(task, rng):
         experiments=experiments,
         replicates=replicates,
         weights=weights,
+        denominator=denominator,
         rng=rng,
     )
     return {
@@ -192,6 +197,7 @@ def type1_error_table(
     replicates: int = 1_000,
     confidence: float = 0.95,
     weights: str = "poisson",
+    denominator: str = "weights",
     rows=ROWS,
     rng=None,
     executor=None,
@@ -218,6 +224,8 @@ def type1_error_table(
         Coverage of the intervals; a test is a false positive when its interval excludes 0.
     weights : {"poisson", "uniform", "exponential"}
         The bootstrap weight law.
+    denominator : {"weights", "counts"}
+        What a replicate's weighted sums are divided by (:func:`perfstudy.bootstrap.clustered_bootstrap`).
     rows : sequence of (design, bootstrap)
         Which pairs, in the order of the result (default :data:`ROWS`).
     rng : None, int, SeedSequence or Generator
@@ -249,6 +257,7 @@ def type1_error_table(
     replicates = check_resamples("replicates", replicates, minimum=2)
     confidence = check_fraction("confidence", confidence)
     check_weights(weights)  # here too: fail before any work is sent to an executor
+    check_denominator(denominator)
     if not isinstance(rows, (list, tuple)) or not rows:
         raise TypeError(f"rows={rows!r}: expected a non-empty sequence of (design, bootstrap) pairs")
     if not all(isinstance(r, (list, tuple)) and len(r) == 2 for r in rows):
@@ -263,7 +272,7 @@ def type1_error_table(
     by_design = {d: list(dict.fromkeys(b for dd, b in rows if dd == d)) for d in designs}
     sizes = [min(CHUNK, experiments - start) for start in range(0, experiments, CHUNK)]
     tasks = [
-        (d, tuple(by_design[d]), components, requests, hosts, size, replicates, weights, confidence)
+        (d, tuple(by_design[d]), components, requests, hosts, size, replicates, weights, denominator, confidence)
         for d in designs
         for size in sizes
     ]

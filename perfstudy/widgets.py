@@ -380,6 +380,7 @@ def bootstrap_explorer(
     tests: int = 400,
     replicates: int = 400,
     confidence: float = 0.95,
+    quantiles: str = "t",
     seed: int = 0,
 ):
     """Type I error of a clustered bootstrap under one design (Table 3, Figure 7 of Bakshy & Frachtenberg).
@@ -405,6 +406,11 @@ def bootstrap_explorer(
         Bootstrap replicates per test.
     confidence : float
         Of each interval.
+    quantiles : {"t", "normal"}
+        The interval's multiplier of the bootstrap SE: Student t on ``C - 1`` degrees of freedom
+        (``C`` clusters per condition), which keeps the Type I error near nominal with few hosts
+        (notebook 02, "Which bootstrap to trust"), or the normal quantile (the paper's CLT interval).
+        The text gives the Type I error under both.
     seed : int
         Seed of the simulation.
 
@@ -412,7 +418,8 @@ def bootstrap_explorer(
     -------
     ipywidgets.VBox
         With ``controls`` and ``state`` (a dict: ``type1_error``, ``mc_interval``, ``true_se``,
-        ``mean_estimated_se``).
+        ``mean_estimated_se``, ``quantiles``, ``type1_error_other`` (under the other quantiles),
+        ``clusters_per_condition``).
     """
     from perfstudy.schedules import DESIGNS
     from perfstudy.type1 import BOOTSTRAPS, aa_tests
@@ -437,10 +444,14 @@ def bootstrap_explorer(
         "replicates": NumberText(
             value=check_int("replicates", replicates, minimum=50, maximum=2000), description="bootstrap replicates", integer=True),
         "confidence": NumberText(value=check_fraction("confidence", confidence), description="confidence"),
+        "quantiles": w.Dropdown(
+            options=[("Student t, C-1 df", "t"), ("normal (the paper's)", "normal")],
+            value=check_choice("quantiles", quantiles, ("t", "normal")), description="quantiles",
+        ),
         "seed": NumberText(value=check_int("seed", seed, minimum=0), description="seed", integer=True),
     }  # fmt: skip
 
-    def compute(design, bootstrap, requests, hosts, tests, replicates, confidence, seed):
+    def compute(design, bootstrap, requests, hosts, tests, replicates, confidence, quantiles, seed):
         tests = check_int("tests", tests, minimum=20, maximum=2000)
         replicates = check_int("replicates", replicates, minimum=50, maximum=2000)
         confidence = check_fraction("confidence", confidence)
@@ -449,27 +460,40 @@ def bootstrap_explorer(
             replicates=replicates, rng=seed,
         )  # fmt: skip
         boot = result.bootstraps[bootstrap]
-        low, high = boot.confidence_interval(confidence)
-        rejected = (low > 0) | (high < 0)
-        rate = float(rejected.mean())
+        rates = {}
+        for method in ("t", "normal"):
+            lo, hi = boot.confidence_interval(confidence, method)
+            rates[method] = float(((lo > 0) | (hi < 0)).mean())
+        low, high = boot.confidence_interval(confidence, quantiles)
+        rate = rates[quantiles]
+        other = "normal" if quantiles == "t" else "t"
         mc = 1.96 * math.sqrt(max(rate * (1 - rate), 1e-12) / tests)
+        mc_low, mc_high = max(0.0, rate - mc), min(1.0, rate + mc)
+        true_se = float(np.std(result.delta_hat, ddof=1))
+        mean_se = float(np.mean(boot.standard_error))
+        clusters = min(boot.clusters_per_condition)
         state = dict(
             type1_error=rate,
-            mc_interval=(max(0.0, rate - mc), min(1.0, rate + mc)),
-            true_se=float(np.std(result.delta_hat, ddof=1)),
-            mean_estimated_se=float(np.mean(boot.standard_error)),
+            mc_interval=(mc_low, mc_high),
+            true_se=true_se,
+            mean_estimated_se=mean_se,
+            quantiles=quantiles,
+            type1_error_other=rates[other],
+            clusters_per_condition=clusters,
         )
+        names = {"t": f"Student t on {clusters - 1} df", "normal": "normal quantiles"}
         nominal = 1 - confidence
         text = (
-            f"<p>Type I error <b>{rate:.3f}</b> (95% MC interval {state['mc_interval'][0]:.3f} to "
-            f"{state['mc_interval'][1]:.3f}; nominal {nominal:.3f}) over {tests} A/A tests.<br>"
-            f"True SE of delta_hat {state['true_se']:.4f}; mean {bootstrap} bootstrap SE "
-            f"{state['mean_estimated_se']:.4f} (ratio {state['mean_estimated_se'] / state['true_se']:.2f}).</p>"
+            f"<p>Type I error <b>{rate:.3f}</b> with {names[quantiles]} (95% MC interval "
+            f"{mc_low:.3f} to {mc_high:.3f}; nominal {nominal:.3f}) over {tests} "
+            f"A/A tests; {rates[other]:.3f} with {names[other]}.<br>"
+            f"True SE of delta_hat {true_se:.4f}; mean {bootstrap} bootstrap SE "
+            f"{mean_se:.4f} (ratio {mean_se / true_se:.2f}).</p>"
         )
         fig = explorer_figure(plot_ranked_intervals({(design, bootstrap): (boot.estimate, low, high)}))
         return state, text, fig
 
-    columns = [["design", "bootstrap", "requests", "hosts"], ["tests", "replicates", "confidence", "seed"]]
+    columns = [["design", "bootstrap", "requests", "hosts"], ["tests", "replicates", "confidence", "quantiles", "seed"]]
     return explorer(controls, compute, columns, title="Bootstrap Type I error")
 
 

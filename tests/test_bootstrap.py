@@ -177,3 +177,32 @@ def test_bad_input(kwargs, match):
     args.update(kwargs)
     with pytest.raises(ValueError, match=match):
         clustered_bootstrap(args.pop("y"), args.pop("version"), args.pop("clusters"), **args)
+
+
+def test_counts_denominator_matches_its_closed_form():
+    # with iid Poisson(1) weights and fixed denominators, delta* = sum w y_1 / N - sum w y_0 / M has
+    # variance sum y_1^2 / N^2 + sum y_0^2 / M^2 exactly; 20,000 replicates give the SD a relative MC
+    # error of 1/sqrt(2 * 20000) = 0.5%, tolerance 2.5%
+    rng = np.random.default_rng(21)
+    version = np.repeat([0, 1], 50)
+    y = 3.0 + rng.normal(size=100)
+    result = clustered_bootstrap(y, version, replicates=20_000, denominator="counts", rng=22)
+    exact = math.sqrt((y[version == 1] ** 2).sum() / 50**2 + (y[version == 0] ** 2).sum() / 50**2)
+    assert result.standard_error == pytest.approx(exact, rel=0.025)
+    assert result.denominator == "counts"
+
+
+def test_summed_weights_do_not_see_a_constant_and_counts_do():
+    rng = np.random.default_rng(23)
+    host = np.repeat(np.arange(8), 10)
+    version = (host >= 4).astype(int)
+    y = rng.normal(size=80) + rng.normal(size=8)[host]
+    args = dict(replicates=500, rng=24)
+    base = clustered_bootstrap(y, version, host, **args)
+    moved = clustered_bootstrap(y + 100.0, version, host, **args)
+    assert moved.standard_error == pytest.approx(base.standard_error, rel=1e-9)
+    counts = clustered_bootstrap(y, version, host, denominator="counts", **args)
+    counts_moved = clustered_bootstrap(y + 100.0, version, host, denominator="counts", **args)
+    assert counts_moved.standard_error > 10 * counts.standard_error
+    with pytest.raises(ValueError, match="denominator='sum'"):
+        clustered_bootstrap(y, version, host, denominator="sum", **args)

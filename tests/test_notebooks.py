@@ -162,6 +162,19 @@ def test_bootstrap_notebook_table_3(bootstrap_notebook):
     for key in [("unbalanced", "host"), ("host_balanced", "host"), ("fully_balanced", "host")]:
         assert table[key]["type1_error"] < 0.12
     assert rec["table3_max_abs_se_diff"] < 0.02
+    # every implementation is a column beside type1_error, and the closest one is the smallest distance
+    for row in table.values():
+        rates = {v: row[f"type1_error{v}"] for v in ("", "_t", "_counts", "_counts_t")}
+        distances = {v: row[f"type1_distance_mc{v}"] for v in rates}
+        best = min(distances, key=distances.get)
+        assert row["closest_variant"] == (best.lstrip("_") or "normal")
+        assert row["closest_type1_error"] == rates[best] and row["closest_distance_mc"] == distances[best]
+    # the text's counts are the table's
+    reproduction = rec["table3_reproduction"]
+    within = sum(r["closest_distance_mc"] <= 3 for r in table.values())
+    assert reproduction["within"] == within
+    assert f"For {within} of 13 rows" in rec["said"]["table3"]["text"]
+    assert "request balanced / iid" in reproduction["unreachable"]  # 10.8% outside its own .SE/SE range
 
 
 @pytest.mark.notebook

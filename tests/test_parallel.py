@@ -43,3 +43,17 @@ def test_sweep_bad_input():
         standard_error_sweep(PERFLAB_ENDPOINTS[1], experiments=1)
     with pytest.raises(ValueError, match="hosts"):
         standard_error_sweep(PERFLAB_ENDPOINTS[1], hosts=(3,), experiments=10)
+
+
+def test_twin_streams_draw_the_same_numbers_and_advance_the_parent_once():
+    import numpy as np
+
+    from perfstudy.parallel import twin_streams
+
+    parent = np.random.default_rng(5)
+    a, b = (np.random.default_rng(s).normal(size=4) for s in twin_streams(2, rng=parent))
+    assert np.array_equal(a, b)
+    following = np.random.default_rng(twin_streams(1, rng=parent)[0]).normal(size=4)
+    assert not np.array_equal(a, following)  # the parent moved on: the next twins differ
+    again = np.random.default_rng(twin_streams(1, rng=5)[0]).normal(size=4)
+    assert np.array_equal(a, again)  # and a seed reproduces them

@@ -506,3 +506,19 @@ def test_blog_trap_recomputed_by_hand():
     blocks = x[: 20 * (x.size // 20)].reshape(20, -1).mean(axis=1)
     assert trap.loc["redis-get-long host0", "batch_means_se"] == pytest.approx(blocks.std(ddof=1) / math.sqrt(20))
     assert trap.loc["redis-get-long host0", "naive_se"] == pytest.approx(x.std(ddof=1) / math.sqrt(x.size))
+
+
+def test_paper_type1_range_against_a_grid_of_the_rounded_values():
+    # slow and obvious: every .SE and SE that prints as the given two decimals, on a fine grid
+    from scipy import stats
+
+    for printed_se, printed_true in [(0.07, 0.07), (0.07, 0.10), (0.01, 0.03)]:
+        s = np.linspace(printed_se - 0.005, printed_se + 0.005, 201)
+        sigma = np.linspace(printed_true - 0.005, printed_true + 0.005, 201)
+        rates = 2 * stats.norm.sf(1.959964 * s[:, None] / sigma[None, :])
+        low, high = bakshy2015.paper_type1_range(printed_se, printed_true)
+        assert (low, high) == pytest.approx((rates.min(), rates.max()), rel=1e-4)
+    low, high = bakshy2015.paper_type1_range(0.07, 0.07)
+    assert round(low, 3) == 0.024 and round(high, 3) == 0.089  # Table 3's 10.8% (request balanced / iid) is outside
+    lows, highs = bakshy2015.paper_type1_range([0.07, 0.01], [0.10, 0.07])
+    assert lows.shape == (2,) and (lows < highs).all()

@@ -235,6 +235,9 @@ def _rng_calls():
             components, designs=["unbalanced"], hosts=[2], requests=[8], experiments=4, rng=r
         ),
         "perfstudy.parallel.spawn": lambda r: parallel.spawn(2, rng=r),
+        "perfstudy.parallel.twin_streams": lambda r: [
+            np.random.default_rng(s).random(2) for s in parallel.twin_streams(2, rng=r)
+        ],
         "perfstudy.parallel.map_tasks": lambda r: parallel.map_tasks(lambda t, g: g.random(), [1, 2], rng=r),
         "perfstudy.diagnostics.normality": lambda r: diagnostics.normality(_frame(), by="host", rng=r),
         "perfstudy.diagnostics.independence_test": lambda r: diagnostics.independence_test(x, permutations=9, rng=r),

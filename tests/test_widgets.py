@@ -44,10 +44,22 @@ def test_bootstrap_explorer_matches_aa_tests():
     result = aa_tests(
         "unbalanced", E1, bootstraps=("request",), requests=32, hosts=8, experiments=100, replicates=100, rng=0
     )
-    low, high = result.bootstraps["request"].confidence_interval(0.95)
-    assert explorer.state["type1_error"] == pytest.approx(float(np.mean((low > 0) | (high < 0))))
+    boot = result.bootstraps["request"]
+    rate = {
+        m: float(np.mean([(lo > 0) | (hi < 0) for lo, hi in zip(*boot.confidence_interval(0.95, m))]))
+        for m in ("t", "normal")
+    }
+    # the default is Student t on C - 1 df, and the text gives the normal quantiles' rate beside it
+    assert explorer.state["quantiles"] == "t"
+    assert explorer.state["type1_error"] == pytest.approx(rate["t"])
+    assert explorer.state["type1_error_other"] == pytest.approx(rate["normal"])
     assert explorer.state["true_se"] == pytest.approx(float(np.std(result.delta_hat, ddof=1)))
-    assert f"Type I error <b>{explorer.state['type1_error']:.3f}</b>" in _text(explorer)
+    text = _text(explorer)
+    assert f"Type I error <b>{rate['t']:.3f}</b> with Student t on 31 df" in text
+    assert f"{rate['normal']:.3f} with normal quantiles" in text
+    explorer.controls["quantiles"].value = "normal"
+    assert explorer.state["type1_error"] == pytest.approx(rate["normal"])
+    assert f"Type I error <b>{rate['normal']:.3f}</b> with normal quantiles" in _text(explorer)
     explorer.controls["tests"].value = 5
     assert explorer.state is None and "A/A tests = 5: expected an integer of at least 20" in _text(explorer)
 

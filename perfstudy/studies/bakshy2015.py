@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 
 from perfstudy import datasets
 from perfstudy._checks import (
@@ -36,6 +38,7 @@ from perfstudy.model import (
     sample_delta_hat,
     simulate,
 )
+from perfstudy.parallel import twin_streams
 from perfstudy.schedules import DESIGNS, pilot_schedule, schedule
 from perfstudy.sweeps import SweepResult, standard_error_sweep
 from perfstudy.type1 import BOOTSTRAPS, aa_tests, bootstrap_clusters, segment_aa_study, type1_error_table
@@ -44,6 +47,11 @@ __all__ = [
     "TABLE_3_ROWS",
     "TABLE_3",
     "TABLE_3_EXPERIMENTS",
+    "TABLE_3_VARIANTS",
+    "MANY_CLUSTERS",
+    "paper_type1_range",
+    "implied_true_se",
+    "with_host_sd_scaled_to",
     "combined_mc_error",
     "table1",
     "figure2_repetition_ratio",
@@ -293,6 +301,133 @@ def allocations(
     return pd.concat(frames, ignore_index=True)
 
 
+#: The implementations Table 3 is computed with, by column suffix: what a replicate divides by
+#: (:data:`perfstudy.bootstrap.DENOMINATORS`) and which quantile makes the interval. ``""`` is
+#: section 5.1 as written (summed weights, normal quantile); ``"_t"`` takes Student-t quantiles on
+#: ``C - 1`` degrees of freedom; ``"_counts"`` divides by the observation counts.
+TABLE_3_VARIANTS: dict[str, tuple[str, str]] = {
+    "": ("weights", "normal"),
+    "_t": ("weights", "t"),
+    "_counts": ("counts", "normal"),
+    "_counts_t": ("counts", "t"),
+}
+
+#: Clusters per condition from which a bootstrap SE is treated as a constant in
+#: :func:`paper_type1_range` (its relative spread over experiments is then about ``1/sqrt(2C)``).
+MANY_CLUSTERS = 100
+
+
+def paper_type1_range(mean_se, true_se, *, digits: int = 2, confidence: float = 0.95):
+    """The Type I errors a row's own printed ``.SE`` and ``SE`` allow, given their rounding.
+
+    A CLT interval ``delta_hat +- z s`` with a constant bootstrap SE ``s`` and a normal
+    ``delta_hat`` of SD ``sigma`` excludes 0 with probability ``2 (1 - Phi(z s / sigma))``. Table 3
+    prints ``s`` and ``sigma`` to ``digits`` decimals, so each lies within half a unit of the last
+    digit; the extremes of the ratio give the range. It holds where ``s`` barely varies over
+    experiments (many clusters, see :data:`MANY_CLUSTERS`) and ``delta_hat`` is normal (Eq. 3 is a
+    Gaussian linear model).
+
+    Parameters
+    ----------
+    mean_se, true_se : float or array
+        The printed ``.SE`` and ``SE``.
+    digits : int
+        Decimals printed.
+    confidence : float
+        The intervals' coverage.
+
+    Returns
+    -------
+    (low, high) : floats or arrays
+    """
+    digits = check_int("digits", digits, minimum=0)
+    confidence = check_fraction("confidence", confidence)
+    mean_se = np.asarray(check_numbers("mean_se", mean_se, "SEs"), dtype=float)
+    true_se = np.asarray(check_numbers("true_se", true_se, "SEs"), dtype=float)
+    for name, array in (("mean_se", mean_se), ("true_se", true_se)):
+        if not (np.isfinite(array) & (array >= 0)).all():
+            raise ValueError(f"{name}: expected finite, non-negative SEs")
+    half = 0.5 * 10.0**-digits
+    if (true_se - half <= 0).any():
+        raise ValueError(f"true_se: expected SEs above the rounding half-width {half}")
+    z = stats.norm.ppf(0.5 + confidence / 2)
+    low_ratio = np.maximum(mean_se - half, 0.0) / (true_se + half)
+    high_ratio = (mean_se + half) / (true_se - half)
+    low, high = 2 * stats.norm.sf(z * high_ratio), 2 * stats.norm.sf(z * low_ratio)
+    if low.ndim == 0:
+        return float(low), float(high)
+    return low, high
+
+
+def implied_true_se(rate, mean_se, *, confidence: float = 0.95):
+    """The true SE of ``delta_hat`` under which a constant bootstrap SE gives a Type I error ``rate``.
+
+    Inverts ``rate = 2 (1 - Phi(z s / sigma))`` (see :func:`paper_type1_range`):
+    ``sigma = z s / Phi^-1(1 - rate / 2)``.
+
+    Parameters
+    ----------
+    rate : float
+        A Type I error, strictly between 0 and 1.
+    mean_se : float
+        The bootstrap SE ``s`` (positive).
+    confidence : float
+        The intervals' coverage.
+    """
+    rate = check_fraction("rate", rate)
+    mean_se = check_real("mean_se", mean_se, positive=True, what="SE")
+    confidence = check_fraction("confidence", confidence)
+    if not 0 < rate < 1:
+        raise ValueError(f"rate={rate!r}: expected a Type I error strictly between 0 and 1")
+    z = stats.norm.ppf(0.5 + confidence / 2)
+    return float(z * mean_se / stats.norm.isf(rate / 2))
+
+
+def with_host_sd_scaled_to(design: str, target_se: float, components: VarianceComponents = PERFLAB_ENDPOINTS[1], *,
+                           requests: int = 512, hosts: int = 16) -> tuple[VarianceComponents, float]:  # fmt: skip
+    """Endpoint ``components`` with ``sigma_beta`` and ``sigma_eta`` times ``k``, ``k`` chosen so that
+    the closed-form SE of ``design`` (section 4.2.1) is ``target_se``.
+
+    A one-parameter departure from the stated model, for testing whether one number explains several
+    rows of Table 3 (notebook 02).
+
+    Parameters
+    ----------
+    design : {"unbalanced", "request_balanced", "host_balanced", "fully_balanced"}
+    target_se : float
+        Above the SE the design keeps with no host variance at all.
+    components : VarianceComponents
+    requests, hosts : int
+
+    Returns
+    -------
+    (VarianceComponents, float)
+        The scaled components and ``k``.
+    """
+    import dataclasses
+
+    from scipy.optimize import brentq
+
+    check_choice("design", design, DESIGNS)
+    target_se = check_real("target_se", target_se, positive=True, what="SE")
+    check_instance("components", components, VarianceComponents)
+    requests, hosts = check_int("requests", requests), check_int("hosts", hosts)
+
+    def scaled(k):
+        return dataclasses.replace(components, host=components.host * k, host_batch=components.host_batch * k)
+
+    def gap(k):
+        return standard_error(design, scaled(k), requests=requests, hosts=hosts) - target_se
+
+    if gap(0.0) >= 0 or gap(100.0) <= 0:
+        raise ValueError(
+            f"target_se={target_se!r}: the {design} design's SE cannot reach it by scaling the host SDs "
+            f"(from {gap(0.0) + target_se:.4g} with none to {gap(100.0) + target_se:.4g} at 100 times)"
+        )
+    k = float(cast(float, brentq(gap, 0.0, 100.0, xtol=1e-12)))
+    return scaled(k), k
+
+
 def table3(
     components: VarianceComponents = PERFLAB_ENDPOINTS[1],
     *,
@@ -304,7 +439,10 @@ def table3(
     executor=None,
     progress: bool = False,
 ) -> pd.DataFrame:
-    """Table 3: Type I error and mean bootstrap SE of its 13 rows, beside the paper's numbers.
+    """Table 3: Type I error and mean bootstrap SE of its 13 rows under each implementation, beside the paper's.
+
+    Both denominators (:data:`TABLE_3_VARIANTS`) analyse the same simulated experiments with the same
+    replicate weights (common random numbers), so their difference is the implementation's alone.
 
     Parameters
     ----------
@@ -313,7 +451,7 @@ def table3(
     requests, hosts : int
         512 requests per condition, 16 hosts in the paper.
     experiments, replicates : int
-        10,000 A/A tests and 1,000 replicates in the paper.
+        10,000 A/A tests in the paper; it does not state the replicates.
     rng : None, int, SeedSequence or Generator
         See :func:`perfstudy.type1.type1_error_table`.
     executor : concurrent.futures.Executor, optional
@@ -324,11 +462,16 @@ def table3(
     Returns
     -------
     DataFrame
-        :func:`perfstudy.type1.type1_error_table`'s columns in the paper's row order, then
-        ``paper_type1_error``, ``paper_mean_se``, ``paper_se``, the gaps ``type1_diff_points``
-        (percentage points) and ``se_diff``, and per rate (normal, ``_t``) the combined Monte Carlo
-        error of ours and the paper's (:func:`combined_mc_error`) as ``type1_combined_mc[_t]`` and the
-        gap in those errors as ``type1_distance_mc[_t]``.
+        :func:`perfstudy.type1.type1_error_table`'s columns in the paper's row order (section 5.1 as
+        written), then ``type1_error_counts``, ``type1_error_counts_t`` and
+        ``mean_estimated_se_counts``; ``paper_type1_error``, ``paper_mean_se``, ``paper_se``, the
+        gaps ``type1_diff_points`` (percentage points) and ``se_diff``; per variant ``v`` of
+        :data:`TABLE_3_VARIANTS` the combined Monte Carlo error of ours and the paper's
+        (:func:`combined_mc_error`) as ``type1_combined_mc<v>`` and the gap in those errors as
+        ``type1_distance_mc<v>``; ``closest_variant`` (the suffix, ``"normal"`` for ``""``),
+        ``closest_type1_error`` and ``closest_distance_mc``; and ``paper_type1_low`` /
+        ``paper_type1_high`` (:func:`paper_type1_range`, for rows with at least
+        :data:`MANY_CLUSTERS` clusters, else NaN).
     """
     check_instance("components", components, VarianceComponents)
     check_int("requests", requests)
@@ -336,26 +479,46 @@ def table3(
     check_int("experiments", experiments)
     check_int("replicates", replicates)
     check_bool("progress", progress)
-    table = type1_error_table(
-        components,
-        requests=requests,
-        hosts=hosts,
-        experiments=experiments,
-        replicates=replicates,
-        rows=TABLE_3_ROWS,
-        rng=rng,
-        executor=executor,
-        progress=progress,
-    )
+    streams = twin_streams(2, rng=rng)
+    tables = {
+        denominator: type1_error_table(
+            components,
+            requests=requests,
+            hosts=hosts,
+            experiments=experiments,
+            replicates=replicates,
+            denominator=denominator,
+            rows=TABLE_3_ROWS,
+            rng=stream,
+            executor=executor,
+            progress=progress,
+        )
+        for denominator, stream in zip(("weights", "counts"), streams)
+    }
+    table = tables["weights"]
+    counts = tables["counts"]
+    table["type1_error_counts"] = counts.type1_error
+    table["type1_error_counts_t"] = counts.type1_error_t
+    table["mean_estimated_se_counts"] = counts.mean_estimated_se
     paper = np.array([TABLE_3[(d, b)] for d, b in zip(table.design, table.bootstrap)])
     table["paper_type1_error"], table["paper_mean_se"], table["paper_se"] = paper.T
     table["type1_diff_points"] = 100 * (table.type1_error - table.paper_type1_error)
     table["se_diff"] = table.mean_estimated_se - table.paper_mean_se
-    for suffix in ("", "_t"):
+    for suffix in TABLE_3_VARIANTS:
         error = combined_mc_error(table[f"type1_error{suffix}"], experiments, table.paper_type1_error)
         table[f"type1_combined_mc{suffix}"] = error
         gap = (table[f"type1_error{suffix}"] - table.paper_type1_error).abs()
         table[f"type1_distance_mc{suffix}"] = np.where(gap == 0, 0.0, gap / np.where(error > 0, error, np.nan))
+    distances = table[[f"type1_distance_mc{suffix}" for suffix in TABLE_3_VARIANTS]].to_numpy()
+    best = np.argmin(distances, axis=1)
+    suffixes = list(TABLE_3_VARIANTS)
+    table["closest_variant"] = [suffixes[i].lstrip("_") or "normal" for i in best]
+    table["closest_type1_error"] = [table[f"type1_error{suffixes[i]}"].iloc[row] for row, i in enumerate(best)]
+    table["closest_distance_mc"] = distances[np.arange(len(table)), best]
+    low, high = paper_type1_range(table.paper_mean_se, table.paper_se)
+    many = table.clusters.to_numpy() >= MANY_CLUSTERS
+    table["paper_type1_low"] = np.where(many, low, np.nan)
+    table["paper_type1_high"] = np.where(many, high, np.nan)
     return table
 
 

@@ -250,7 +250,9 @@ def explorer_app(*, quick: bool = False):
     quick = check_bool("quick", quick)
     builders = {
         "design": lambda: widgets.design_explorer(PERFLAB_ENDPOINTS[1]),
-        "bootstrap": lambda: widgets.bootstrap_explorer(PERFLAB_ENDPOINTS[1], **({"tests": 100, "replicates": 100} if quick else {})),
+        "bootstrap": lambda: widgets.bootstrap_explorer(
+            PERFLAB_ENDPOINTS[1], tests=100 if quick else 400, replicates=100 if quick else 400
+        ),
         "pt4cloud": lambda: pt4cloud_explorer(replicates=50 if quick else 200),
         "confirm": lambda: confirm_explorer(trials=20 if quick else 100, max_size=300 if quick else 1000),
         "peak_rate": lambda: widgets.peak_rate_explorer(),
