@@ -102,7 +102,10 @@ def standard_error_sweep(
 
     Each grid point simulates ``experiments`` experiments from Eq. 3 (every request, host and batch
     effect and every observation's noise drawn, then reduced by :func:`sample_delta_hat`) on its
-    own random stream, so the result does not depend on ``executor``.
+    own random stream, so the result does not depend on ``executor``. The streams are the children of
+    one ``numpy.random.SeedSequence.spawn`` (distinct spawn keys), hence independent across points;
+    a grid may repeat a point to check the Monte Carlo error (notebook 01 re-simulates its
+    largest-|z| point so).
 
     Parameters
     ----------

@@ -94,6 +94,15 @@ def test_design_notebook_simulations_match_theory(design_notebook):
     # Figure 4: 2 x 3 x 4 = 24 z-scores, each ~N(0, 1); P(any |z| > 4) ~ 24 * 6.3e-5
     assert len(rec["fig4"]) == 24
     assert rec["fig4_max_abs_z"] < 4
+    # the omnibus check: sum of z^2 against chi2(24), recomputed from the points
+    z = np.array([row["z"] for row in rec["fig4"]])
+    assert rec["fig4_chi2"]["statistic"] == pytest.approx(float((z**2).sum()))
+    assert rec["fig4_chi2"]["p"] == pytest.approx(float(stats.chi2.sf((z**2).sum(), 24)))
+    # the largest point re-simulated on fresh streams: a different draw, z calibrated (mean 0, SD 1)
+    recheck = rec["fig4_recheck"]
+    assert abs(recheck["z"]) == pytest.approx(np.abs(z).max())
+    assert recheck["calibrated"] is True and abs(recheck["sd_z"] - 1) < 3 / np.sqrt(2 * 19)
+    assert f"{recheck['sd_z']:.2f} (0 and 1 expected)" in rec["said"]["summary"]["text"]
     # Figure 5: (n - 1) s^2 / SE^2 ~ chi2(n - 1); accept the central 99.9% (alpha 1e-3 per design)
     low, high = stats.chi2.ppf([5e-4, 1 - 5e-4], n - 1)
     for row in rec["fig5"]:
