@@ -928,6 +928,7 @@ def _study_valid():
         "he2019.baseline_study": lambda: call(pt4, periods_hours=[1], spans_hours=[6], replicates=10, rng=0),
         "he2019.sota_comparison": lambda: call(_he_tables()[0], _he_baselines()),
         "he2019.azure_weeks": lambda: call(["azure-redis-get-long"]),
+        "he2019.accuracy_diagnosis": lambda: call(_he_tables()[0], draws=2, rng=0),
         "kolaczkowski.standard_error_trap": lambda: call(["azure-redis-get-long"], batches=10),
         "maricq2018.cov_summary": lambda: call(_survey()),
         "maricq2018.NormalityTests.shares": lambda: call(result_of("maricq2018.figure3_normality")),

@@ -300,6 +300,14 @@ def test_pt4cloud_notebook_table_3(pt4cloud_notebook):
     assert rows["pt4cloud-AWS-JPS-XL"]["weeks"] == 3 == rows["pt4cloud-AWS-JPS-XL"]["paper_weeks"]
     names = sorted(p.name for p in (tmp / "figures").glob("*.png"))
     assert names == ["04_fig5_distributions.png", "04_fig6_state_of_the_art.png"]
+    # the diagnosis of the configurations below po: the same accuracies, the cause said from the numbers
+    diagnosis = {r["dataset"]: r for r in rec["accuracy_diagnosis"]}
+    low = [d for d, r in rows.items() if r["accuracy"] < 0.9]
+    assert len(low) == summary["below_90"] and all(diagnosis[d]["accuracy"] == rows[d]["accuracy"] for d in rows)
+    said = rec["said"]["accuracy_diagnosis"]["text"]
+    assert said.startswith(f"{len(low)} of 33 configurations fall below 90%")
+    if min(diagnosis[d]["noise_floor"] for d in low) >= 0.9:
+        assert "sampling noise costs at most" in said
 
 
 @pytest.mark.notebook

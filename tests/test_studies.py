@@ -133,6 +133,9 @@ STUDY_CALLS = {
     "perfstudy.studies.he2019.weekly_study": lambda r: he2019.weekly_study(
         ["pt4cloud-AWS-EP-L"], replicates=5, rng=r
     ).drop(columns="result"),
+    "perfstudy.studies.he2019.accuracy_diagnosis": lambda r: he2019.accuracy_diagnosis(
+        he2019.weekly_study(["pt4cloud-AWS-EP-L"], band=False, rng=0), draws=2, rng=r
+    ),
     "perfstudy.studies.he2019.baseline_study": lambda r: he2019.baseline_study(
         ["pt4cloud-AWS-EP-L"], periods_hours=[1], spans_hours=[6], replicates=10, rng=r
     ),
@@ -522,3 +525,37 @@ def test_paper_type1_range_against_a_grid_of_the_rounded_values():
     assert round(low, 3) == 0.024 and round(high, 3) == 0.089  # Table 3's 10.8% (request balanced / iid) is outside
     lows, highs = bakshy2015.paper_type1_range([0.07, 0.01], [0.10, 0.07])
     assert lows.shape == (2,) and (lows < highs).all()
+
+
+@needs_data
+def test_he2019_accuracy_diagnosis_recomputes_each_number_directly():
+    from perfstudy.pt4cloud import accuracy
+
+    name = "pt4cloud-Chameleon-FT-M"  # 81% in the weekly study: below the paper's 90%
+    weekly = he2019.weekly_study([name], band=False, rng=0)
+    row = he2019.accuracy_diagnosis(weekly, draws=5, rng=1).iloc[0]
+    c = he2019.configuration(name)
+    reported = weekly.result.iloc[0].sample
+    assert row.accuracy == weekly.accuracy.iloc[0] < 0.9
+    assert row.all_sampled == accuracy(c.sampled, c.ground_truth)
+    half = c.ground_truth.size // 2
+    assert row.ground_truth_halves == accuracy(c.ground_truth[:half], c.ground_truth[half:])
+    q = np.percentile(reported, [25, 75]), np.percentile(c.ground_truth, [25, 75])
+    assert row.spread_ratio == pytest.approx((q[0][1] - q[0][0]) / (q[1][1] - q[1][0]))
+    # the estimator's numerics do not move it; a same-size sample of the ground truth scores far higher
+    assert abs(row.accuracy_exact - row.accuracy) < 1e-3 and abs(row.accuracy_fine - row.accuracy) < 1e-3
+    assert row.noise_floor_low <= row.noise_floor and row.noise_floor > 0.95
+    assert row.accuracy_wide > row.accuracy  # more smoothing, closer densities
+
+
+def test_bandwidth_factor_smooths_and_both_kdes_agree():
+    from perfstudy.pt4cloud import accuracy
+
+    rng = np.random.default_rng(3)
+    a, b = rng.normal(size=800), rng.normal(0.3, 1.2, size=900)
+    assert accuracy(a, b) == accuracy(a, b, bandwidth_factor=1.0)
+    wide = accuracy(a, b, bandwidth_factor=2.0)
+    assert wide > accuracy(a, b)
+    assert wide == pytest.approx(accuracy(a, b, bandwidth_factor=2.0, method="exact"), abs=2e-3)
+    with pytest.raises(ValueError, match="bandwidth_factor=0"):
+        accuracy(a, b, bandwidth_factor=0)

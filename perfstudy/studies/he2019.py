@@ -37,6 +37,7 @@ from perfstudy.baselines import sota1, sota2
 from perfstudy.parallel import map_tasks
 from perfstudy.pt4cloud import (
     MIN_SAMPLES,
+    PT4CloudResult,
     accuracy,
     hourly_sample,
     pt4cloud,
@@ -62,6 +63,7 @@ __all__ = [
     "baseline_study",
     "sota_comparison",
     "azure_weeks",
+    "accuracy_diagnosis",
 ]
 
 SAMPLED_WEEKS = 3
@@ -669,4 +671,80 @@ def azure_weeks(names, *, interval: str = "7D", objective_probability: float = 0
                     accuracy_later=accuracy(result.sample, rest) if rest.size >= MIN_SAMPLES else np.nan,
                 )
             )
+    return pd.DataFrame(rows)
+
+
+def _diagnose(task, rng) -> dict:
+    name, reported, draws = task
+    c = configuration(name)
+    truth = c.ground_truth
+    n = reported.size
+    floor = []
+    for _ in range(draws):
+        order = rng.permutation(truth.size)
+        floor.append(accuracy(truth[order[:n]], truth[order[n:]]))
+    half = truth.size // 2
+    q_reported, q_truth = np.percentile(reported, [25, 50, 75]), np.percentile(truth, [25, 50, 75])
+    return dict(
+        dataset=name,
+        benchmark=c.benchmark,
+        config=c.config,
+        runs=int(n),
+        accuracy=accuracy(reported, truth),
+        accuracy_exact=accuracy(reported, truth, method="exact"),
+        accuracy_fine=accuracy(reported, truth, strips=10_000),
+        accuracy_wide=accuracy(reported, truth, bandwidth_factor=2.0),
+        noise_floor=float(np.median(floor)),
+        noise_floor_low=float(np.min(floor)),
+        all_sampled=accuracy(c.sampled, truth),
+        ground_truth_halves=accuracy(truth[:half], truth[half:]),
+        spread_ratio=float((q_reported[2] - q_reported[0]) / (q_truth[2] - q_truth[0])),
+        median_shift=float(q_reported[1] / q_truth[1] - 1),
+    )
+
+
+def accuracy_diagnosis(weekly: pd.DataFrame, *, draws: int = 10, rng=None, progress: bool = False) -> pd.DataFrame:
+    """Why a configuration's accuracy is what it is: the estimator, sampling noise, stopping, or the data.
+
+    For each configuration of a :func:`weekly_study`, the accuracy of its reported distribution
+    against the ground truth (section 5.1), recomputed
+
+    - with the exact KDE (``method="exact"``), with 10,000 strips, and with twice Scott's bandwidth:
+      how much the KDE's choices move it;
+    - for ``draws`` random subsamples of the ground truth of the reported size, each against the rest
+      of the ground truth: what a sample from the ground truth's own distribution scores
+      (``noise_floor``, median; ``noise_floor_low``, lowest);
+    - for all three sampled weeks instead of the reported ones (``all_sampled``): whether more
+      intervals would have helped;
+    - for the ground truth's first half against its second, in run order (``ground_truth_halves``):
+      whether the ground truth itself holds still;
+
+    and the reported sample's interquartile range over the ground truth's (``spread_ratio``) and its
+    median's relative shift (``median_shift``).
+
+    Parameters
+    ----------
+    weekly : DataFrame
+        :func:`weekly_study`'s result (``dataset`` and ``result`` columns).
+    draws : int
+        Subsamples behind the noise floor.
+    rng : None, int, SeedSequence or Generator
+        One stream per configuration.
+    progress : bool
+        Show a progress bar.
+
+    Returns
+    -------
+    DataFrame
+        One row per configuration with the columns named above (and ``dataset``, ``benchmark``,
+        ``config``, ``runs`` reported).
+    """
+    check_frame("weekly", weekly, ["dataset", "result"])
+    draws = check_int("draws", draws, maximum=1000)
+    check_bool("progress", progress)
+    for result in weekly.result:
+        if not isinstance(result, PT4CloudResult):
+            raise TypeError(f"weekly.result: expected PT4CloudResult values, got {type(result).__name__}")
+    tasks = [(name, result.sample, draws) for name, result in zip(weekly.dataset, weekly.result)]
+    rows = map_tasks(_diagnose, tasks, rng=rng, progress=progress, desc="accuracy diagnosis")
     return pd.DataFrame(rows)
