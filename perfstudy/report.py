@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib.resources
 import json
 import os
+import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,7 +20,15 @@ from perfstudy._checks import check_bool, check_directory, check_real
 from perfstudy._result import Result
 from perfstudy.records import _write_atomically
 
-__all__ = ["NotebookRun", "default_notebooks_dir", "find_notebooks", "run_notebooks", "run_analysis", "format_table"]
+__all__ = [
+    "NotebookRun",
+    "default_notebooks_dir",
+    "find_notebooks",
+    "run_notebooks",
+    "run_analysis",
+    "format_table",
+    "offline_notebook",
+]
 
 
 @dataclass(frozen=True)
@@ -122,14 +131,104 @@ def _describe_failure(error: BaseException, source_notebook: Path | None = None)
     return f"{where}: {ename}: {evalue[0] if evalue else ''}"
 
 
+#: a notebook's math: $$display$$ or $inline$ (not an escaped \$)
+_MATH = re.compile(r"(?<!\\)\$\$(.+?)\$\$|(?<![\\$])\$(?!\$)(.+?)(?<!\\)\$", re.S)
+_WIDGET = "application/vnd.jupyter.widget-view+json"
+_CODE = re.compile(r"(```.*?```|`[^`\n]*`)", re.S)
+#: what a report page says where a widget without a static copy was
+WIDGET_NOTE = "An interactive widget: open the notebook in JupyterLab to use it."
+
+
+def _mathml(match) -> str:
+    """One ``$...$`` of Markdown as MathML (which browsers draw without a script); the TeX stays as it was
+    where latex2mathml cannot read it."""
+    from latex2mathml.converter import convert
+
+    display, inline = match.group(1), match.group(2)
+    try:
+        return convert(display if display is not None else inline, display="block" if display is not None else "inline")
+    except Exception:  # an unknown macro: leave the TeX readable rather than lose the sentence
+        return match.group(0)
+
+
+def _with_mathml(markdown: str) -> str:
+    """Markdown with its math as MathML, outside code: `$PERFSTUDY_DATA` is a name, not an equation."""
+    parts = _CODE.split(markdown)
+    return "".join(part if i % 2 else _MATH.sub(_mathml, part) for i, part in enumerate(parts))
+
+
+def _checked_notebook(nb):
+    """``nb`` if it has the shape nbformat 4 gives; else an error naming the first part that does not."""
+    if not isinstance(nb, dict) or not isinstance(nb.get("cells"), list) or not isinstance(nb.get("metadata"), dict):
+        raise TypeError(f"nb: expected a notebook (nbformat.NotebookNode), got {type(nb).__name__}")
+    for i, cell in enumerate(nb["cells"]):
+        if not isinstance(cell, dict) or not isinstance(cell.get("cell_type"), str):
+            raise ValueError(f"nb: cell {i} is not a notebook cell (no cell_type)")
+        if not isinstance(cell.get("source", ""), (str, list)):
+            raise ValueError(f"nb: cell {i}'s source is neither text nor a list of lines")
+        outputs = cell.get("outputs", [])
+        if not isinstance(outputs, list) or not all(isinstance(o, dict) for o in outputs):
+            raise ValueError(f"nb: cell {i}'s outputs are not a list of outputs")
+        for output in outputs:
+            if not isinstance(output.get("data", {}), dict):
+                raise ValueError(f"nb: cell {i} has an output whose data is not a mapping")
+    return nb
+
+
+def _text(source) -> str:
+    return source if isinstance(source, str) else "".join(source)
+
+
+def offline_notebook(nb):
+    """``nb`` made for a page that loads nothing: Markdown math as MathML, and each widget output as the
+    static HTML it carries (an :class:`perfstudy.widgets.Explorer`'s first state) or :data:`WIDGET_NOTE`;
+    progress bars are dropped, and so is widget state. Changes ``nb`` in place and returns it.
+
+    Parameters
+    ----------
+    nb : nbformat.NotebookNode
+        A version 4 notebook (``nbformat.read(path, as_version=4)``).
+    """
+    nb = _checked_notebook(nb)
+    for cell in nb["cells"]:
+        if cell["cell_type"] == "markdown":
+            cell["source"] = _with_mathml(_text(cell.get("source", "")))
+        kept = []
+        for output in cell.get("outputs", []):
+            data = output.get("data", {})
+            if "text/markdown" in data:  # a sentence written by the code (Recorder.say) has math too
+                data["text/markdown"] = _with_mathml(_text(data["text/markdown"]))
+            if _WIDGET in data:
+                if "Progress(" in str(data.get("text/plain", "")) and "text/html" not in data:
+                    continue  # a progress bar: nothing to read once the work is done
+                del data[_WIDGET]
+                if "text/html" not in data:
+                    data["text/html"] = f"<p><i>{WIDGET_NOTE}</i></p>"
+                data.pop("text/plain", None)
+            kept.append(output)
+        if "outputs" in cell:
+            cell["outputs"] = kept
+    nb["metadata"].pop("widgets", None)
+    return nb
+
+
 def _to_html(notebook_path: Path, *, code: bool = True) -> Path:
-    """The executed notebook as HTML beside it; ``code=False`` leaves out every cell's code and prompts (a
-    report for people: the parameters cells, the imports and the plotting calls are not what they read)."""
+    """The executed notebook as HTML beside it, loading nothing from the network (:func:`offline_notebook`,
+    ``data/nbconvert/offline.html.j2``); ``code=False`` leaves out every cell's code and prompts (a report for
+    people: the parameters cells, the imports and the plotting calls are not what they read)."""
     import nbformat
     from nbconvert import HTMLExporter
 
-    exporter = HTMLExporter(exclude_input=not code, exclude_input_prompt=not code, exclude_output_prompt=not code)
-    body, _ = exporter.from_notebook_node(nbformat.read(notebook_path, as_version=4))
+    template = Path(__file__).resolve().parent / "data" / "nbconvert" / "offline.html.j2"
+    exporter = HTMLExporter(
+        template_file=str(template),
+        exclude_input=not code,
+        exclude_input_prompt=not code,
+        exclude_output_prompt=not code,
+    )
+    notebook = nbformat.read(notebook_path, as_version=4)
+    offline_notebook(notebook)
+    body, _ = exporter.from_notebook_node(notebook)
     html_path = notebook_path.with_suffix(".html")
     html_path.write_text(body, encoding="utf-8")
     return html_path

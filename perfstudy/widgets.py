@@ -12,6 +12,7 @@ import io
 import math
 import re
 import warnings
+from typing import Any
 
 import ipywidgets as w
 import matplotlib.pyplot as plt
@@ -32,6 +33,9 @@ from perfstudy.plots import (
 
 __all__ = [
     "explorer",
+    "Explorer",
+    "STATIC_NOTE",
+    "with_static_html",
     "NumberText",
     "explorer_figure",
     "figure_html",
@@ -164,6 +168,72 @@ def explorer_figure(fig):
     return fig
 
 
+#: what a report says under an explorer's first state, where no kernel can move it
+STATIC_NOTE = "A live explorer in JupyterLab; here, its first state."
+
+
+class Explorer(w.VBox):
+    """The box :func:`explorer` returns: a live widget in a notebook, and beside it, in the same display, a
+    static HTML copy of its current state (title, every control's value, the result) that a page without a
+    kernel or the widget renderer shows instead (``perfstudy report``'s offline HTML).
+
+    Built by :func:`explorer`, not by hand.
+
+    Parameters
+    ----------
+    children : sequence of ipywidgets.Widget
+        As for ``ipywidgets.VBox``.
+    **kwargs
+        As for ``ipywidgets.VBox``.
+    """
+
+    controls: dict
+    state: Any
+    text: str
+    explorer_title: str
+    figure_html: str
+
+    def static_html(self) -> str:
+        """The explorer's state as plain HTML: title, controls and values, result, :data:`STATIC_NOTE`."""
+        settings = "".join(
+            f"<li>{html.escape(str(widget.description))}: {html.escape(_shown(widget))}</li>"
+            for widget in self.controls.values()
+        )
+        return (
+            f"<div class='perfstudy-static'><p><b>{html.escape(self.explorer_title)}</b></p><ul>{settings}</ul>"
+            f"{self.text}{self.figure_html}<p><i>{STATIC_NOTE}</i></p></div>"
+        )
+
+    def _repr_mimebundle_(self, **kwargs):
+        return with_static_html(super()._repr_mimebundle_(**kwargs), self.static_html())
+
+
+def with_static_html(bundle, html_text: str):
+    """A widget's display bundle with ``text/html`` set to ``html_text``: what a page without the widget
+    renderer shows. ``bundle`` is what ``ipywidgets.Widget._repr_mimebundle_`` returns, a data dict or a
+    ``(data, metadata)`` pair; it is returned changed in place.
+
+    Parameters
+    ----------
+    bundle : dict or tuple
+    html_text : str
+    """
+    data: Any = bundle[0] if isinstance(bundle, tuple) else bundle
+    if isinstance(data, dict):
+        data["text/html"] = html_text
+    return bundle
+
+
+def _shown(widget) -> str:
+    """A control's value as its widget shows it (a dropdown's label, a range as low-high)."""
+    value = widget.value
+    if hasattr(widget, "options") and hasattr(widget, "label") and widget.label is not None:
+        return str(widget.label)
+    if isinstance(value, tuple):
+        return "-".join(str(v) for v in value)
+    return str(value)
+
+
 def explorer(controls: dict, compute, columns, *, title: str = ""):
     """The generic explorer frame: ``controls`` laid out in ``columns`` above the result ``compute`` draws.
 
@@ -187,9 +257,9 @@ def explorer(controls: dict, compute, columns, *, title: str = ""):
 
     Returns
     -------
-    ipywidgets.VBox
-        With ``controls``, ``state`` (the last result) and ``text`` (the HTML shown above the figure, or the
-        red message).
+    Explorer
+        An ipywidgets.VBox with ``controls``, ``state`` (the last result), ``text`` (the HTML shown above the
+        figure, or the red message) and :meth:`Explorer.static_html`.
     """
     if not isinstance(controls, dict) or not controls or not all(isinstance(c, w.DOMWidget) for c in controls.values()):
         raise TypeError("controls: expected a dict of argument name -> ipywidgets control, at least one")
@@ -205,8 +275,9 @@ def explorer(controls: dict, compute, columns, *, title: str = ""):
     out = w.Output()
     out.add_class("perfstudy-result")
     status = w.HTML()
-    box = w.VBox()
+    box = Explorer()
     box.add_class("perfstudy-explorer")
+    box.explorer_title, box.figure_html = title, ""
 
     def update(**values):
         for name, widget in controls.items():
@@ -224,7 +295,7 @@ def explorer(controls: dict, compute, columns, *, title: str = ""):
             return refuse(error)
         finally:
             out.remove_class("perfstudy-pending")
-        box.state, box.text = state, text
+        box.state, box.text, box.figure_html = state, text, figure
         status.value = ""
         out.remove_class("perfstudy-stale")
         out.clear_output(wait=True)

@@ -568,6 +568,9 @@ def _valid(tmp):  # noqa: PLR0915 - one table
         ),
         # not in CALLABLES (a dunder), but a Recorder case found by hand: a refused value must not poison it
         "records.Recorder.__call__": lambda: call(records.Recorder("rec2", out_dir=str(tmp / "records")), "k", 1.0),
+        "report.offline_notebook": lambda: call(__import__("nbformat").v4.new_notebook()),
+        "widgets.with_static_html": lambda: call({"text/plain": "x"}, "<p>x</p>"),
+        "widgets.Explorer.static_html": lambda: call(__import__("perfstudy.widgets").widgets.peak_rate_explorer()),
         "records.Recorder.say": lambda: call(
             records.Recorder("rec3", out_dir=str(tmp / "records")), "k", "{rows} rows ({share:.0%})", rows=3, share=0.5
         ),

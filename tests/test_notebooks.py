@@ -573,3 +573,33 @@ def test_every_number_the_text_quotes_is_in_the_record_at_two_seeds(path, tmp_pa
             text[:120] for _, text in texts if re.search(r"closing note|\bissue\s*#?\d+|\bthe issue\b", text, re.I)
         ]
         assert not tickets, f"{path.stem}: the text refers to development tickets: {tickets}"
+
+
+@pytest.mark.notebook
+@pytest.mark.parametrize("path", ALL, ids=lambda p: p.stem)
+def test_a_report_page_loads_nothing_from_the_network(path, tmp_path_factory):
+    """The HTML beside each executed notebook: no script, style or module from another host; equations as
+    MathML, not raw TeX; each explorer as its first state (an image) with the note that it is live elsewhere."""
+    from perfstudy.report import WIDGET_NOTE, offline_notebook
+    from perfstudy.widgets import STATIC_NOTE
+
+    WIDGET = "application/vnd.jupyter.widget-view+json"
+    if path.stem in REAL_DATA:
+        _needs_real_data()
+    tmp, _ = run_quick(tmp_path_factory, path.stem)
+    page = (tmp / "build" / f"{path.stem}.html").read_text()
+    remote = re.findall(r"""(?:src|href)=["'](https?:)?//[^"']+|import\(["']https?://[^"']+""", page)
+    assert not remote, f"{path.stem}: loads {remote[:3]}"
+    assert "cdnjs" not in page and "unpkg" not in page and "jsdelivr" not in page
+    executed = nbformat.read(tmp / "build" / f"{path.stem}.ipynb", as_version=4)
+    if any("<math" in c.source for c in offline_notebook(nbformat.read(path, as_version=4)).cells):
+        assert "<math" in page, f"{path.stem}: its equations are not MathML"
+    assert not re.search(r"(?<![`\\])\$[^$`\n]+\$", re.sub(r"<code>.*?</code>|<pre.*?</pre>", "", page, flags=re.S)), (
+        f"{path.stem}: raw TeX left"
+    )
+    shown = [o["data"] for c in executed.cells for o in c.get("outputs", []) if WIDGET in o.get("data", {})]
+    bars = [d for d in shown if "Progress(" in str(d.get("text/plain", ""))]
+    assert page.count(STATIC_NOTE) + page.count(WIDGET_NOTE) >= len(shown) - len(bars), (
+        f"{path.stem}: a widget vanished"
+    )
+    assert "FloatProgress" not in page

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import html
+from typing import Any
 
 import ipywidgets as w
 
@@ -230,6 +231,25 @@ APP_EXPLORERS = (
 )  # fmt: skip
 
 
+class _App(w.Tab):
+    """The app's tabs, and for a page without a kernel a static copy: the landing text, then each explorer
+    built so far in its first state (the others are named as live in JupyterLab)."""
+
+    landing: w.HTML
+    explorers: dict
+    explorer: Any
+
+    def _repr_mimebundle_(self, **kwargs):
+        parts = [self.landing.value]
+        for name, label, _, _ in APP_EXPLORERS:
+            built = self.explorers.get(name)
+            parts.append(
+                f"<h3>{html.escape(label)}</h3>"
+                + (built.static_html() if built is not None else f"<p><i>{widgets.STATIC_NOTE}</i></p>")
+            )
+        return widgets.with_static_html(super()._repr_mimebundle_(**kwargs), "".join(parts))
+
+
 def explorer_app(*, quick: bool = False):
     """Every explorer in one app: a landing tab that says what each answers, then one tab per explorer.
 
@@ -244,7 +264,7 @@ def explorer_app(*, quick: bool = False):
     Returns
     -------
     ipywidgets.Tab
-        With ``explorer(name)``, which builds (once) and returns the explorer named in
+        Displayed with a static copy for pages without a kernel; with ``explorer(name)``, which builds (once) and returns the explorer named in
         :data:`APP_EXPLORERS`, and ``explorers``, the ones built so far.
     """
     quick = check_bool("quick", quick)
@@ -266,7 +286,8 @@ def explorer_app(*, quick: bool = False):
         "performance variability. Move a slider or type a value: the library recomputes the answer; a value it "
         f"refuses is named in red.</p><ul>{rows}</ul>"
     )
-    tabs = w.Tab(children=[landing] + [w.HTML("<p>Opening the explorer&hellip;</p>") for _ in APP_EXPLORERS])
+    tabs = _App(children=[landing] + [w.HTML("<p>Opening the explorer&hellip;</p>") for _ in APP_EXPLORERS])
+    tabs.landing = landing
     tabs.titles = ("About", *(label for _, label, _, _ in APP_EXPLORERS))
     tabs.explorers = {}
 
