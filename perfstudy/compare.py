@@ -685,6 +685,9 @@ class Comparison(Result):
         """The per-benchmark table (a copy)."""
         return self.table.copy()
 
+    def _repr_html_(self) -> str:
+        return _html(self)
+
     @property
     def regressions(self) -> pd.DataFrame:
         """The rows whose verdict is ``"slower"``."""
@@ -1101,34 +1104,14 @@ def format_comparison(result: Comparison, format: str = "table") -> str:
             out += [f"{i}. {text}" for i, text in enumerate(footnotes, 1)] + [""]
         else:
             out += [f"[{i}] {text}" for i, text in enumerate(footnotes, 1)] + [""]
-    count = len(result.table)
-    threshold = (
-        f"a change within ±{100 * result.threshold:g}% is no change"
-        if result.threshold > 0
-        else "no threshold (--threshold): the smallest real change is a change"
-    )
-    labels = [str(result.labels.get(k)) for k in ("a", "b")]
-    sides = "" if labels == ["A", "B"] else f"A is {labels[0]}, B is {labels[1]}; "
-    general = [
-        f"{sides}p adjusted ({result.correction}) over {count} benchmark{'s' if count != 1 else ''}; {threshold}."
-    ]
-    if result.only_a:
-        general.append(f"Only in A (not compared): {', '.join(map(str, result.only_a))}.")
-    if result.only_b:
-        general.append(f"Only in B (not compared): {', '.join(map(str, result.only_b))}.")
-    if result.warmup_dropped:
-        general.append(f"{result.warmup_dropped} values flagged as warm-up by the harness were left out.")
-    if result.dropped:
-        general.append(f"{result.dropped} rows with a missing value were dropped.")
+    general = _general_lines(result)
     out += general
     return "\n".join(out)
 
 
-def _unit_table(
-    result: Comparison, shown: str, factor: float, small: bool, rows, footnotes: list, markdown: bool
-) -> list:
-    """The lines of one unit's table; each benchmark's notes are added to ``footnotes`` (once each) and marked.
-    ``small``: prefixes below one (a time: 70.31µ; a count or a percentage keeps its decimals)."""
+def _unit_rows(result: Comparison, factor: float, small: bool, rows, footnotes: list) -> tuple[list, list]:
+    """One unit's header and rows of cells; each benchmark's notes are added to ``footnotes`` (once each) and
+    marked. ``small``: prefixes below one (a time: 70.31µ; a count or a percentage keeps its decimals)."""
 
     def value(x: float, *, signed: bool = False) -> str:
         text = si(x * factor, small=small)
@@ -1172,7 +1155,19 @@ def _unit_table(
     geomean = _geomean(rows)
     if geomean is not None:
         lines.append(["geomean", value(geomean[0]), value(geomean[1]), _percent(geomean[2]), "", "", ""])
-    caption = f"{shown or 'no unit'}: {result.statistic} ± SD of the {result.cluster} {result.statistic}s"
+    return header, lines
+
+
+def _caption(result: Comparison, shown: str) -> str:
+    return f"{shown or 'no unit'}: {result.statistic} ± SD of the {result.cluster} {result.statistic}s"
+
+
+def _unit_table(
+    result: Comparison, shown: str, factor: float, small: bool, rows, footnotes: list, markdown: bool
+) -> list:
+    """The lines of one unit's table (:func:`_unit_rows`), aligned text or Markdown."""
+    header, lines = _unit_rows(result, factor, small, rows, footnotes)
+    caption = _caption(result, shown)
     if markdown:
 
         def escape(text: str) -> str:
@@ -1188,6 +1183,68 @@ def _unit_table(
         return "  ".join(c.rjust(w) if r else c.ljust(w) for c, w, r in zip(cells, widths, right)).rstrip()
 
     return [caption, join(header), *map(join, lines)]
+
+
+#: the notebook view's column order over :func:`_unit_rows`' cells: what a reader looks for first
+_HTML_ORDER = (0, 3, 5, 4, 1, 2, 6)
+
+
+def _general_lines(result: Comparison) -> list[str]:
+    """What applies to the whole comparison: which is A and B, the correction, the threshold, what was left out."""
+    count = len(result.table)
+    threshold = (
+        f"a change within ±{100 * result.threshold:g}% is no change"
+        if result.threshold > 0
+        else "no threshold (--threshold): the smallest real change is a change"
+    )
+    labels = [str(result.labels.get(k)) for k in ("a", "b")]
+    sides = "" if labels == ["A", "B"] else f"A is {labels[0]}, B is {labels[1]}; "
+    general = [
+        f"{sides}p adjusted ({result.correction}) over {count} benchmark{'s' if count != 1 else ''}; {threshold}."
+    ]
+    if result.only_a:
+        general.append(f"Only in A (not compared): {', '.join(map(str, result.only_a))}.")
+    if result.only_b:
+        general.append(f"Only in B (not compared): {', '.join(map(str, result.only_b))}.")
+    if result.warmup_dropped:
+        general.append(f"{result.warmup_dropped} values flagged as warm-up by the harness were left out.")
+    if result.dropped:
+        general.append(f"{result.dropped} rows with a missing value were dropped.")
+    return general
+
+
+def _html(result: Comparison) -> str:
+    """The notebook view: per unit a table led by benchmark, change [interval] and verdict, then p, A, B and
+    n; the notes as numbered footnotes under it; then what applies to the whole comparison."""
+    import html as h
+
+    footnotes: list[str] = []
+    parts = [f"<p><strong>Comparison of {h.escape(_side_names(result)[0])} and {h.escape(_side_names(result)[1])}"
+             f"</strong></p>"]  # fmt: skip
+    for shown, (factor, small, rows) in _unit_groups(result).items():
+        header, lines = _unit_rows(result, factor, small, rows, footnotes)
+        head = "".join(f"<th>{h.escape(header[i])}</th>" for i in _HTML_ORDER)
+        body = "".join(
+            "<tr>"
+            + "".join(
+                f"<td style='text-align:{'left' if i in (0, 5) else 'right'};white-space:nowrap'>"
+                + (f"<b>{h.escape(cells[i])}</b>" if i == 5 else h.escape(cells[i]))
+                + "</td>"
+                for i in _HTML_ORDER
+            )
+            + "</tr>"
+            for cells in lines
+        )
+        parts.append(
+            f"<table><caption style='text-align:left'>{h.escape(_caption(result, shown))}</caption>"
+            f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+        )
+    for name, reason in result.excluded.items():
+        parts.append(f"<p>{h.escape(str(name))}: not comparable: {h.escape(str(reason))}</p>")
+    if footnotes:
+        parts.append("<ol style='font-size:smaller'>" + "".join(f"<li>{h.escape(n)}</li>" for n in footnotes) + "</ol>")
+    parts += [f"<p>{h.escape(line)}</p>" for line in _general_lines(result)]
+    return "\n".join(parts)
 
 
 def _json(result: Comparison) -> str:

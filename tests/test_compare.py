@@ -486,3 +486,37 @@ def test_the_median_columns_show_medians():
     medians = df.groupby("version").value.median()
     assert (row.estimate_a, row.estimate_b) == (medians[0], medians[1])
     assert row.estimate_a != df[df.version == 0].value.mean()
+
+
+def test_notebook_view_leads_with_change_and_verdict_and_notes_once():
+    # what a person sees at 1366 px: benchmark, change [interval], verdict first; each note once, as a footnote
+    import re
+
+    rng = np.random.default_rng(0)
+    rows = [
+        dict(
+            benchmark=name,
+            version=v,
+            batch=b,
+            value=base * (1.1 if v == "B" and name == "parse" else 1)
+            + rng.normal(0, 0.02)
+            + (0.3 if b == 5 and name == "render" else 0),
+        )
+        for name, base in (("parse", 1.0), ("render", 2.0))
+        for v in ("A", "B")
+        for b in range(6)
+        for _ in range(10)
+    ]
+    result = compare(pd.DataFrame(rows), rng=1)
+    page = result._repr_html_()
+    headers = re.findall(r"<th>(.*?)</th>", page)
+    assert headers[:3] == ["benchmark", "change [95% interval]", "verdict"]
+    assert "warnings" not in headers and "notes" not in headers and "(" not in re.sub(r"\(holm\)", "", "".join(headers))
+    first = re.search(r"<tbody><tr>(.*?)</tr>", page).group(1)
+    cells = re.findall(r"<td[^>]*>(.*?)</td>", first)
+    parse = result.table.set_index("benchmark").loc["parse"]
+    assert cells[0].startswith("parse") and cells[1].startswith(f"+{100 * parse.change:.1f}%")
+    assert cells[2] == f"<b>{parse.verdict}</b>"
+    notes = [n for row in result.table.notes for n in row]
+    footnotes = re.findall(r"<li>(.*?)</li>", page)
+    assert sorted(footnotes) == sorted(set(notes)) and len(footnotes) == len(set(notes))  # each note once
