@@ -406,7 +406,7 @@ def plot_search_traces(traces: Mapping[str, tuple]):
             label=f"{label}: {search.cost / 3600:.1f} h" + ("" if search.converged else " (not converged)"),
         )
     ax.axhline(1.0, color="k", lw=0.8, ls="--")
-    ax.set(xlabel="cumulative benchmarking time (hours)", ylabel="load factor (load / true peak rate)")
+    ax.set(xlabel="cumulative benchmarking time (hours)", ylabel="load / true peak rate")
     ax.legend(fontsize="small")
     fig.tight_layout()
     return fig

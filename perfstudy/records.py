@@ -88,6 +88,30 @@ class Recorder:
         self._write()
         return value
 
+    def warnings(self, key: str) -> _Warnings:
+        """A ``with`` block whose warnings (``UserWarning`` and its kinds, e.g. ``NoisyMachineWarning``) are
+        recorded under ``key`` as text and, in a notebook, shown as sentences under the cell, not as a
+        stderr box with a kernel's file path. Other warnings (and all of them outside IPython) pass through
+        as usual.
+
+        Parameters
+        ----------
+        key : str
+            Where the messages are recorded (a list, empty when nothing was said).
+
+        Examples
+        --------
+        >>> import warnings, tempfile
+        >>> record = Recorder("demo", tempfile.mkdtemp())
+        >>> with warnings.catch_warnings(record=True), record.warnings("run_warnings"):
+        ...     warnings.warn("the machine is loaded")
+        >>> record.values["run_warnings"]
+        ['the machine is loaded']
+        """
+        if not isinstance(key, str) or not key:
+            raise TypeError(f"key={key!r}: expected a non-empty name")
+        return _Warnings(self, key)
+
     def say(self, key: str, template: str, **values):
         """Markdown about a result, written from ``values`` (each also recorded under ``said``).
 
@@ -174,3 +198,39 @@ def load_records(path) -> dict:
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"path={path!r}: expected a file path")
     return json.loads(Path(path).read_text())
+
+
+class _Warnings:
+    """:meth:`Recorder.warnings`' block."""
+
+    def __init__(self, record: Recorder, key: str):
+        self._record, self._key = record, key
+
+    def __enter__(self):
+        import warnings
+
+        self._catcher = warnings.catch_warnings(record=True)
+        self._seen = self._catcher.__enter__()
+        warnings.simplefilter("always")
+        return self._seen
+
+    def __exit__(self, *exc):
+        import warnings
+
+        from IPython import get_ipython
+
+        self._catcher.__exit__(*exc)
+        shell = get_ipython()
+        in_kernel = getattr(shell, "kernel", None) is not None  # a notebook, not a terminal or a script
+        said, passed = [], []
+        for w in self._seen:
+            (said if issubclass(w.category, UserWarning) and in_kernel else passed).append(w)
+        for w in passed:  # not shown here: back to the usual machinery
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+        messages = list(dict.fromkeys(str(w.message) for w in self._seen if issubclass(w.category, UserWarning)))
+        self._record(self._key, messages)
+        if said:
+            from IPython.display import Markdown, display
+
+            display(Markdown(chr(10).join(f"> **Warning.** {m}" for m in messages)))
+        return False

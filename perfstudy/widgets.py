@@ -20,7 +20,7 @@ import numpy as np
 import traitlets
 from IPython.display import HTML, display
 
-from perfstudy._checks import check_bool, check_choice, check_fraction, check_int, check_real
+from perfstudy._checks import check_bool, check_choice, check_fraction, check_int, check_real, check_text
 from perfstudy.designs import CostModel, DesignComparison, compare_designs
 from perfstudy.estimate import VarianceFit
 from perfstudy.model import PERFLAB_ENDPOINTS, VarianceComponents, check_components
@@ -347,6 +347,7 @@ def design_explorer(
     repetitions: int = 1,
     costs: CostModel = CostModel(setup=600.0, request=2.0, repetition=0.5, host=60.0),
     target_se: float = 0.05,
+    cost_unit: str = "s",
 ):
     """Sliders for the five sigmas, R, H, T, the costs and a target SE; shows the four designs' SEs.
 
@@ -362,12 +363,18 @@ def design_explorer(
         Initial prices.
     target_se : float
         Initial target standard error.
+    cost_unit : str
+        The unit of every cost (:class:`perfstudy.designs.CostModel` takes any one; the defaults are seconds
+        of machine time), shown beside each cost and the total.
 
     Returns
     -------
     ipywidgets.VBox
         Display it in a notebook; its output is computed once at construction.
     """
+    check_text("cost_unit", cost_unit)
+    if not cost_unit.strip():
+        raise ValueError("cost_unit='': expected a unit, e.g. 's' or 'USD'")
     if isinstance(components, VarianceFit):
         components = components.components()
     check_components(components)
@@ -382,13 +389,16 @@ def design_explorer(
     target_se = check_real("target_se", target_se, positive=True)
     largest = max(components.sigmas.values())
     top = max(2.0, float(f"{2 * largest:.1g}"))  # room to double the largest fitted sigma
-    sigma = dict(min=0.0, max=top, step=top / 200, continuous_update=False, readout_format=".3g")
+    # words first, the paper's symbol after; wide enough to set a small sigma (steps of top / 400)
+    sigma = dict(
+        min=0.0, max=top, step=top / 400, continuous_update=False, readout_format=".3g", layout=w.Layout(width="420px")
+    )
     controls = {
-        "request": w.FloatSlider(value=components.request, description="sigma_alpha", **sigma),
-        "host": w.FloatSlider(value=components.host, description="sigma_beta", **sigma),
-        "request_batch": w.FloatSlider(value=components.request_batch, description="sigma_gamma", **sigma),
-        "host_batch": w.FloatSlider(value=components.host_batch, description="sigma_eta", **sigma),
-        "noise": w.FloatSlider(value=components.noise, description="sigma_eps", **sigma),
+        "request": w.FloatSlider(value=components.request, description="request SD (σα)", **sigma),
+        "host": w.FloatSlider(value=components.host, description="host SD (σβ)", **sigma),
+        "request_batch": w.FloatSlider(value=components.request_batch, description="request×batch SD (σγ)", **sigma),
+        "host_batch": w.FloatSlider(value=components.host_batch, description="host×batch SD (ση)", **sigma),
+        "noise": w.FloatSlider(value=components.noise, description="noise SD (σε)", **sigma),
         "requests": w.IntSlider(
             value=requests, min=32, max=4096, step=32, description="requests R", continuous_update=False
         ),
@@ -396,10 +406,10 @@ def design_explorer(
         "repetitions": w.IntSlider(
             value=repetitions, min=1, max=50, description="repetitions T", continuous_update=False
         ),
-        "setup": NumberText(value=costs.setup, description="setup S_f"),
-        "request_cost": NumberText(value=costs.request, description="request C_f"),
-        "repetition_cost": NumberText(value=costs.repetition, description="repetition C_m"),
-        "host_cost": NumberText(value=costs.host, description="host cost"),
+        "setup": NumberText(value=costs.setup, description=f"batch set-up, {cost_unit} (S_f)"),
+        "request_cost": NumberText(value=costs.request, description=f"per request, {cost_unit} (C_f)"),
+        "repetition_cost": NumberText(value=costs.repetition, description=f"per repetition, {cost_unit} (C_m)"),
+        "host_cost": NumberText(value=costs.host, description=f"per host, {cost_unit}"),
         "target_se": NumberText(value=target_se, description="target SE"),
     }
 
@@ -429,9 +439,12 @@ def design_explorer(
             color=[DESIGN_COLORS[d] for d in names],
         )
         ax.axvline(values["target_se"], color="k", ls="--", lw=1)
-        ax.set_xlabel("standard error of delta_hat")
+        ax.set_xlabel("standard error of the estimated effect (units of y)")
         fig.tight_layout()
-        return comparison, comparison._repr_html_(), fig
+        unit = html.escape(cost_unit)
+        text = comparison._repr_html_().replace("<th>cost</th>", f"<th>cost ({unit})</th>")
+        text = re.sub(r"cost ([\d,.]+) \(SE", lambda m: f"cost {m.group(1)} {unit} (SE", text)
+        return comparison, text, fig
 
     columns = [
         ["request", "host", "request_batch", "host_batch", "noise"],

@@ -571,6 +571,7 @@ def _valid(tmp):  # noqa: PLR0915 - one table
         "report.offline_notebook": lambda: call(__import__("nbformat").v4.new_notebook()),
         "widgets.with_static_html": lambda: call({"text/plain": "x"}, "<p>x</p>"),
         "widgets.Explorer.static_html": lambda: call(__import__("perfstudy.widgets").widgets.peak_rate_explorer()),
+        "records.Recorder.warnings": lambda: call(records.Recorder("rec4", out_dir=str(tmp / "records")), "k"),
         "records.Recorder.say": lambda: call(
             records.Recorder("rec3", out_dir=str(tmp / "records")), "k", "{rows} rows ({share:.0%})", rows=3, share=0.5
         ),

@@ -603,3 +603,24 @@ def test_a_report_page_loads_nothing_from_the_network(path, tmp_path_factory):
         f"{path.stem}: a widget vanished"
     )
     assert "FloatProgress" not in page
+
+
+@pytest.mark.notebook
+@pytest.mark.parametrize("path", ALL, ids=lambda p: p.stem)
+def test_no_output_is_a_stderr_warning_or_a_bare_repr(path, tmp_path_factory):
+    """What a reader sees under a cell: warnings as sentences (Recorder.warnings), never a red stderr box with a
+    kernel's temporary path; no pandas Series repr ending in ``dtype: ...``; counts not printed as floats."""
+    if path.stem in REAL_DATA:
+        _needs_real_data()
+    tmp, _ = run_quick(tmp_path_factory, path.stem)
+    executed = nbformat.read(tmp / "build" / f"{path.stem}.ipynb", as_version=4)
+    for i, cell in enumerate(executed.cells):
+        for output in cell.get("outputs", []):
+            if output.get("output_type") == "stream" and output.get("name") == "stderr":
+                assert "Warning" not in output.text, f"{path.stem} cell {i}: {output.text[:200]}"
+            plain = output.get("data", {}).get("text/plain", "")
+            assert not re.search(r"\ndtype: \w+$", plain), f"{path.stem} cell {i}: a bare Series repr"
+            page = output.get("data", {}).get("text/html", "")
+            assert not re.search(r"<th>(count|series|hosts|runs)</th>\s*<td>\d+\.0+</td>", page), (
+                f"{path.stem} cell {i}: a count printed as a float"
+            )

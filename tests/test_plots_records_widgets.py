@@ -101,7 +101,7 @@ def test_explorer_builds_without_a_frontend():
     title, controls, status, output = explorer.children
     assert len(controls.children) == 3 and explorer.state is not None
     sliders = [w for box in controls.children for w in box.children]
-    assert {s.description for s in sliders} >= {"sigma_alpha", "requests R", "target SE"}
+    assert {s.description for s in sliders} >= {"request SD (σα)", "host SD (σβ)", "requests R", "target SE"}
 
 
 def test_explorer_starts_from_a_fit():
@@ -112,8 +112,8 @@ def test_explorer_starts_from_a_fit():
     pilot = simulate(pilot_schedule(40, 6, rng=0), truth, rng=0).to_frame(0)
     fit = fit_variance_components(pilot.assign(value=pilot.value * 10), random=SCHEDULE_TERMS)
     sliders = {s.description: s for s in design_explorer(fit).controls.values()}
-    assert sliders["sigma_alpha"].value == pytest.approx(fit.sd["request"], abs=sliders["sigma_alpha"].step)
-    assert sliders["sigma_alpha"].max >= 2 * fit.sd["request"]  # a fitted sigma beyond 2 still fits
+    assert sliders["request SD (σα)"].value == pytest.approx(fit.sd["request"], abs=sliders["request SD (σα)"].step)
+    assert sliders["request SD (σα)"].max >= 2 * fit.sd["request"]  # a fitted sigma beyond 2 still fits
     with pytest.raises(TypeError, match="components"):
         design_explorer({"request": 1.0})
 
@@ -191,3 +191,43 @@ def test_offline_notebook_names_the_malformed_cell():
     assert "<math" in offline_notebook(nb).cells[0].source
     with pytest.raises(TypeError, match="nb: expected a notebook"):
         offline_notebook(["cells"])
+
+
+def test_recorder_warnings_records_user_warnings_and_passes_the_rest(tmp_path):
+    import warnings
+
+    from perfstudy.environment import NoisyMachineWarning
+    from perfstudy.records import Recorder
+
+    record = Recorder("w", tmp_path)
+    with warnings.catch_warnings(record=True) as outside:
+        warnings.simplefilter("always")
+        with record.warnings("run"):
+            warnings.warn("load average 2.31 on 2 CPUs", NoisyMachineWarning, stacklevel=1)
+            warnings.warn("old name", DeprecationWarning, stacklevel=1)
+    assert record.values["run"] == ["load average 2.31 on 2 CPUs"]
+    # outside a notebook kernel nothing is shown, so every warning goes on as usual
+    assert [w.category for w in outside] == [NoisyMachineWarning, DeprecationWarning]
+    with record.warnings("quiet"):
+        pass
+    assert record.values["quiet"] == []
+    with pytest.raises(TypeError, match="key=3"):
+        record.warnings(3)
+
+
+def test_design_explorer_speaks_in_words_with_units_and_room_for_small_sigmas():
+    explorer = design_explorer(cost_unit="USD")
+    labels = [c.description for c in explorer.controls.values()]
+    assert labels[:5] == [
+        "request SD (σα)",
+        "host SD (σβ)",
+        "request×batch SD (σγ)",
+        "host×batch SD (ση)",
+        "noise SD (σε)",
+    ]
+    assert all("USD" in label for label in labels[8:12])  # every cost carries its unit
+    assert "<th>cost (USD)</th>" in explorer.text and " USD (SE " in explorer.text
+    host = explorer.controls["host"]
+    assert host.layout.width == "420px" and host.step <= 0.01  # 0.12 (Table 1) is settable to a step of 0.005
+    with pytest.raises(ValueError, match="cost_unit"):
+        design_explorer(cost_unit=" ")

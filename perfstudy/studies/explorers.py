@@ -109,7 +109,9 @@ def pt4cloud_explorer(
         )
         fig = widgets.explorer_figure(
             plot_pt4cloud_distributions(
-                {f"{c.benchmark} on {c.config}": (parts[: result.intervals_used], result, c.ground_truth)}, columns=1
+                {f"{c.benchmark} on {c.config}": (parts[: result.intervals_used], result, c.ground_truth)},
+                columns=1,
+                xlabels={f"{c.benchmark} on {c.config}": he2019.METRICS.get(c.benchmark, "performance")},
             )
         )
         return state, text, fig

@@ -49,6 +49,7 @@ from perfstudy.pt4cloud import (
 __all__ = [
     "SotaComparison",
     "SAMPLED_WEEKS",
+    "METRICS",
     "TABLE_3_WEEKS",
     "TABLE_4_HOURS",
     "PUBLISHED",
@@ -67,6 +68,16 @@ __all__ = [
 ]
 
 SAMPLED_WEEKS = 3
+
+#: What each benchmark's values are, with their unit (shared/datasets/README.md, "PT4Cloud / Metior").
+METRICS = {
+    "FT": "execution time (s)",
+    "EP": "execution time (s)",
+    "IMA": "execution time (s)",
+    "JPS": "successful requests per run",
+    "YCSB": "throughput (operations/s)",
+    "TPCC": "throughput (transactions/s)",
+}
 #: Table 3 of the paper: weeks needed at po = 90% (None: the benchmark was not run there).
 #: Columns Chameleon S, M, L and AWS m5.large, m5.xlarge, m5.2xlarge, as printed.
 TABLE_3_WEEKS = {

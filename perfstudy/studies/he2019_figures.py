@@ -53,7 +53,9 @@ def _pt4cloud_case(name, case):
     )
 
 
-def plot_pt4cloud_distributions(cases: Mapping[str, tuple], *, columns: int = 2):
+def plot_pt4cloud_distributions(
+    cases: Mapping[str, tuple], *, columns: int = 2, xlabels: Mapping[str, str] | None = None
+):
     """Figures 4 and 5 of He et al.: the distribution after each interval, the ground truth, the band.
 
     ``cases`` maps a panel title to ``(intervals, result, ground_truth)``: the list of per-interval
@@ -67,6 +69,9 @@ def plot_pt4cloud_distributions(cases: Mapping[str, tuple], *, columns: int = 2)
         As described above.
     columns : int
         Panels per row.
+    xlabels : mapping of str to str, optional
+        Per panel title, the x axis label: the metric and its unit (:data:`perfstudy.studies.he2019.METRICS`);
+        ``"performance"`` where none is given.
 
     Returns
     -------
@@ -74,6 +79,7 @@ def plot_pt4cloud_distributions(cases: Mapping[str, tuple], *, columns: int = 2)
     """
     cases = check_mapping("cases", cases, _pt4cloud_case)
     columns = check_int("columns", columns, maximum=12)
+    xlabels = {} if xlabels is None else check_mapping("xlabels", xlabels, check_text)
     from perfstudy.kde import binned_density, scott_bandwidth, strip_grid
 
     fig, axes = panel_grid(len(cases), columns, (5.2, 3.3))
@@ -110,8 +116,12 @@ def plot_pt4cloud_distributions(cases: Mapping[str, tuple], *, columns: int = 2)
         low, high = np.quantile(shown, [0.001, 0.999])
         margin = 0.15 * (high - low) or 1.0
         ax.set_xlim(low - margin, high + margin)
-        ax.set(title=title, xlabel="performance", ylabel="density")
-        ax.legend(fontsize="small")
+        ax.set(title=title, xlabel=xlabels.get(title, "performance"), ylabel="density")
+        # plain numbers (no "+2.05e4" offset), thousands separated; headroom above the curves for the legend
+        ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:,.6g}"))
+        ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(5))
+        ax.set_ylim(0, ax.get_ylim()[1] * 1.55)
+        ax.legend(fontsize="x-small", loc="upper left", ncols=2, framealpha=0.9)
     fig.tight_layout()
     return fig
 
