@@ -135,6 +135,8 @@ def _describe_failure(error: BaseException, source_notebook: Path | None = None)
 _MATH = re.compile(r"(?<!\\)\$\$(.+?)\$\$|(?<![\\$])\$(?!\$)(.+?)(?<!\\)\$", re.S)
 _WIDGET = "application/vnd.jupyter.widget-view+json"
 _CODE = re.compile(r"(```.*?```|`[^`\n]*`)", re.S)
+#: a progress bar's plain text: an ipywidgets repr, or tqdm's bar (``Table 3:   0%|   | 0/40 [00:00<?, ?it/s]``)
+_PROGRESS = re.compile(r"Progress\(|\|\s*\d+/\d+\s*\[")
 #: what a report page says where a widget without a static copy was
 WIDGET_NOTE = "An interactive widget: open the notebook in JupyterLab to use it."
 
@@ -199,7 +201,7 @@ def offline_notebook(nb):
             if "text/markdown" in data:  # a sentence written by the code (Recorder.say) has math too
                 data["text/markdown"] = _with_mathml(_text(data["text/markdown"]))
             if _WIDGET in data:
-                if "Progress(" in str(data.get("text/plain", "")) and "text/html" not in data:
+                if _PROGRESS.search(_text(data.get("text/plain", ""))) and "text/html" not in data:
                     continue  # a progress bar: nothing to read once the work is done
                 del data[_WIDGET]
                 if "text/html" not in data:

@@ -231,3 +231,22 @@ def test_design_explorer_speaks_in_words_with_units_and_room_for_small_sigmas():
     assert host.layout.width == "420px" and host.step <= 0.01  # 0.12 (Table 1) is settable to a step of 0.005
     with pytest.raises(ValueError, match="cost_unit"):
         design_explorer(cost_unit=" ")
+
+
+def test_offline_notebook_drops_tqdm_bars_and_keeps_other_widgets():
+    import nbformat
+
+    from perfstudy.report import WIDGET_NOTE, offline_notebook
+
+    widget = {"model_id": "x", "version_major": 2, "version_minor": 0}
+    cell = nbformat.v4.new_code_cell("1")
+    cell.outputs = [
+        {"output_type": "display_data", "metadata": {}, "data": {
+            "application/vnd.jupyter.widget-view+json": widget, "text/plain": "Table 3:   0%|          | 0/40 [00:00<?, ?it/s]"}},
+        {"output_type": "display_data", "metadata": {}, "data": {
+            "application/vnd.jupyter.widget-view+json": widget, "text/plain": "Output()"}},
+    ]  # fmt: skip
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [cell]
+    (kept,) = offline_notebook(nb).cells[0].outputs
+    assert WIDGET_NOTE in kept["data"]["text/html"]
