@@ -520,3 +520,26 @@ def test_notebook_view_leads_with_change_and_verdict_and_notes_once():
     notes = [n for row in result.table.notes for n in row]
     footnotes = re.findall(r"<li>(.*?)</li>", page)
     assert sorted(footnotes) == sorted(set(notes)) and len(footnotes) == len(set(notes))  # each note once
+
+
+def test_fieller_interval_never_reaches_below_minus_100_percent():
+    # B's six batch means: five near 111 us and one preempted at 700 us (a contended CI run): Fieller's set
+    # for B/A reaches negative ratios, which no two positive times have; the interval stops at -100%
+    a = [27.1, 28.3, 27.5, 26.9, 29.0, 27.8]
+    b = [110.0, 112.5, 109.8, 700.0, 111.2, 108.9]
+    rows = [
+        dict(benchmark="BM_Sum", version=v, batch=i, value=x)
+        for v, xs in (("A", a), ("B", b))
+        for i, x in enumerate(xs)
+    ]
+    row = compare(pd.DataFrame(rows), threshold=0.05, rng=0).table.iloc[0]
+    assert row.method == "t" and row.scale == "ratio"
+    assert row.low == -1.0 < row.change < row.high  # cut at -100%, the estimate inside
+    # an independent check of the upper end: Fieller's quadratic solved by numpy
+    from scipy import stats
+
+    va, vb = np.var(a, ddof=1) / 6, np.var(b, ddof=1) / 6
+    df = (va + vb) ** 2 / (va**2 / 5 + vb**2 / 5)
+    q = stats.t.ppf(0.975, df)
+    roots = np.roots([np.mean(a) ** 2 - q**2 * va, -2 * np.mean(a) * np.mean(b), np.mean(b) ** 2 - q**2 * vb])
+    assert row.high == pytest.approx(max(roots) - 1, rel=1e-6) and min(roots) < 0  # the raw set went below 0
