@@ -580,7 +580,7 @@ def test_every_number_the_text_quotes_is_in_the_record_at_two_seeds(path, tmp_pa
 def test_a_report_page_loads_nothing_from_the_network(path, tmp_path_factory):
     """The HTML beside each executed notebook: no script, style or module from another host; equations as
     MathML, not raw TeX; each explorer as its first state (an image) with the note that it is live elsewhere."""
-    from perfstudy.report import WIDGET_NOTE, offline_notebook
+    from perfstudy.report import _PROGRESS, WIDGET_NOTE, offline_notebook
     from perfstudy.widgets import STATIC_NOTE
 
     WIDGET = "application/vnd.jupyter.widget-view+json"
@@ -598,7 +598,8 @@ def test_a_report_page_loads_nothing_from_the_network(path, tmp_path_factory):
         f"{path.stem}: raw TeX left"
     )
     shown = [o["data"] for c in executed.cells for o in c.get("outputs", []) if WIDGET in o.get("data", {})]
-    bars = [d for d in shown if "Progress(" in str(d.get("text/plain", ""))]
+    bars = [d for d in shown if _PROGRESS.search("".join(d.get("text/plain", "")))]  # tqdm's or ipywidgets'
+    assert not any(d["text/plain"] in page for d in bars if d.get("text/plain")), f"{path.stem}: a progress bar shown"
     assert page.count(STATIC_NOTE) + page.count(WIDGET_NOTE) >= len(shown) - len(bars), (
         f"{path.stem}: a widget vanished"
     )
