@@ -161,7 +161,7 @@ def test_local_cluster_spreads_rounds_over_worker_processes(tmp_path, capsys):
     pytest.importorskip("distributed")
     out = tmp_path / "runs.csv"
     status = main(["run", "--a", work(200_000), "--b", work(800_000), "--scheduler", "local:2", "--out", str(out),
-                   "--no-progress", "--max-rounds", "12", "--format", "json", "--seed", "3"])  # fmt: skip
+                   "--no-progress", "--max-rounds", "40", "--format", "json", "--seed", "3"])  # fmt: skip
     assert status == 0
     document = json.loads(capsys.readouterr().out)
     assert document["stopped"] in ("decided", "max-rounds") and document["rounds"] >= 5
