@@ -559,3 +559,15 @@ def test_bandwidth_factor_smooths_and_both_kdes_agree():
     assert wide == pytest.approx(accuracy(a, b, bandwidth_factor=2.0, method="exact"), abs=2e-3)
     with pytest.raises(ValueError, match="bandwidth_factor=0"):
         accuracy(a, b, bandwidth_factor=0)
+
+
+def test_table3_takes_some_of_its_rows_and_refuses_others_by_name():
+    rows = [("request_balanced", "host_block"), ("request_balanced", "iid")]
+    table = bakshy2015.table3(E1, requests=32, hosts=4, experiments=40, replicates=20, rows=rows, rng=0)
+    assert [tuple(r) for r in table[["design", "bootstrap"]].to_numpy()] == rows
+    assert list(table.paper_type1_error) == [0.057, 0.108]  # Table 3, request balanced: host block, iid
+    assert {"type1_error_counts_t", "closest_variant"} <= set(table.columns)
+    with pytest.raises(ValueError, match=r"rows: \[\('fully_balanced', 'host_block'\)\] are not rows of Table 3"):
+        bakshy2015.table3(E1, rows=[("fully_balanced", "host_block")])
+    with pytest.raises(TypeError, match="rows="):
+        bakshy2015.table3(E1, rows=[])

@@ -435,6 +435,7 @@ def table3(
     hosts: int = 16,
     experiments: int = 10_000,
     replicates: int = 1_000,
+    rows=TABLE_3_ROWS,
     rng=None,
     executor=None,
     progress: bool = False,
@@ -452,6 +453,9 @@ def table3(
         512 requests per condition, 16 hosts in the paper.
     experiments, replicates : int
         10,000 A/A tests in the paper; it does not state the replicates.
+    rows : sequence of (design, bootstrap)
+        Some of :data:`TABLE_3_ROWS` (all by default), in the order of the result; e.g. one design's
+        rows under other components.
     rng : None, int, SeedSequence or Generator
         See :func:`perfstudy.type1.type1_error_table`.
     executor : concurrent.futures.Executor, optional
@@ -479,7 +483,13 @@ def table3(
     check_int("experiments", experiments)
     check_int("replicates", replicates)
     check_bool("progress", progress)
-    streams = twin_streams(2, rng=rng)
+    if not isinstance(rows, (list, tuple)) or not rows:
+        raise TypeError(f"rows={rows!r}: expected a non-empty sequence of Table 3's (design, bootstrap) pairs")
+    rows = [tuple(row) if isinstance(row, (list, tuple)) else row for row in rows]
+    unknown = [row for row in rows if row not in TABLE_3_ROWS]  # ==, not hashing: any bad value is named
+    if unknown:
+        raise ValueError(f"rows: {unknown} are not rows of Table 3 (TABLE_3_ROWS), so the paper has no number for them")
+    denominators = list(dict.fromkeys(denominator for denominator, _ in TABLE_3_VARIANTS.values()))
     tables = {
         denominator: type1_error_table(
             components,
@@ -488,18 +498,17 @@ def table3(
             experiments=experiments,
             replicates=replicates,
             denominator=denominator,
-            rows=TABLE_3_ROWS,
+            rows=rows,
             rng=stream,
             executor=executor,
             progress=progress,
         )
-        for denominator, stream in zip(("weights", "counts"), streams)
+        for denominator, stream in zip(denominators, twin_streams(len(denominators), rng=rng))
     }
     table = tables["weights"]
-    counts = tables["counts"]
-    table["type1_error_counts"] = counts.type1_error
-    table["type1_error_counts_t"] = counts.type1_error_t
-    table["mean_estimated_se_counts"] = counts.mean_estimated_se
+    for suffix, (denominator, quantile) in TABLE_3_VARIANTS.items():
+        table[f"type1_error{suffix}"] = tables[denominator]["type1_error" if quantile == "normal" else "type1_error_t"]
+    table["mean_estimated_se_counts"] = tables["counts"].mean_estimated_se
     paper = np.array([TABLE_3[(d, b)] for d, b in zip(table.design, table.bootstrap)])
     table["paper_type1_error"], table["paper_mean_se"], table["paper_se"] = paper.T
     table["type1_diff_points"] = 100 * (table.type1_error - table.paper_type1_error)
