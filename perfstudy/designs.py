@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from perfstudy._checks import check_counts, check_int, check_names, check_real
+from perfstudy._checks import check_counts, check_int, check_names, check_real, check_text
 from perfstudy._result import Result
 from perfstudy.model import VarianceComponents, check_components
 from perfstudy.schedules import (
@@ -500,8 +500,23 @@ class DesignComparison(Result):
         return frame
 
     def _repr_html_(self) -> str:
+        return self.to_html()
+
+    def to_html(self, cost_unit: str | None = None) -> str:
         """Each design's SE and cost, the cheapest that meets the target in bold, and the cheapest
-        allocation that meets it with these hosts."""
+        allocation that meets it with these hosts.
+
+        Parameters
+        ----------
+        cost_unit : str, optional
+            The costs' unit (:class:`CostModel` takes any one), shown in the cost column's header and
+            after the allocation's cost.
+        """
+        if cost_unit is not None:
+            check_text("cost_unit", cost_unit)
+            if not cost_unit.strip():
+                raise ValueError("cost_unit='': expected a unit, e.g. 's' or 'USD', or None")
+        unit = "" if cost_unit is None else html.escape(cost_unit)
         rows = []
         for design, se in self.standard_errors.items():
             meets = self.target_se is not None and se <= self.target_se
@@ -510,7 +525,7 @@ class DesignComparison(Result):
                 f"<tr{style}><td>{html.escape(design.replace('_', ' '))}</td><td>{se:.4f}</td>"
                 f"<td>{self.costs[design]:,.0f}</td><td>{'yes' if meets else 'no'}</td></tr>"
             )
-        head = "<tr><th>design</th><th>SE</th><th>cost</th><th>meets target</th></tr>"
+        head = f"<tr><th>design</th><th>SE</th><th>cost{f' ({unit})' if unit else ''}</th><th>meets target</th></tr>"
         text = [f"<table>{head}{''.join(rows)}</table>"]
         if self.target_se is not None:
             if self.cheapest:
@@ -525,7 +540,7 @@ class DesignComparison(Result):
                 text.append(
                     f"<p>Cheapest way to meet it with {self.hosts} hosts: "
                     f"<b>{best.design.replace('_', ' ')}</b>, R = {best.requests}, T = {best.repetitions}, "
-                    f"cost {best.cost:,.0f} (SE {best.standard_error:.4f}).</p>"
+                    f"cost {best.cost:,.0f}{f' {unit}' if unit else ''} (SE {best.standard_error:.4f}).</p>"
                 )
         return "".join(text)
 

@@ -373,7 +373,7 @@ def design_explorer(
         Display it in a notebook; its output is computed once at construction.
     """
     check_text("cost_unit", cost_unit)
-    if not cost_unit.strip():
+    if not cost_unit.strip():  # refused here, before any control is built (to_html refuses it too)
         raise ValueError("cost_unit='': expected a unit, e.g. 's' or 'USD'")
     if isinstance(components, VarianceFit):
         components = components.components()
@@ -441,10 +441,7 @@ def design_explorer(
         ax.axvline(values["target_se"], color="k", ls="--", lw=1)
         ax.set_xlabel("standard error of the estimated effect (units of y)")
         fig.tight_layout()
-        unit = html.escape(cost_unit)
-        text = comparison._repr_html_().replace("<th>cost</th>", f"<th>cost ({unit})</th>")
-        text = re.sub(r"cost ([\d,.]+) \(SE", lambda m: f"cost {m.group(1)} {unit} (SE", text)
-        return comparison, text, fig
+        return comparison, comparison.to_html(cost_unit=cost_unit), fig
 
     columns = [
         ["request", "host", "request_batch", "host_batch", "noise"],

@@ -379,6 +379,7 @@ def _valid(tmp):  # noqa: PLR0915 - one table
         "designs.AllocationResult.to_frame": lambda: call(allocation()),
         "designs.optimal_allocation": lambda: call(E1, COSTS, target_se=0.1, hosts=8),
         "designs.DesignComparison.to_frame": lambda: call(designs.compare_designs(E1, requests=100, hosts=8)),
+        "designs.DesignComparison.to_html": lambda: call(designs.compare_designs(E1, requests=100, hosts=8), "s"),
         "designs.compare_designs": lambda: call(E1, requests=100, hosts=8, costs=COSTS, target_se=0.1),
         "diagnostics.coefficient_of_variation": lambda: call(x),
         "diagnostics.autocorrelation_se": lambda: call(x),

@@ -250,3 +250,16 @@ def test_offline_notebook_drops_tqdm_bars_and_keeps_other_widgets():
     nb.cells = [cell]
     (kept,) = offline_notebook(nb).cells[0].outputs
     assert WIDGET_NOTE in kept["data"]["text/html"]
+
+
+def test_design_comparison_html_carries_the_cost_unit_or_none():
+    from perfstudy import CostModel
+    from perfstudy.designs import compare_designs
+
+    costs = CostModel(setup=600.0, request=2.0, repetition=0.5, host=60.0)
+    comparison = compare_designs(PERFLAB_ENDPOINTS[1], requests=256, hosts=16, costs=costs, target_se=0.05)
+    assert comparison._repr_html_() == comparison.to_html()
+    assert "<th>cost</th>" in comparison.to_html()
+    best = comparison.allocation[comparison.allocation.best]
+    assert f"cost {best.cost:,.0f} h (SE" in comparison.to_html(cost_unit="h")
+    assert "<th>cost (h)</th>" in comparison.to_html(cost_unit="h")
