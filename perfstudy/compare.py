@@ -1108,8 +1108,7 @@ def format_comparison(result: Comparison, format: str = "table") -> str:
             out += [f"{i}. {text}" for i, text in enumerate(footnotes, 1)] + [""]
         else:
             out += [f"[{i}] {text}" for i, text in enumerate(footnotes, 1)] + [""]
-    general = _general_lines(result)
-    out += general
+    out += _general_lines(result)
     return "\n".join(out)
 
 
@@ -1223,8 +1222,8 @@ def _html(result: Comparison) -> str:
     import html as h
 
     footnotes: list[str] = []
-    parts = [f"<p><strong>Comparison of {h.escape(_side_names(result)[0])} and {h.escape(_side_names(result)[1])}"
-             f"</strong></p>"]  # fmt: skip
+    name_a, name_b = _side_names(result)
+    parts = [f"<p><strong>Comparison of {h.escape(name_a)} and {h.escape(name_b)}</strong></p>"]
     for shown, (factor, small, rows) in _unit_groups(result).items():
         header, lines = _unit_rows(result, factor, small, rows, footnotes)
         head = "".join(f"<th>{h.escape(header[i])}</th>" for i in _HTML_ORDER)

@@ -220,17 +220,15 @@ class _Warnings:
         from IPython import get_ipython
 
         self._catcher.__exit__(*exc)
-        shell = get_ipython()
-        in_kernel = getattr(shell, "kernel", None) is not None  # a notebook, not a terminal or a script
-        said, passed = [], []
-        for w in self._seen:
-            (said if issubclass(w.category, UserWarning) and in_kernel else passed).append(w)
-        for w in passed:  # not shown here: back to the usual machinery
-            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-        messages = list(dict.fromkeys(str(w.message) for w in self._seen if issubclass(w.category, UserWarning)))
+        in_kernel = getattr(get_ipython(), "kernel", None) is not None  # a notebook, not a terminal or a script
+        ours = [w for w in self._seen if issubclass(w.category, UserWarning)]
+        for w in self._seen:  # what is not shown here goes back to the usual machinery
+            if not (in_kernel and w in ours):
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+        messages = list(dict.fromkeys(str(w.message) for w in ours))
         self._record(self._key, messages)
-        if said:
+        if in_kernel and messages:
             from IPython.display import Markdown, display
 
-            display(Markdown(chr(10).join(f"> **Warning.** {m}" for m in messages)))
+            display(Markdown("\n".join(f"> **Warning.** {m}" for m in messages)))
         return False

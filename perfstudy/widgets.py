@@ -541,11 +541,9 @@ def bootstrap_explorer(
             replicates=replicates, rng=seed,
         )  # fmt: skip
         boot = result.bootstraps[bootstrap]
-        rates = {}
-        for method in ("t", "normal"):
-            lo, hi = boot.confidence_interval(confidence, method)
-            rates[method] = float(((lo > 0) | (hi < 0)).mean())
-        low, high = boot.confidence_interval(confidence, quantiles)
+        intervals = {method: boot.confidence_interval(confidence, method) for method in ("t", "normal")}
+        rates = {method: float(((lo > 0) | (hi < 0)).mean()) for method, (lo, hi) in intervals.items()}
+        low, high = intervals[quantiles]
         rate = rates[quantiles]
         other = "normal" if quantiles == "t" else "t"
         mc = 1.96 * math.sqrt(max(rate * (1 - rate), 1e-12) / tests)
