@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from perfstudy import PERFLAB_ENDPOINTS, simulate
-from perfstudy.sweeps import standard_error_sweep
+from perfstudy.design.simulated_errors import standard_error_sweep
 
 FIGURE_4 = dict(hosts=(4, 8, 16, 32), requests=(100, 150, 200, 300, 500, 700, 1000, 1400), experiments=10_000)
 NAIVE_EXPERIMENTS = 200  # the naive Table 3 loop runs this many experiments and is extrapolated
@@ -48,7 +48,7 @@ def figure_4_in_process():
 
 
 def table_3_full():
-    from perfstudy.type1 import type1_error_table
+    from perfstudy.design.type1_errors import type1_error_table
 
     type1_error_table(experiments=10_000, replicates=1_000, rng=1)
 
@@ -56,8 +56,8 @@ def table_3_full():
 def table_3_naive_loop():
     """The same 13 rows by a straightforward loop over experiments (one simulation, one weight draw
     and one replicate computation per experiment and bootstrap), on NAIVE_EXPERIMENTS experiments."""
+    from perfstudy.design.type1_errors import bootstrap_clusters
     from perfstudy.studies.bakshy2015 import TABLE_3_ROWS
-    from perfstudy.type1 import bootstrap_clusters
 
     rng = np.random.default_rng(1)
     for design in dict.fromkeys(d for d, _ in TABLE_3_ROWS):
@@ -85,7 +85,7 @@ STABILITY_CALLS = 20
 
 
 def _two_60k_samples():
-    from perfstudy.datasets import load
+    from perfstudy.io.datasets import load
 
     x = load("pt4cloud-AWS-EP-2XL").value.to_numpy()  # 61,257 runs
     return x[:60_000], x[-60_000:]
@@ -93,7 +93,7 @@ def _two_60k_samples():
 
 def stability_60k():
     """stability_probability, 60,000 vs 60,000 runs, binned KDE (per call, of STABILITY_CALLS)."""
-    from perfstudy.pt4cloud import stability_probability
+    from perfstudy.stability.pt4cloud import stability_probability
 
     x, y = _two_60k_samples()
     for _ in range(STABILITY_CALLS):
@@ -102,7 +102,7 @@ def stability_60k():
 
 def stability_60k_scipy():
     """The same computation with scipy.stats.gaussian_kde integrated over each strip (method='exact')."""
-    from perfstudy.pt4cloud import stability_probability
+    from perfstudy.stability.pt4cloud import stability_probability
 
     x, y = _two_60k_samples()
     stability_probability(x, y, method="exact")
@@ -110,7 +110,7 @@ def stability_60k_scipy():
 
 def band_60k():
     """A 99% point-wise band from 1,000 bootstrap KDEs of 60,000 runs."""
-    from perfstudy.pt4cloud import confidence_band
+    from perfstudy.stability.pt4cloud import confidence_band
 
     confidence_band(_two_60k_samples()[0], confidence=0.99, replicates=1000, rng=1)
 
@@ -129,8 +129,8 @@ def pt4cloud_33():
 
 def confirm_3571():
     """CONFIRM on 3,571 runs (the first of PT4Cloud AWS-EP-L's ground truth), 200 trials, every size."""
-    from perfstudy.confirm import repetitions_needed
-    from perfstudy.datasets import load
+    from perfstudy.diagnostics.repetitions import repetitions_needed
+    from perfstudy.io.datasets import load
 
     frame = load("pt4cloud-AWS-EP-L")
     x = frame.loc[frame.split == "ground_truth", "value"].to_numpy()[:3571]
@@ -144,7 +144,7 @@ def _two_normal_200():
 
 def mmd_2x200():
     """MMD two-sample test, 200 vs 200 points, 1,000 permutations."""
-    from perfstudy.servers import mmd_test
+    from perfstudy.diagnostics.hosts import mmd_test
 
     x, y = _two_normal_200()
     return lambda: mmd_test(x, y, permutations=1000, rng=1)  # timed without imports
@@ -160,8 +160,8 @@ def mmd_2x200_hyppo():
 
 def rank_60x4():
     """Rank 60 servers on 4 metrics: the first 60 CWB m3.large VMs (3 iterations each), 1,000 permutations."""
-    from perfstudy.datasets import load
-    from perfstudy.servers import rank_servers
+    from perfstudy.diagnostics.hosts import rank_servers
+    from perfstudy.io.datasets import load
 
     cwb = load("cwb-aws-microbench")
     metrics = [
@@ -189,7 +189,7 @@ def _pilot(requests: int):
 
 
 def _fit(requests: int):
-    from perfstudy.estimate import fit_variance_components
+    from perfstudy.design.estimate import fit_variance_components
 
     df = _pilot(requests)
     return lambda: fit_variance_components(df)  # the four WWW'15 terms + version, REML
@@ -270,7 +270,7 @@ def _insteval():
 
 def fit_insteval():
     """InstEval, REML, default arguments and lme4's formula."""
-    from perfstudy.estimate import fit_variance_components
+    from perfstudy.design.estimate import fit_variance_components
 
     df = _insteval()
     return lambda: fit_variance_components(df, INSTEVAL_FORMULA)
@@ -283,7 +283,7 @@ def fit_200k():
 
 def fit_classics():
     """Dyestuff, Penicillin and Pastes, one fit each, lme4's formulas."""
-    from perfstudy.estimate import fit_variance_components
+    from perfstudy.design.estimate import fit_variance_components
 
     frames = {name: _lme4_data(name) for name in CLASSIC_FORMULAS}
 
@@ -374,7 +374,7 @@ def _compare_frame():
 
 def compare_200(statistic="mean"):
     """compare() with 2,000 replicates and every check (threshold 2%, so CONFIRM runs too)."""
-    from perfstudy.compare import compare
+    from perfstudy.comparison._compare import compare
 
     df = _compare_frame()
     return lambda: compare(df, statistic=statistic, threshold=0.02, replicates=2000, rng=1)
@@ -388,7 +388,7 @@ def compare_200_processes():
     """compare_200 spread over ProcessPoolExecutor(2), pool start-up included."""
     from concurrent.futures import ProcessPoolExecutor
 
-    from perfstudy.compare import compare
+    from perfstudy.comparison._compare import compare
 
     df = _compare_frame()
 
@@ -402,7 +402,7 @@ def compare_200_processes():
 def analyze_20():
     """analyze() on 20 benchmarks x 2 versions x 20 processes x 50 values (everything but
     the notebook's rendering)."""
-    from perfstudy.analyze import analyze
+    from perfstudy.analysis import analyze
 
     df = _compare_frame()
     df = df[df.benchmark < 20].assign(iteration=lambda d: d.groupby(["benchmark", "version", "batch"]).cumcount())
@@ -493,8 +493,8 @@ def _benchstat() -> str | None:
 def trials_needed_20k():
     """A search at an accuracy it cannot reach runs to max_trials; the sample grew by
     np.append (a copy per trial, quadratic) before."""
-    from perfstudy.peak_search import trials_needed
-    from perfstudy.simulated_server import SimulatedServer
+    from perfstudy.capacity.peak_search import trials_needed
+    from perfstudy.capacity.server_model import SimulatedServer
 
     trials_needed(SimulatedServer(), load=100.0, runlength=60.0, target_accuracy=1e-6, max_trials=20_000, rng=0)
 
@@ -514,13 +514,13 @@ def _explorer_update(build, control: str, value):
 
 
 def explorer_design():
-    from perfstudy.widgets import design_explorer
+    from perfstudy.notebook.widgets import design_explorer
 
     return _explorer_update(design_explorer, "hosts", 8)
 
 
 def explorer_bootstrap():
-    from perfstudy.widgets import bootstrap_explorer
+    from perfstudy.notebook.widgets import bootstrap_explorer
 
     return _explorer_update(bootstrap_explorer, "requests", 128)
 
@@ -538,7 +538,7 @@ def explorer_confirm():
 
 
 def explorer_peak_rate():
-    from perfstudy.widgets import peak_rate_explorer
+    from perfstudy.notebook.widgets import peak_rate_explorer
 
     return _explorer_update(peak_rate_explorer, "daemons", 8)
 
@@ -556,7 +556,7 @@ def runner_overhead():
     stopping rule after each round, the progress bar off), the final paired comparison included."""
     import tempfile
 
-    from perfstudy.run import run
+    from perfstudy.experiment._run import run
 
     with tempfile.TemporaryDirectory() as directory:
         run(_nothing, _nothing, values=1, warmup=0, threshold=0.0, min_rounds=RUNNER_ROUNDS, max_rounds=RUNNER_ROUNDS,

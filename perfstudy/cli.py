@@ -284,13 +284,13 @@ def _duration(text, option: str) -> float:
 def _run(args) -> int:
     import warnings
 
-    from perfstudy.compare import format_comparison
+    from perfstudy.comparison._compare import format_comparison
 
     try:
         threshold = None if args.threshold is None else _fraction(args.threshold, "--threshold")
         confidence = None if args.confidence is None else _confidence(args.confidence)
         if args.plan is not None:
-            from perfstudy.plan import format_plan, plan_rounds
+            from perfstudy.experiment.plan import format_plan, plan_rounds
 
             plan = plan_rounds(args.plan, threshold=0.05 if threshold is None else threshold,
                                confidence=0.95 if confidence is None else confidence)  # fmt: skip
@@ -301,7 +301,7 @@ def _run(args) -> int:
                 raise ValueError(f"{option}: missing; give the command of version {option[2:].upper()}")
         max_time = None if args.max_time is None else f"{_duration(args.max_time, '--max-time')}s"
         timeout = None if args.timeout is None else f"{_duration(args.timeout, '--timeout')}s"
-        from perfstudy.run import run
+        from perfstudy.experiment._run import run
 
         with warnings.catch_warnings():
             warnings.showwarning = _show_warning  # the machine's warnings as they are found: before round 1
@@ -442,9 +442,9 @@ def _stop_tree(process) -> None:
 
 
 def _analyze(args) -> int:
+    from perfstudy.experiment._run import is_run_file, read_run
     from perfstudy.io import read
-    from perfstudy.report import run_analysis
-    from perfstudy.run import is_run_file, read_run
+    from perfstudy.notebook.report import run_analysis
 
     started = time.perf_counter()
     try:
@@ -476,9 +476,9 @@ def _analyze(args) -> int:
 
 
 def _compare(args) -> int:
-    from perfstudy.compare import compare, format_comparison
+    from perfstudy.comparison._compare import compare, format_comparison
+    from perfstudy.experiment._run import is_run_file, read_run
     from perfstudy.io import read
-    from perfstudy.run import is_run_file, read_run
 
     said = []  # where the threshold and confidence came from, said under the table
     try:
@@ -601,7 +601,7 @@ def main(argv=None) -> int:
     """
     args = _parser().parse_args(argv)
     if args.command == "report":
-        from perfstudy.report import format_table, run_notebooks
+        from perfstudy.notebook.report import format_table, run_notebooks
 
         try:
             runs = run_notebooks(

@@ -57,6 +57,9 @@ SIGNED = {
     "ddof",
     "load",
     "null",
+    "values_a",  # a paired comparison on the difference scale
+    "values_b",
+    "d",  # log-ratios
 }
 #: probabilities and fractions: 0, 1 and beyond are refused
 FRACTIONS = {"alpha", "confidence", "objective_probability", "max_fraction", "target_accuracy", "region_width"}

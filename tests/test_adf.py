@@ -1,4 +1,4 @@
-"""perfstudy.adf against statsmodels' adfuller: same lag, statistic, p-value and information criterion."""
+"""perfstudy.diagnostics.adf against statsmodels' adfuller: same lag, statistic, p-value and information criterion."""
 
 import os
 import warnings
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from statsmodels.tsa.stattools import adfuller
 
-from perfstudy.adf import adf, adf_suffixes, default_maxlag
+from perfstudy.diagnostics.adf import adf, adf_suffixes, default_maxlag
 
 MIRROR = Path(os.environ.get("PERFSTUDY_DATA") or "/nonexistent")
 
@@ -74,7 +74,7 @@ def test_suffixes_match_one_regression_each(regression):
 @pytest.mark.skipif(not MIRROR.is_dir(), reason="PERFSTUDY_DATA does not point at the dataset mirror")
 @pytest.mark.parametrize("name", ["pt4cloud-AWS-JPS-L", "pt4cloud-Chameleon-YCSB-S", "azure-mlc-idle-latency-long"])
 def test_real_series_match_statsmodels(name):
-    from perfstudy.datasets import load
+    from perfstudy.io.datasets import load
 
     x = load(name).value.to_numpy()
     ours = adf(x)

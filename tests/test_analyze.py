@@ -7,9 +7,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from perfstudy.analyze import Analysis, analyze, demo_runs, warmup_iterations
-from perfstudy.confirm import median_ci, repetitions_needed
-from perfstudy.survey import diagnose
+from perfstudy.analysis import Analysis, analyze, demo_runs, warmup_iterations
+from perfstudy.diagnostics.diagnosis import diagnose
+from perfstudy.diagnostics.repetitions import median_ci, repetitions_needed
 
 
 @pytest.fixture(scope="module")
@@ -116,7 +116,7 @@ def test_the_card_says_each_finding_in_plain_words_and_units():
     assert list(card.columns) == ["A", "B"]
     row = result.table.set_index(["version", "benchmark"]).loc[("A", "regex")]
     # the mean in seconds with its SI prefix, digits as si() gives them
-    from perfstudy._format import with_unit
+    from perfstudy._lib.format import with_unit
 
     assert card.loc["mean, 95% interval as if the values were independent", "A"].startswith(with_unit(row["mean"], "s"))
     assert card.loc["warm-up left at the start of each batch", "A"] == "the first 4 iterations: drop them"
@@ -162,7 +162,7 @@ def test_few_batches_are_advised_as_batches_not_values():
 
 def test_the_report_pluralises_the_cluster_by_its_name():
     """A card over hosts says hosts (it said "hostes"); batches and processes keep their -es."""
-    from perfstudy._format import plural
+    from perfstudy._lib.format import plural
 
     assert [plural(w) for w in ("batch", "host", "process", "fork", "replica", "party", "day")] == [
         "batches", "hosts", "processes", "forks", "replicas", "parties", "days",

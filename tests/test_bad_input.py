@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import importlib
 import inspect
 import json
 import os
@@ -94,21 +95,21 @@ def fit():
 @functools.cache
 def pilot_fit():
     from perfstudy import fit_variance_components
-    from perfstudy.estimate import SCHEDULE_TERMS
+    from perfstudy.design.estimate import SCHEDULE_TERMS
 
     return fit_variance_components(pilot_frame(), random=SCHEDULE_TERMS)
 
 
 @functools.cache
 def comparison():
-    from perfstudy.compare import compare
+    from perfstudy.comparison._compare import compare
 
     return compare(runs_frame(), replicates=99, rng=0)
 
 
 @functools.cache
 def analysis():
-    from perfstudy.analyze import analyze, demo_runs
+    from perfstudy.analysis import analyze, demo_runs
 
     a, b = demo_runs(processes=4, values=12, rng=0)
     return analyze(pd.concat([a.assign(version="a"), b.assign(version="b")]), permutations=19, replicates=99, rng=0)
@@ -116,7 +117,7 @@ def analysis():
 
 @functools.cache
 def demo():
-    from perfstudy.analyze import demo_runs
+    from perfstudy.analysis import demo_runs
 
     a, b = demo_runs(processes=4, values=12, rng=0)
     return pd.concat([a.assign(version="a"), b.assign(version="b")], ignore_index=True)
@@ -124,21 +125,21 @@ def demo():
 
 @functools.cache
 def grid():
-    from perfstudy.kde import strip_grid
+    from perfstudy.stability.kde import strip_grid
 
     return strip_grid(sample(), strips=50)
 
 
 @functools.cache
 def server():
-    from perfstudy.simulated_server import SimulatedServer
+    from perfstudy.capacity.server_model import SimulatedServer
 
     return SimulatedServer()
 
 
 @functools.cache
 def _peak_search():
-    from perfstudy.peak_search import find_peak_rate
+    from perfstudy.capacity.peak_search import find_peak_rate
 
     return find_peak_rate(server(), rng=0, **SEARCH)
 
@@ -150,14 +151,14 @@ def points() -> pd.DataFrame:
 
 @functools.cache
 def schedule():
-    from perfstudy.designs import schedule as make
+    from perfstudy.design.standard_errors import schedule as make
 
     return make("fully_balanced", requests=8, hosts=2)
 
 
 @functools.cache
 def pt4_result():
-    from perfstudy.pt4cloud import pt4cloud
+    from perfstudy.stability.pt4cloud import pt4cloud
 
     x = sample(400)
     return pt4cloud([x[:200], x[200:]], replicates=5, strips=50, rng=0)
@@ -165,14 +166,14 @@ def pt4_result():
 
 @functools.cache
 def allocation():
-    from perfstudy.designs import optimal_allocation
+    from perfstudy.design.standard_errors import optimal_allocation
 
     return optimal_allocation(E1, COSTS, target_se=0.1, hosts=8)
 
 
 @functools.cache
 def sweep():
-    from perfstudy.sweeps import standard_error_sweep
+    from perfstudy.design.simulated_errors import standard_error_sweep
 
     return standard_error_sweep(E1, designs=["unbalanced"], hosts=[2], requests=[8, 16], experiments=20, rng=0)
 
@@ -265,9 +266,9 @@ def _layout_rows() -> pd.DataFrame:
 
 def run_file(tmp) -> str:
     """A perfstudy run's file (and its record), of 4 rounds of ``true``."""
-    from perfstudy.run import run
+    from perfstudy.experiment._run import run
 
-    path = tmp / "run.csv"
+    path = tmp / "experiment.csv"
     if not path.exists():
         # without the shell: `true` through it takes about the shell's start-up, which is subtracted to 0
         run("true", "true", values=1, warmup=0, min_rounds=4, max_rounds=4, out=path, progress=False, seed=0,
@@ -285,19 +286,15 @@ def tidy_csv(tmp) -> str:
 
 
 def _valid(tmp):  # noqa: PLR0915 - one table
-    from perfstudy import (
-        batches,
-        bootstrap,
-        confirm,
-        designs,
-        diagnostics,
-        plots,
-        pt4cloud,
-        records,
-        report,
-        response_surface,
-        servers,
-    )
+    from perfstudy.capacity import response_surface
+    from perfstudy.design import bootstrap
+    from perfstudy.design import standard_errors as designs
+    from perfstudy.diagnostics import hosts as servers
+    from perfstudy.diagnostics import repetitions as confirm
+    from perfstudy.diagnostics import variability as diagnostics
+    from perfstudy.experiment import batches
+    from perfstudy.notebook import plots, records, report
+    from perfstudy.stability import pt4cloud
 
     x = sample()
     boot = lambda: bootstrap.clustered_bootstrap(x[:20], np.repeat([0, 1], 10), replicates=10, rng=0)  # noqa: E731
@@ -308,152 +305,164 @@ def _valid(tmp):  # noqa: PLR0915 - one table
         return _resolve(name)(*args, **kwargs)
 
     calls = {
-        "adf.adf": lambda: call(x),
-        "adf.ADFResult.to_frame": lambda: call(result_of("adf.adf")),
-        "adf.adf_suffixes": lambda: call(x, np.array([0, 50]), lags=2),
-        "adf.default_maxlag": lambda: call(100),
-        "adf.min_suffix": lambda: call(2),
-        "analyze.Analysis.to_frame": lambda: call(analysis()),
-        "analyze.Analysis.card": lambda: call(analysis(), analysis().table.benchmark.iloc[0]),
-        "analyze.analyze": lambda: call(demo(), permutations=19, replicates=99, rng=0),
-        "analyze.warmup_iterations": lambda: call(x[:60], np.repeat(np.arange(3), 20), np.tile(np.arange(20), 3)),
-        "analyze.demo_runs": lambda: call(processes=3, values=4, rng=0),
-        "baselines.sota1": lambda: call(x, period=10, span=40),
-        "baselines.StoppingResult.to_frame": lambda: call(result_of("baselines.sota1")),
-        "baselines.sota2": lambda: call(x, step=100, replicates=10, rng=0),
-        "baselines.repetitiveness": lambda: call(x, 20),
-        "bootstrap.BootstrapResult.critical_value": lambda: call(boot()),
-        "bootstrap.BootstrapResult.confidence_interval": lambda: call(boot()),
-        "bootstrap.BootstrapResult.to_frame": lambda: call(boot()),
-        "bootstrap.check_weights": lambda: call("poisson"),
-        "bootstrap.check_denominator": lambda: call("counts"),
-        "bootstrap.clustered_bootstrap": lambda: call(x[:20], np.repeat([0, 1], 10), replicates=10, rng=0),
-        "bootstrap.host_blocks": lambda: call(np.array([0, 0, 1, 1]), np.array([0, 1, 0, 1])),
+        "diagnostics.adf.adf": lambda: call(x),
+        "diagnostics.adf.ADFResult.to_frame": lambda: call(result_of("diagnostics.adf.adf")),
+        "diagnostics.adf.adf_suffixes": lambda: call(x, np.array([0, 50]), lags=2),
+        "diagnostics.adf.default_maxlag": lambda: call(100),
+        "diagnostics.adf.min_suffix": lambda: call(2),
+        "analysis.Analysis.to_frame": lambda: call(analysis()),
+        "analysis.Analysis.card": lambda: call(analysis(), analysis().table.benchmark.iloc[0]),
+        "analysis.analyze": lambda: call(demo(), permutations=19, replicates=99, rng=0),
+        "analysis.warmup_iterations": lambda: call(x[:60], np.repeat(np.arange(3), 20), np.tile(np.arange(20), 3)),
+        "analysis.demo_runs": lambda: call(processes=3, values=4, rng=0),
+        "stability.stopping_rules.sota1": lambda: call(x, period=10, span=40),
+        "stability.stopping_rules.StoppingResult.to_frame": lambda: call(result_of("stability.stopping_rules.sota1")),
+        "stability.stopping_rules.sota2": lambda: call(x, step=100, replicates=10, rng=0),
+        "stability.stopping_rules.repetitiveness": lambda: call(x, 20),
+        "design.bootstrap.BootstrapResult.critical_value": lambda: call(boot()),
+        "design.bootstrap.BootstrapResult.confidence_interval": lambda: call(boot()),
+        "design.bootstrap.BootstrapResult.to_frame": lambda: call(boot()),
+        "design.bootstrap.check_weights": lambda: call("poisson"),
+        "design.bootstrap.check_denominator": lambda: call("counts"),
+        "design.bootstrap.clustered_bootstrap": lambda: call(x[:20], np.repeat([0, 1], 10), replicates=10, rng=0),
+        "design.bootstrap.host_blocks": lambda: call(np.array([0, 0, 1, 1]), np.array([0, 1, 0, 1])),
         "cli.main": lambda: call(["compare", tidy_csv(tmp), tidy_csv(tmp), "--replicates", "99"]),
-        "compare.Comparison.to_frame": lambda: call(comparison()),
-        "compare.compare": lambda: call(runs_frame(), replicates=99, rng=0),
-        "batches.command_argv": lambda: call("true --x"),
-        "batches.command_text": lambda: call(("true", "a b")),
-        "batches.run_batch": lambda: call(batches.Batch("A", ("true",), 0, 0, values=1, warmup=0)),
-        "batches.Batch.to_frame": lambda: call(batches.Batch("A", ("true",), 0, 0, values=1, warmup=0)),
-        "batches.BatchResult.to_frame": lambda: call(result_of("batches.run_batch")),
-        "environment.load_average": lambda: call(),
-        "environment.machine": lambda: call(),
-        "environment.machine_warnings": lambda: call(result_of("environment.machine")),
-        "environment.probe": lambda: call(work=100),
-        "plan.plan_rounds": lambda: call(run_file(tmp), threshold=0.05),
-        "plan.format_plan": lambda: call(result_of("plan.plan_rounds")),
-        "plan.RoundPlan.to_frame": lambda: call(result_of("plan.plan_rounds")),
-        "run.run": lambda: call("true", "true", values=1, warmup=0, min_rounds=2, max_rounds=2, progress=False),
-        "run.RunResult.to_frame": lambda: call(result_of("run.run")),
-        "run.read_run": lambda: call(run_file(tmp)),
-        "run.is_run_file": lambda: call(run_file(tmp)),
-        "run.RunFile.to_frame": lambda: call(result_of("run.read_run")),
-        "batches.shell_startup": lambda: call(runs=3),
-        "batches.stop_running": lambda: call(),
-        "plots.plot_run_order": lambda: call(result_of("run.read_run").frame),
-        "run.read_experiment": lambda: call(run_file(tmp)),
-        "sequential.t_confidence_sequence": lambda: call(x[:30]),
-        "sequential.rounds_needed": lambda: call(0.02, 0.01),
-        "sequential.ConfidenceSequence.to_frame": lambda: call(result_of("sequential.t_confidence_sequence")),
-        "compare.adjust_p_values": lambda: call(np.array([0.01, 0.04, 0.3])),
-        "compare.higher_is_better": lambda: call("ops/s"),
-        "compare.format_comparison": lambda: call(comparison()),
-        "compare.odd_batches": lambda: call(x[:20]),
-        "confirm.median_ci": lambda: call(x),
-        "confirm.median_ci_indices": lambda: call(50),
-        "confirm.Repetitions.to_frame": lambda: call(confirm.repetitions_needed(x, trials=5, rng=0)),
-        "confirm.repetitions_needed": lambda: call(x, trials=5, rng=0),
-        "datasets.registry": lambda: call(),
-        "datasets.list_datasets": lambda: call(),
-        "datasets.locate": lambda: call("pt4cloud-AWS-EP-L", download=False),
-        "datasets.load": lambda: call("pt4cloud-AWS-EP-L", download=False),
-        "datasets.load_family": lambda: call("sap-hana-details", download=False),
-        "designs.schedule": lambda: call("fully_balanced", requests=8, hosts=2),
-        "designs.DuplicationCoefficients.to_frame": lambda: call(designs.duplication_coefficients(schedule())),
-        "designs.duplication_coefficients": lambda: call(schedule()),
-        "designs.variance_from_schedule": lambda: call(schedule(), E1),
-        "designs.standard_error": lambda: call("fully_balanced", E1, requests=100, hosts=8),
-        "designs.CostModel": lambda: call(setup=600.0, request=2.0, repetition=0.5, host=60.0),
-        "designs.CostModel.cost": lambda: call(COSTS, "fully_balanced", requests=100, hosts=8),
-        "designs.AllocationResult.to_frame": lambda: call(allocation()),
-        "designs.optimal_allocation": lambda: call(E1, COSTS, target_se=0.1, hosts=8),
-        "designs.DesignComparison.to_frame": lambda: call(designs.compare_designs(E1, requests=100, hosts=8)),
-        "designs.DesignComparison.to_html": lambda: call(designs.compare_designs(E1, requests=100, hosts=8), "s"),
-        "designs.compare_designs": lambda: call(E1, requests=100, hosts=8, costs=COSTS, target_se=0.1),
-        "diagnostics.coefficient_of_variation": lambda: call(x),
-        "diagnostics.autocorrelation_se": lambda: call(x),
-        "diagnostics.batch_means": lambda: call(x),
-        "diagnostics.effective_sample_size": lambda: call(x),
-        "diagnostics.normality": lambda: call(hosts_frame(), by="host", rng=0),
-        "diagnostics.stationarity": lambda: call(timed_frame(), by="host"),
-        "diagnostics.independence_test": lambda: call(x, permutations=9, rng=0),
-        "diagnostics.Warmup.to_frame": lambda: call(diagnostics.warmup(x)),
-        "diagnostics.warmup": lambda: call(x),
-        "estimate.VarianceFit.to_frame": lambda: call(fit()),
-        "estimate.VarianceFit.components": lambda: call(pilot_fit()),
-        "estimate.VarianceFit.confidence_interval": lambda: call(fit(), replicates=4, rng=0),
-        "estimate.FitIntervals.to_frame": lambda: call(fit().confidence_interval(replicates=4, rng=0)),
-        "estimate.fit_variance_components": lambda: call(
+        "comparison.Comparison.to_frame": lambda: call(comparison()),
+        "comparison.compare": lambda: call(runs_frame(), replicates=99, rng=0),
+        "experiment.batches.command_argv": lambda: call("true --x"),
+        "experiment.batches.command_text": lambda: call(("true", "a b")),
+        "experiment.batches.run_batch": lambda: call(batches.Batch("A", ("true",), 0, 0, values=1, warmup=0)),
+        "experiment.batches.Batch.to_frame": lambda: call(batches.Batch("A", ("true",), 0, 0, values=1, warmup=0)),
+        "experiment.batches.BatchResult.to_frame": lambda: call(result_of("experiment.batches.run_batch")),
+        "experiment.environment.load_average": lambda: call(),
+        "experiment.environment.machine": lambda: call(),
+        "experiment.environment.machine_warnings": lambda: call(result_of("experiment.environment.machine")),
+        "experiment.environment.probe": lambda: call(work=100),
+        "experiment.plan.plan_rounds": lambda: call(run_file(tmp), threshold=0.05),
+        "experiment.plan.format_plan": lambda: call(result_of("experiment.plan.plan_rounds")),
+        "experiment.plan.RoundPlan.to_frame": lambda: call(result_of("experiment.plan.plan_rounds")),
+        "experiment.run": lambda: call("true", "true", values=1, warmup=0, min_rounds=2, max_rounds=2, progress=False),
+        "experiment.RunResult.to_frame": lambda: call(result_of("experiment.run")),
+        "experiment.read_run": lambda: call(run_file(tmp)),
+        "experiment.is_run_file": lambda: call(run_file(tmp)),
+        "experiment.RunFile.to_frame": lambda: call(result_of("experiment.read_run")),
+        "experiment.batches.shell_startup": lambda: call(runs=3),
+        "experiment.batches.stop_running": lambda: call(),
+        "notebook.plots.plot_run_order": lambda: call(result_of("experiment.read_run").frame),
+        "experiment.read_experiment": lambda: call(run_file(tmp)),
+        "comparison.sequential.t_confidence_sequence": lambda: call(x[:30]),
+        "comparison.sequential.rounds_needed": lambda: call(0.02, 0.01),
+        "comparison.sequential.ConfidenceSequence.to_frame": lambda: call(
+            result_of("comparison.sequential.t_confidence_sequence")
+        ),
+        "comparison.adjust_p_values": lambda: call(np.array([0.01, 0.04, 0.3])),
+        "comparison.higher_is_better": lambda: call("ops/s"),
+        "comparison.format_comparison": lambda: call(comparison()),
+        "comparison.odd_batches": lambda: call(x[:20]),
+        "diagnostics.repetitions.median_ci": lambda: call(x),
+        "diagnostics.repetitions.median_ci_indices": lambda: call(50),
+        "diagnostics.repetitions.Repetitions.to_frame": lambda: call(confirm.repetitions_needed(x, trials=5, rng=0)),
+        "diagnostics.repetitions.repetitions_needed": lambda: call(x, trials=5, rng=0),
+        "io.datasets.registry": lambda: call(),
+        "io.datasets.list_datasets": lambda: call(),
+        "io.datasets.locate": lambda: call("pt4cloud-AWS-EP-L", download=False),
+        "io.datasets.load": lambda: call("pt4cloud-AWS-EP-L", download=False),
+        "io.datasets.load_family": lambda: call("sap-hana-details", download=False),
+        "design.standard_errors.schedule": lambda: call("fully_balanced", requests=8, hosts=2),
+        "design.standard_errors.DuplicationCoefficients.to_frame": lambda: call(
+            designs.duplication_coefficients(schedule())
+        ),
+        "design.standard_errors.duplication_coefficients": lambda: call(schedule()),
+        "design.standard_errors.variance_from_schedule": lambda: call(schedule(), E1),
+        "design.standard_errors.standard_error": lambda: call("fully_balanced", E1, requests=100, hosts=8),
+        "design.standard_errors.CostModel": lambda: call(setup=600.0, request=2.0, repetition=0.5, host=60.0),
+        "design.standard_errors.CostModel.cost": lambda: call(COSTS, "fully_balanced", requests=100, hosts=8),
+        "design.standard_errors.AllocationResult.to_frame": lambda: call(allocation()),
+        "design.standard_errors.optimal_allocation": lambda: call(E1, COSTS, target_se=0.1, hosts=8),
+        "design.standard_errors.DesignComparison.to_frame": lambda: call(
+            designs.compare_designs(E1, requests=100, hosts=8)
+        ),
+        "design.standard_errors.DesignComparison.to_html": lambda: call(
+            designs.compare_designs(E1, requests=100, hosts=8), "s"
+        ),
+        "design.standard_errors.compare_designs": lambda: call(E1, requests=100, hosts=8, costs=COSTS, target_se=0.1),
+        "diagnostics.variability.coefficient_of_variation": lambda: call(x),
+        "diagnostics.variability.autocorrelation_se": lambda: call(x),
+        "diagnostics.variability.batch_means": lambda: call(x),
+        "diagnostics.variability.effective_sample_size": lambda: call(x),
+        "diagnostics.variability.normality": lambda: call(hosts_frame(), by="host", rng=0),
+        "diagnostics.variability.stationarity": lambda: call(timed_frame(), by="host"),
+        "diagnostics.variability.independence_test": lambda: call(x, permutations=9, rng=0),
+        "diagnostics.variability.Warmup.to_frame": lambda: call(diagnostics.warmup(x)),
+        "diagnostics.variability.warmup": lambda: call(x),
+        "design.estimate.VarianceFit.to_frame": lambda: call(fit()),
+        "design.estimate.VarianceFit.components": lambda: call(pilot_fit()),
+        "design.estimate.VarianceFit.confidence_interval": lambda: call(fit(), replicates=4, rng=0),
+        "design.estimate.FitIntervals.to_frame": lambda: call(fit().confidence_interval(replicates=4, rng=0)),
+        "design.estimate.fit_variance_components": lambda: call(
             hosts_frame().assign(batch=np.tile([0, 1, 2], 30)), random=("host", "batch"), fixed=()
         ),
+        "comparison.block_differences": lambda: call(
+            [1.0, 2.0, 3.0, 4.0], [0, 0, 1, 1], [1.5, 2.5, 3.5, 4.5], [0, 0, 1, 1]
+        ),
+        "comparison.host_and_round_variance": lambda: call([0.1, 0.2, 0.05, 0.15], ["h1", "h1", "h2", "h2"]),
         "io.read": lambda: call(tidy_csv(tmp)),
         "io.read_pyperf": lambda: call(pyperf_json()),
         "io.read_hyperfine": lambda: call(HYPERFINE_JSON),
         "io.read_google_benchmark": lambda: call(GOOGLE_JSON),
         "io.read_jmh": lambda: call(JMH_JSON),
-        "io.read_go": lambda: call(go_text(tmp)),
-        "io.read_criterion": lambda: call(criterion_sample(tmp)),
-        "io.read_pytest_benchmark": lambda: call(PYTEST_BENCHMARK_JSON),
-        "io.read_asv": lambda: call(ASV_JSON),
-        "io.read_benchmarkdotnet": lambda: call(DOTNET_JSON),
-        "units.conversion_factor": lambda: call("s", "ns"),
-        "units.higher_is_better": lambda: call("ops/s"),
-        "units.never_negative": lambda: call("ns/op"),
-        "kde.scott_bandwidth": lambda: call(x),
-        "kde.Grid": lambda: call(0.0, 0.1, 50),
-        "kde.strip_grid": lambda: call(x, strips=50),
-        "kde.exact_density": lambda: call(x, grid(), 0.5),
-        "kde.binned_density": lambda: call(x, grid(), 0.5),
-        "kde.bootstrap_densities": lambda: call(x, grid(), 0.5, replicates=3, rng=0),
-        "model.VarianceComponents": lambda: call(1.0, 0.1, 0.1, 0.1, 0.1),
-        "model.VarianceComponents.to_frame": lambda: call(E1),
-        "model.intraclass_correlation": lambda: call(1.0, 2.0),
-        "model.design_effect": lambda: call(0.3, 4.0),
+        "io.go.read_go": lambda: call(go_text(tmp)),
+        "io.criterion.read_criterion": lambda: call(criterion_sample(tmp)),
+        "io.pytest_benchmark.read_pytest_benchmark": lambda: call(PYTEST_BENCHMARK_JSON),
+        "io.asv.read_asv": lambda: call(ASV_JSON),
+        "io.benchmarkdotnet.read_benchmarkdotnet": lambda: call(DOTNET_JSON),
+        "_lib.units.conversion_factor": lambda: call("s", "ns"),
+        "_lib.units.higher_is_better": lambda: call("ops/s"),
+        "_lib.units.never_negative": lambda: call("ns/op"),
+        "stability.kde.scott_bandwidth": lambda: call(x),
+        "stability.kde.Grid": lambda: call(0.0, 0.1, 50),
+        "stability.kde.strip_grid": lambda: call(x, strips=50),
+        "stability.kde.exact_density": lambda: call(x, grid(), 0.5),
+        "stability.kde.binned_density": lambda: call(x, grid(), 0.5),
+        "stability.kde.bootstrap_densities": lambda: call(x, grid(), 0.5, replicates=3, rng=0),
+        "design.model.VarianceComponents": lambda: call(1.0, 0.1, 0.1, 0.1, 0.1),
+        "design.model.VarianceComponents.to_frame": lambda: call(E1),
+        "design.model.intraclass_correlation": lambda: call(1.0, 2.0),
+        "design.model.design_effect": lambda: call(0.3, 4.0),
         # R and T are real in the closed forms (Figure 2 draws them over a continuous R)
-        "model.clustered_standard_error": lambda: call(1.0, rho=0.3, requests=100.0, repetitions=4.0),
-        "model.Simulation.to_frame": lambda: call(result_of("model.simulate")),
-        "model.simulate": lambda: call("fully_balanced", E1, requests=8, hosts=2, rng=0),
-        "model.DrawnEffects.to_frame": lambda: call(result_of("model.simulate").effects),
-        "model.sample_delta_hat": lambda: call("unbalanced", E1, requests=8, hosts=2, rng=0),
-        "model.check_components": lambda: call(E1),
-        "parallel.spawn": lambda: call(2, rng=0),
-        "parallel.twin_streams": lambda: call(2, rng=0),
-        "parallel.map_tasks": lambda: call(_task, [1, 2], rng=0),
-        "parallel.local_executor": lambda: call(1),
-        "plots.savefig": lambda: call(plots.plot_clustered_se(), "fig", figures_dir=str(tmp / "figures")),
+        "design.model.clustered_standard_error": lambda: call(1.0, rho=0.3, requests=100.0, repetitions=4.0),
+        "design.model.Simulation.to_frame": lambda: call(result_of("design.model.simulate")),
+        "design.model.simulate": lambda: call("fully_balanced", E1, requests=8, hosts=2, rng=0),
+        "design.model.DrawnEffects.to_frame": lambda: call(result_of("design.model.simulate").effects),
+        "design.model.sample_delta_hat": lambda: call("unbalanced", E1, requests=8, hosts=2, rng=0),
+        "design.model.check_components": lambda: call(E1),
+        "_lib.parallel.spawn": lambda: call(2, rng=0),
+        "_lib.parallel.twin_streams": lambda: call(2, rng=0),
+        "_lib.parallel.map_tasks": lambda: call(_task, [1, 2], rng=0),
+        "_lib.parallel.local_executor": lambda: call(1),
+        "notebook.plots.savefig": lambda: call(plots.plot_clustered_se(), "fig", figures_dir=str(tmp / "figures")),
         "studies.bakshy2015_figures.plot_recovery": lambda: call(_recovery()),
         "studies.bakshy2015_figures.plot_variance_split": lambda: call(_split()),
         "studies.bakshy2015_figures.plot_interval_methods": lambda: call(_interval_methods()),
         "studies.bakshy2015_figures.plot_pilot_budget": lambda: call(_budget().by_pilot, target_se=0.1),
-        "plots.panel_grid": lambda: call(3, 2, (2.0, 1.5)),
-        "plots.plot_runs": lambda: call(demo(), analysis().table),
-        "plots.plot_mean_intervals": lambda: call(analysis().table),
-        "plots.plot_comparison": lambda: call(comparison().table, threshold=0.02),
+        "notebook.plots.panel_grid": lambda: call(3, 2, (2.0, 1.5)),
+        "notebook.plots.plot_runs": lambda: call(demo(), analysis().table),
+        "notebook.plots.plot_mean_intervals": lambda: call(analysis().table),
+        "notebook.plots.plot_comparison": lambda: call(comparison().table, threshold=0.02),
         "studies.versions_figures.plot_detection": lambda: call(_detection()),
         "studies.running_figures.plot_layouts": lambda: call({"sequential": _layout_rows()}, {"sequential": "A/A"}),
         "studies.running_figures.plot_stopping_calibration": lambda: call(
-            __import__("perfstudy.studies.running").studies.running.calibration(experiments=20, rounds=10, rng=0).table
+            importlib.import_module("perfstudy.studies.running").calibration(experiments=20, rounds=10, rng=0).table
         ),
-        "plots.plot_clustered_se": lambda: call(sigma=1.0, rhos=(0.1, 0.5), requests=np.array([10.0, 100.0])),
-        "plots.plot_design_standard_errors": lambda: call(sweep(), E1),
+        "notebook.plots.plot_clustered_se": lambda: call(sigma=1.0, rhos=(0.1, 0.5), requests=np.array([10.0, 100.0])),
+        "notebook.plots.plot_design_standard_errors": lambda: call(sweep(), E1),
         "studies.bakshy2015_figures.plot_delta_hat_densities": lambda: call(
             {"unbalanced": x - x.mean()}, {"unbalanced": 1.0}
         ),
         "studies.bakshy2015_figures.plot_bootstrap_vs_truth": lambda: call(
             x - x.mean(), {"iid": x[:50] - x.mean()}, estimate=0.1
         ),
-        "plots.plot_ranked_intervals": lambda: call(_intervals()),
+        "notebook.plots.plot_ranked_intervals": lambda: call(_intervals()),
         "studies.bakshy2015_figures.plot_type1_by_series": lambda: call(_type1_series(), experiments=100),
         "studies.maricq2018_figures.plot_cov_overview": lambda: call(_cov()),
         "studies.maricq2018_figures.plot_sorted_p_values": lambda: call({"panel": {"a": np.array([0.01, 0.2, 0.5])}}),
@@ -470,9 +479,9 @@ def _valid(tmp):  # noqa: PLR0915 - one table
         "studies.maricq2018_figures.plot_cov_vs_repetitions": lambda: call(
             pd.DataFrame({"family": ["f", "f"], "cov": [0.01, 0.05], "estimate": [20.0, np.nan]}), max_size=100
         ),
-        "plots.plot_server_ranking": lambda: call(servers.rank_servers(hosts_frame(), permutations=9, rng=0)),
-        "plots.plot_search_traces": lambda: call({"binsearch": (_peak_search(), server().true_peak_rate)}),
-        "plots.plot_lines": lambda: call(
+        "notebook.plots.plot_server_ranking": lambda: call(servers.rank_servers(hosts_frame(), permutations=9, rng=0)),
+        "notebook.plots.plot_search_traces": lambda: call({"binsearch": (_peak_search(), server().true_peak_rate)}),
+        "notebook.plots.plot_lines": lambda: call(
             pd.DataFrame({"a": [1, 2, 1, 2], "b": [1.0, 2.0, 3.0, 4.0], "h": [0, 0, 1, 1]}),
             x="a",
             y="b",
@@ -480,22 +489,24 @@ def _valid(tmp):  # noqa: PLR0915 - one table
             xlabel="a",
             ylabel="b",
         ),
-        "pt4cloud.divergence": lambda: call(x[:100], x[100:], strips=50),
-        "pt4cloud.stability_probability": lambda: call(x[:100], x[100:], strips=50),
-        "pt4cloud.accuracy": lambda: call(x[:100], x, strips=50),
-        "pt4cloud.ConfidenceBand.to_frame": lambda: call(pt4cloud.confidence_band(x, replicates=5, strips=50, rng=0)),
-        "pt4cloud.confidence_band": lambda: call(x, replicates=5, strips=50, rng=0),
-        "pt4cloud.split_intervals": lambda: call(timed_frame(), "1h"),
-        "pt4cloud.PT4CloudResult.to_frame": lambda: call(pt4_result()),
-        "pt4cloud.pt4cloud": lambda: call([x[:100], x[100:]], replicates=5, strips=50, rng=0),
-        "pt4cloud.pt4cloud_short": lambda: call(timed_frame(), interval_lengths=["2h", "4h"], strips=50),
-        "pt4cloud.hourly_sample": lambda: call(timed_frame()),
-        "records.Recorder": lambda: call("rec", out_dir=str(tmp / "records")),
-        "records.load_records": lambda: call(str(_records_file(tmp))),
-        "records.to_jsonable": lambda: call({"a": np.arange(3.0)}),
-        "report.default_notebooks_dir": lambda: call(),
-        "report.find_notebooks": lambda: call(report.default_notebooks_dir(), only=["01"]),
-        "report.run_notebooks": lambda: call(
+        "stability.pt4cloud.divergence": lambda: call(x[:100], x[100:], strips=50),
+        "stability.pt4cloud.stability_probability": lambda: call(x[:100], x[100:], strips=50),
+        "stability.pt4cloud.accuracy": lambda: call(x[:100], x, strips=50),
+        "stability.pt4cloud.ConfidenceBand.to_frame": lambda: call(
+            pt4cloud.confidence_band(x, replicates=5, strips=50, rng=0)
+        ),
+        "stability.pt4cloud.confidence_band": lambda: call(x, replicates=5, strips=50, rng=0),
+        "stability.pt4cloud.split_intervals": lambda: call(timed_frame(), "1h"),
+        "stability.pt4cloud.PT4CloudResult.to_frame": lambda: call(pt4_result()),
+        "stability.pt4cloud.pt4cloud": lambda: call([x[:100], x[100:]], replicates=5, strips=50, rng=0),
+        "stability.pt4cloud.pt4cloud_short": lambda: call(timed_frame(), interval_lengths=["2h", "4h"], strips=50),
+        "stability.pt4cloud.hourly_sample": lambda: call(timed_frame()),
+        "notebook.records.Recorder": lambda: call("rec", out_dir=str(tmp / "records")),
+        "notebook.records.load_records": lambda: call(str(_records_file(tmp))),
+        "notebook.records.to_jsonable": lambda: call({"a": np.arange(3.0)}),
+        "notebook.report.default_notebooks_dir": lambda: call(),
+        "notebook.report.find_notebooks": lambda: call(report.default_notebooks_dir(), only=["01"]),
+        "notebook.report.run_notebooks": lambda: call(
             notebooks_dir=_notebooks(tmp),
             out_dir=str(tmp / "build"),
             figures_dir=str(tmp / "fig"),
@@ -503,77 +514,96 @@ def _valid(tmp):  # noqa: PLR0915 - one table
             progress=False,
             timeout=60.0,
         ),
-        "report.run_analysis": lambda: call(
+        "notebook.report.run_analysis": lambda: call(
             [tidy_csv(tmp)], out_dir=str(tmp / "analyze"), quick=True, html=False, progress=False, timeout=120.0
         ),
-        "report.format_table": lambda: call(
+        "notebook.report.format_table": lambda: call(
             [report.NotebookRun("01", "ok", 1.0, tmp / "01.ipynb", None)],
         ),
-        "schedules.Schedule": lambda: call(*(np.array([0, 1, 0, 1]),) * 2, np.zeros(4, int), np.array([0, 0, 1, 1])),
-        "schedules.Schedule.to_frame": lambda: call(schedule()),
-        "schedules.schedule": lambda: call("fully_balanced", requests=8, hosts=2),
-        "schedules.pilot_schedule": lambda: call(8, 3, rng=0),
-        "schedules.check_design": lambda: call("unbalanced"),
-        "schedules.check_hosts": lambda: call("fully_balanced", 4, 8),
-        "schedules.check_size": lambda: call(1000.0, requests=500, repetitions=1),
-        "servers.mmd_test": lambda: call(x[:20], x[20:40], permutations=9, rng=0),
-        "servers.rank_servers": lambda: call(hosts_frame(), permutations=9, rng=0),
-        "servers.eliminate_unrepresentative": lambda: call(hosts_frame(), permutations=9, max_remove=1, rng=0),
-        "servers.Elimination.to_frame": lambda: call(result_of("servers.eliminate_unrepresentative")),
-        "survey.diagnose_series": lambda: call(x, permutations=9, rng=0),
-        "simulated_server.check_runlength": lambda: call("runlength", 60.0),
-        "simulated_server.check_server": lambda: call(server()),
-        "survey.diagnose": lambda: call(hosts_frame(), "host", permutations=9, rng=0),
-        "sweeps.SweepResult.to_frame": lambda: call(sweep()),
-        "sweeps.standard_error_sweep": lambda: call(
+        "design.schedules.Schedule": lambda: call(
+            *(np.array([0, 1, 0, 1]),) * 2, np.zeros(4, int), np.array([0, 0, 1, 1])
+        ),
+        "design.schedules.Schedule.to_frame": lambda: call(schedule()),
+        "design.schedules.schedule": lambda: call("fully_balanced", requests=8, hosts=2),
+        "design.schedules.pilot_schedule": lambda: call(8, 3, rng=0),
+        "design.schedules.check_design": lambda: call("unbalanced"),
+        "design.schedules.check_hosts": lambda: call("fully_balanced", 4, 8),
+        "design.schedules.check_size": lambda: call(1000.0, requests=500, repetitions=1),
+        "diagnostics.hosts.mmd_test": lambda: call(x[:20], x[20:40], permutations=9, rng=0),
+        "diagnostics.hosts.rank_servers": lambda: call(hosts_frame(), permutations=9, rng=0),
+        "diagnostics.hosts.eliminate_unrepresentative": lambda: call(
+            hosts_frame(), permutations=9, max_remove=1, rng=0
+        ),
+        "diagnostics.hosts.Elimination.to_frame": lambda: call(
+            result_of("diagnostics.hosts.eliminate_unrepresentative")
+        ),
+        "diagnostics.diagnosis.diagnose_series": lambda: call(x, permutations=9, rng=0),
+        "capacity.server_model.check_runlength": lambda: call("runlength", 60.0),
+        "capacity.server_model.check_server": lambda: call(server()),
+        "diagnostics.diagnosis.diagnose": lambda: call(hosts_frame(), "host", permutations=9, rng=0),
+        "design.simulated_errors.SweepResult.to_frame": lambda: call(sweep()),
+        "design.simulated_errors.standard_error_sweep": lambda: call(
             E1, designs=["unbalanced"], hosts=[2], requests=[8], experiments=4, rng=0
         ),
-        "type1.bootstrap_clusters": lambda: call("host", schedule()),
-        "type1.aa_tests": lambda: call("fully_balanced", E1, requests=8, hosts=2, experiments=3, replicates=4, rng=0),
-        "type1.AATests.to_frame": lambda: call(result_of("type1.aa_tests")),
-        "type1.type1_error_table": lambda: call(
+        "design.type1_errors.bootstrap_clusters": lambda: call("host", schedule()),
+        "design.type1_errors.aa_tests": lambda: call(
+            "fully_balanced", E1, requests=8, hosts=2, experiments=3, replicates=4, rng=0
+        ),
+        "design.type1_errors.AATests.to_frame": lambda: call(result_of("design.type1_errors.aa_tests")),
+        "design.type1_errors.type1_error_table": lambda: call(
             requests=8, hosts=2, experiments=4, replicates=4, rows=[("unbalanced", "iid")], rng=0
         ),
-        "type1.segment_aa_study": lambda: call(x, segments=2, segment_length=10, experiments=4, replicates=4, rng=0),
-        "widgets.design_explorer": lambda: call(E1),
-        "widgets.bootstrap_explorer": lambda: call(E1, requests=32, hosts=8, tests=50, replicates=50),
-        "widgets.peak_rate_explorer": lambda: call(disks=2, daemons=8),
-        "widgets.render_comparison": lambda: call(designs.compare_designs(E1, requests=100, hosts=8)),
-        "widgets.explorer": lambda: call(
+        "design.type1_errors.segment_aa_study": lambda: call(
+            x, segments=2, segment_length=10, experiments=4, replicates=4, rng=0
+        ),
+        "notebook.widgets.design_explorer": lambda: call(E1),
+        "notebook.widgets.bootstrap_explorer": lambda: call(E1, requests=32, hosts=8, tests=50, replicates=50),
+        "notebook.widgets.peak_rate_explorer": lambda: call(disks=2, daemons=8),
+        "notebook.widgets.explorer": lambda: call(
             {"n": __import__("ipywidgets").IntSlider(value=1, description="n")},
             lambda n: ({}, "<p></p>", None),
             [["n"]],
             title="t",
         ),
-        "widgets.explorer_figure": lambda: call(__import__("matplotlib.pyplot").pyplot.figure(figsize=(2, 1))),
-        "widgets.figure_html": lambda: call(__import__("matplotlib.pyplot").pyplot.figure(figsize=(2, 1)), alt="x"),
-        "simulated_server.SimulatedServer": lambda: call(),
-        "simulated_server.SimulatedServer.mean_response": lambda: call(server(), 50.0),
-        "simulated_server.SimulatedServer.noise_cv": lambda: call(server(), 50.0, 60.0),
-        "simulated_server.SimulatedServer.run": lambda: call(server(), 50.0, 60.0, trials=2, rng=0),
-        "peak_search.find_peak_rate": lambda: call(server(), rng=0, **SEARCH),
-        "peak_search.trials_needed": lambda: call(server(), load=100.0, runlength=60.0, rng=0),
-        "response_surface.map_response_surface": lambda: call(points().head(2), rng=0, **SEARCH),
-        "response_surface.Surface.to_frame": lambda: call(result_of("response_surface.map_response_surface")),
-        "response_surface.QuadraticSurface.to_frame": lambda: call(result_of("response_surface.fit_quadratic_surface")),
-        "peak_search.PeakSearch.to_frame": lambda: call(_peak_search()),
-        "pt4cloud.ShortIntervalResult.to_frame": lambda: call(result_of("pt4cloud.pt4cloud_short")),
-        "response_surface.d_optimal": lambda: call(points(), 6, starts=2, rng=0),
-        "response_surface.quadratic_design": lambda: call(points()),
-        "response_surface.fit_quadratic_surface": lambda: call(points(), _surface_values()),
-        "response_surface.QuadraticSurface.predict": lambda: call(
+        "notebook.widgets.explorer_figure": lambda: call(__import__("matplotlib.pyplot").pyplot.figure(figsize=(2, 1))),
+        "notebook.widgets.figure_html": lambda: call(
+            __import__("matplotlib.pyplot").pyplot.figure(figsize=(2, 1)), alt="x"
+        ),
+        "capacity.server_model.SimulatedServer": lambda: call(),
+        "capacity.server_model.SimulatedServer.mean_response": lambda: call(server(), 50.0),
+        "capacity.server_model.SimulatedServer.noise_cv": lambda: call(server(), 50.0, 60.0),
+        "capacity.server_model.SimulatedServer.run": lambda: call(server(), 50.0, 60.0, trials=2, rng=0),
+        "capacity.peak_search.find_peak_rate": lambda: call(server(), rng=0, **SEARCH),
+        "capacity.peak_search.trials_needed": lambda: call(server(), load=100.0, runlength=60.0, rng=0),
+        "capacity.response_surface.map_response_surface": lambda: call(points().head(2), rng=0, **SEARCH),
+        "capacity.response_surface.Surface.to_frame": lambda: call(
+            result_of("capacity.response_surface.map_response_surface")
+        ),
+        "capacity.response_surface.QuadraticSurface.to_frame": lambda: call(
+            result_of("capacity.response_surface.fit_quadratic_surface")
+        ),
+        "capacity.peak_search.PeakSearch.to_frame": lambda: call(_peak_search()),
+        "stability.pt4cloud.ShortIntervalResult.to_frame": lambda: call(result_of("stability.pt4cloud.pt4cloud_short")),
+        "capacity.response_surface.d_optimal": lambda: call(points(), 6, starts=2, rng=0),
+        "capacity.response_surface.quadratic_design": lambda: call(points()),
+        "capacity.response_surface.fit_quadratic_surface": lambda: call(points(), _surface_values()),
+        "capacity.response_surface.QuadraticSurface.predict": lambda: call(
             response_surface.fit_quadratic_surface(points(), _surface_values()), points()
         ),
-        "response_surface.QuadraticSurface.mean_absolute_percentage_error": lambda: call(
+        "capacity.response_surface.QuadraticSurface.mean_absolute_percentage_error": lambda: call(
             response_surface.fit_quadratic_surface(points(), _surface_values()), points(), _surface_values()
         ),
         # not in CALLABLES (a dunder), but a Recorder case found by hand: a refused value must not poison it
-        "records.Recorder.__call__": lambda: call(records.Recorder("rec2", out_dir=str(tmp / "records")), "k", 1.0),
-        "report.offline_notebook": lambda: call(__import__("nbformat").v4.new_notebook()),
-        "widgets.with_static_html": lambda: call({"text/plain": "x"}, "<p>x</p>"),
-        "widgets.Explorer.static_html": lambda: call(__import__("perfstudy.widgets").widgets.peak_rate_explorer()),
-        "records.Recorder.warnings": lambda: call(records.Recorder("rec4", out_dir=str(tmp / "records")), "k"),
-        "records.Recorder.say": lambda: call(
+        "notebook.records.Recorder.__call__": lambda: call(
+            records.Recorder("rec2", out_dir=str(tmp / "records")), "k", 1.0
+        ),
+        "notebook.report.offline_notebook": lambda: call(__import__("nbformat").v4.new_notebook()),
+        "notebook.widgets.with_static_html": lambda: call({"text/plain": "x"}, "<p>x</p>"),
+        "notebook.widgets.Explorer.static_html": lambda: call(
+            importlib.import_module("perfstudy.notebook.widgets").peak_rate_explorer()
+        ),
+        "notebook.records.Recorder.warnings": lambda: call(records.Recorder("rec4", out_dir=str(tmp / "records")), "k"),
+        "notebook.records.Recorder.say": lambda: call(
             records.Recorder("rec3", out_dir=str(tmp / "records")), "k", "{rows} rows ({share:.0%})", rows=3, share=0.5
         ),
     }
@@ -682,12 +712,12 @@ def _trap():
 #: classes that only the library builds (results, registry entries): their constructors are not fed bad
 #: fields; their public methods are walked
 INPUT_CLASSES = {
-    "perfstudy.model.VarianceComponents",
-    "perfstudy.designs.CostModel",
-    "perfstudy.schedules.Schedule",
-    "perfstudy.simulated_server.SimulatedServer",
-    "perfstudy.records.Recorder",
-    "perfstudy.kde.Grid",
+    "perfstudy.design.model.VarianceComponents",
+    "perfstudy.design.standard_errors.CostModel",
+    "perfstudy.design.schedules.Schedule",
+    "perfstudy.capacity.server_model.SimulatedServer",
+    "perfstudy.notebook.records.Recorder",
+    "perfstudy.stability.kde.Grid",
 }
 #: study functions: reproductions at fixed published settings, walked through their own small calls
 #: in tests/test_studies.py; their arguments go through the same _checks as the library's
@@ -696,7 +726,7 @@ STUDIES = "perfstudy.studies."
 
 def _is_figure(name: str) -> bool:
     """A paper's figure (``perfstudy.studies.<paper>_figures.plot_*``): a plot like those of
-    perfstudy.plots, walked with them, not a study."""
+    perfstudy.notebook.plots, walked with them, not a study."""
     return name.startswith(STUDIES) and name.removeprefix(STUDIES).split(".")[0].endswith("_figures")
 
 
@@ -708,18 +738,26 @@ def _walked():
         if inspect.isclass(obj) and name not in INPUT_CLASSES:
             continue
         names.append(name.removeprefix("perfstudy."))
-    return sorted(names) + ["records.Recorder.__call__"]
+    return sorted(names) + ["notebook.records.Recorder.__call__"]
 
 
 WALKED = _walked()
 
 
 def _resolve(name):
+    """The object a walked name (``"diagnostics.adf.adf"``) names: its longest prefix that is a
+    module, then attributes."""
     import importlib
 
     parts = name.split(".")
-    depth = 2 if parts[0] == "studies" else 1
-    obj = importlib.import_module("perfstudy." + ".".join(parts[:depth]))
+    for depth in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module("perfstudy." + ".".join(parts[:depth]))
+        except ModuleNotFoundError:
+            continue
+        break
+    else:
+        raise LookupError(name)
     for part in parts[depth:]:
         obj = getattr(obj, part)
     return obj
@@ -758,27 +796,34 @@ def _cases(fn, args, kwargs):
 EXTRA_ALLOWED = {
     "cli.main": ("SystemExit",),
     # a command or pilot file that is not there: FileNotFoundError, naming it, as io.read does
-    "batches.command_argv": ("FileNotFoundError",),
-    "plan.plan_rounds": ("FileNotFoundError",),
-    "run.run": ("FileNotFoundError",),
-    "run.read_run": ("FileNotFoundError",),
+    "experiment.batches.command_argv": ("FileNotFoundError",),
+    "experiment.plan.plan_rounds": ("FileNotFoundError",),
+    "experiment.run": ("FileNotFoundError",),
+    "experiment.read_run": ("FileNotFoundError",),
 }
 #: arguments the library passes through without looking inside, with the reason; no battery for them
 OPAQUE = {
-    ("parallel.map_tasks", "tasks"): "tasks go to the caller's fn as they are",
-    ("records.Recorder.__call__", "value"): "any JSON-able value (NaN becomes null); an infinity: tests/test_faults.py",
+    ("_lib.parallel.map_tasks", "tasks"): "tasks go to the caller's fn as they are",
+    (
+        "notebook.records.Recorder.__call__",
+        "value",
+    ): "any JSON-able value (NaN becomes null); an infinity: tests/test_faults.py",
 }
 #: labels, not numbers: text and negative labels are as good as any
-LABELS = {"batches"}
+LABELS = {"batches", "blocks_a", "blocks_b", "hosts"}
 #: callables whose results hold NaN by documented design, with where it is documented
 DOCUMENTED_NAN = {
-    "compare.adjust_p_values": "NaN p-values (hypotheses not tested) are left out and stay NaN (docstring)",
+    "comparison.adjust_p_values": "NaN p-values (hypotheses not tested) are left out and stay NaN (docstring)",
     "io.read_pyperf": "loops is NaN when the file does not record it (docstring: extra columns)",
-    "survey.diagnose_series": "a diagnostic that does not apply (one value, a constant) is NaN; notes says why",
+    "diagnostics.diagnosis.diagnose_series": "a diagnostic that does not apply (one value, a constant) is NaN; notes says why",
 }
 #: callables that pass NaN inside a frame through without computing on it: a plot draws it as a gap
-#: (perfstudy.plots' module docstring), hourly_sample keeps or drops whole rows by their time
-PASS_THROUGH = ("plots.", "studies.", "pt4cloud.hourly_sample")  # studies.: only the figures are walked here
+#: (perfstudy.notebook.plots' module docstring), hourly_sample keeps or drops whole rows by their time
+PASS_THROUGH = (
+    "notebook.plots.",
+    "studies.",
+    "stability.pt4cloud.hourly_sample",
+)  # studies.: only the figures are walked here
 
 
 @pytest.mark.parametrize("name", WALKED)
@@ -862,7 +907,7 @@ def test_input_classes_are_dataclasses_or_documented():
 def _study_valid():
     from test_studies import AZURE, CWB_METRICS, GRID, _synthetic_pairs
 
-    from perfstudy.simulated_server import SimulatedServer
+    from perfstudy.capacity.server_model import SimulatedServer
     from perfstudy.studies import he2019, public_data, running
 
     pt4 = ["pt4cloud-AWS-EP-L"]
@@ -1007,7 +1052,7 @@ def _survey():
 
 @functools.cache
 def _sap():
-    from perfstudy.datasets import load
+    from perfstudy.io.datasets import load
 
     return load("sap-hana-0016")
 

@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 from perfstudy import PERFLAB_ENDPOINTS
-from perfstudy._checks import check_allocation, memory_limit
+from perfstudy._lib.checks import check_allocation, memory_limit
 
 E1 = PERFLAB_ENDPOINTS[1]
 
@@ -28,9 +28,9 @@ def small_limit(monkeypatch):
 
 
 def test_searches_refuse_unbounded_loops():
-    from perfstudy.peak_search import find_peak_rate, trials_needed
-    from perfstudy.response_surface import d_optimal
-    from perfstudy.simulated_server import MAX_TRIALS, SimulatedServer
+    from perfstudy.capacity.peak_search import find_peak_rate, trials_needed
+    from perfstudy.capacity.response_surface import d_optimal
+    from perfstudy.capacity.server_model import MAX_TRIALS, SimulatedServer
 
     server = SimulatedServer()
     with pytest.raises(ValueError, match=f"max_trials=1000000000: expected an integer of at most {MAX_TRIALS:,}"):
@@ -49,8 +49,8 @@ def test_searches_refuse_unbounded_loops():
 def test_a_search_stops_at_its_bound():
     """At an accuracy it cannot reach, the search stops at max_trials (its speed there, since the sample
     stopped growing by np.append, a copy per trial: benchmarks/run.py trials_needed_20k)."""
-    from perfstudy.peak_search import trials_needed
-    from perfstudy.simulated_server import SimulatedServer
+    from perfstudy.capacity.peak_search import trials_needed
+    from perfstudy.capacity.server_model import SimulatedServer
 
     assert (
         trials_needed(SimulatedServer(), load=100.0, runlength=60.0, target_accuracy=1e-6, max_trials=2_000, rng=0)
@@ -63,9 +63,9 @@ def test_a_search_stops_at_its_bound():
 
 def test_huge_sizes_are_refused_with_the_memory_they_ask_for(small_limit):
     from perfstudy import simulate
-    from perfstudy.bootstrap import clustered_bootstrap
-    from perfstudy.pt4cloud import confidence_band
-    from perfstudy.type1 import type1_error_table
+    from perfstudy.design.bootstrap import clustered_bootstrap
+    from perfstudy.design.type1_errors import type1_error_table
+    from perfstudy.stability.pt4cloud import confidence_band
 
     with pytest.raises(ValueError, match=r"requests=1000000000000 needs about .* GiB .* limit of 1\.0 GiB"):
         simulate("unbalanced", E1, requests=10**12, hosts=2)
@@ -96,7 +96,7 @@ def test_the_memory_limit_is_documented_and_overridable(monkeypatch):
 
 
 def test_durations_are_durations():
-    from perfstudy.pt4cloud import pt4cloud, split_intervals
+    from perfstudy.stability.pt4cloud import pt4cloud, split_intervals
 
     frame = pd.DataFrame(
         {"timestamp": pd.date_range("2026-01-01", periods=200, freq="10min"), "value": np.arange(200.0) % 7 + 1}
@@ -113,13 +113,13 @@ def test_durations_are_durations():
 
 
 def test_values_that_were_garbage_are_refused_by_name():
-    from perfstudy.confirm import median_ci_indices, repetitions_needed
-    from perfstudy.diagnostics import normality, stationarity, warmup
-    from perfstudy.kde import bootstrap_densities, strip_grid
-    from perfstudy.peak_search import find_peak_rate
-    from perfstudy.schedules import Schedule
-    from perfstudy.servers import mmd_test
-    from perfstudy.simulated_server import SimulatedServer
+    from perfstudy.capacity.peak_search import find_peak_rate
+    from perfstudy.capacity.server_model import SimulatedServer
+    from perfstudy.design.schedules import Schedule
+    from perfstudy.diagnostics.hosts import mmd_test
+    from perfstudy.diagnostics.repetitions import median_ci_indices, repetitions_needed
+    from perfstudy.diagnostics.variability import normality, stationarity, warmup
+    from perfstudy.stability.kde import bootstrap_densities, strip_grid
 
     x = np.random.default_rng(0).normal(10, 1, 200)
     with pytest.raises(ValueError, match="chunk=-1"):
@@ -145,7 +145,7 @@ def test_values_that_were_garbage_are_refused_by_name():
 
 
 def test_widgets_refuse_instead_of_clamping():
-    from perfstudy.widgets import design_explorer
+    from perfstudy.notebook.widgets import design_explorer
 
     with pytest.raises(ValueError, match="target_se=-1"):
         design_explorer(target_se=-1)
@@ -157,9 +157,9 @@ def test_widgets_refuse_instead_of_clamping():
 
 
 def test_rows_are_never_lost_silently():
-    from perfstudy.diagnostics import stationarity
-    from perfstudy.pt4cloud import hourly_sample
-    from perfstudy.servers import rank_servers
+    from perfstudy.diagnostics.hosts import rank_servers
+    from perfstudy.diagnostics.variability import stationarity
+    from perfstudy.stability.pt4cloud import hourly_sample
 
     rng = np.random.default_rng(0)
     fleet = pd.DataFrame({"host": np.repeat(["a", "b", "c"], 20).astype(object), "value": rng.normal(10, 1, 60)})
@@ -183,13 +183,13 @@ def test_rows_are_never_lost_silently():
 
 
 def test_what_used_to_escape_as_an_internal_exception():
-    from perfstudy.adf import adf
-    from perfstudy.datasets import load
-    from perfstudy.diagnostics import autocorrelation_se, warmup
-    from perfstudy.kde import strip_grid
-    from perfstudy.peak_search import find_peak_rate
-    from perfstudy.response_surface import quadratic_design
-    from perfstudy.survey import diagnose
+    from perfstudy.capacity.peak_search import find_peak_rate
+    from perfstudy.capacity.response_surface import quadratic_design
+    from perfstudy.diagnostics.adf import adf
+    from perfstudy.diagnostics.diagnosis import diagnose
+    from perfstudy.diagnostics.variability import autocorrelation_se, warmup
+    from perfstudy.io.datasets import load
+    from perfstudy.stability.kde import strip_grid
 
     with pytest.raises(ValueError, match="x: the ADF regression .* singular"):
         warmup(np.arange(200.0))
@@ -233,7 +233,7 @@ def test_a_dataset_that_is_not_a_pt4cloud_configuration_is_named():
 
 
 def test_dates_are_not_tested_for_normality():
-    from perfstudy.diagnostics import normality
+    from perfstudy.diagnostics.variability import normality
 
     frame = pd.DataFrame({"timestamp": pd.date_range("2026-01-01", periods=20, freq="h"), "value": np.arange(20.0)})
     with pytest.raises(TypeError, match="value='timestamp': expected a column of measurements, got dtype datetime64"):
@@ -241,7 +241,7 @@ def test_dates_are_not_tested_for_normality():
 
 
 def test_a_bootstrap_of_one_value_per_version_is_refused():
-    from perfstudy.bootstrap import clustered_bootstrap
+    from perfstudy.design.bootstrap import clustered_bootstrap
 
     with pytest.raises(ValueError, match="condition 0 has a single observation"):
         clustered_bootstrap(np.array([1.0, 2.0]), np.array([0, 1]), None, replicates=10, rng=0)
@@ -257,7 +257,7 @@ def test_a_header_only_csv_is_no_measurements(tmp_path):
 
 
 def test_the_relative_error_of_a_zero_median():
-    from perfstudy.confirm import median_ci
+    from perfstudy.diagnostics.repetitions import median_ci
 
     assert median_ci(np.arange(-10.0, 11.0)).relative_half_width == math.inf
     assert math.isnan(median_ci(np.zeros(21)).relative_half_width)
@@ -265,7 +265,7 @@ def test_the_relative_error_of_a_zero_median():
 
 
 def test_points_on_a_line_have_no_d_optimal_design():
-    from perfstudy.response_surface import d_optimal
+    from perfstudy.capacity.response_surface import d_optimal
 
     with pytest.raises(ValueError, match="no 8 of them determine a quadratic surface"):
         d_optimal(np.ones((16, 2)), 8, starts=2, rng=0)

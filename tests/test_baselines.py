@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from perfstudy.baselines import _alike, repetitiveness, sota1, sota2
+from perfstudy.stability.stopping_rules import _alike, repetitiveness, sota1, sota2
 
 
 def test_window_similarity_matches_mann_whitney_and_cliffs_delta():

@@ -4,8 +4,15 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from perfstudy.bootstrap import _cell_weights, _cells, _prepare, _replicate_deltas, clustered_bootstrap, host_blocks
-from perfstudy.schedules import schedule
+from perfstudy.design.bootstrap import (
+    _cell_weights,
+    _cells,
+    _prepare,
+    _replicate_deltas,
+    clustered_bootstrap,
+    host_blocks,
+)
+from perfstudy.design.schedules import schedule
 
 
 def naive_replicates(y, version, obs_weights):

@@ -265,7 +265,7 @@ def _wait_for(
 
 def _expected_design(values):
     from perfstudy import PERFLAB_ENDPOINTS
-    from perfstudy.designs import CostModel, compare_designs
+    from perfstudy.design.standard_errors import CostModel, compare_designs
 
     comparison = compare_designs(
         PERFLAB_ENDPOINTS[1], requests=256, hosts=int(values["slider"]), repetitions=1,
@@ -279,7 +279,7 @@ def _expected_bootstrap(values):
     import numpy as np
 
     from perfstudy import PERFLAB_ENDPOINTS
-    from perfstudy.type1 import aa_tests
+    from perfstudy.design.type1_errors import aa_tests
 
     result = aa_tests(
         "fully_balanced", PERFLAB_ENDPOINTS[1], bootstraps=("host",), requests=int(values["slider"]), hosts=16,
@@ -298,7 +298,7 @@ def _expected_bootstrap(values):
 
 
 def _expected_pt4cloud(values):
-    from perfstudy.pt4cloud import MIN_SAMPLES, accuracy, hourly_sample, pt4cloud, split_intervals
+    from perfstudy.stability.pt4cloud import MIN_SAMPLES, accuracy, hourly_sample, pt4cloud, split_intervals
     from perfstudy.studies import he2019
 
     c = he2019.configuration("pt4cloud-AWS-EP-L")
@@ -313,7 +313,7 @@ def _expected_pt4cloud(values):
 
 
 def _expected_confirm(values):
-    from perfstudy.confirm import repetitions_needed
+    from perfstudy.diagnostics.repetitions import repetitions_needed
     from perfstudy.studies.maricq2018 import series_values
 
     x = series_values("laaber-hashicorp-golang-lru", "arc_test.go/BenchmarkARC_Rand")
@@ -326,8 +326,8 @@ def _expected_confirm(values):
 
 
 def _expected_peak(values):
-    from perfstudy.peak_search import find_peak_rate
-    from perfstudy.simulated_server import SimulatedServer
+    from perfstudy.capacity.peak_search import find_peak_rate
+    from perfstudy.capacity.server_model import SimulatedServer
 
     search = find_peak_rate(
         SimulatedServer(disks=4, daemons=int(values["slider"])), target_accuracy=values["typed"], confidence=0.95,
@@ -533,7 +533,7 @@ def test_perfstudy_explore_is_an_app_at_both_window_sizes(browser):
                 )
                 # fills the window as far as its fonts allow (at most MAX_ZOOM x its 100-dpi width), and is
                 # drawn no smaller than at 100 dpi (9 pt text, at least 12 px)
-                from perfstudy.widgets import DPI, MAX_ZOOM
+                from perfstudy.notebook.widgets import DPI, MAX_ZOOM
 
                 natural = shown[1] / DPI * 100
                 assert shown[0] >= min(0.55 * width, MAX_ZOOM * natural) - 2, (title, name, shown)

@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from perfstudy.designs import standard_error
-from perfstudy.model import PERFLAB_ENDPOINTS, VarianceComponents, simulate
-from perfstudy.schedules import DESIGNS
-from perfstudy.sweeps import standard_error_sweep
+from perfstudy.design.model import PERFLAB_ENDPOINTS, VarianceComponents, simulate
+from perfstudy.design.schedules import DESIGNS
+from perfstudy.design.simulated_errors import standard_error_sweep
+from perfstudy.design.standard_errors import standard_error
 
 EXPERIMENTS = 4000
 ALPHA = 1e-3
@@ -69,7 +69,7 @@ def test_sweep_monte_carlo_error_is_calibrated_over_repeated_points():
     from scipy import stats
 
     from perfstudy import PERFLAB_ENDPOINTS
-    from perfstudy.sweeps import standard_error_sweep
+    from perfstudy.design.simulated_errors import standard_error_sweep
 
     sweep = standard_error_sweep(
         PERFLAB_ENDPOINTS[1], designs=("host_balanced",), hosts=[4], requests=[100] * 100, experiments=2_000, rng=4

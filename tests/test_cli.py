@@ -7,7 +7,7 @@ import sys
 import nbformat
 import pytest
 
-from perfstudy.report import NotebookRun, find_notebooks, format_table
+from perfstudy.notebook.report import NotebookRun, find_notebooks, format_table
 
 
 def _notebook(path, *cells, parameters="quick = False\nout_dir = '.'"):

@@ -10,8 +10,8 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from perfstudy import compare as cmp
-from perfstudy.compare import Comparison, adjust_p_values, compare, higher_is_better
+from perfstudy.comparison import _compare as cmp
+from perfstudy.comparison._compare import Comparison, adjust_p_values, compare, higher_is_better
 
 
 def clustered(benchmarks, clusters, per_cluster, *, rng, sd_cluster=0.02, sd_noise=0.01, change=0.0, unit="s"):
@@ -161,7 +161,7 @@ def test_drift_trend_is_scipy_spearman(seed):
     """compare's drift check is Spearman's rho against batch order with scipy's p-value (ties included)."""
     from scipy import stats
 
-    from perfstudy.compare import _trend
+    from perfstudy.comparison._compare import _trend
 
     rng = np.random.default_rng(seed)
     x = np.round(rng.normal(0, 1, 12 + 3 * seed) + 0.1 * seed * np.arange(12 + 3 * seed), 1)  # rounding: ties
@@ -303,7 +303,7 @@ def test_confirm_warns_when_batches_cannot_pin_the_median():
 
 
 def test_odd_batches_is_a_studentised_outlier_test():
-    from perfstudy.compare import odd_batches
+    from perfstudy.comparison._compare import odd_batches
 
     rng = np.random.default_rng(0)
     # the statistic against a slow reading: each batch against the mean and SD of the others

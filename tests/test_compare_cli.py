@@ -175,7 +175,7 @@ def test_missing_file_and_bad_threshold_exit_2(tmp_path, capsys):
 
 @pytest.mark.notebook
 def test_analyze_writes_the_notebook_and_its_html(tmp_path, capsys):
-    from perfstudy.analyze import demo_runs
+    from perfstudy.analysis import demo_runs
 
     a, b = demo_runs(processes=8, values=12, rng=0)
     a.to_csv(tmp_path / "a.csv", index=False)
@@ -203,7 +203,7 @@ def test_analyze_writes_the_notebook_and_its_html(tmp_path, capsys):
 def test_the_analyze_report_reads_like_a_report(tmp_path, capsys):
     """The HTML has no code; verdict and advice come before the per-benchmark sections, each a card of plain
     words with values in their unit; the sides are A and B with their file names, everywhere."""
-    from perfstudy.analyze import demo_runs
+    from perfstudy.analysis import demo_runs
 
     a, b = demo_runs(processes=12, values=12, rng=0)
     for frame, name in ((a, "base.csv"), (b, "new.csv")):

@@ -2,8 +2,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from perfstudy import confirm as confirm_module
-from perfstudy.confirm import median_ci, median_ci_indices, repetitions_needed
+from perfstudy.diagnostics import repetitions as confirm_module
+from perfstudy.diagnostics.repetitions import median_ci, median_ci_indices, repetitions_needed
 
 
 def test_order_statistic_indices_by_hand():

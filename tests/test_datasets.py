@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from perfstudy import datasets
-from perfstudy.datasets import DataUnavailableError, list_datasets, load, locate, registry
+from perfstudy.io import datasets
+from perfstudy.io.datasets import DataUnavailableError, list_datasets, load, locate, registry
 
 REPO = Path(__file__).resolve().parent.parent
 # captured before any test isolates the environment

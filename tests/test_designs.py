@@ -5,15 +5,15 @@ import numpy as np
 import pytest
 from conftest import brute_force_variance
 
-from perfstudy.designs import (
+from perfstudy.design.model import PERFLAB_ENDPOINTS, VarianceComponents
+from perfstudy.design.schedules import BATCHES, DESIGNS, Schedule, schedule
+from perfstudy.design.standard_errors import (
     CostModel,
     duplication_coefficients,
     optimal_allocation,
     standard_error,
     variance_from_schedule,
 )
-from perfstudy.model import PERFLAB_ENDPOINTS, VarianceComponents
-from perfstudy.schedules import BATCHES, DESIGNS, Schedule, schedule
 
 # A components set with every sigma distinct, so that a swapped term cannot cancel out.
 DISTINCT = VarianceComponents(request=0.9, host=0.35, request_batch=0.2, host_batch=0.15, noise=0.4)

@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from perfstudy.diagnostics import (
+from perfstudy.diagnostics.variability import (
     _autocovariances,
     autocorrelation_se,
     coefficient_of_variation,
@@ -239,7 +239,7 @@ def test_nan_rows_are_an_error_or_dropped_and_counted():
 
 
 def test_batch_means_by_hand_and_calibrated_on_ar1():
-    from perfstudy.diagnostics import batch_means
+    from perfstudy.diagnostics.variability import batch_means
 
     x = np.arange(10.0) ** 2
     result = batch_means(x, batches=3)  # blocks [0,1,4], [9,16,25], [36,49,64]; the 10th point is left out
@@ -263,7 +263,7 @@ def test_batch_means_by_hand_and_calibrated_on_ar1():
 
 def test_warmup_on_a_short_series_keeps_enough_points_for_its_lags():
     # 45 points: AIC may pick up to 10 lags, which need suffixes of at least 2 (10 + 2) = 24 points
-    from perfstudy.adf import adf
+    from perfstudy.diagnostics.adf import adf
 
     rng = np.random.default_rng(0)
     lags = []
@@ -278,7 +278,7 @@ def test_warmup_on_a_short_series_keeps_enough_points_for_its_lags():
 def test_the_unwrapped_shapiro_wilk_is_scipys():
     from scipy import stats
 
-    from perfstudy.diagnostics import _SHAPIRO
+    from perfstudy.diagnostics.variability import _SHAPIRO
 
     for n in (3, 30, 500, 5000):
         x = np.random.default_rng(n).lognormal(size=n)

@@ -1,4 +1,4 @@
-"""REML/ML variance components (perfstudy.estimate) against independent oracles.
+"""REML/ML variance components (perfstudy.design.estimate) against independent oracles.
 
 - a dense brute-force likelihood written here, maximised with scipy.optimize (tiny problems);
 - the ANOVA (expected-mean-squares) estimates of balanced designs, equal to REML when positive;
@@ -20,7 +20,7 @@ import pytest
 import scipy.optimize
 
 from perfstudy import PERFLAB_ENDPOINTS, pilot_schedule, simulate
-from perfstudy.estimate import (
+from perfstudy.design.estimate import (
     SCHEDULE_TERMS,
     WWW15_TERMS,
     ConvergenceWarning,
@@ -534,7 +534,7 @@ def test_dropna_drops_and_counts():
 
 
 def test_non_convergence_warns_and_says_so(monkeypatch):
-    import perfstudy._deviance as deviance
+    import perfstudy.design._deviance as deviance
 
     monkeypatch.setattr(deviance, "MAX_EVALUATIONS_PER_TERM", 3)  # 12 evaluations for 4 terms
     with pytest.warns(ConvergenceWarning, match="evaluation limit"):

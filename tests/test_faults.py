@@ -21,9 +21,9 @@ from pathlib import Path
 
 import pytest
 
-from perfstudy import datasets
-from perfstudy.datasets import DataUnavailableError
-from perfstudy.records import Recorder, load_records
+from perfstudy.io import datasets
+from perfstudy.io.datasets import DataUnavailableError
+from perfstudy.notebook.records import Recorder, load_records
 
 NAME = "pt4cloud-AWS-EP-L"  # a small registered file (a few hundred kB)
 MIRROR = os.environ.get("PERFSTUDY_DATA", "")  # read before any test takes it away
@@ -152,7 +152,7 @@ def _notebook(folder: Path, name: str, code: str, declared: str = "") -> Path:
 
 
 def test_a_corrupt_notebook_fails_alone(tmp_path):
-    from perfstudy.report import run_notebooks
+    from perfstudy.notebook.report import run_notebooks
 
     folder = tmp_path / "notebooks"
     folder.mkdir()
@@ -210,7 +210,7 @@ def test_a_report_interrupted_by_sigint_leaves_no_half_written_report(tmp_path):
 
 
 def test_the_atomic_write_keeps_the_old_file_when_interrupted(tmp_path, monkeypatch):
-    from perfstudy import records, report
+    from perfstudy.notebook import records, report
 
     target = tmp_path / "report.json"
     target.write_text("old")
@@ -254,7 +254,7 @@ class _SocketThatLosesSignals:
 
 
 def _patient(socket):
-    from perfstudy._kernel import PatientChannel
+    from perfstudy.notebook._kernel import PatientChannel
 
     channel = PatientChannel.__new__(PatientChannel)  # its socket is the stand-in, not a zmq one
     channel.socket = socket
@@ -271,7 +271,7 @@ def test_a_reply_whose_signal_was_lost_is_read_within_a_slice_not_at_the_timeout
     # cell's timeout (1800 s in a report) ran out; here one lost signal costs one slice of SLICE_S
     import asyncio
 
-    from perfstudy._kernel import SLICE_S
+    from perfstudy.notebook._kernel import SLICE_S
 
     socket = _SocketThatLosesSignals(lost=1)
     start = time.monotonic()
@@ -286,7 +286,7 @@ def test_a_patient_channel_still_gives_up_at_the_timeout():
     import asyncio
     from queue import Empty
 
-    from perfstudy._kernel import SLICE_S
+    from perfstudy.notebook._kernel import SLICE_S
 
     socket = _SocketThatLosesSignals(lost=0, waiting=False)
     start = time.monotonic()
@@ -299,8 +299,8 @@ def test_a_patient_channel_still_gives_up_at_the_timeout():
 
 
 def test_a_report_reads_replies_through_the_patient_channel(tmp_path, monkeypatch):
-    from perfstudy import _kernel
-    from perfstudy.report import run_notebooks
+    from perfstudy.notebook import _kernel
+    from perfstudy.notebook.report import run_notebooks
 
     used = []
     get_msg = _kernel.PatientChannel.get_msg
@@ -320,7 +320,7 @@ def test_a_report_reads_replies_through_the_patient_channel(tmp_path, monkeypatc
 
 
 def test_a_report_gives_a_parameter_to_the_notebooks_that_declare_it_and_refuses_one_none_declares(tmp_path):
-    from perfstudy.report import run_notebooks
+    from perfstudy.notebook.report import run_notebooks
 
     folder = tmp_path / "notebooks"
     folder.mkdir()

@@ -1,4 +1,4 @@
-"""The readers of perfstudy.formats against files the real tools write here (go test, criterion.rs
+"""The readers of perfstudy.io against files the real tools write here (go test, criterion.rs
 through Debian's cargo, pytest-benchmark, asv), each checked against the tool's own summary, and
 BenchmarkDotNet on a file written to its documented schema (no .NET here); io.read's detection."""
 

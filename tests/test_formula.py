@@ -1,10 +1,10 @@
-"""lme4's formula syntax for random intercepts (perfstudy._formula), against what lme4 itself makes
+"""lme4's formula syntax for random intercepts (perfstudy.design._formula), against what lme4 itself makes
 of the same formulas (Bates et al. 2015, J. Stat. Softw. 67(1), Table 2: ``(1 | g1/g2)`` is
 ``(1 | g1) + (1 | g1:g2)``)."""
 
 import pytest
 
-from perfstudy._formula import Formula, parse_formula, parse_random
+from perfstudy.design._formula import Formula, parse_formula, parse_random
 
 
 @pytest.mark.parametrize(

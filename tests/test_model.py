@@ -3,7 +3,7 @@ import math
 import numpy as np
 import pytest
 
-from perfstudy.model import (
+from perfstudy.design.model import (
     CHUNK_EXPERIMENTS,
     PERFLAB_ENDPOINTS,
     VarianceComponents,
@@ -13,7 +13,7 @@ from perfstudy.model import (
     sample_delta_hat,
     simulate,
 )
-from perfstudy.schedules import DESIGNS, schedule
+from perfstudy.design.schedules import DESIGNS, schedule
 
 
 def test_table_1_presets():
@@ -171,7 +171,7 @@ def test_simulate_accepts_a_custom_schedule(endpoint1):
 
 
 def test_shared_argument_checks():
-    from perfstudy._checks import check_int, check_real
+    from perfstudy._lib.checks import check_int, check_real
 
     assert check_int("n", 4.0) == 4 and check_int("n", np.int64(3)) == 3
     with pytest.raises(TypeError, match="not a bool"):

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from perfstudy.records import load_records
-from perfstudy.report import run_notebooks
+from perfstudy.notebook.records import load_records
+from perfstudy.notebook.report import run_notebooks
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 ALL = sorted(NOTEBOOKS.glob("*.ipynb"))
@@ -147,7 +147,7 @@ def _real_data_notebook(name):
 
 
 def _needs_real_data():
-    from perfstudy.datasets import DataUnavailableError, locate
+    from perfstudy.io.datasets import DataUnavailableError, locate
 
     try:  # these notebooks read real series: the mirror ($PERFSTUDY_DATA), the cache, or a download
         locate("pt4cloud-AWS-EP-L")
@@ -268,7 +268,7 @@ def test_diagnostics_notebook_measures_the_trap(diagnostics_notebook):
     trap = {r["series"]: r for r in rec["trap"]}
     assert len(trap) == 15  # 5 Azure datasets x 3 long-lived VMs
     # an independent recomputation of one row from the loaded data
-    from perfstudy.datasets import load
+    from perfstudy.io.datasets import load
 
     frame = load("azure-redis-get-long")
     x = frame[frame.host == 0].sort_values("timestamp").value.to_numpy()
@@ -505,8 +505,8 @@ def test_comparing_versions_notebook(tmp_path_factory):
 @pytest.mark.notebook
 def test_explore_notebook(tmp_path_factory):
     """The page `perfstudy explore` serves: every explorer builds and shows a result (none a red message)."""
-    from perfstudy.designs import compare_designs
-    from perfstudy.model import PERFLAB_ENDPOINTS
+    from perfstudy.design.model import PERFLAB_ENDPOINTS
+    from perfstudy.design.standard_errors import compare_designs
 
     _, rec = run_quick(tmp_path_factory, "explore")
     assert rec["errors"] == []
@@ -580,8 +580,8 @@ def test_every_number_the_text_quotes_is_in_the_record_at_two_seeds(path, tmp_pa
 def test_a_report_page_loads_nothing_from_the_network(path, tmp_path_factory):
     """The HTML beside each executed notebook: no script, style or module from another host; equations as
     MathML, not raw TeX; each explorer as its first state (an image) with the note that it is live elsewhere."""
-    from perfstudy.report import _PROGRESS, WIDGET_NOTE, offline_notebook
-    from perfstudy.widgets import STATIC_NOTE
+    from perfstudy.notebook.report import _PROGRESS, WIDGET_NOTE, offline_notebook
+    from perfstudy.notebook.widgets import STATIC_NOTE
 
     WIDGET = "application/vnd.jupyter.widget-view+json"
     if path.stem in REAL_DATA:

@@ -3,9 +3,9 @@ from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 import numpy as np
 import pytest
 
-from perfstudy.model import PERFLAB_ENDPOINTS
-from perfstudy.parallel import map_tasks
-from perfstudy.sweeps import standard_error_sweep
+from perfstudy._lib.parallel import map_tasks
+from perfstudy.design.model import PERFLAB_ENDPOINTS
+from perfstudy.design.simulated_errors import standard_error_sweep
 
 
 def _draw(task, rng):
@@ -48,7 +48,7 @@ def test_sweep_bad_input():
 def test_twin_streams_draw_the_same_numbers_and_advance_the_parent_once():
     import numpy as np
 
-    from perfstudy.parallel import twin_streams
+    from perfstudy._lib.parallel import twin_streams
 
     parent = np.random.default_rng(5)
     a, b = (np.random.default_rng(s).normal(size=4) for s in twin_streams(2, rng=parent))

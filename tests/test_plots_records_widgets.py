@@ -7,10 +7,10 @@ import pandas as pd
 import pytest
 
 from perfstudy import PERFLAB_ENDPOINTS, CostModel
-from perfstudy.designs import compare_designs
-from perfstudy.plots import plot_clustered_se, savefig
-from perfstudy.records import Recorder, load_records
-from perfstudy.widgets import design_explorer, render_comparison
+from perfstudy.design.standard_errors import compare_designs
+from perfstudy.notebook.plots import plot_clustered_se, savefig
+from perfstudy.notebook.records import Recorder, load_records
+from perfstudy.notebook.widgets import design_explorer
 
 
 def test_savefig_is_byte_reproducible(tmp_path):
@@ -77,7 +77,7 @@ def test_a_sentence_that_could_quote_a_number_not_in_its_values_is_refused(tmp_p
 
 
 def test_span_prints_one_number_where_both_ends_print_alike():
-    from perfstudy._format import span
+    from perfstudy._lib.format import span
 
     assert span(0.33, 0.334) == "33%" and span(0.0, 2 / 3) == "0%-67%" and span(0.02, 0.12, ".2f") == "0.02-0.12"
 
@@ -106,7 +106,7 @@ def test_explorer_builds_without_a_frontend():
 
 def test_explorer_starts_from_a_fit():
     from perfstudy import fit_variance_components, pilot_schedule, simulate
-    from perfstudy.estimate import SCHEDULE_TERMS
+    from perfstudy.design.estimate import SCHEDULE_TERMS
 
     truth = PERFLAB_ENDPOINTS[1]
     pilot = simulate(pilot_schedule(40, 6, rng=0), truth, rng=0).to_frame(0)
@@ -118,18 +118,10 @@ def test_explorer_starts_from_a_fit():
         design_explorer({"request": 1.0})
 
 
-def test_render_comparison_is_deprecated_for_the_result_s_own_html():
-    from perfstudy.designs import compare_designs
-
-    comparison = compare_designs(PERFLAB_ENDPOINTS[1], requests=100, hosts=8)
-    with pytest.warns(DeprecationWarning, match="renders itself"):
-        assert render_comparison(comparison) == comparison._repr_html_()
-
-
 def test_an_offline_notebook_has_mathml_and_a_static_copy_for_each_widget():
     import nbformat
 
-    from perfstudy.report import offline_notebook
+    from perfstudy.notebook.report import offline_notebook
 
     nb = nbformat.v4.new_notebook()
     nb.cells = [
@@ -162,7 +154,7 @@ def test_an_offline_notebook_has_mathml_and_a_static_copy_for_each_widget():
 
 
 def test_an_explorer_carries_a_static_copy_of_its_state():
-    from perfstudy.widgets import STATIC_NOTE
+    from perfstudy.notebook.widgets import STATIC_NOTE
 
     explorer = design_explorer(PERFLAB_ENDPOINTS[1], requests=256)
     data = explorer._repr_mimebundle_()
@@ -176,7 +168,7 @@ def test_an_explorer_carries_a_static_copy_of_its_state():
 def test_offline_notebook_names_the_malformed_cell():
     import nbformat
 
-    from perfstudy.report import offline_notebook
+    from perfstudy.notebook.report import offline_notebook
 
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_markdown_cell("$x$"), {"source": "no type"}]
@@ -196,8 +188,8 @@ def test_offline_notebook_names_the_malformed_cell():
 def test_recorder_warnings_records_user_warnings_and_passes_the_rest(tmp_path):
     import warnings
 
-    from perfstudy.environment import NoisyMachineWarning
-    from perfstudy.records import Recorder
+    from perfstudy.experiment.environment import NoisyMachineWarning
+    from perfstudy.notebook.records import Recorder
 
     record = Recorder("w", tmp_path)
     with warnings.catch_warnings(record=True) as outside:
@@ -236,7 +228,7 @@ def test_design_explorer_speaks_in_words_with_units_and_room_for_small_sigmas():
 def test_offline_notebook_drops_tqdm_bars_and_keeps_other_widgets():
     import nbformat
 
-    from perfstudy.report import WIDGET_NOTE, offline_notebook
+    from perfstudy.notebook.report import WIDGET_NOTE, offline_notebook
 
     widget = {"model_id": "x", "version_major": 2, "version_minor": 0}
     cell = nbformat.v4.new_code_cell("1")
@@ -254,7 +246,7 @@ def test_offline_notebook_drops_tqdm_bars_and_keeps_other_widgets():
 
 def test_design_comparison_html_carries_the_cost_unit_or_none():
     from perfstudy import CostModel
-    from perfstudy.designs import compare_designs
+    from perfstudy.design.standard_errors import compare_designs
 
     costs = CostModel(setup=600.0, request=2.0, repetition=0.5, host=60.0)
     comparison = compare_designs(PERFLAB_ENDPOINTS[1], requests=256, hosts=16, costs=costs, target_se=0.05)

@@ -5,8 +5,15 @@ import pandas as pd
 import pytest
 from scipy import special
 
-from perfstudy.kde import Grid, binned_density, bootstrap_densities, exact_density, scott_bandwidth, strip_grid
-from perfstudy.pt4cloud import (
+from perfstudy.stability.kde import (
+    Grid,
+    binned_density,
+    bootstrap_densities,
+    exact_density,
+    scott_bandwidth,
+    strip_grid,
+)
+from perfstudy.stability.pt4cloud import (
     FLOOR,
     accuracy,
     confidence_band,

@@ -43,7 +43,7 @@ def test_readme_documents_every_field_of_the_compare_json():
 
     from test_compare import clustered
 
-    from perfstudy.compare import JSON_SCHEMA, compare, format_comparison
+    from perfstudy.comparison._compare import JSON_SCHEMA, compare, format_comparison
 
     payload = json.loads(format_comparison(compare(clustered(2, 25, 4, rng=0), checks=False), "json"))
     text = README.read_text()

@@ -70,7 +70,7 @@ def test_the_library_never_imports_a_study():
 
 def test_no_study_imports_a_notebook_helper():
     """The studies compute; recording, reporting and the command line are the notebooks' and the user's."""
-    helpers = ("perfstudy.records", "perfstudy.report", "perfstudy.cli")
+    helpers = ("perfstudy.notebook.records", "perfstudy.notebook.report", "perfstudy.cli")
     found = {
         str(p.relative_to(ROOT)): sorted(n for n in _imports(p) if n.startswith(helpers))
         for p in sorted((ROOT / "perfstudy" / "studies").glob("*.py"))
@@ -110,7 +110,7 @@ def test_arguments_are_checked_in_the_function_not_by_a_wrapper():
 
     import perfstudy.studies
 
-    names = ["perfstudy.plots", "perfstudy.widgets"] + [
+    names = ["perfstudy.notebook.plots", "perfstudy.notebook.widgets"] + [
         m.name for m in pkgutil.iter_modules(perfstudy.studies.__path__, "perfstudy.studies.")
     ]
     wrapped = []

@@ -15,10 +15,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from test_vocabulary import MODULES
+from test_vocabulary import MODULES, home
 
 from perfstudy import PERFLAB_ENDPOINTS
-from perfstudy._result import Result
+from perfstudy._lib.result import Result
 
 E1 = PERFLAB_ENDPOINTS[1]
 X = np.random.default_rng(0).lognormal(2.0, 0.1, 300)
@@ -29,7 +29,7 @@ def _classes():
         module = importlib.import_module(module_name)
         for name in getattr(module, "__all__", []):
             obj = getattr(module, name)
-            if inspect.isclass(obj) and dataclasses.is_dataclass(obj) and obj.__module__ == module_name:
+            if inspect.isclass(obj) and dataclasses.is_dataclass(obj) and home(obj, module_name) == module_name:
                 yield f"{module_name.removeprefix('perfstudy.')}.{name}", obj
 
 
@@ -39,7 +39,7 @@ CLASSES = dict(_classes())
 def _run_file():
     import tempfile
 
-    from perfstudy.run import read_run, run
+    from perfstudy.experiment._run import read_run, run
 
     out = Path(tempfile.mkdtemp()) / "runs.csv"
     run("true", "true", values=1, warmup=0, min_rounds=2, max_rounds=2, out=out, progress=False, shell=False)
@@ -47,7 +47,7 @@ def _run_file():
 
 
 def _batch():
-    from perfstudy.batches import Batch
+    from perfstudy.experiment.batches import Batch
 
     return Batch(version="A", command=("true",), round=0, position=0, values=2, warmup=0)
 
@@ -90,95 +90,100 @@ def _pilot():
 
 
 def _make(name):  # noqa: C901 - one branch a class, read as a table
-    from perfstudy import (
-        adf,
-        analyze,
-        baselines,
-        bootstrap,
-        compare,
-        confirm,
-        datasets,
-        designs,
-        diagnostics,
-        model,
-        peak_search,
-        pt4cloud,
-        response_surface,
-        schedules,
-        servers,
-        simulated_server,
-        sweeps,
-        type1,
-    )
+    from perfstudy import analysis as analyze
+    from perfstudy.capacity import peak_search, response_surface
+    from perfstudy.capacity import server_model as simulated_server
+    from perfstudy.comparison import _compare as compare
+    from perfstudy.design import bootstrap, model, schedules
+    from perfstudy.design import simulated_errors as sweeps
+    from perfstudy.design import standard_errors as designs
+    from perfstudy.design import type1_errors as type1
+    from perfstudy.diagnostics import adf
+    from perfstudy.diagnostics import hosts as servers
+    from perfstudy.diagnostics import repetitions as confirm
+    from perfstudy.diagnostics import variability as diagnostics
+    from perfstudy.io import datasets
+    from perfstudy.stability import pt4cloud
+    from perfstudy.stability import stopping_rules as baselines
     from perfstudy.studies import running
 
     costs = designs.CostModel(setup=600.0, request=2.0, repetition=0.5, host=60.0)
     search = dict(target_accuracy=0.1, runlength=120.0, max_trials=20)
     table = {
-        "adf.ADFResult": lambda: adf.adf(X),
-        "analyze.Analysis": lambda: analyze.analyze(_versions(), rng=0, replicates=99),
-        "baselines.StoppingResult": lambda: baselines.sota1(X, period=20, span=60),
-        "bootstrap.BootstrapResult": lambda: bootstrap.clustered_bootstrap(
+        "diagnostics.adf.ADFResult": lambda: adf.adf(X),
+        "analysis.Analysis": lambda: analyze.analyze(_versions(), rng=0, replicates=99),
+        "stability.stopping_rules.StoppingResult": lambda: baselines.sota1(X, period=20, span=60),
+        "design.bootstrap.BootstrapResult": lambda: bootstrap.clustered_bootstrap(
             X[:40], np.tile([0, 1], 20), np.repeat(np.arange(8), 5), replicates=50, rng=0
         ),
-        "compare.Comparison": lambda: compare.compare(_versions(), rng=0, replicates=99),
-        "confirm.MedianCI": lambda: confirm.median_ci(X),
-        "confirm.Repetitions": lambda: confirm.repetitions_needed(X, trials=5, rng=0),
-        "datasets.Dataset": lambda: datasets.registry()["sap-hana-0016"],
-        "designs.DuplicationCoefficients": lambda: designs.duplication_coefficients(
+        "comparison.Comparison": lambda: compare.compare(_versions(), rng=0, replicates=99),
+        "diagnostics.repetitions.MedianCI": lambda: confirm.median_ci(X),
+        "diagnostics.repetitions.Repetitions": lambda: confirm.repetitions_needed(X, trials=5, rng=0),
+        "io.datasets.Dataset": lambda: datasets.registry()["sap-hana-0016"],
+        "design.standard_errors.DuplicationCoefficients": lambda: designs.duplication_coefficients(
             schedules.schedule("fully_balanced", requests=8, hosts=4)
         ),
-        "designs.CostModel": lambda: costs,
-        "designs.Allocation": lambda: designs.optimal_allocation(E1, costs, target_se=0.1)["fully_balanced"],
-        "designs.AllocationResult": lambda: designs.optimal_allocation(E1, costs, target_se=0.1),
-        "designs.DesignComparison": lambda: designs.compare_designs(E1, requests=8, hosts=4),
-        "diagnostics.AutocorrelationSE": lambda: diagnostics.autocorrelation_se(X),
-        "diagnostics.BatchMeans": lambda: diagnostics.batch_means(X),
-        "diagnostics.IndependenceTest": lambda: diagnostics.independence_test(X, permutations=99, rng=0),
-        "diagnostics.Warmup": lambda: diagnostics.warmup(X),
-        "estimate.VarianceFit": _pilot,
-        "estimate.FitIntervals": lambda: _pilot().confidence_interval(method="profile"),
-        "model.VarianceComponents": lambda: E1,
-        "model.DrawnEffects": lambda: model.simulate("fully_balanced", E1, requests=8, hosts=4, rng=0).effects,
-        "model.Simulation": lambda: model.simulate("fully_balanced", E1, requests=8, hosts=4, rng=0),
-        "pt4cloud.Divergence": lambda: pt4cloud.divergence(X[:150], X[150:]),
-        "pt4cloud.ConfidenceBand": lambda: pt4cloud.confidence_band(X, replicates=20, rng=0),
-        "pt4cloud.PT4CloudResult": lambda: pt4cloud.pt4cloud([X[:100], X[100:200], X[200:]], replicates=20, rng=0),
-        "pt4cloud.ShortIntervalResult": lambda: pt4cloud.pt4cloud_short(X, interval_lengths=[50, 100]),
-        "report.NotebookRun": lambda: __import__("perfstudy.report").report.NotebookRun(
+        "design.standard_errors.CostModel": lambda: costs,
+        "design.standard_errors.Allocation": lambda: designs.optimal_allocation(E1, costs, target_se=0.1)[
+            "fully_balanced"
+        ],
+        "design.standard_errors.AllocationResult": lambda: designs.optimal_allocation(E1, costs, target_se=0.1),
+        "design.standard_errors.DesignComparison": lambda: designs.compare_designs(E1, requests=8, hosts=4),
+        "diagnostics.variability.AutocorrelationSE": lambda: diagnostics.autocorrelation_se(X),
+        "diagnostics.variability.BatchMeans": lambda: diagnostics.batch_means(X),
+        "diagnostics.variability.IndependenceTest": lambda: diagnostics.independence_test(X, permutations=99, rng=0),
+        "diagnostics.variability.Warmup": lambda: diagnostics.warmup(X),
+        "design.estimate.VarianceFit": _pilot,
+        "design.estimate.FitIntervals": lambda: _pilot().confidence_interval(method="profile"),
+        "design.model.VarianceComponents": lambda: E1,
+        "design.model.DrawnEffects": lambda: model.simulate("fully_balanced", E1, requests=8, hosts=4, rng=0).effects,
+        "design.model.Simulation": lambda: model.simulate("fully_balanced", E1, requests=8, hosts=4, rng=0),
+        "stability.pt4cloud.Divergence": lambda: pt4cloud.divergence(X[:150], X[150:]),
+        "stability.pt4cloud.ConfidenceBand": lambda: pt4cloud.confidence_band(X, replicates=20, rng=0),
+        "stability.pt4cloud.PT4CloudResult": lambda: pt4cloud.pt4cloud(
+            [X[:100], X[100:200], X[200:]], replicates=20, rng=0
+        ),
+        "stability.pt4cloud.ShortIntervalResult": lambda: pt4cloud.pt4cloud_short(X, interval_lengths=[50, 100]),
+        "notebook.report.NotebookRun": lambda: importlib.import_module("perfstudy.notebook.report").NotebookRun(
             "01_x", "ok", 1.5, Path("build/01_x.ipynb"), None, None
         ),
-        "batches.Batch": lambda: _batch(),
-        "batches.BatchResult": lambda: __import__("perfstudy.batches").batches.run_batch(_batch()),
-        "plan.RoundPlan": lambda: __import__("perfstudy.plan").plan.plan_rounds(_run_frame(), threshold=0.05),
-        "run.RunResult": lambda: __import__("perfstudy.run").run.run(
+        "experiment.batches.Batch": lambda: _batch(),
+        "experiment.batches.BatchResult": lambda: importlib.import_module("perfstudy.experiment.batches").run_batch(
+            _batch()
+        ),
+        "experiment.plan.RoundPlan": lambda: importlib.import_module("perfstudy.experiment.plan").plan_rounds(
+            _run_frame(), threshold=0.05
+        ),
+        "experiment.RunResult": lambda: importlib.import_module("perfstudy.experiment._run").run(
             "true", "true", values=1, warmup=0, min_rounds=3, max_rounds=3, progress=False
         ),
-        "run.RunFile": lambda: _run_file(),
-        "sequential.ConfidenceSequence": lambda: __import__("perfstudy.sequential").sequential.t_confidence_sequence(
-            X[:20]
-        ),
+        "experiment.RunFile": lambda: _run_file(),
+        "comparison.sequential.ConfidenceSequence": lambda: importlib.import_module(
+            "perfstudy.comparison.sequential"
+        ).t_confidence_sequence(X[:20]),
         "studies.running.PowerAndCost": lambda: running.power_and_cost(experiments=20, max_rounds=20, rng=0),
         "studies.running.RoundModel": lambda: running.RoundModel(),
         "studies.running.StoppingCalibration": lambda: running.calibration(experiments=20, rounds=20, rng=0),
-        "schedules.Schedule": lambda: schedules.schedule("fully_balanced", requests=8, hosts=4),
-        "servers.MMDTest": lambda: servers.mmd_test(X[:50], X[50:100], permutations=49, rng=0),
-        "servers.Elimination": lambda: servers.eliminate_unrepresentative(_hosts(), permutations=99, rng=0),
-        "survey.SeriesDiagnosis": lambda: __import__("perfstudy.survey").survey.diagnose_series(
-            X, permutations=99, rng=0
+        "design.schedules.Schedule": lambda: schedules.schedule("fully_balanced", requests=8, hosts=4),
+        "diagnostics.hosts.MMDTest": lambda: servers.mmd_test(X[:50], X[50:100], permutations=49, rng=0),
+        "diagnostics.hosts.Elimination": lambda: servers.eliminate_unrepresentative(_hosts(), permutations=99, rng=0),
+        "diagnostics.diagnosis.SeriesDiagnosis": lambda: importlib.import_module(
+            "perfstudy.diagnostics.diagnosis"
+        ).diagnose_series(X, permutations=99, rng=0),
+        "design.simulated_errors.SweepResult": lambda: sweeps.standard_error_sweep(
+            E1, hosts=(4,), requests=(8,), experiments=20, rng=0
         ),
-        "sweeps.SweepResult": lambda: sweeps.standard_error_sweep(E1, hosts=(4,), requests=(8,), experiments=20, rng=0),
-        "type1.AATests": lambda: type1.aa_tests(
+        "design.type1_errors.AATests": lambda: type1.aa_tests(
             "fully_balanced", E1, requests=8, hosts=4, experiments=3, replicates=9, rng=0
         ),
-        "simulated_server.SimulatedServer": lambda: simulated_server.SimulatedServer(),
-        "peak_search.PeakSearch": lambda: peak_search.find_peak_rate(
+        "capacity.server_model.SimulatedServer": lambda: simulated_server.SimulatedServer(),
+        "capacity.peak_search.PeakSearch": lambda: peak_search.find_peak_rate(
             simulated_server.SimulatedServer(), rng=0, **search
         ),
-        "response_surface.Surface": lambda: response_surface.map_response_surface(
+        "capacity.response_surface.Surface": lambda: response_surface.map_response_surface(
             pd.DataFrame({"disks": [1, 2], "daemons": [4, 4]}), rng=0, **search
         ),
-        "response_surface.QuadraticSurface": lambda: response_surface.fit_quadratic_surface(
+        "capacity.response_surface.QuadraticSurface": lambda: response_surface.fit_quadratic_surface(
             pd.DataFrame({"disks": [1, 2, 3, 1, 2, 3, 2], "daemons": [2, 2, 2, 4, 4, 4, 6]}),
             np.array([10.0, 14, 16, 12, 17, 20, 18]),
         ),
@@ -216,7 +221,7 @@ def _study(name):
 @pytest.mark.parametrize("name", sorted(CLASSES))
 def test_every_result_follows_the_protocol(name):
     cls = CLASSES[name]
-    assert issubclass(cls, Result), f"{name} does not inherit perfstudy._result.Result"
+    assert issubclass(cls, Result), f"{name} does not inherit perfstudy._lib.result.Result"
     assert cls.__dataclass_params__.frozen, f"{name} is not frozen"
     result = _make(name)
     assert isinstance(result, cls)
@@ -230,9 +235,9 @@ def test_every_result_follows_the_protocol(name):
 
 
 def test_summary_lists_scalars_and_the_table():
-    from perfstudy.servers import eliminate_unrepresentative
+    from perfstudy.diagnostics.hosts import eliminate_unrepresentative
 
-    test = __import__("perfstudy.confirm").confirm.median_ci(np.arange(1.0, 102.0))
+    test = importlib.import_module("perfstudy.diagnostics.repetitions").median_ci(np.arange(1.0, 102.0))
     text = test.summary()
     assert "median" in text and "51" in text and "method" in text  # scalars one per line, 4 significant digits
     assert "<table>" in test._repr_html_() and "dataframe" not in test._repr_html_()  # the row is not repeated
@@ -242,25 +247,10 @@ def test_summary_lists_scalars_and_the_table():
 
 
 def test_to_frame_of_a_table_result_is_a_copy():
-    from perfstudy.servers import eliminate_unrepresentative
+    from perfstudy.diagnostics.hosts import eliminate_unrepresentative
 
     elimination = eliminate_unrepresentative(_hosts(), permutations=99, rng=0)
     frame = elimination.to_frame()
     assert len(frame) > 0
     frame["statistic"] = 0.0
     assert (elimination.curve["statistic"] > 0).all()
-
-
-def test_figure_numbered_result_classes_keep_their_old_names_for_a_release():
-    """Two studies had a Figure7; the classes are named for what they hold, the old names still work."""
-    from perfstudy.studies import bakshy2015, maricq2018
-
-    for module, old, new in [
-        (bakshy2015, "Figure7", "RankedAATests"),
-        (maricq2018, "Figure7", "DegradedCopyRanking"),
-        (maricq2018, "Figure3", "NormalityTests"),
-    ]:
-        with pytest.warns(DeprecationWarning, match=f"{old} is now {new}"):
-            assert getattr(module, old) is getattr(module, new)
-    with pytest.raises(AttributeError):
-        bakshy2015.Figure9  # noqa: B018

@@ -11,14 +11,14 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from perfstudy.batches import Batch, run_batch
 from perfstudy.cli import main
-from perfstudy.plan import plan_rounds
-from perfstudy.run import COLUMNS, _Hosts, run
+from perfstudy.experiment._run import COLUMNS, _Hosts, run
+from perfstudy.experiment.batches import Batch, run_batch
+from perfstudy.experiment.plan import plan_rounds
 
 PYTHON = sys.executable
 # the tests load this machine themselves: its warning is tested once, below
-pytestmark = pytest.mark.filterwarnings("ignore::perfstudy.environment.NoisyMachineWarning")
+pytestmark = pytest.mark.filterwarnings("ignore::perfstudy.experiment.environment.NoisyMachineWarning")
 
 
 def work(loops: int) -> str:
@@ -229,7 +229,7 @@ def test_plan_from_a_pilot_recovers_the_spread_and_meets_the_target():
     plan = plan_rounds(pd.DataFrame(rows), threshold=0.05)
     # the SD of a round's log B/A is sqrt(2) x 5%, up to sampling error (40 rounds: about 11% relative)
     assert plan.round_sd == pytest.approx(0.05 * 2**0.5, rel=0.35)
-    from perfstudy.sequential import _half_width
+    from perfstudy.comparison.sequential import _half_width
 
     one = plan.table.set_index("hosts").loc[1]
     n = int(one["rounds_per_host"])
@@ -238,7 +238,7 @@ def test_plan_from_a_pilot_recovers_the_spread_and_meets_the_target():
 
 
 def test_machine_record_and_its_warnings():
-    from perfstudy.environment import machine, machine_warnings
+    from perfstudy.experiment.environment import machine, machine_warnings
 
     record = machine()
     assert {"cpu_model", "cpu_count", "cpu_governor", "load_average", "os", "python"} <= set(record)

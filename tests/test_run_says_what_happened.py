@@ -16,15 +16,15 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from perfstudy import batches
 from perfstudy.cli import _parser, main
-from perfstudy.compare import compare
-from perfstudy.environment import NoisyMachineWarning
-from perfstudy.run import _describe, _order, _rounds_left, read_run, run
-from perfstudy.sequential import t_confidence_sequence
+from perfstudy.comparison._compare import compare
+from perfstudy.comparison.sequential import t_confidence_sequence
+from perfstudy.experiment import batches
+from perfstudy.experiment._run import _describe, _order, _rounds_left, read_run, run
+from perfstudy.experiment.environment import NoisyMachineWarning
 
 PYTHON = sys.executable
-pytestmark = pytest.mark.filterwarnings("ignore::perfstudy.environment.NoisyMachineWarning")
+pytestmark = pytest.mark.filterwarnings("ignore::perfstudy.experiment.environment.NoisyMachineWarning")
 
 
 def work(loops: int) -> str:
@@ -333,7 +333,7 @@ def test_compare_refuses_blocks_that_pair_nothing():
 
 
 def test_the_load_warning_comes_before_the_first_round(monkeypatch):
-    import perfstudy.environment as environment
+    import perfstudy.experiment.environment as environment
 
     monkeypatch.setattr(environment, "machine_warnings", lambda record: ["the machine is loaded (test)"])
     seen_before_first_batch = []
@@ -410,7 +410,7 @@ def test_two_entries_of_one_name_are_refused_not_merged(tmp_path):
 
 
 def test_plan_refuses_pilots_a_run_never_writes(tmp_path):
-    from perfstudy.plan import plan_rounds
+    from perfstudy.experiment.plan import plan_rounds
 
     out = tmp_path / "pilot.csv"
     run("true", "true", values=1, warmup=0, min_rounds=4, max_rounds=4, out=out, progress=False, seed=0, shell=False)
@@ -495,7 +495,7 @@ def test_the_interrupted_exit_status_is_documented_in_help_and_readme():
 
 
 def test_a_command_shorter_than_the_shells_start_up_is_named_not_judged_silently(monkeypatch):
-    import perfstudy.run as run_module
+    import perfstudy.experiment._run as run_module
 
     # a start-up longer than any run of `true`: every time, less it, is 0, as on a quiet machine it is about half
     # the time (measured under load the two drift apart, so the test fixes the start-up rather than race it)
@@ -515,7 +515,7 @@ def test_a_run_file_given_as_one_side_of_two_is_refused_not_pooled(tmp_path, cap
 
 
 def test_a_runner_that_breaks_leaves_a_record_that_says_so(tmp_path, monkeypatch):
-    import perfstudy.run as run_module
+    import perfstudy.experiment._run as run_module
 
     def full(self, rows):
         raise OSError(28, "No space left on device")

@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from perfstudy.schedules import DESIGNS, Schedule, schedule
+from perfstudy.design.schedules import DESIGNS, Schedule, schedule
 
 # Table 2 of Bakshy & Frachtenberg (WWW 2015), H = 2 hosts, R = 2 requests per condition:
 # rows (host, request, version, batch); the paper numbers batches from 1, we from 0.

@@ -7,9 +7,9 @@ import pandas as pd
 import pytest
 from scipy import integrate, stats
 
-from perfstudy._paired import host_and_round_variance, paired_interval
-from perfstudy.compare import compare
-from perfstudy.sequential import _half_width, rounds_needed, t_confidence_sequence
+from perfstudy.comparison._compare import compare
+from perfstudy.comparison._paired import host_and_round_variance, paired_interval
+from perfstudy.comparison.sequential import _half_width, rounds_needed, t_confidence_sequence
 from perfstudy.studies.running import RoundModel, calibration, power_and_cost, simulate_round_ratios
 
 
@@ -33,7 +33,7 @@ def test_closed_form_martingale_and_interval_match_the_mixture_integrals():
     rng = np.random.default_rng(11)
     x = rng.normal(0.3, 1.5, 7)
     tau, alpha = 1.0, 0.05
-    from perfstudy.sequential import _log_martingale
+    from perfstudy.comparison.sequential import _log_martingale
 
     for m in (-1.0, 0.0, 0.4, 1.2):
         y = x - m

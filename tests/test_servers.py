@@ -2,7 +2,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from perfstudy.servers import eliminate_unrepresentative, mmd_test, rank_servers
+from perfstudy.diagnostics.hosts import eliminate_unrepresentative, mmd_test, rank_servers
 
 
 def slow_mmd2(x, y, sigma):
@@ -31,7 +31,7 @@ def test_statistic_against_the_definition(shape):
     rest = np.setdiff1d(np.arange(len(pooled)), subset)
     from scipy.spatial.distance import pdist, squareform
 
-    from perfstudy.servers import _statistics
+    from perfstudy.diagnostics.hosts import _statistics
 
     kernel = np.exp(-squareform(pdist(pooled, "sqeuclidean")) / (2 * result.bandwidth**2))
     permuted = _statistics(kernel, kernel.sum(1), kernel.sum(), subset[None, :])[0]

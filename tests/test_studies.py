@@ -13,12 +13,12 @@ import pandas as pd
 import pytest
 
 from perfstudy import DESIGNS, PERFLAB_ENDPOINTS, CostModel
-from perfstudy.datasets import DataUnavailableError, load, locate
-from perfstudy.designs import optimal_allocation, standard_error
-from perfstudy.simulated_server import SimulatedServer
+from perfstudy.capacity.server_model import SimulatedServer
+from perfstudy.design.standard_errors import optimal_allocation, standard_error
+from perfstudy.design.type1_errors import ROWS, aa_tests
+from perfstudy.io.datasets import DataUnavailableError, load, locate
 from perfstudy.studies import bakshy2015, he2019, kolaczkowski, maricq2018, shivam2008, versions
 from perfstudy.studies.public_data import SERIES, iter_series, survey_datasets
-from perfstudy.type1 import ROWS, aa_tests
 
 E1 = PERFLAB_ENDPOINTS[1]
 SEARCH = dict(target_accuracy=0.1, confidence=0.95, region_width=0.1, runlength=120.0, increment=20.0, max_loads=500)
@@ -38,7 +38,7 @@ def _have_data() -> bool:
 needs_data = pytest.mark.skipif(not _have_data(), reason="real datasets unavailable ($PERFSTUDY_DATA, cache)")
 
 STUDY_CALLS = {
-    "perfstudy.type1.aa_tests": lambda r: aa_tests(
+    "perfstudy.design.type1_errors.aa_tests": lambda r: aa_tests(
         "fully_balanced", E1, requests=8, hosts=2, experiments=3, replicates=4, rng=r
     ),
     "perfstudy.studies.bakshy2015.figure4": lambda r: bakshy2015.figure4(
@@ -182,7 +182,7 @@ def test_table_3_constants_are_the_paper_s():
 
 def _pilot_fit():
     from perfstudy import fit_variance_components, pilot_schedule, simulate
-    from perfstudy.estimate import SCHEDULE_TERMS
+    from perfstudy.design.estimate import SCHEDULE_TERMS
 
     pilot = simulate(pilot_schedule(40, 6, rng=0), E1, rng=0).to_frame(0)
     return fit_variance_components(pilot, random=SCHEDULE_TERMS)
@@ -287,7 +287,7 @@ def test_aa_calibration_counts_what_each_method_says():
     from pyperf._utils import is_significant
     from scipy import stats as scipy_stats
 
-    from perfstudy.compare import compare
+    from perfstudy.comparison._compare import compare
 
     pairs = _synthetic_pairs(pairs=8)
     rates = versions.aa_calibration(pairs, slowdowns=(0.0, 0.03), replicates=199, rng=1).set_index(
@@ -405,9 +405,6 @@ def test_real_aa_leaves_out_short_series_and_says_so():
         [("a", np.arange(100.0) % 7)], segments=2, segment_length=5, experiments=3, replicates=3, rng=0
     )
     assert set(per_series.series) == {"a"} and set(summary.by_bootstrap.bootstrap) == {"iid", "segment"}
-    with pytest.warns(DeprecationWarning, match="use .per_series, .by_bootstrap"):
-        old_per_series, _ = summary  # a tuple before: unpacking still works for a release
-    assert old_per_series is summary.per_series
     with pytest.raises(ValueError, match="none holds"):
         bakshy2015.real_aa([("short", np.ones(3))])
 
@@ -503,7 +500,7 @@ def test_maricq_servers_and_survey_figures():
 @needs_data
 def test_blog_trap_recomputed_by_hand():
     trap = kolaczkowski.standard_error_trap(AZURE, batches=20).set_index("series")
-    from perfstudy.datasets import load
+    from perfstudy.io.datasets import load
 
     x = load("azure-redis-get-long").query("host == 0").sort_values("timestamp").value.to_numpy()
     blocks = x[: 20 * (x.size // 20)].reshape(20, -1).mean(axis=1)
@@ -529,7 +526,7 @@ def test_paper_type1_range_against_a_grid_of_the_rounded_values():
 
 @needs_data
 def test_he2019_accuracy_diagnosis_recomputes_each_number_directly():
-    from perfstudy.pt4cloud import accuracy
+    from perfstudy.stability.pt4cloud import accuracy
 
     name = "pt4cloud-Chameleon-FT-M"  # 81% in the weekly study: below the paper's 90%
     weekly = he2019.weekly_study([name], band=False, rng=0)
@@ -549,7 +546,7 @@ def test_he2019_accuracy_diagnosis_recomputes_each_number_directly():
 
 
 def test_bandwidth_factor_smooths_and_both_kdes_agree():
-    from perfstudy.pt4cloud import accuracy
+    from perfstudy.stability.pt4cloud import accuracy
 
     rng = np.random.default_rng(3)
     a, b = rng.normal(size=800), rng.normal(0.3, 1.2, size=900)

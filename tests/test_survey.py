@@ -6,9 +6,9 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from perfstudy.diagnostics import autocorrelation_se, stationarity, warmup
+from perfstudy.diagnostics.diagnosis import diagnose
+from perfstudy.diagnostics.variability import autocorrelation_se, stationarity, warmup
 from perfstudy.studies.public_data import survey_datasets
-from perfstudy.survey import diagnose
 
 MIRROR = Path(os.environ.get("PERFSTUDY_DATA") or "/nonexistent")
 
@@ -98,7 +98,7 @@ def test_diagnose_series_is_the_row_diagnose_writes():
     its statistics are scipy's (Shapiro-Wilk) and numpy's (mean, CoV)."""
     from scipy import stats
 
-    from perfstudy.survey import SeriesDiagnosis, diagnose, diagnose_series
+    from perfstudy.diagnostics.diagnosis import SeriesDiagnosis, diagnose, diagnose_series
 
     x = np.random.default_rng(5).normal(10, 1, 300).cumsum() / 100 + 10
     one = diagnose_series(x, permutations=199, rng=np.random.default_rng(7).spawn(1)[0])

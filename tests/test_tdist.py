@@ -1,4 +1,4 @@
-"""perfstudy._tdist against scipy.special: the t tail and quantile and the normal quantile that
+"""perfstudy._lib.tdist against scipy.special: the t tail and quantile and the normal quantile that
 compare uses without importing scipy."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from scipy import special
 
-from perfstudy import _tdist
+from perfstudy._lib import tdist as _tdist
 
 DFS = [0.7, 1.0, 2.0, 3.5, 5.0, 9.3, 18.0, 38.0, 58.0, 120.0, 398.0, 5000.0]
 

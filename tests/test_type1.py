@@ -7,8 +7,8 @@ import pandas as pd
 import pytest
 from scipy import stats
 
+from perfstudy.design.type1_errors import bootstrap_clusters, segment_aa_study, type1_error_table
 from perfstudy.studies.bakshy2015 import TABLE_3_ROWS, table3
-from perfstudy.type1 import bootstrap_clusters, segment_aa_study, type1_error_table
 
 
 @pytest.fixture(scope="module")

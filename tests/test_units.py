@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from perfstudy._format import display_unit, si
+from perfstudy._lib.format import display_unit, si
 
 
 @pytest.mark.parametrize(
@@ -43,7 +43,7 @@ def test_display_unit_puts_time_in_seconds(unit, factor, shown, timed):
 
 
 def test_never_negative_covers_times_rates_sizes_and_leaves_a_benchmarks_own_metrics_signed():
-    from perfstudy.units import never_negative
+    from perfstudy._lib.units import never_negative
 
     assert all(map(never_negative, ["ns/op", "s", "ms", "MB/s", "ops/s", "B/op", "allocs/op", "bytes"]))
     assert not any(map(never_negative, ["score", "delta-ns", "", None, "widgets/op", "x/y"]))

@@ -24,13 +24,29 @@ from test_studies import STUDY_CALLS, study_call
 import perfstudy
 import perfstudy.studies
 
-PRIVATE = {"perfstudy.__main__", "perfstudy._checks"}
+PRIVATE = {"perfstudy.__main__"}
+#: modules of the private plumbing whose functions users still call (executors, units)
+PLUMBING = ("perfstudy._lib.parallel", "perfstudy._lib.units")
+
+
+def is_public(module_name: str) -> bool:
+    return module_name in PLUMBING or not any(part.startswith("_") for part in module_name.split(".")[1:])
+
+
 MODULES = sorted(
-    name
-    for package in (perfstudy, perfstudy.studies)
-    for _, name, _ in pkgutil.iter_modules(package.__path__, package.__name__ + ".")
-    if name not in PRIVATE and not name.rsplit(".", 1)[1].startswith("_")
+    module.name
+    for module in pkgutil.walk_packages(perfstudy.__path__, "perfstudy.")
+    if module.name not in PRIVATE and is_public(module.name)
 )
+
+
+def home(obj, module_name: str) -> str:
+    """Where a reader finds ``obj``: the module that defines it when that module is public, else the
+    package that exports it (``perfstudy.comparison.compare``, defined in a private module)."""
+    defined = getattr(obj, "__module__", "") or ""
+    return defined if defined.startswith("perfstudy.") and is_public(defined) else module_name
+
+
 #: names a parameter or result field must not have, with the vocabulary's name
 SYNONYMS = {
     "level": "confidence",
@@ -56,9 +72,11 @@ def _callables():
     for module_name in MODULES:
         module = importlib.import_module(module_name)
         for name, obj in _public(module):
+            if home(obj, module_name) != module_name:
+                continue  # walked where it is defined
             if inspect.isfunction(obj):
                 yield f"{module_name}.{name}", obj
-            elif inspect.isclass(obj) and obj.__module__ == module_name:
+            elif inspect.isclass(obj):
                 if not issubclass(obj, BaseException):
                     yield f"{module_name}.{name}", obj
                 for attr, member in vars(obj).items():
@@ -96,8 +114,8 @@ def test_every_public_name_is_in_all(module_name):
 def test_the_walk_sees_the_package():
     # a walk that found nothing would pass every test below
     assert len(MODULES) >= 25 and len(CALLABLES) >= 150
-    assert "perfstudy.type1.segment_aa_study" in CALLABLES
-    assert "perfstudy.bootstrap.BootstrapResult.confidence_interval" in CALLABLES
+    assert "perfstudy.design.type1_errors.segment_aa_study" in CALLABLES
+    assert "perfstudy.design.bootstrap.BootstrapResult.confidence_interval" in CALLABLES
 
 
 @pytest.mark.parametrize("name", sorted(CALLABLES))
@@ -189,27 +207,20 @@ def _frame():
 
 def _rng_calls():
     """One small valid call per public callable that takes ``rng``, as ``fn(rng) -> result``."""
-    from perfstudy import (
-        analyze,
-        baselines,
-        bootstrap,
-        compare,
-        confirm,
-        diagnostics,
-        estimate,
-        kde,
-        model,
-        parallel,
-        peak_search,
-        pt4cloud,
-        response_surface,
-        schedules,
-        servers,
-        simulated_server,
-        survey,
-        sweeps,
-        type1,
-    )
+    from perfstudy import analysis as analyze
+    from perfstudy._lib import parallel
+    from perfstudy.capacity import peak_search, response_surface
+    from perfstudy.capacity import server_model as simulated_server
+    from perfstudy.comparison import _compare as compare
+    from perfstudy.design import bootstrap, estimate, model, schedules
+    from perfstudy.design import simulated_errors as sweeps
+    from perfstudy.design import type1_errors as type1
+    from perfstudy.diagnostics import diagnosis as survey
+    from perfstudy.diagnostics import hosts as servers
+    from perfstudy.diagnostics import repetitions as confirm
+    from perfstudy.diagnostics import variability as diagnostics
+    from perfstudy.stability import kde, pt4cloud
+    from perfstudy.stability import stopping_rules as baselines
     from perfstudy.studies import running
 
     components = model.PERFLAB_ENDPOINTS[1]
@@ -218,55 +229,67 @@ def _rng_calls():
     server = simulated_server.SimulatedServer()
     points = pd.DataFrame({"disks": [1, 1, 1, 2, 2, 2, 3, 3, 3], "daemons": [2, 4, 8] * 3})
     return {
-        "perfstudy.model.simulate": lambda r: model.simulate("fully_balanced", components, requests=8, hosts=2, rng=r),
-        "perfstudy.model.sample_delta_hat": lambda r: model.sample_delta_hat(
+        "perfstudy.design.model.simulate": lambda r: model.simulate(
+            "fully_balanced", components, requests=8, hosts=2, rng=r
+        ),
+        "perfstudy.design.model.sample_delta_hat": lambda r: model.sample_delta_hat(
             "unbalanced", components, requests=8, hosts=2, rng=r
         ),
-        "perfstudy.bootstrap.clustered_bootstrap": lambda r: bootstrap.clustered_bootstrap(
+        "perfstudy.design.bootstrap.clustered_bootstrap": lambda r: bootstrap.clustered_bootstrap(
             x[:20], np.repeat([0, 1], 10), replicates=10, rng=r
         ),
-        "perfstudy.type1.type1_error_table": lambda r: type1.type1_error_table(
+        "perfstudy.design.type1_errors.type1_error_table": lambda r: type1.type1_error_table(
             requests=8, hosts=2, experiments=4, replicates=4, rows=[("unbalanced", "iid")], rng=r
         ),
-        "perfstudy.type1.segment_aa_study": lambda r: type1.segment_aa_study(
+        "perfstudy.design.type1_errors.segment_aa_study": lambda r: type1.segment_aa_study(
             x, segments=2, segment_length=10, experiments=4, replicates=4, rng=r
         ),
-        "perfstudy.sweeps.standard_error_sweep": lambda r: sweeps.standard_error_sweep(
+        "perfstudy.design.simulated_errors.standard_error_sweep": lambda r: sweeps.standard_error_sweep(
             components, designs=["unbalanced"], hosts=[2], requests=[8], experiments=4, rng=r
         ),
-        "perfstudy.parallel.spawn": lambda r: parallel.spawn(2, rng=r),
-        "perfstudy.parallel.twin_streams": lambda r: [
+        "perfstudy._lib.parallel.spawn": lambda r: parallel.spawn(2, rng=r),
+        "perfstudy._lib.parallel.twin_streams": lambda r: [
             np.random.default_rng(s).random(2) for s in parallel.twin_streams(2, rng=r)
         ],
-        "perfstudy.parallel.map_tasks": lambda r: parallel.map_tasks(lambda t, g: g.random(), [1, 2], rng=r),
-        "perfstudy.diagnostics.normality": lambda r: diagnostics.normality(_frame(), by="host", rng=r),
-        "perfstudy.diagnostics.independence_test": lambda r: diagnostics.independence_test(x, permutations=9, rng=r),
-        "perfstudy.survey.diagnose": lambda r: survey.diagnose(_frame(), "host", permutations=9, rng=r),
-        "perfstudy.survey.diagnose_series": lambda r: survey.diagnose_series(x, permutations=9, rng=r),
-        "perfstudy.kde.bootstrap_densities": lambda r: kde.bootstrap_densities(
+        "perfstudy._lib.parallel.map_tasks": lambda r: parallel.map_tasks(lambda t, g: g.random(), [1, 2], rng=r),
+        "perfstudy.diagnostics.variability.normality": lambda r: diagnostics.normality(_frame(), by="host", rng=r),
+        "perfstudy.diagnostics.variability.independence_test": lambda r: diagnostics.independence_test(
+            x, permutations=9, rng=r
+        ),
+        "perfstudy.diagnostics.diagnosis.diagnose": lambda r: survey.diagnose(_frame(), "host", permutations=9, rng=r),
+        "perfstudy.diagnostics.diagnosis.diagnose_series": lambda r: survey.diagnose_series(x, permutations=9, rng=r),
+        "perfstudy.stability.kde.bootstrap_densities": lambda r: kde.bootstrap_densities(
             x, grid, kde.scott_bandwidth(x), replicates=3, rng=r
         ),
-        "perfstudy.pt4cloud.confidence_band": lambda r: pt4cloud.confidence_band(x, replicates=5, strips=50, rng=r),
-        "perfstudy.pt4cloud.pt4cloud": lambda r: pt4cloud.pt4cloud([x[:100], x[100:]], replicates=5, strips=50, rng=r),
-        "perfstudy.baselines.sota2": lambda r: baselines.sota2(x, step=100, replicates=10, rng=r),
-        "perfstudy.confirm.repetitions_needed": lambda r: confirm.repetitions_needed(x, trials=5, rng=r),
-        "perfstudy.servers.mmd_test": lambda r: servers.mmd_test(x[:20], x[20:40], permutations=9, rng=r),
-        "perfstudy.servers.rank_servers": lambda r: servers.rank_servers(_frame(), permutations=9, rng=r),
-        "perfstudy.servers.eliminate_unrepresentative": lambda r: servers.eliminate_unrepresentative(
+        "perfstudy.stability.pt4cloud.confidence_band": lambda r: pt4cloud.confidence_band(
+            x, replicates=5, strips=50, rng=r
+        ),
+        "perfstudy.stability.pt4cloud.pt4cloud": lambda r: pt4cloud.pt4cloud(
+            [x[:100], x[100:]], replicates=5, strips=50, rng=r
+        ),
+        "perfstudy.stability.stopping_rules.sota2": lambda r: baselines.sota2(x, step=100, replicates=10, rng=r),
+        "perfstudy.diagnostics.repetitions.repetitions_needed": lambda r: confirm.repetitions_needed(
+            x, trials=5, rng=r
+        ),
+        "perfstudy.diagnostics.hosts.mmd_test": lambda r: servers.mmd_test(x[:20], x[20:40], permutations=9, rng=r),
+        "perfstudy.diagnostics.hosts.rank_servers": lambda r: servers.rank_servers(_frame(), permutations=9, rng=r),
+        "perfstudy.diagnostics.hosts.eliminate_unrepresentative": lambda r: servers.eliminate_unrepresentative(
             _frame(), permutations=9, max_remove=1, rng=r
         ),
-        "perfstudy.simulated_server.SimulatedServer.run": lambda r: server.run(50.0, 60.0, trials=2, rng=r),
-        "perfstudy.peak_search.find_peak_rate": lambda r: peak_search.find_peak_rate(server, rng=r),
-        "perfstudy.peak_search.trials_needed": lambda r: peak_search.trials_needed(
+        "perfstudy.capacity.server_model.SimulatedServer.run": lambda r: server.run(50.0, 60.0, trials=2, rng=r),
+        "perfstudy.capacity.peak_search.find_peak_rate": lambda r: peak_search.find_peak_rate(server, rng=r),
+        "perfstudy.capacity.peak_search.trials_needed": lambda r: peak_search.trials_needed(
             server, load=100.0, runlength=60.0, rng=r
         ),
-        "perfstudy.response_surface.map_response_surface": lambda r: response_surface.map_response_surface(
+        "perfstudy.capacity.response_surface.map_response_surface": lambda r: response_surface.map_response_surface(
             points.head(2), rng=r
         ),
-        "perfstudy.response_surface.d_optimal": lambda r: response_surface.d_optimal(points, 6, starts=2, rng=r),
-        "perfstudy.schedules.pilot_schedule": lambda r: schedules.pilot_schedule(8, 3, rng=r).host,
-        "perfstudy.analyze.demo_runs": lambda r: analyze.demo_runs(processes=3, values=4, rng=r)[1].value,
-        "perfstudy.analyze.analyze": lambda r: analyze.analyze(
+        "perfstudy.capacity.response_surface.d_optimal": lambda r: response_surface.d_optimal(
+            points, 6, starts=2, rng=r
+        ),
+        "perfstudy.design.schedules.pilot_schedule": lambda r: schedules.pilot_schedule(8, 3, rng=r).host,
+        "perfstudy.analysis.demo_runs": lambda r: analyze.demo_runs(processes=3, values=4, rng=r)[1].value,
+        "perfstudy.analysis.analyze": lambda r: analyze.analyze(
             pd.concat([f.assign(version=i) for i, f in enumerate(analyze.demo_runs(processes=4, values=12, rng=0))]),
             permutations=19,
             replicates=99,
@@ -279,7 +302,7 @@ def _rng_calls():
         "perfstudy.studies.running.simulate_round_ratios": lambda r: running.simulate_round_ratios(
             running.RoundModel(), 3, 5, rng=r
         ),
-        "perfstudy.compare.compare": lambda r: (
+        "perfstudy.comparison.compare": lambda r: (
             compare.compare(
                 pd.DataFrame(
                     {
@@ -292,7 +315,7 @@ def _rng_calls():
                 rng=r,
             ).table
         ),
-        "perfstudy.estimate.VarianceFit.confidence_interval": lambda r: estimate.fit_variance_components(
+        "perfstudy.design.estimate.VarianceFit.confidence_interval": lambda r: estimate.fit_variance_components(
             _frame().assign(batch=np.tile([0, 1, 2], 30)), random=("host", "batch"), fixed=()
         ).confidence_interval(replicates=4, rng=r),
     }

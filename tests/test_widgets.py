@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 from test_studies import needs_data
 
-from perfstudy import PERFLAB_ENDPOINTS, widgets
-from perfstudy.designs import compare_designs
+from perfstudy import PERFLAB_ENDPOINTS
+from perfstudy.design.standard_errors import compare_designs
+from perfstudy.notebook import widgets
 
 E1 = PERFLAB_ENDPOINTS[1]
 
@@ -35,7 +36,7 @@ def test_design_explorer_follows_its_controls_and_never_clamps():
 
 
 def test_bootstrap_explorer_matches_aa_tests():
-    from perfstudy.type1 import aa_tests
+    from perfstudy.design.type1_errors import aa_tests
 
     explorer = widgets.bootstrap_explorer(
         E1, design="unbalanced", bootstrap="iid", requests=32, hosts=8, tests=100, replicates=100
@@ -66,7 +67,7 @@ def test_bootstrap_explorer_matches_aa_tests():
 
 @needs_data
 def test_pt4cloud_explorer_matches_pt4cloud():
-    from perfstudy.pt4cloud import accuracy, pt4cloud, split_intervals
+    from perfstudy.stability.pt4cloud import accuracy, pt4cloud, split_intervals
     from perfstudy.studies import explorers, he2019
 
     explorer = explorers.pt4cloud_explorer("pt4cloud-AWS-EP-L", replicates=50)
@@ -82,7 +83,7 @@ def test_pt4cloud_explorer_matches_pt4cloud():
 
 @needs_data
 def test_confirm_explorer_matches_repetitions_needed():
-    from perfstudy.confirm import repetitions_needed
+    from perfstudy.diagnostics.repetitions import repetitions_needed
     from perfstudy.studies import explorers
     from perfstudy.studies.maricq2018 import series_values
 
@@ -98,8 +99,8 @@ def test_confirm_explorer_matches_repetitions_needed():
 
 
 def test_peak_rate_explorer_matches_find_peak_rate():
-    from perfstudy.peak_search import find_peak_rate
-    from perfstudy.simulated_server import SimulatedServer
+    from perfstudy.capacity.peak_search import find_peak_rate
+    from perfstudy.capacity.server_model import SimulatedServer
 
     explorer = widgets.peak_rate_explorer()
     explorer.controls["daemons"].value = 8

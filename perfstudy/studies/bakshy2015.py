@@ -14,8 +14,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from perfstudy import datasets
-from perfstudy._checks import (
+from perfstudy._lib.checks import (
     check_bool,
     check_choice,
     check_each,
@@ -26,22 +25,22 @@ from perfstudy._checks import (
     check_numbers,
     check_real,
 )
-from perfstudy._deprecation import moved_names
-from perfstudy._result import Result, UnpackableResult
-from perfstudy.bootstrap import clustered_bootstrap
-from perfstudy.designs import CostModel, optimal_allocation, standard_error, variance_from_schedule
-from perfstudy.estimate import SCHEDULE_TERMS, VarianceFit, fit_variance_components
-from perfstudy.model import (
+from perfstudy._lib.parallel import twin_streams
+from perfstudy._lib.result import Result
+from perfstudy.design.bootstrap import clustered_bootstrap
+from perfstudy.design.estimate import SCHEDULE_TERMS, VarianceFit, fit_variance_components
+from perfstudy.design.model import (
     PERFLAB_ENDPOINTS,
     VarianceComponents,
     clustered_standard_error,
     sample_delta_hat,
     simulate,
 )
-from perfstudy.parallel import twin_streams
-from perfstudy.schedules import DESIGNS, pilot_schedule, schedule
-from perfstudy.sweeps import SweepResult, standard_error_sweep
-from perfstudy.type1 import BOOTSTRAPS, aa_tests, bootstrap_clusters, segment_aa_study, type1_error_table
+from perfstudy.design.schedules import DESIGNS, pilot_schedule, schedule
+from perfstudy.design.simulated_errors import SweepResult, standard_error_sweep
+from perfstudy.design.standard_errors import CostModel, optimal_allocation, standard_error, variance_from_schedule
+from perfstudy.design.type1_errors import BOOTSTRAPS, aa_tests, bootstrap_clusters, segment_aa_study, type1_error_table
+from perfstudy.io import datasets
 
 __all__ = [
     "TABLE_3_ROWS",
@@ -282,7 +281,7 @@ def allocations(
     Returns
     -------
     DataFrame
-        :meth:`perfstudy.designs.AllocationResult.to_frame` rows with ``budget`` or ``target_se``.
+        :meth:`perfstudy.design.standard_errors.AllocationResult.to_frame` rows with ``budget`` or ``target_se``.
     """
     check_instance("components", components, VarianceComponents)
     check_instance("costs", costs, CostModel)
@@ -302,7 +301,7 @@ def allocations(
 
 
 #: The implementations Table 3 is computed with, by column suffix: what a replicate divides by
-#: (:data:`perfstudy.bootstrap.DENOMINATORS`) and which quantile makes the interval. ``""`` is
+#: (:data:`perfstudy.design.bootstrap.DENOMINATORS`) and which quantile makes the interval. ``""`` is
 #: section 5.1 as written (summed weights, normal quantile); ``"_t"`` takes Student-t quantiles on
 #: ``C - 1`` degrees of freedom; ``"_counts"`` divides by the observation counts.
 TABLE_3_VARIANTS: dict[str, tuple[str, str]] = {
@@ -457,7 +456,7 @@ def table3(
         Some of :data:`TABLE_3_ROWS` (all by default), in the order of the result; e.g. one design's
         rows under other components.
     rng : None, int, SeedSequence or Generator
-        See :func:`perfstudy.type1.type1_error_table`.
+        See :func:`perfstudy.design.type1_errors.type1_error_table`.
     executor : concurrent.futures.Executor, optional
         Where the tasks run.
     progress : bool
@@ -466,7 +465,7 @@ def table3(
     Returns
     -------
     DataFrame
-        :func:`perfstudy.type1.type1_error_table`'s columns in the paper's row order (section 5.1 as
+        :func:`perfstudy.design.type1_errors.type1_error_table`'s columns in the paper's row order (section 5.1 as
         written), then ``type1_error_counts``, ``type1_error_counts_t`` and
         ``mean_estimated_se_counts``; ``paper_type1_error``, ``paper_mean_se``, ``paper_se``, the
         gaps ``type1_diff_points`` (percentage points) and ``se_diff``; per variant ``v`` of
@@ -752,20 +751,19 @@ def real_series(azure: tuple[str, ...] = (), *, pt4cloud: bool = True) -> list[t
 
 
 @dataclass(frozen=True)
-class RealAATests(UnpackableResult):
+class RealAATests(Result):
     """A/A tests cut from long real series (Figure 8 in spirit), per series and per bootstrap.
 
     Attributes
     ----------
     per_series : DataFrame
-        :func:`perfstudy.type1.segment_aa_study` rows with ``series``.
+        :func:`perfstudy.design.type1_errors.segment_aa_study` rows with ``series``.
     by_bootstrap : DataFrame
         Per bootstrap: median, min and max Type I error, the median t-interval rate, the median SE ratio.
     """
 
     per_series: pd.DataFrame
     by_bootstrap: pd.DataFrame
-    _UNPACKED = ("per_series", "by_bootstrap")
 
     def to_frame(self) -> pd.DataFrame:
         """One row per bootstrap (``by_bootstrap``)."""
@@ -792,7 +790,7 @@ def real_aa(
     series : list of (label, values)
         E.g. :func:`real_series`.
     segments, segment_length, experiments, replicates
-        As in :func:`perfstudy.type1.segment_aa_study`.
+        As in :func:`perfstudy.design.type1_errors.segment_aa_study`.
     rng : None, int, SeedSequence or Generator
         One stream per usable series.
     progress : bool
@@ -863,7 +861,7 @@ def table1_recovery(
     """Table 1 recovered: a simulated pilot per endpoint, fitted by REML, with bootstrap intervals.
 
     Section 3.2.2 fits Eq. 3 to pilot data to get Table 1; this runs that loop on pilots drawn from
-    Table 1 itself (:func:`perfstudy.schedules.pilot_schedule`: each request in each batch and
+    Table 1 itself (:func:`perfstudy.design.schedules.pilot_schedule`: each request in each batch and
     version on a random host), so the truth is known.
 
     Parameters
@@ -885,7 +883,7 @@ def table1_recovery(
     -------
     DataFrame
         One row per endpoint and sigma: ``endpoint``, ``parameter`` (the names of
-        :class:`~perfstudy.model.VarianceComponents`), ``truth``, ``estimate``, ``low``, ``high``,
+        :class:`~perfstudy.design.model.VarianceComponents`), ``truth``, ``estimate``, ``low``, ``high``,
         ``covered``; plus ``singular`` and ``converged`` of the endpoint's fit.
     """
     check_int("requests", requests)
@@ -934,7 +932,7 @@ def design_from_pilot(
 ) -> pd.DataFrame:
     """From a pilot's fit to a design: the cheapest allocation per design, and its SE checked.
 
-    The fitted sigmas go to :func:`perfstudy.designs.optimal_allocation` (section 3.1.2 with the
+    The fitted sigmas go to :func:`perfstudy.design.standard_errors.optimal_allocation` (section 3.1.2 with the
     SEs of section 4.2); each design's recommendation is then simulated from the same sigmas and
     the spread of ``delta_hat`` over ``experiments`` is the achieved SE, against the promised one.
 
@@ -1062,7 +1060,7 @@ def interval_methods(
 
     The fit is :func:`variance_split`'s (:data:`REAL_MODELS` ``"cwb"``: region, VM within region and
     iteration random, instance type fixed, log scale). The profile is lme4's (of the ML deviance,
-    see :meth:`perfstudy.estimate.VarianceFit.confidence_interval`); the bootstrap refits
+    see :meth:`perfstudy.design.estimate.VarianceFit.confidence_interval`); the bootstrap refits
     ``replicates`` data sets drawn from the REML fit. With 2 regions and 3 iterations the two
     disagree most where the levels are fewest.
 
@@ -1204,7 +1202,7 @@ class PilotBudget(Result):
         One row per simulated pilot: ``pilot_hosts``, ``pilot_batches``, ``pilot``, ``singular``,
         the recommended ``design``, ``requests``, ``repetitions``, ``hosts``, ``cost``,
         ``promised_se`` (under the fitted sigmas) and ``true_se`` (the same allocation under the
-        true sigmas, :func:`~perfstudy.designs.standard_error`).
+        true sigmas, :func:`~perfstudy.design.standard_errors.standard_error`).
     by_pilot : DataFrame
         One row per pilot size: ``pilot_hosts``, ``pilot_batches``, ``observations``,
         ``oracle_design_share`` (pilots that recommend the oracle's design), ``cost_ratio``
@@ -1243,8 +1241,8 @@ def pilot_budget(
     """How many hosts and batches a pilot needs before its recommended design stops changing.
 
     For each pilot size, ``pilots`` pilots are simulated from Table 1's ``endpoint``
-    (:func:`~perfstudy.schedules.pilot_schedule`), fitted by REML, and turned into the cheapest
-    design that promises ``target_se`` (:func:`~perfstudy.designs.optimal_allocation`, section
+    (:func:`~perfstudy.design.schedules.pilot_schedule`), fitted by REML, and turned into the cheapest
+    design that promises ``target_se`` (:func:`~perfstudy.design.standard_errors.optimal_allocation`, section
     3.1.2). Each recommendation is then priced and judged under the true sigmas: the SE it really
     delivers against the target, and its cost against the oracle's (the recommendation the true
     sigmas give). A pilot is big enough when the recommendations stop scattering around the
@@ -1342,9 +1340,3 @@ def pilot_budget(
         .reset_index()
     )
     return PilotBudget(pilots=per_pilot, by_pilot=summary, oracle=oracle, target_se=target_se)
-
-
-#: result classes renamed from the paper's figure numbers to what they hold (two modules had a Figure7)
-__getattr__ = moved_names(
-    __name__, {"Figure5": "DeltaHatDensities", "Figure6": "BootstrapAgainstTruth", "Figure7": "RankedAATests"}
-)

@@ -2,8 +2,8 @@
 estimates per design, bootstrap against truth, Type I error on real series, recovery of the sigmas,
 profile against bootstrap intervals, the variance split of real benchmarks, and pilots' budgets.
 
-Each takes the study's result, checks it at its top (perfstudy._checks) and returns the matplotlib
-figure; what a user applies to their own data stays in :mod:`perfstudy.plots`.
+Each takes the study's result, checks it at its top (perfstudy._lib.checks) and returns the matplotlib
+figure; what a user applies to their own data stays in :mod:`perfstudy.notebook.plots`.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from perfstudy._checks import (
+from perfstudy._lib.checks import (
     check_fraction,
     check_frame,
     check_int,
@@ -26,7 +26,7 @@ from perfstudy._checks import (
     check_sample,
     check_text,
 )
-from perfstudy.plots import DESIGN_COLORS, DESIGN_LABELS, panel_grid
+from perfstudy.notebook.plots import DESIGN_COLORS, DESIGN_LABELS, panel_grid
 
 __all__ = [
     "VARIANCE_COLORS",

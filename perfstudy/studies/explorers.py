@@ -2,7 +2,7 @@
 
 PT4Cloud's (He et al.) and CONFIRM's (Maricq et al.) explorers run on the papers' own data, so they
 live here beside their studies; the explorers a user points at their own numbers (designs, bootstrap,
-peak rate) and the generic frame are :mod:`perfstudy.widgets`.
+peak rate) and the generic frame are :mod:`perfstudy.notebook.widgets`.
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from typing import Any
 
 import ipywidgets as w
 
-from perfstudy import widgets
-from perfstudy._checks import check_bool, check_choice, check_fraction, check_int, check_real
-from perfstudy.model import PERFLAB_ENDPOINTS
+from perfstudy._lib.checks import check_bool, check_choice, check_fraction, check_int, check_real
+from perfstudy.design.model import PERFLAB_ENDPOINTS
+from perfstudy.notebook import widgets
 from perfstudy.studies import he2019, maricq2018
 from perfstudy.studies.he2019_figures import plot_pt4cloud_distributions
 from perfstudy.studies.maricq2018_figures import plot_confirm_convergence
@@ -57,7 +57,7 @@ def pt4cloud_explorer(
     ipywidgets.VBox
         With ``controls`` and ``state`` (a dict: ``intervals_used``, ``stopped``, ``runs``, ``accuracy``).
     """
-    from perfstudy.pt4cloud import MIN_SAMPLES, accuracy, hourly_sample, pt4cloud, split_intervals
+    from perfstudy.stability.pt4cloud import MIN_SAMPLES, accuracy, hourly_sample, pt4cloud, split_intervals
 
     names = he2019.configurations()
     lengths = [12.0, 24.0, 48.0, 72.0, 96.0, 120.0, 168.0]
@@ -162,9 +162,9 @@ def confirm_explorer(
     Returns
     -------
     ipywidgets.VBox
-        With ``controls`` and ``state`` (the :class:`perfstudy.confirm.Repetitions`).
+        With ``controls`` and ``state`` (the :class:`perfstudy.diagnostics.repetitions.Repetitions`).
     """
-    from perfstudy.confirm import repetitions_needed
+    from perfstudy.diagnostics.repetitions import repetitions_needed
 
     if not (isinstance(series, (tuple, list)) and len(series) == 2 and all(isinstance(v, str) for v in series)):
         raise TypeError(f"series={series!r}: expected a (dataset, series) pair of names")

@@ -19,8 +19,7 @@ from functools import partial
 import numpy as np
 import pandas as pd
 
-from perfstudy import datasets
-from perfstudy._checks import (
+from perfstudy._lib.checks import (
     check_bool,
     check_duration,
     check_each,
@@ -32,10 +31,10 @@ from perfstudy._checks import (
     check_real,
     check_text,
 )
-from perfstudy._result import Result, UnpackableResult
-from perfstudy.baselines import sota1, sota2
-from perfstudy.parallel import map_tasks
-from perfstudy.pt4cloud import (
+from perfstudy._lib.parallel import map_tasks
+from perfstudy._lib.result import Result
+from perfstudy.io import datasets
+from perfstudy.stability.pt4cloud import (
     MIN_SAMPLES,
     PT4CloudResult,
     accuracy,
@@ -45,6 +44,7 @@ from perfstudy.pt4cloud import (
     split_intervals,
     stability_probability,
 )
+from perfstudy.stability.stopping_rules import sota1, sota2
 
 __all__ = [
     "SotaComparison",
@@ -468,7 +468,7 @@ def baseline_study(
 
 
 @dataclass(frozen=True)
-class SotaComparison(UnpackableResult):
+class SotaComparison(Result):
     """Figure 9: PT4Cloud's accuracy and cost against the two baselines', per configuration.
 
     Attributes
@@ -482,7 +482,6 @@ class SotaComparison(UnpackableResult):
 
     per_config: pd.DataFrame
     headline: dict
-    _UNPACKED = ("per_config", "headline")
 
     def to_frame(self) -> pd.DataFrame:
         """One row per configuration (``per_config``)."""

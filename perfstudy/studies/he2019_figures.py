@@ -1,8 +1,8 @@
 """Figures of the PT4Cloud reproduction (notebook 04): distributions after each interval against the
 ground truth, and the accuracy of each method per configuration.
 
-Each takes the study's result, checks it at its top (perfstudy._checks) and returns the matplotlib
-figure; what a user applies to their own data stays in :mod:`perfstudy.plots`.
+Each takes the study's result, checks it at its top (perfstudy._lib.checks) and returns the matplotlib
+figure; what a user applies to their own data stays in :mod:`perfstudy.notebook.plots`.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import matplotlib.pyplot as plt
 import matplotlib.ticker
 import numpy as np
 
-from perfstudy._checks import (
+from perfstudy._lib.checks import (
     check_column,
     check_frame,
     check_instance,
@@ -25,8 +25,8 @@ from perfstudy._checks import (
     check_text,
     check_tuple,
 )
-from perfstudy.plots import panel_grid
-from perfstudy.pt4cloud import PT4CloudResult
+from perfstudy.notebook.plots import panel_grid
+from perfstudy.stability.pt4cloud import PT4CloudResult
 
 __all__ = [
     "plot_pt4cloud_distributions",
@@ -59,7 +59,7 @@ def plot_pt4cloud_distributions(
     """Figures 4 and 5 of He et al.: the distribution after each interval, the ground truth, the band.
 
     ``cases`` maps a panel title to ``(intervals, result, ground_truth)``: the list of per-interval
-    arrays, the :class:`perfstudy.pt4cloud.PT4CloudResult` (with its band), and the ground-truth
+    arrays, the :class:`perfstudy.stability.pt4cloud.PT4CloudResult` (with its band), and the ground-truth
     runs (or None). Cumulative KDEs after intervals 1, 2, ... are drawn in darkening greys; the
     reported one is the last, with its point-wise band shaded.
 
@@ -80,7 +80,7 @@ def plot_pt4cloud_distributions(
     cases = check_mapping("cases", cases, _pt4cloud_case)
     columns = check_int("columns", columns, maximum=12)
     xlabels = {} if xlabels is None else check_mapping("xlabels", xlabels, check_text)
-    from perfstudy.kde import binned_density, scott_bandwidth, strip_grid
+    from perfstudy.stability.kde import binned_density, scott_bandwidth, strip_grid
 
     fig, axes = panel_grid(len(cases), columns, (5.2, 3.3))
     for ax, (title, (intervals, result, ground_truth)) in zip(axes, cases.items()):

@@ -7,9 +7,9 @@ from __future__ import annotations
 import pandas as pd
 from scipy import stats
 
-from perfstudy import datasets
-from perfstudy._checks import check_int, check_names
-from perfstudy.diagnostics import autocorrelation_se, batch_means
+from perfstudy._lib.checks import check_int, check_names
+from perfstudy.diagnostics.variability import autocorrelation_se, batch_means
+from perfstudy.io import datasets
 
 __all__ = ["standard_error_trap"]
 

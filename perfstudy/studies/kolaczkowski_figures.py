@@ -1,7 +1,7 @@
 """The standard-error trap of the autocorrelation blog post (notebook 03).
 
-Each takes the study's result, checks it at its top (perfstudy._checks) and returns the matplotlib
-figure; what a user applies to their own data stays in :mod:`perfstudy.plots`.
+Each takes the study's result, checks it at its top (perfstudy._lib.checks) and returns the matplotlib
+figure; what a user applies to their own data stays in :mod:`perfstudy.notebook.plots`.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import matplotlib.pyplot as plt
 import matplotlib.ticker
 import numpy as np
 
-from perfstudy._checks import (
+from perfstudy._lib.checks import (
     check_frame,
 )
 

@@ -12,8 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from perfstudy import datasets
-from perfstudy._checks import (
+from perfstudy._lib.checks import (
     check_bool,
     check_each,
     check_fraction,
@@ -23,11 +22,11 @@ from perfstudy._checks import (
     check_real,
     check_text,
 )
-from perfstudy._deprecation import moved_names
-from perfstudy._result import Result, UnpackableResult
-from perfstudy.confirm import median_ci_indices, repetitions_needed
-from perfstudy.diagnostics import coefficient_of_variation, normality
-from perfstudy.servers import eliminate_unrepresentative, rank_servers
+from perfstudy._lib.result import Result
+from perfstudy.diagnostics.hosts import eliminate_unrepresentative, rank_servers
+from perfstudy.diagnostics.repetitions import median_ci_indices, repetitions_needed
+from perfstudy.diagnostics.variability import coefficient_of_variation, normality
+from perfstudy.io import datasets
 from perfstudy.studies.public_data import SERIES, iter_series
 
 __all__ = [
@@ -111,7 +110,7 @@ class NormalityTests(Result):
     Attributes
     ----------
     across : DataFrame
-        :func:`perfstudy.diagnostics.normality` per CWB metric and instance type (first iteration
+        :func:`perfstudy.diagnostics.variability.normality` per CWB metric and instance type (first iteration
         on each host) and for the Azure short-lived fleet (``family`` says which).
     within : DataFrame
         The same per window of consecutive runs on one host.
@@ -313,7 +312,7 @@ def _values(dataset: str, selector: str) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class ConvergenceCurves(UnpackableResult):
+class ConvergenceCurves(Result):
     """Figure 5: CONFIRM's curves (the median's interval against the number of runs) per series.
 
     Attributes
@@ -326,7 +325,6 @@ class ConvergenceCurves(UnpackableResult):
 
     curves: dict
     table: pd.DataFrame
-    _UNPACKED = ("curves", "table")
 
     def to_frame(self) -> pd.DataFrame:
         """One row per series (``table``)."""
@@ -350,7 +348,7 @@ def figure5_convergence(
     cases : sequence of (dataset, selector)
         A PT4Cloud dataset and its ``split``, or another dataset and its ``benchmark``.
     error, confidence, trials, start, max_size
-        As in :func:`perfstudy.confirm.repetitions_needed`.
+        As in :func:`perfstudy.diagnostics.repetitions.repetitions_needed`.
     rng : None, int, SeedSequence or Generator
         One stream per case.
 
@@ -385,7 +383,7 @@ def figure5_convergence(
 
 
 @dataclass(frozen=True)
-class RepetitionsAgainstCoV(UnpackableResult):
+class RepetitionsAgainstCoV(Result):
     """Figure 6: CONFIRM's repetitions estimate against the CoV of every long series.
 
     Attributes
@@ -399,7 +397,6 @@ class RepetitionsAgainstCoV(UnpackableResult):
 
     table: pd.DataFrame
     headline: dict
-    _UNPACKED = ("table", "headline")
 
     def to_frame(self) -> pd.DataFrame:
         """One row per series (``table``)."""
@@ -427,7 +424,7 @@ def figure6_cov_vs_repetitions(
     min_runs : int
         Shortest series used.
     error, confidence, trials, start, max_size
-        As in :func:`perfstudy.confirm.repetitions_needed`.
+        As in :func:`perfstudy.diagnostics.repetitions.repetitions_needed`.
     rng : None, int, SeedSequence or Generator
         One stream per series.
     progress : bool
@@ -504,7 +501,7 @@ def table4_degraded_server(
     shift : float
         The degraded server's relative slowdown.
     error, confidence, trials
-        As in :func:`perfstudy.confirm.repetitions_needed`.
+        As in :func:`perfstudy.diagnostics.repetitions.repetitions_needed`.
     rng : None, int, SeedSequence or Generator
         Draws the runs and CONFIRM's subsets.
 
@@ -553,7 +550,7 @@ class DegradedCopyRanking(Result):
     Attributes
     ----------
     ranking : DataFrame
-        :func:`perfstudy.servers.rank_servers` of the fleet.
+        :func:`perfstudy.diagnostics.hosts.rank_servers` of the fleet.
     with_copy : DataFrame
         The same with the degraded copy of the median-ranked host added.
     copy : str
@@ -682,7 +679,3 @@ def degraded_copy_ranking(names, *, shift: float = 0.10, permutations: int = 100
             )
         )
     return pd.DataFrame(rows)
-
-
-#: result classes renamed from the paper's figure numbers to what they hold (two modules had a Figure7)
-__getattr__ = moved_names(__name__, {"Figure3": "NormalityTests", "Figure7": "DegradedCopyRanking"})

@@ -1,8 +1,8 @@
 """Figures of the Maricq et al. reproduction (notebooks 03 and 05): CoV overview, sorted p-values,
 CONFIRM's convergence and CoV against repetitions.
 
-Each takes the study's result, checks it at its top (perfstudy._checks) and returns the matplotlib
-figure; what a user applies to their own data stays in :mod:`perfstudy.plots`.
+Each takes the study's result, checks it at its top (perfstudy._lib.checks) and returns the matplotlib
+figure; what a user applies to their own data stays in :mod:`perfstudy.notebook.plots`.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import matplotlib.ticker
 import numpy as np
 import pandas as pd
 
-from perfstudy._checks import (
+from perfstudy._lib.checks import (
     check_fraction,
     check_frame,
     check_instance,
@@ -25,8 +25,8 @@ from perfstudy._checks import (
     check_sample,
     check_text,
 )
-from perfstudy.confirm import Repetitions
-from perfstudy.plots import panel_grid
+from perfstudy.diagnostics.repetitions import Repetitions
+from perfstudy.notebook.plots import panel_grid
 
 __all__ = [
     "FAMILY_COLORS",
@@ -52,7 +52,7 @@ def _percent(value, _position=None) -> str:
 def plot_cov_overview(survey, *, label_top: int = 3, title: str = ""):
     """Figure 1 of Maricq et al. on public data: the CoV of every series, sorted, coloured by family.
 
-    ``survey`` is the frame of :func:`perfstudy.survey.survey_datasets` (columns ``family``,
+    ``survey`` is the frame of :func:`perfstudy.diagnostics.diagnosis.survey_datasets` (columns ``family``,
     ``dataset``, ``benchmark``, ``cov``). The y axis is logarithmic: CoVs span several decades.
     Series with a CoV of 0 (constant) cannot be drawn on it and are counted in the title.
 
@@ -181,7 +181,7 @@ def plot_sorted_p_values(
 def plot_confirm_convergence(cases: Mapping[str, object], *, columns: int = 3):
     """Figure 5 of Maricq et al.: mean CI bounds of the median against the number of runs.
 
-    ``cases`` maps a panel title to a :class:`perfstudy.confirm.Repetitions`. The band is the mean
+    ``cases`` maps a panel title to a :class:`perfstudy.diagnostics.repetitions.Repetitions`. The band is the mean
     lower to mean upper bound, the dashed lines the ``+-error`` bounds around the median, and the
     red line CONFIRM's estimate, annotated.
 

@@ -1,6 +1,6 @@
 """The public datasets as series: what one series is in each registered family.
 
-The registered files (:mod:`perfstudy.datasets`) differ in what a series is: one benchmark on one
+The registered files (:mod:`perfstudy.io.datasets`) differ in what a series is: one benchmark on one
 Azure host in time order, one PT4Cloud configuration in run order, one SAP HANA benchmark in build
 order, one Go benchmark over its repetitions, one CWB metric on one instance type across VMs that
 ran in no known order. :data:`SERIES` says so once; :func:`iter_series` and
@@ -15,10 +15,10 @@ import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
-from perfstudy import datasets
-from perfstudy._checks import check_bool, check_fraction, check_frame, check_int, check_names, check_text
-from perfstudy._result import Result
-from perfstudy.survey import diagnose
+from perfstudy._lib.checks import check_bool, check_fraction, check_frame, check_int, check_names, check_text
+from perfstudy._lib.result import Result
+from perfstudy.diagnostics.diagnosis import diagnose
+from perfstudy.io import datasets
 
 __all__ = ["SERIES", "SHORT_LIVED", "Series", "series_keys", "iter_series", "survey_datasets"]
 
@@ -74,7 +74,7 @@ def series_keys(name: str, frame: pd.DataFrame) -> tuple[list[str], str | None]:
     name : str
         A registered dataset.
     frame : DataFrame
-        What :func:`perfstudy.datasets.load` returned for it.
+        What :func:`perfstudy.io.datasets.load` returned for it.
     """
     check_text("name", name)
     check_frame("frame", frame, minimum=0)
@@ -87,7 +87,7 @@ def series_keys(name: str, frame: pd.DataFrame) -> tuple[list[str], str | None]:
 
 def iter_series(names=None):
     """Every series of the registered datasets (or of ``names``), as :class:`Series`, in the order of
-    :func:`perfstudy.datasets.registry`; what a series is per family is :data:`SERIES`.
+    :func:`perfstudy.io.datasets.registry`; what a series is per family is :data:`SERIES`.
 
     Parameters
     ----------
@@ -123,7 +123,7 @@ def survey_datasets(
     names : sequence of str, optional
         Registered datasets (default: every one whose family is in :data:`SERIES`).
     alpha, permutations
-        As in :func:`perfstudy.survey.diagnose`.
+        As in :func:`perfstudy.diagnostics.diagnosis.diagnose`.
     rng : None, int, SeedSequence or Generator
         One stream per dataset.
     progress : bool

@@ -5,11 +5,11 @@ A simulated run is a sequence of batches on a drifting platform (:class:`RoundMo
 log-speed is a random walk with a slow linear trend, every batch (a process) has its own random effect,
 optionally with a share of slow processes, and its values add measurement noise. In the interleaved
 layout round ``r`` runs A and B at times ``2r`` and ``2r + 1`` in a random order; in the sequential
-layout all of A runs first. The per-round log-ratio of batch means is what :func:`perfstudy.run.run`
+layout all of A runs first. The per-round log-ratio of batch means is what :func:`perfstudy.experiment._run.run`
 judges.
 
 - :func:`calibration`: sequential A/A runs; the share that ever reaches a verdict of change under
-  Lai's confidence sequence (:mod:`perfstudy.sequential`), beside a fixed 95% t interval recomputed
+  Lai's confidence sequence (:mod:`perfstudy.comparison.sequential`), beside a fixed 95% t interval recomputed
   after every round (the naive rule) and used once at the end.
 - :func:`power_and_cost`: planted changes; the rounds the sequential rule uses, against the fixed
   number of rounds a one-look paired t test needs for the same power (noncentral t, closed form).
@@ -27,9 +27,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from perfstudy._checks import check_choice, check_each, check_fraction, check_int, check_real
-from perfstudy._result import Result
-from perfstudy.sequential import t_confidence_sequence
+from perfstudy._lib.checks import check_choice, check_each, check_fraction, check_int, check_real
+from perfstudy._lib.result import Result
+from perfstudy.comparison.sequential import t_confidence_sequence
 
 __all__ = ["RoundModel", "simulate_round_ratios", "StoppingCalibration", "calibration", "PowerAndCost",
            "power_and_cost", "LAYOUTS", "ramping_load", "sequential_layout"]  # fmt: skip
@@ -409,18 +409,18 @@ def sequential_layout(a, b, *, batches: int, values: int = 3, warmup: int = 1) -
     Parameters
     ----------
     a, b : str, sequence of str or callable
-        As :func:`perfstudy.run.run` (a command line through ``/bin/sh -c``, its start-up subtracted).
+        As :func:`perfstudy.experiment._run.run` (a command line through ``/bin/sh -c``, its start-up subtracted).
     batches : int
         Batches of each version.
     values, warmup : int
-        Runs per batch, as :func:`perfstudy.run.run`.
+        Runs per batch, as :func:`perfstudy.experiment._run.run`.
 
     Returns
     -------
     DataFrame
-        The rows of :func:`perfstudy.batches.run_batch`, ``round`` numbering each version's batches.
+        The rows of :func:`perfstudy.experiment.batches.run_batch`, ``round`` numbering each version's batches.
     """
-    from perfstudy.batches import SHELL, Batch, command_argv, run_batch, shell_startup
+    from perfstudy.experiment.batches import SHELL, Batch, command_argv, run_batch, shell_startup
 
     commands = {"A": command_argv(a, "a"), "B": command_argv(b, "b")}
     batches = check_int("batches", batches, maximum=100_000)

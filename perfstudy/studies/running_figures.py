@@ -1,14 +1,14 @@
 """Running an experiment (notebook 09): the two layouts side by side, and the stopping rule's calibration.
 
-Each takes the study's result, checks it at its top (perfstudy._checks) and returns the matplotlib figure.
+Each takes the study's result, checks it at its top (perfstudy._lib.checks) and returns the matplotlib figure.
 """
 
 from __future__ import annotations
 
 import pandas as pd
 
-from perfstudy._checks import check_frame, check_mapping, check_text
-from perfstudy.plots import panel_grid
+from perfstudy._lib.checks import check_frame, check_mapping, check_text
+from perfstudy.notebook.plots import panel_grid
 
 __all__ = ["plot_layouts", "plot_stopping_calibration"]
 
@@ -21,7 +21,7 @@ def plot_layouts(frames, titles):
     ----------
     frames : mapping of str to DataFrame
         Layout name to its rows (``version``, ``batch``, ``start``, ``value``, ``warmup``), as
-        :func:`perfstudy.studies.running.sequential_layout` and :func:`perfstudy.run.run` return them.
+        :func:`perfstudy.studies.running.sequential_layout` and :func:`perfstudy.experiment._run.run` return them.
     titles : mapping of str to str
         Layout name to its panel's title (the verdict, the rounds).
 

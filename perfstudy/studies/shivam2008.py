@@ -1,7 +1,7 @@
 """Shivam et al., "Cutting Corners: Workbench Automation for Server Benchmarking", USENIX ATC 2008:
 one function per figure and table, on the simulated workbench (notebook 06).
 
-No code or traces of the paper are public; :class:`perfstudy.simulated_server.SimulatedServer` stands in
+No code or traces of the paper are public; :class:`perfstudy.capacity.server_model.SimulatedServer` stands in
 for its NFS server, with a known true peak rate, which is what lets these studies check the
 policies' claims.
 """
@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from perfstudy._checks import (
+from perfstudy._lib.checks import (
     check_each,
     check_fraction,
     check_frame,
@@ -22,10 +22,10 @@ from perfstudy._checks import (
     check_names,
     check_real,
 )
-from perfstudy._result import UnpackableResult
-from perfstudy.peak_search import POLICIES, find_peak_rate, trials_needed
-from perfstudy.response_surface import d_optimal, fit_quadratic_surface, map_response_surface
-from perfstudy.simulated_server import SimulatedServer
+from perfstudy._lib.result import Result
+from perfstudy.capacity.peak_search import POLICIES, find_peak_rate, trials_needed
+from perfstudy.capacity.response_surface import d_optimal, fit_quadratic_surface, map_response_surface
+from perfstudy.capacity.server_model import SimulatedServer
 
 __all__ = [
     "StrawmanAgainstBinsearch",
@@ -43,7 +43,7 @@ __all__ = [
 
 
 @dataclass(frozen=True)
-class StrawmanAgainstBinsearch(UnpackableResult):
+class StrawmanAgainstBinsearch(Result):
     """Figure 3: the strawman's fixed trials against Binsearch's adaptive search on one server.
 
     Attributes
@@ -52,12 +52,11 @@ class StrawmanAgainstBinsearch(UnpackableResult):
         Hours and peaks of both, and the true peak.
     traces : dict
         ``{"strawman": (search, true_peak), "binsearch": (...)}`` for
-        :func:`perfstudy.plots.plot_search_traces`.
+        :func:`perfstudy.notebook.plots.plot_search_traces`.
     """
 
     headline: dict
     traces: dict
-    _UNPACKED = ("headline", "traces")
 
     def to_frame(self) -> pd.DataFrame:
         """One row of the headline numbers."""
@@ -65,7 +64,7 @@ class StrawmanAgainstBinsearch(UnpackableResult):
 
 
 @dataclass(frozen=True)
-class RunlengthSweep(UnpackableResult):
+class RunlengthSweep(Result):
     """Figure 6: trials and hours to reach the target accuracy, per load factor and run length.
 
     Attributes
@@ -78,7 +77,6 @@ class RunlengthSweep(UnpackableResult):
 
     table: pd.DataFrame
     sweet_spot: pd.DataFrame
-    _UNPACKED = ("table", "sweet_spot")
 
     def to_frame(self) -> pd.DataFrame:
         """One row per load factor and run length (``table``)."""
@@ -93,7 +91,7 @@ def figure3(server: SimulatedServer, *, search: dict, rng=None) -> StrawmanAgain
     server : SimulatedServer
         The server.
     search : dict
-        Keyword arguments of :func:`perfstudy.peak_search.find_peak_rate`.
+        Keyword arguments of :func:`perfstudy.capacity.peak_search.find_peak_rate`.
     rng : None, int, SeedSequence or Generator
         One stream, shared by the two searches in turn.
 
@@ -140,7 +138,7 @@ def figure6(
     repeats : int
         Searches averaged per point.
     target_accuracy, confidence : float
-        As in :func:`perfstudy.peak_search.trials_needed`.
+        As in :func:`perfstudy.capacity.peak_search.trials_needed`.
     rng : None, int, SeedSequence or Generator
         One stream, used in turn.
 
@@ -192,7 +190,7 @@ def calibration(server: SimulatedServer, *, searches: int, search: dict, rng=Non
     searches : int
         Independent searches.
     search : dict
-        Keyword arguments of :func:`perfstudy.peak_search.find_peak_rate` (``target_accuracy`` among them).
+        Keyword arguments of :func:`perfstudy.capacity.peak_search.find_peak_rate` (``target_accuracy`` among them).
     rng : None, int, SeedSequence or Generator
         One stream per search.
 
@@ -227,7 +225,7 @@ def growth(*, scales=(1, 2, 4, 8, 16), policies=("binsearch", "linear"), search:
     policies : sequence of str
         Load pickers.
     search : dict
-        Keyword arguments of :func:`perfstudy.peak_search.find_peak_rate`.
+        Keyword arguments of :func:`perfstudy.capacity.peak_search.find_peak_rate`.
     rng : None, int, SeedSequence or Generator
         One stream, used in turn.
 
@@ -278,7 +276,7 @@ def policy_traces(
     Returns
     -------
     dict
-        ``label -> (search, true_peak)`` for :func:`perfstudy.plots.plot_search_traces`.
+        ``label -> (search, true_peak)`` for :func:`perfstudy.notebook.plots.plot_search_traces`.
     """
     check_instance("server", server, SimulatedServer)
     check_instance("neighbour", neighbour, SimulatedServer)
@@ -308,7 +306,7 @@ def surface_costs(
     repeats : int
         Surfaces mapped per policy and seeding, averaged.
     search : dict
-        Keyword arguments of :func:`perfstudy.peak_search.find_peak_rate`.
+        Keyword arguments of :func:`perfstudy.capacity.peak_search.find_peak_rate`.
     rng : None, int, SeedSequence or Generator
         Spawned per cell.
 
@@ -354,7 +352,7 @@ def figure9(grid: pd.DataFrame, *, confidences, accuracies, search: dict, rng=No
     confidences, accuracies : sequences of float
         The targets.
     search : dict
-        The other keyword arguments of :func:`perfstudy.peak_search.find_peak_rate`.
+        The other keyword arguments of :func:`perfstudy.capacity.peak_search.find_peak_rate`.
     rng : None, int, SeedSequence or Generator
         One stream, used in turn.
     """
@@ -386,7 +384,7 @@ def figure10(
     policies : sequence of str
         Load pickers.
     search : dict
-        The other keyword arguments of :func:`perfstudy.peak_search.find_peak_rate`.
+        The other keyword arguments of :func:`perfstudy.capacity.peak_search.find_peak_rate`.
     rng : None, int, SeedSequence or Generator
         One stream, used after :func:`figure9`'s in the notebook.
     """
@@ -420,7 +418,7 @@ def table4(grid: pd.DataFrame, *, sizes, search: dict, rng=None) -> pd.DataFrame
     sizes : sequence of int
         Subset sizes ``k`` (at least the 6 coefficients of a quadratic in two factors).
     search : dict
-        Keyword arguments of :func:`perfstudy.peak_search.find_peak_rate`.
+        Keyword arguments of :func:`perfstudy.capacity.peak_search.find_peak_rate`.
     rng : None, int, SeedSequence or Generator
         One stream for the measurement and the exchanges, used in turn.
 

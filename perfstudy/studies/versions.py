@@ -1,4 +1,4 @@
-"""Is :func:`perfstudy.compare.compare` honest on real data? A/A pairs cut from long public series,
+"""Is :func:`perfstudy.comparison._compare.compare` honest on real data? A/A pairs cut from long public series,
 and planted slowdowns, against the peers' methods (notebook 08).
 
 An A/A pair is a window of ``2 k`` consecutive clusters of one series (days of an Azure VM, trials
@@ -10,7 +10,7 @@ next ``k`` B: "run A today, B tomorrow"). No pair holds a real change, so every 
 
 The methods, on the same pairs:
 
-- ``perfstudy``: :func:`~perfstudy.compare.compare`, clusters as batches;
+- ``perfstudy``: :func:`~perfstudy.comparison._compare.compare`, clusters as batches;
 - ``iid bootstrap``: the same with every value its own cluster;
 - ``Mann-Whitney``: :func:`scipy.stats.mannwhitneyu` on the pooled values (benchstat's test);
 - ``pyperf``: pyperf's own ``compare_to`` significance test (``pyperf._compare.is_significant_benchs``)
@@ -26,9 +26,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from perfstudy import datasets
-from perfstudy._checks import check_choice, check_each, check_frame, check_int, check_names, check_real
-from perfstudy.compare import compare
+from perfstudy._lib.checks import check_choice, check_each, check_frame, check_int, check_names, check_real
+from perfstudy.comparison._compare import compare
+from perfstudy.io import datasets
 
 __all__ = ["METHODS", "LAYOUTS", "aa_pairs", "aa_calibration"]
 

@@ -1,18 +1,18 @@
 """Detection of planted slowdowns on public A/A pairs (notebook 08).
 
-Each takes the study's result, checks it at its top (perfstudy._checks) and returns the matplotlib
-figure; what a user applies to their own data stays in :mod:`perfstudy.plots`.
+Each takes the study's result, checks it at its top (perfstudy._lib.checks) and returns the matplotlib
+figure; what a user applies to their own data stays in :mod:`perfstudy.notebook.plots`.
 """
 
 from __future__ import annotations
 
 import pandas as pd
 
-from perfstudy._checks import (
+from perfstudy._lib.checks import (
     check_frame,
     check_text,
 )
-from perfstudy.plots import panel_grid
+from perfstudy.notebook.plots import panel_grid
 
 __all__ = [
     "plot_detection",

@@ -1,0 +1,112 @@
+"""Numbers and units as people read them: SI prefixes and a unit printed once (benchstat's convention).
+
+Helpers of the package's own output (compare's table, analyze's cards, plot axes), not part of its API.
+"""
+
+from __future__ import annotations
+
+from perfstudy._lib.units import _parts
+
+#: SI prefixes for values shown to people, from pico to tera
+_PREFIXES = (
+    (1e12, "T"),
+    (1e9, "G"),
+    (1e6, "M"),
+    (1e3, "k"),
+    (1.0, ""),
+    (1e-3, "m"),
+    (1e-6, "µ"),
+    (1e-9, "n"),
+    (1e-12, "p"),
+)
+
+
+def display_unit(unit) -> tuple[float, str, bool]:
+    """``(factor, shown, timed)``: values in ``unit`` times ``factor`` are in ``shown``, the unit a table prints
+    once in its header, whose time part is seconds (``ns/op`` -> ``s/op``, ``ops/ms`` -> ``ops/s``,
+    ``second`` -> ``s``) so that :func:`si` can give each value its prefix. Other units are kept. ``timed``:
+    the value is a time (``s``, ``s/op``), so prefixes below one suit it (``si(..., small=timed)``: ``70.31µ`` s, but
+    0.5 samples, not ``500m``).
+
+    Parameters
+    ----------
+    unit : str or None
+    """
+    if not isinstance(unit, str) or not unit.strip():
+        return 1.0, "", False
+    parts = _parts(unit)
+    if parts is None:
+        return 1.0, unit.strip(), False
+    seconds, rest = parts
+    if rest.endswith("/"):  # a rate: ops/ms -> ops/s; 0.5 ops/s reads better than 500m
+        return seconds, rest + "s", False
+    return seconds, "s" + rest, True
+
+
+def si(value: float, digits: int = 4, *, small: bool = True) -> str:
+    """``value`` with an SI prefix and ``digits`` significant digits, as benchstat prints them:
+    ``7.031e-05`` -> ``70.31µ``, ``1234567`` -> ``1.235M``, ``0`` -> ``0``.
+
+    Parameters
+    ----------
+    value : float
+    digits : int
+        Significant digits (trailing zeros dropped).
+    small : bool
+        Prefixes below one (m, µ, n, p) too: for times; a count or a percentage of 0.5 reads better as 0.5.
+    """
+    if value != value or value in (float("inf"), float("-inf")):
+        return "n/a"
+    if value == 0:
+        return "0"
+    magnitude = abs(value)
+    if not small and magnitude < 1:
+        return f"{value:.{digits}g}"
+    # the largest prefix the value reaches once rounded (999.96 -> 1k, not 1000)
+    reached = (p for p in _PREFIXES if magnitude >= p[0] * (1 - 0.5 * 10 ** (1 - digits)))
+    scale, prefix = next(reached, _PREFIXES[-1])
+    return f"{value / scale:.{digits}g}{prefix}"
+
+
+def with_unit(value: float, unit: str, *, digits: int = 4, small: bool = True) -> str:
+    """``value`` with its prefix joined to ``unit``, as people write it: ``900.6 ns``, ``4.096 kB/op``.
+
+    Parameters
+    ----------
+    value : float
+    unit : str
+        The unit as :func:`display_unit` shows it ("" for none).
+    digits : int
+    small : bool
+        As in :func:`si`.
+    """
+    text = si(value, digits, small=small)
+    if text == "n/a":
+        return text
+    if text[-1:] in {p for _, p in _PREFIXES if p}:
+        return f"{text[:-1]} {text[-1]}{unit}"
+    return f"{text} {unit}".strip()
+
+
+def plural(noun: str) -> str:
+    """The English plural of a cluster's name as a report prints it: ``batch`` -> ``batches``, ``host`` ->
+    ``hosts``, ``process`` -> ``processes``, ``replica`` -> ``replicas``, ``party`` -> ``parties``."""
+    if noun.endswith(("s", "x", "z", "ch", "sh")):
+        return noun + "es"
+    if len(noun) > 1 and noun.endswith("y") and noun[-2] not in "aeiou":
+        return noun[:-1] + "ies"
+    return noun + "s"
+
+
+def span(low: float, high: float, spec: str = ".0%") -> str:
+    """``low-high`` in ``spec`` (``"33%-67%"``), or one number where both print alike (``"33%"``).
+
+    Parameters
+    ----------
+    low, high : float
+        The ends, e.g. the smallest and largest share of a table's rows.
+    spec : str
+        A format spec for both.
+    """
+    a, b = format(low, spec), format(high, spec)
+    return a if a == b else f"{a}-{b}"

@@ -1,0 +1,63 @@
+"""Is B faster than A, by how much, and can it be trusted: :func:`compare` and its :class:`Comparison`, the
+verdict rule (:func:`verdict`), the paired comparison over rounds (``paired``), and anytime-valid
+intervals (``sequential``).
+"""
+
+from typing import TYPE_CHECKING
+
+from perfstudy._lib.lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from perfstudy.comparison._compare import (
+        CORRECTIONS,
+        MIN_BOOTSTRAP_CLUSTERS,
+        SCALES,
+        STATISTICS,
+        VERDICTS,
+        Comparison,
+        adjust_p_values,
+        compare,
+        format_comparison,
+        odd_batches,
+    )
+    from perfstudy.comparison._paired import block_differences, host_and_round_variance
+    from perfstudy.comparison.sequential import DEFAULT_SCALE, ConfidenceSequence, rounds_needed, t_confidence_sequence
+
+_HOMES = {
+    "STATISTICS": "._compare",
+    "CORRECTIONS": "._compare",
+    "VERDICTS": "._compare",
+    "SCALES": "._compare",
+    "MIN_BOOTSTRAP_CLUSTERS": "._compare",
+    "Comparison": "._compare",
+    "compare": "._compare",
+    "adjust_p_values": "._compare",
+    "format_comparison": "._compare",
+    "odd_batches": "._compare",
+    "block_differences": "._paired",
+    "paired_interval": ".paired",
+    "host_and_round_variance": "._paired",
+    "ConfidenceSequence": ".sequential",
+    "t_confidence_sequence": ".sequential",
+    "rounds_needed": ".sequential",
+    "DEFAULT_SCALE": ".sequential",
+}
+__getattr__, __dir__ = lazy_exports(__name__, _HOMES)
+__all__ = [
+    "STATISTICS",
+    "CORRECTIONS",
+    "VERDICTS",
+    "SCALES",
+    "MIN_BOOTSTRAP_CLUSTERS",
+    "Comparison",
+    "compare",
+    "adjust_p_values",
+    "format_comparison",
+    "odd_batches",
+    "block_differences",
+    "host_and_round_variance",
+    "ConfidenceSequence",
+    "t_confidence_sequence",
+    "rounds_needed",
+    "DEFAULT_SCALE",
+]

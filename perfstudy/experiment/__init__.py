@@ -1,0 +1,80 @@
+"""Running an experiment: :func:`run` measures A and B in randomised interleaved rounds and stops when the
+answer is known; one version's batch (``batches``), the machine's record (``environment``), planning
+hosts and rounds from a pilot (``plan``), and reading a run's file back (:func:`read_experiment`).
+"""
+
+from typing import TYPE_CHECKING
+
+from perfstudy._lib.lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from perfstudy.experiment._run import STOPS, RunFile, RunResult, is_run_file, read_experiment, read_run, run
+    from perfstudy.experiment.batches import (
+        MEASURES,
+        SHELL,
+        Batch,
+        BatchResult,
+        command_argv,
+        command_text,
+        run_batch,
+        shell_startup,
+        stop_running,
+    )
+    from perfstudy.experiment.environment import NoisyMachineWarning, load_average, machine, machine_warnings, probe
+    from perfstudy.experiment.plan import HOSTS, RoundPlan, format_plan, plan_rounds
+
+_HOMES = {
+    "run": "._run",
+    "RunResult": "._run",
+    "RunFile": "._run",
+    "STOPS": "._run",
+    "read_experiment": "._run",
+    "read_run": "._run",
+    "is_run_file": "._run",
+    "RoundPlan": ".plan",
+    "plan_rounds": ".plan",
+    "format_plan": ".plan",
+    "HOSTS": ".plan",
+    "Batch": ".batches",
+    "BatchResult": ".batches",
+    "command_argv": ".batches",
+    "command_text": ".batches",
+    "run_batch": ".batches",
+    "shell_startup": ".batches",
+    "stop_running": ".batches",
+    "MEASURES": ".batches",
+    "SHELL": ".batches",
+    "machine": ".environment",
+    "machine_warnings": ".environment",
+    "probe": ".environment",
+    "load_average": ".environment",
+    "NoisyMachineWarning": ".environment",
+}
+__getattr__, __dir__ = lazy_exports(__name__, _HOMES)
+__all__ = [
+    "run",
+    "RunResult",
+    "RunFile",
+    "STOPS",
+    "read_experiment",
+    "read_run",
+    "is_run_file",
+    "RoundPlan",
+    "plan_rounds",
+    "format_plan",
+    "HOSTS",
+    "Batch",
+    "BatchResult",
+    "command_argv",
+    "command_text",
+    "run_batch",
+    "shell_startup",
+    "stop_running",
+    "MEASURES",
+    "SHELL",
+    "machine",
+    "machine_warnings",
+    "probe",
+    "load_average",
+    "NoisyMachineWarning",
+]

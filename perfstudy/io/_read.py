@@ -1,0 +1,672 @@
+"""Readers for the files that benchmark harnesses write, into perfstudy's tidy schema.
+
+Every reader returns one row per measured value with the columns
+
+``benchmark``
+    The tool's name for the benchmark (with its parameters, where the tool has them).
+``host``, ``timestamp``
+    Where and when, if the file says (else missing).
+``batch``
+    The unit that is re-initialised between groups of values: the *process* for pyperf and
+    hyperfine, the *fork* for JMH, the *repetition* for Google Benchmark. Values within a batch share
+    its start-up state, which is why the clustered bootstrap resamples batches, not values.
+``iteration``
+    Position within the batch, warm-ups first.
+``warmup``
+    True for warm-up values. They are flagged, never dropped: filter with ``df[~df.warmup]``.
+``value``, ``unit``
+    As the tool wrote them (a per-operation mean over the tool's inner loop where it has one).
+
+What each tool writes differs; the reader's docstring says what is and what is not in its file
+(hyperfine, JMH and Google Benchmark do not record their warm-up runs in their JSON, so
+``warmup`` is all False there). Settings that are not per-row (JMH's warm-up iterations, the
+context block of Google Benchmark, ...) are kept in ``DataFrame.attrs``.
+"""
+
+from __future__ import annotations
+
+import functools
+import gzip
+import json
+import os
+import re
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from perfstudy._lib.checks import check_allocation, check_bool, check_choice
+
+__all__ = ["COLUMNS", "FORMATS", "read", "read_pyperf", "read_hyperfine", "read_google_benchmark", "read_jmh"]
+
+#: The columns every reader returns, in this order; tool-specific columns follow.
+COLUMNS = ["benchmark", "host", "timestamp", "batch", "iteration", "warmup", "value", "unit"]
+
+
+def _read_json(source, tool: str):
+    """Parsed JSON from a path (``.gz`` decompressed), a file object, or an already parsed object."""
+    if isinstance(source, (dict, list)):
+        return source
+    if isinstance(source, (str, os.PathLike)):
+        path = Path(source)
+        if not path.exists():
+            raise FileNotFoundError(f"{path}: no such file")
+        opener = gzip.open if path.suffix == ".gz" else open
+        with opener(path, "rt", encoding="utf-8") as handle:
+            text = handle.read()
+        where = str(path)
+    elif hasattr(source, "read"):
+        text = source.read()
+        where = getattr(source, "name", "<stream>")
+    else:
+        raise TypeError(f"source: expected a path, a file object or parsed JSON, got {type(source).__name__}")
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        raise ValueError(f"{where}: not a {tool} JSON file ({error})") from error
+
+
+def _require(mapping, key: str, where: str, tool: str):
+    if not isinstance(mapping, dict) or key not in mapping:
+        raise ValueError(f"source: {where}: no {key!r} field; is this a {tool} JSON file?")
+    return mapping[key]
+
+
+def _sequence(value, where: str):
+    """A JSON array (a list), refused by name otherwise."""
+    if not isinstance(value, list):
+        raise ValueError(f"source: {where} is {type(value).__name__}, expected a list")
+    return value
+
+
+def _mapping(value, where: str) -> dict:
+    """A JSON object, or {} for a missing (null) one; refused by name otherwise."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise ValueError(f"source: {where} is {type(value).__name__}, expected an object")
+    return value
+
+
+def _entries(data, key: str, tool: str):
+    """``(position, entry)`` for each entry of the list under ``key`` of ``tool``'s parsed JSON, each
+    refused by name unless it is an object."""
+    for position, entry in enumerate(_sequence(_require(data, key, f"{tool} file", tool), f"'{key}'")):
+        yield position, _mapping(entry, f"benchmark {position}")
+
+
+def _reader(tool: str):
+    """A reader of ``tool``'s JSON: a file whose structure is not the tool's (a field of the wrong
+    type where an object, a list or a number belongs) is refused with a ValueError naming ``source``,
+    never an AttributeError or TypeError from deep inside the parse."""
+
+    def wrap(function):
+        @functools.wraps(function)
+        def reader(source, *args, **kwargs):
+            try:
+                return function(source, *args, **kwargs)
+            except (AttributeError, TypeError, KeyError, IndexError) as error:
+                if str(error).startswith(("source", "dropna", "time", "errors", "metric")):
+                    raise
+                raise ValueError(
+                    f"source: not a well-formed {tool} JSON file ({type(error).__name__}: {error})"
+                ) from None
+
+        return reader
+
+    return wrap
+
+
+def _finite_values(frame: pd.DataFrame, dropna: bool, where: str = "source") -> pd.DataFrame:
+    """The rows whose ``value`` is a finite number. Others (null, NaN, Infinity, text) are an error
+    naming how many and where, or with ``dropna`` are left out with a warning that counts them, and
+    ``attrs["dropped"]`` holds the count: a row is never lost without a word."""
+    dropna = check_bool("dropna", dropna)
+    values = pd.to_numeric(frame["value"], errors="coerce").astype(float)
+    bad = ~np.isfinite(values.to_numpy())
+    count = int(bad.sum())
+    frame = frame.assign(value=values)
+    if count:
+        names = sorted(map(str, frame.loc[bad, "benchmark"].unique())) if "benchmark" in frame.columns else []
+        detail = f" (benchmarks {names[:3]}{' ...' if len(names) > 3 else ''})" if names else ""
+        if not dropna:
+            raise ValueError(
+                f"{where}: {count} of {len(frame)} values are null, NaN, infinite or not numbers{detail}; "
+                "pass dropna=True to leave them out"
+            )
+        warnings.warn(
+            f"{where}: {count} of {len(frame)} values were null, NaN, infinite or not numbers{detail} and "
+            "were left out (dropna=True); attrs['dropped'] counts them",
+            stacklevel=3,
+        )
+        frame = frame[~bad].reset_index(drop=True)
+        if frame.empty:
+            raise ValueError(f"{where}: no finite values left")
+    frame.attrs["dropped"] = count
+    return frame
+
+
+def _frame(rows: list[dict], extra: list[str], attrs: dict, dropna: bool) -> pd.DataFrame:
+    frame = pd.DataFrame(rows, columns=COLUMNS + extra)
+    if frame.empty:
+        raise ValueError("source: the file holds no measured values")
+    try:
+        frame["timestamp"] = pd.to_datetime(frame["timestamp"])
+    except (ValueError, TypeError) as error:
+        raise ValueError(f"source: a run's date is not a date ({error})") from None
+    for column in ("batch", "iteration"):
+        numbers = pd.to_numeric(frame[column], errors="coerce")
+        if numbers.isna().any() or (numbers != np.floor(numbers)).any():
+            raise ValueError(
+                f"source: a {column} index is not an integer: {frame[column][numbers.isna()].iloc[:1].tolist()}"
+            )
+        frame[column] = numbers.astype(int)
+    frame["warmup"] = frame["warmup"].astype(bool)
+    frame = _finite_values(frame, dropna)
+    _check_counts(frame, repeats=attrs.get("tool") == "JMH")
+    frame.attrs.update(attrs)
+    return frame
+
+
+def _check_counts(frame: pd.DataFrame, repeats: bool = False) -> None:
+    """Refuse what a harness never writes: a negative time, rate or size; a count of iterations (loops,
+    operations) below 1; and two entries of one name, whose batches would merge into one benchmark
+    (``repeats``: a value may repeat within an iteration, as JMH's sample histograms do)."""
+    from perfstudy._lib.units import never_negative
+
+    units = frame["unit"].tolist() if "unit" in frame.columns else [None] * len(frame)
+    values = np.asarray(frame["value"], dtype=float)
+    signless = np.array([never_negative(unit) for unit in units], dtype=bool) & (values < 0)
+    if signless.any():
+        first = frame.iloc[int(np.flatnonzero(signless)[0])]
+        raise ValueError(
+            f"source: {int(signless.sum())} negative value(s) in units that cannot be negative (first: "
+            f"{first['benchmark']!s}, {first['value']:g} {first['unit']}); the file is damaged or not what it seems"
+        )
+    for column in ("iterations", "operations", "loops", "inner_loops"):
+        if column in frame.columns:
+            counts = np.asarray(pd.to_numeric(frame[column], errors="coerce"), dtype=float)
+            bad = np.asarray(frame[column].notna(), dtype=bool) & ~(counts >= 1)
+            if bad.any():
+                first = frame.iloc[int(np.flatnonzero(bad)[0])]
+                raise ValueError(
+                    f"source: {int(bad.sum())} row(s) with {column} below 1 or not a number (first: "
+                    f"{first['benchmark']!s}, {column}={first[column]!r}); a value per iteration needs at least one"
+                )
+    keys = [c for c in ("benchmark", "batch", "iteration", "warmup", "stage") if c in frame.columns]
+    twice = np.asarray(frame.duplicated(keys, keep=False), dtype=bool) & (not repeats)
+    if twice.any():
+        names = sorted(map(str, frame.loc[twice, "benchmark"].unique()))
+        raise ValueError(
+            f"source: two or more entries are named {names[:3]}: their batches would merge into one benchmark. "
+            "Give each entry its own name (hyperfine -n, a parameter in the name), or split the file"
+        )
+
+
+@_reader("pyperf")
+def read_pyperf(source, *, dropna: bool = False) -> pd.DataFrame:
+    """Read a pyperf JSON file (``python -m pyperf ... -o file.json``; ``.json.gz`` too).
+
+    pyperf runs each benchmark in several worker *processes* (``batch``); each process writes its
+    warm-up values first, then its measured values, all per loop iteration in the benchmark's unit
+    (seconds by default). Calibration processes, which hold warm-ups only, appear as batches whose
+    rows are all warm-ups. Metadata is merged suite -> benchmark -> run, as pyperf does; ``host``
+    is the ``hostname`` metadata, ``timestamp`` the run's ``date``.
+
+    Extra columns: ``loops`` (outer loop count behind each value), ``inner_loops``.
+
+    Parameters
+    ----------
+    source : str, path or file-like
+        The JSON file, plain or gzip-compressed (``.json.gz``).
+    dropna : bool
+        Values that are null, NaN, infinite or not numbers are an error naming their count; with
+        True they are left out with a warning, and ``attrs["dropped"]`` counts them.
+    """
+    data = _read_json(source, "pyperf")
+    suite_meta = _mapping(data.get("metadata"), "'metadata'")
+    rows = []
+    for b_index, bench in _entries(data, "benchmarks", "pyperf"):
+        bench_meta = {**suite_meta, **_mapping(bench.get("metadata"), f"benchmark {b_index}'s metadata")}
+        runs = _sequence(_require(bench, "runs", f"benchmark {b_index}", "pyperf"), f"benchmark {b_index}'s runs")
+        for batch, run in enumerate(runs):
+            run = _mapping(run, f"benchmark {b_index}, run {batch}")
+            meta = {**bench_meta, **_mapping(run.get("metadata"), f"benchmark {b_index}, run {batch}'s metadata")}
+            name = meta.get("name")
+            if name is None:
+                raise ValueError(f"source: benchmark {b_index}: no 'name' in its metadata")
+            unit = meta.get("unit", "second")
+            warmups = [(loops, value) for loops, value in _sequence(run.get("warmups", []), "'warmups'")]
+            values = _sequence(run.get("values", []), "'values'")
+            loops = meta.get("loops", np.nan)
+            for iteration, (w_loops, value) in enumerate(warmups + [(loops, v) for v in values]):
+                rows.append(
+                    dict(
+                        benchmark=name,
+                        host=meta.get("hostname"),
+                        timestamp=meta.get("date"),
+                        batch=batch,
+                        iteration=iteration,
+                        warmup=iteration < len(warmups),
+                        value=value,
+                        unit=unit,
+                        loops=w_loops,
+                        inner_loops=meta.get("inner_loops", 1),
+                    )
+                )
+    return _frame(rows, ["loops", "inner_loops"], {"tool": "pyperf", "metadata": suite_meta}, dropna)
+
+
+@_reader("hyperfine")
+def read_hyperfine(source, *, dropna: bool = False) -> pd.DataFrame:
+    """Read a hyperfine JSON export (``hyperfine --export-json file.json ...``).
+
+    Each timed run of a command is a fresh process: one row per run, ``batch`` = run index,
+    ``iteration`` = 0, wall-clock ``value`` in seconds. hyperfine executes ``--warmup`` runs but
+    does not write them to its JSON, so ``warmup`` is all False. Parameter-scan values are added
+    to ``benchmark`` (``"cmd [n=10]"``) and kept in ``params``.
+
+    Extra columns: ``command``, ``params``, ``exit_code`` (non-zero only with ``--ignore-failure``),
+    and per-run ``user``/``system`` CPU seconds where the file has them (hyperfine 1.16 and later).
+
+    Parameters
+    ----------
+    source : str, path or file-like
+        The JSON export.
+    dropna : bool
+        Values that are null, NaN, infinite or not numbers are an error naming their count; with
+        True they are left out with a warning, and ``attrs["dropped"]`` counts them.
+    """
+    data = _read_json(source, "hyperfine")
+    results = _sequence(_require(data, "results", "hyperfine file", "hyperfine"), "'results'")
+    extra = ["command", "params", "exit_code", "user", "system"]
+    rows = []
+    for position, result in enumerate(results):
+        command = _require(result, "command", f"result {position}", "hyperfine")
+        times = _sequence(_require(result, "times", f"result {position} ({command})", "hyperfine"), "'times'")
+        params = _mapping(result.get("parameters"), f"result {position}'s parameters")
+        label = " ".join(f"{k}={v}" for k, v in params.items())
+        n = len(times)
+        codes = result.get("exit_codes") or [np.nan] * n
+        user = result.get("user_times") or [np.nan] * n  # hyperfine >= 1.16 writes per-run CPU times
+        system = result.get("system_times") or [np.nan] * n
+        for field, values in (("exit_codes", codes), ("user_times", user), ("system_times", system)):
+            if len(_sequence(values, f"'{field}'")) != n:
+                raise ValueError(f"source: result {position} ({command}): {len(values)} {field} for {n} times")
+        for run, value in enumerate(times):
+            rows.append(
+                dict(
+                    benchmark=f"{command} [{label}]" if label else command,
+                    batch=run,
+                    iteration=0,
+                    warmup=False,
+                    value=value,
+                    unit="s",
+                    command=command,
+                    params=label or None,
+                    exit_code=codes[run],
+                    user=user[run],
+                    system=system[run],
+                )
+            )
+    return _frame(rows, extra, {"tool": "hyperfine"}, dropna)
+
+
+@_reader("Google Benchmark")
+def read_google_benchmark(
+    source, *, time: str = "real_time", errors: str = "raise", dropna: bool = False
+) -> pd.DataFrame:
+    """Read Google Benchmark JSON (``--benchmark_format=json`` or ``--benchmark_out=file.json``).
+
+    Rows with ``run_type == "iteration"`` are the measured values, each the mean time per iteration
+    over ``iterations`` iterations; ``batch`` is the ``repetition_index`` (``--benchmark_repetitions``).
+    Aggregate rows (mean, median, stddev, cv, ...) are summaries, not measurements: they are not
+    returned, and ``attrs["aggregates"]`` counts them. Google Benchmark does not write its warm-up
+    (``--benchmark_min_warmup_time``) to the file: ``warmup`` is all False. ``host`` and
+    ``timestamp`` come from the ``context`` block, kept whole in ``attrs["context"]``.
+
+    Extra columns: ``iterations``, ``threads``.
+
+    Parameters
+    ----------
+    source : str, path or file-like
+        The JSON file.
+    time : {"real_time", "cpu_time"}
+    errors : {"raise", "drop"}
+        A benchmark that reported an error (``error_occurred``) has no valid time. ``"raise"``
+        refuses the file; ``"drop"`` leaves those rows out with a warning that counts them, and
+        records their names in ``attrs["errors"]``.
+    dropna : bool
+        Values that are null, NaN, infinite or not numbers are an error naming their count; with
+        True they are left out with a warning, and ``attrs["dropped"]`` counts them.
+    """
+    check_choice("time", time, ("real_time", "cpu_time"))
+    check_choice("errors", errors, ("raise", "drop"))
+    data = _read_json(source, "Google Benchmark")
+    benchmarks = _sequence(_require(data, "benchmarks", "Google Benchmark file", "Google Benchmark"), "'benchmarks'")
+    context = _mapping(data.get("context"), "'context'")
+    extra = ["iterations", "threads"]
+    rows = []
+    aggregates, failed, seen = 0, [], {}
+    for entry in benchmarks:
+        name = _require(entry, "name", "benchmark entry", "Google Benchmark")
+        if entry.get("run_type", "iteration") == "aggregate":
+            aggregates += 1
+            continue
+        if entry.get("error_occurred"):
+            failed.append(f"{name}: {entry.get('error_message', 'error')}")
+            continue
+        run_name = entry.get("run_name", name)
+        # older versions have no repetition_index: count the repetitions of each name in file order
+        repetition = entry.get("repetition_index", seen.get(run_name, 0))
+        seen[run_name] = repetition + 1
+        rows.append(
+            dict(
+                benchmark=run_name,
+                host=context.get("host_name"),
+                timestamp=context.get("date"),
+                batch=repetition,
+                iteration=0,
+                warmup=False,
+                value=_require(entry, time, name, "Google Benchmark"),
+                unit=entry.get("time_unit", "ns"),
+                iterations=entry.get("iterations"),
+                threads=entry.get("threads", 1),
+            )
+        )
+    if failed and errors == "raise":
+        raise ValueError(
+            f"source: {len(failed)} benchmark(s) reported errors: {failed[:3]}; pass errors='drop' to leave them out"
+        )
+    if failed:
+        warnings.warn(f"{len(failed)} benchmark run(s) reported errors and were left out: {failed[:3]}", stacklevel=2)
+    return _frame(
+        rows,
+        extra,
+        {"tool": "Google Benchmark", "context": context, "aggregates": aggregates, "errors": failed, "time": time},
+        dropna,
+    )
+
+
+def _jmh_values(metric: dict, where: str) -> list[list[np.ndarray]]:
+    """Per fork, per iteration: the raw values (a SampleTime histogram expanded by its counts)."""
+    if "rawData" in metric:
+        return [[np.array([value], dtype=float) for value in fork] for fork in metric["rawData"]]
+    if "rawDataHistogram" in metric:
+        forks, declared = [], 0.0
+        for fork in metric["rawDataHistogram"]:
+            iterations = []
+            for histogram in fork:
+                pairs = np.asarray(histogram, dtype=float).reshape(-1, 2)
+                if np.any(pairs[:, 1] < 0) or np.any(pairs[:, 1] != np.round(pairs[:, 1])):
+                    raise ValueError(f"source: {where}: histogram counts must be non-negative integers")
+                declared += float(pairs[:, 1].sum())
+                check_allocation("source", where, 8.0 * declared, what=f"{declared:,.0f} values its histograms declare")
+                iterations.append(np.repeat(pairs[:, 0], pairs[:, 1].astype(int)))
+            forks.append(iterations)
+        return forks
+    raise ValueError(
+        f"source: {where}: neither 'rawData' nor 'rawDataHistogram'; was the result written with -rf json?"
+    )
+
+
+@_reader("JMH")
+def read_jmh(source, *, metric: str | None = None, dropna: bool = False) -> pd.DataFrame:
+    """Read JMH results (``java -jar benchmarks.jar -rf json -rff file.json``).
+
+    ``rawData`` holds, per *fork* (``batch``), the score of each measurement iteration
+    (``iteration``); in SampleTime mode ``rawDataHistogram`` holds per iteration a histogram of
+    ``[value, count]`` pairs, expanded here into ``count`` rows each. JMH does not write warm-up
+    iterations to its JSON: ``warmup`` is all False, and the per-benchmark warm-up settings are in
+    the ``warmup_iterations`` and ``warmup_time`` columns. ``@Param`` values are appended to
+    ``benchmark`` (``"pkg.Bench.method [size=10]"``).
+
+    Extra columns: ``mode`` (thrpt, avgt, sample, ss), ``threads``, ``params``,
+    ``warmup_iterations``, ``warmup_time``, ``jvm``.
+
+    Parameters
+    ----------
+    source : str, path or file-like
+        The JSON results file.
+    metric : str, optional
+        A secondary metric to read instead of the primary one (e.g. ``"gc.alloc.rate.norm"``);
+        it must have raw data.
+    dropna : bool
+        Values that are null, NaN, infinite or not numbers are an error naming their count; with
+        True they are left out with a warning, and ``attrs["dropped"]`` counts them.
+    """
+    data = _read_json(source, "JMH")
+    if not isinstance(data, list):
+        raise ValueError("source: JMH JSON is a list of results; got an object (is this a JMH -rf json file?)")
+    extra = ["mode", "threads", "params", "warmup_iterations", "warmup_time", "jvm"]
+    rows = []
+    for position, result in enumerate(data):
+        name = _require(result, "benchmark", f"result {position}", "JMH")
+        if metric is None:
+            chosen = _require(result, "primaryMetric", name, "JMH")
+        else:
+            secondary = _mapping(result.get("secondaryMetrics"), f"{name}'s secondaryMetrics")
+            if metric not in secondary:
+                raise ValueError(f"metric={metric!r}: {name} has no such secondary metric; it has {sorted(secondary)}")
+            chosen = secondary[metric]
+        chosen = _mapping(chosen, f"{name}'s metric")
+        params = _mapping(result.get("params"), f"{name}'s params")
+        label = ", ".join(f"{k}={v}" for k, v in params.items())
+        benchmark = f"{name} [{label}]" if label else name
+        common = dict(
+            benchmark=benchmark,
+            warmup=False,
+            unit=chosen.get("scoreUnit"),
+            mode=result.get("mode"),
+            threads=result.get("threads"),
+            params=label or None,
+            warmup_iterations=result.get("warmupIterations"),
+            warmup_time=result.get("warmupTime"),
+            jvm=result.get("vmVersion"),
+        )
+        for fork, iterations in enumerate(_jmh_values(chosen, benchmark)):
+            for iteration, values in enumerate(iterations):
+                rows.extend(dict(common, batch=fork, iteration=iteration, value=value) for value in values)
+    return _frame(rows, extra, {"tool": "JMH", "metric": metric or "primary"}, dropna)
+
+
+#: What :func:`read` accepts for ``format``; "auto" detects it from the content.
+FORMATS = (
+    "auto",
+    "pyperf",
+    "hyperfine",
+    "google_benchmark",
+    "jmh",
+    "go",
+    "criterion",
+    "pytest_benchmark",
+    "asv",
+    "benchmarkdotnet",
+    "csv",
+    "parquet",
+)
+#: Where each reader beyond the first four lives (imported when first used).
+_LAZY = {
+    "read_go": "perfstudy.io.go",
+    "read_criterion": "perfstudy.io.criterion",
+    "read_pytest_benchmark": "perfstudy.io.pytest_benchmark",
+    "read_asv": "perfstudy.io.asv",
+    "read_benchmarkdotnet": "perfstudy.io.benchmarkdotnet",
+}
+__all__ += list(_LAZY)
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'perfstudy.io' has no attribute {name!r}")
+
+
+def _first(items) -> dict | None:
+    return items[0] if isinstance(items, list) and items and isinstance(items[0], dict) else None
+
+
+#: The shape of each JSON format: a file must match exactly one.
+_JSON_SHAPES = {
+    "jmh": lambda d: isinstance(d, list) and "primaryMetric" in (_first(d) or {}),
+    "google_benchmark": lambda d: (
+        isinstance(d, dict) and isinstance(d.get("benchmarks"), list) and isinstance(d.get("context"), dict)
+    ),
+    "pyperf": lambda d: (
+        isinstance(d, dict)
+        and isinstance(d.get("benchmarks"), list)
+        and "runs" in (_first(d["benchmarks"]) or {"runs": None})
+    ),
+    "hyperfine": lambda d: (
+        isinstance(d, dict)
+        and isinstance(d.get("results"), list)
+        and "command" in (_first(d["results"]) or {"command": None})
+    ),
+    "pytest_benchmark": lambda d: (
+        isinstance(d, dict)
+        and isinstance(d.get("benchmarks"), list)
+        and "machine_info" in d
+        and "stats" in (_first(d["benchmarks"]) or {"stats": None})
+    ),
+    "asv": lambda d: isinstance(d, dict) and isinstance(d.get("results"), dict) and "commit_hash" in d,
+    "benchmarkdotnet": lambda d: isinstance(d, dict) and isinstance(d.get("Benchmarks"), list),
+    "criterion": lambda d: (
+        isinstance(d, dict) and isinstance(d.get("iters"), list) and isinstance(d.get("times"), list)
+    ),
+}
+_GO_LINE = re.compile(r"^Benchmark\S*\s+\d+\s+\S+\s+\S+", re.MULTILINE)
+_CRITERION_CSV = {"group", "function", "sample_measured_value", "iteration_count"}
+
+
+def _detect(data) -> str | None:
+    """The harness that wrote parsed JSON ``data``, from its shape; None if none matches.
+
+    Raises
+    ------
+    ValueError
+        The shape is that of two formats (naming both).
+    """
+    found = [name for name, shape in _JSON_SHAPES.items() if shape(data)]
+    if len(found) > 1:
+        raise ValueError(
+            f"the file matches more than one format ({' and '.join(found)}); say which with format= "
+            "(--input-format on the command line)"
+        )
+    return found[0] if found else None
+
+
+def _detect_path(path: Path):
+    """``(format, parsed JSON or None)`` of the file or directory at ``path``, from its content; the
+    JSON, once parsed to tell its shape, goes to the reader rather than being read again."""
+    if path.is_dir():
+        return "criterion", None
+    suffix = path.suffix.lower()
+    if suffix == ".parquet":
+        return "parquet", None
+    with (gzip.open if suffix == ".gz" else open)(path, "rt", encoding="utf-8", errors="replace") as handle:
+        head = handle.read(1 << 16)
+    stripped = head.lstrip()
+    first_line = head.split("\n", 1)[0]
+    if suffix == ".csv" or (not stripped.startswith(("{", "[")) and "," in first_line):
+        header = {c.strip() for c in first_line.split(",")}
+        return ("criterion" if _CRITERION_CSV <= header else "csv"), None
+    if stripped.startswith(("{", "[")) or path.name.lower().endswith((".json", ".json.gz")):
+        data = _read_json(path, "benchmark")
+        found = _detect(data)
+        if found is None:
+            raise ValueError(
+                f"{path}: unknown format: JSON of no known shape (pyperf, hyperfine, Google Benchmark, JMH, pytest-benchmark, "
+                "asv, BenchmarkDotNet, criterion); say which with format= (--input-format on the command line)"
+            )
+        return found, data
+    if _GO_LINE.search(head):
+        return "go", None
+    raise ValueError(
+        f"{path}: unknown format: not JSON of a known harness, not Go benchmark text ('BenchmarkName N value "
+        "unit'), not a tidy .csv/.parquet; say which with format= (--input-format on the command line)"
+    )
+
+
+def read(path, format: str = "auto", *, dropna: bool = False) -> pd.DataFrame:
+    """Read any benchmark file perfstudy knows into the tidy schema, detecting its format.
+
+    Detection looks at the content, not only the name, and refuses a file that matches two formats
+    (naming both):
+
+    - JSON: pyperf (``benchmarks`` holding ``runs``; also ``.json.gz``), hyperfine (``results``
+      holding ``command``), Google Benchmark (``context`` and ``benchmarks``), JMH (a list of results
+      with ``primaryMetric``), pytest-benchmark (``machine_info`` and ``benchmarks`` holding
+      ``stats``), asv (``commit_hash`` and ``results``), BenchmarkDotNet's full export
+      (``Benchmarks``), criterion.rs's ``sample.json`` (``iters`` and ``times``);
+    - text with ``BenchmarkName N value unit`` lines: Go (``go test -bench``);
+    - a directory: criterion.rs's output (``target/criterion``);
+    - CSV: criterion.rs's ``raw.csv`` (its ``sample_measured_value`` and ``iteration_count``
+      columns), else a tidy table (it needs a ``value`` column; ``benchmark``, ``batch`` and the rest
+      are kept as they are); ``.parquet``: a tidy table.
+
+    Parameters
+    ----------
+    path : str or path
+        The file (a directory for criterion.rs).
+    format : {"auto", "pyperf", "hyperfine", "google_benchmark", "jmh", "go", "criterion", \
+"pytest_benchmark", "asv", "benchmarkdotnet", "csv", "parquet"}
+        The format; ``"auto"`` detects it.
+    dropna : bool
+        Values that are null, NaN, infinite or not numbers are an error naming their count; with
+        True they are left out with a warning, and ``attrs["dropped"]`` counts them.
+
+    Returns
+    -------
+    DataFrame
+        As the format's reader returns it (:data:`COLUMNS` first); ``attrs["format"]`` names the
+        format.
+
+    Raises
+    ------
+    FileNotFoundError
+        No such file.
+    ValueError
+        An unknown format, a file that matches two, or a file that is not what ``format`` says.
+    """
+    check_choice("format", format, FORMATS)
+    dropna = check_bool("dropna", dropna)
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"path: expected a file path, got {type(path).__name__}")
+    path = Path(path)
+    if not (path.is_file() or (path.is_dir() and format in ("auto", "criterion"))):
+        raise FileNotFoundError(f"{path}: no such file")
+    data = None
+    if format == "auto":
+        format, data = _detect_path(path)
+    if format in ("csv", "parquet"):
+        if format == "parquet":
+            try:
+                frame = pd.read_parquet(path)
+            except ImportError as error:
+                raise ValueError(f"{path}: reading parquet needs pyarrow (pip install pyarrow)") from error
+        else:
+            frame = pd.read_csv(path)
+        if "value" not in frame.columns:
+            raise ValueError(f"path: {path} is a tidy table without a 'value' column; it has {list(frame.columns)}")
+        if frame.empty:
+            raise ValueError(f"path: {path} has a header ({list(frame.columns)}) and no rows: no measurements")
+        frame = _finite_values(frame, dropna, where=f"path: {path}")
+        frame.attrs["format"] = format
+        return frame
+    readers = {
+        "pyperf": read_pyperf,
+        "hyperfine": read_hyperfine,
+        "google_benchmark": read_google_benchmark,
+        "jmh": read_jmh,
+    }
+    if format in readers:
+        frame = readers[format](_read_json(path, format) if data is None else data, dropna=dropna)
+    else:
+        # criterion's sample.json is read by path: its name is in benchmark.json beside it
+        source = path if data is None or format == "criterion" else data
+        frame = __getattr__(f"read_{format}")(source, dropna=dropna)
+    frame.attrs["format"] = format
+    return frame

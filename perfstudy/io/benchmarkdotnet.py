@@ -1,0 +1,86 @@
+"""BenchmarkDotNet's full JSON export (``[JsonExporterAttribute.Full]``, or ``--exporters json`` with
+the full variant: ``*-report-full.json``), which holds every measurement."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from perfstudy._lib.checks import check_choice
+from perfstudy.io._read import _entries, _frame, _mapping, _read_json, _reader, _require, _sequence
+
+__all__ = ["read_benchmarkdotnet"]
+
+#: BenchmarkDotNet's stages of the workload: Warmup (and Jitting, Pilot) before Actual measurements;
+#: "Result" rows are Actual ones less the overhead, the values BenchmarkDotNet reports.
+_KEEP = {"Actual": False, "Warmup": True}
+
+
+@_reader("BenchmarkDotNet")
+def read_benchmarkdotnet(source, *, dropna: bool = False, stage: str = "Result") -> pd.DataFrame:
+    """Read BenchmarkDotNet's full JSON export into the tidy schema.
+
+    Each benchmark's ``Measurements`` hold, per *launch* (a fresh process: ``LaunchIndex``, the
+    ``batch``), its iterations (``IterationIndex``) with their operation count and total
+    nanoseconds; ``value`` is nanoseconds per operation. The rows kept are the workload's
+    ``stage`` measurements (``"Result"``: the actual iterations less the overhead, what
+    BenchmarkDotNet's own statistics use; or ``"Actual"``) and its warm-up iterations, flagged
+    ``warmup``. Jitting, pilot and overhead iterations are left out. ``host`` is the machine name
+    where the export has it, ``timestamp`` missing.
+
+    The summary's ``DisplayInfo`` and ``FullName`` name the benchmark (with its parameters).
+
+    Extra columns: ``operations``, ``stage``.
+
+    Parameters
+    ----------
+    source : str, path or file-like
+        The ``*-report-full.json`` file.
+    dropna : bool
+        Values that are null, NaN, infinite or not numbers are an error naming their count; with
+        True they are left out with a warning, and ``attrs["dropped"]`` counts them.
+    stage : {"Result", "Actual"}
+        Which measured iterations to take.
+
+    Raises
+    ------
+    ValueError
+        A benchmark without ``Measurements``: the brief export (``*-report-brief.json``) has only
+        statistics, which cannot be resampled.
+    """
+    check_choice("stage", stage, ("Result", "Actual"))
+    data = _read_json(source, "BenchmarkDotNet")
+    host = _mapping(data.get("HostEnvironmentInfo"), "'HostEnvironmentInfo'")
+    rows = []
+    for position, bench in _entries(data, "Benchmarks", "BenchmarkDotNet"):
+        name = bench.get("FullName") or _require(bench, "DisplayInfo", f"benchmark {position}", "BenchmarkDotNet")
+        if "Measurements" not in bench:
+            raise ValueError(
+                f"source: {name} has no Measurements; export the full JSON (JsonExporterAttribute.Full), "
+                "not the brief one"
+            )
+        for measurement in _sequence(bench["Measurements"], f"{name}'s Measurements"):
+            measurement = _mapping(measurement, f"a measurement of {name}")
+            if measurement.get("IterationMode") != "Workload":
+                continue
+            kind = measurement.get("IterationStage")
+            if kind != stage and kind != "Warmup":
+                continue
+            operations = _require(measurement, "Operations", name, "BenchmarkDotNet")
+            nanoseconds = _require(measurement, "Nanoseconds", name, "BenchmarkDotNet")
+            rows.append(
+                dict(
+                    benchmark=name,
+                    host=host.get("MachineName"),
+                    batch=_require(measurement, "LaunchIndex", name, "BenchmarkDotNet"),
+                    iteration=_require(measurement, "IterationIndex", name, "BenchmarkDotNet"),
+                    warmup=kind == "Warmup",
+                    value=nanoseconds / operations if operations else None,
+                    unit="ns",
+                    operations=operations,
+                    stage=kind,
+                )
+            )
+    frame = _frame(rows, ["operations", "stage"], {"tool": "BenchmarkDotNet", "host": host}, dropna)
+    # warm-ups first within each launch, then the measurements, as the harness ran them
+    order = frame.sort_values(["benchmark", "batch", "warmup", "iteration"], ascending=[True, True, False, True])
+    return order.reset_index(drop=True)

@@ -1,0 +1,76 @@
+"""pytest-benchmark's JSON (``pytest --benchmark-json=file.json``, or the files that
+``--benchmark-save``/``--benchmark-autosave`` write under ``.benchmarks/`` when given
+``--benchmark-save-data``)."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from perfstudy.io._read import _entries, _frame, _mapping, _read_json, _reader, _require, _sequence
+
+__all__ = ["read_pytest_benchmark"]
+
+
+@_reader("pytest-benchmark")
+def read_pytest_benchmark(source, *, dropna: bool = False) -> pd.DataFrame:
+    """Read pytest-benchmark JSON into the tidy schema.
+
+    Each benchmark's ``stats.data`` holds one value per *round*: the time of one call, averaged over
+    the round's ``iterations`` calls, in seconds. A round is the ``batch`` here, the unit that
+    pytest-benchmark itself repeats; all the rounds of one file ran in one pytest process, one
+    after the other, so what a process shares (its memory layout, its warm caches) is not
+    resampled: to include it, run pytest several times and give each run's rows their own batches
+    (a tidy CSV). Warm-up rounds (``--benchmark-warmup``) are not written: ``warmup`` is all False.
+    ``host`` is ``machine_info.node``, ``timestamp`` the file's ``datetime``.
+
+    Extra columns: ``iterations`` (calls per round), ``group``, ``params``.
+
+    Parameters
+    ----------
+    source : str, path or file-like
+        The JSON file.
+    dropna : bool
+        Values that are null, NaN, infinite or not numbers are an error naming their count; with
+        True they are left out with a warning, and ``attrs["dropped"]`` counts them.
+
+    Raises
+    ------
+    ValueError
+        A benchmark without raw rounds (``stats.data``): a file that ``--benchmark-save`` wrote without
+        ``--benchmark-save-data`` holds only summaries, which cannot be resampled.
+    """
+    data = _read_json(source, "pytest-benchmark")
+    machine = _mapping(data.get("machine_info"), "'machine_info'")
+    rows = []
+    for position, bench in _entries(data, "benchmarks", "pytest-benchmark"):
+        name = bench.get("fullname") or _require(bench, "name", f"benchmark {position}", "pytest-benchmark")
+        stats = _mapping(_require(bench, "stats", name, "pytest-benchmark"), f"{name}'s stats")
+        if "data" not in stats:
+            raise ValueError(
+                f"source: {name} has no raw rounds (stats.data), only summaries; write the file with "
+                "--benchmark-json, or --benchmark-save with --benchmark-save-data"
+            )
+        params = _mapping(bench.get("params"), f"{name}'s params")
+        label = ", ".join(f"{k}={v}" for k, v in params.items())
+        for round_, value in enumerate(_sequence(stats["data"], f"{name}'s stats.data")):
+            rows.append(
+                dict(
+                    benchmark=name,
+                    host=machine.get("node"),
+                    timestamp=data.get("datetime"),
+                    batch=round_,
+                    iteration=0,
+                    warmup=False,
+                    value=value,
+                    unit="s",
+                    iterations=stats.get("iterations"),
+                    group=bench.get("group"),
+                    params=label or None,
+                )
+            )
+    return _frame(
+        rows,
+        ["iterations", "group", "params"],
+        {"tool": "pytest-benchmark", "machine_info": machine, "commit_info": data.get("commit_info")},
+        dropna,
+    )
