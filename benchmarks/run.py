@@ -374,7 +374,7 @@ def _compare_frame():
 
 def compare_200(statistic="mean"):
     """compare() with 2,000 replicates and every check (threshold 2%, so CONFIRM runs too)."""
-    from perfstudy.comparison._compare import compare
+    from perfstudy.comparison import compare
 
     df = _compare_frame()
     return lambda: compare(df, statistic=statistic, threshold=0.02, replicates=2000, rng=1)
@@ -388,7 +388,7 @@ def compare_200_processes():
     """compare_200 spread over ProcessPoolExecutor(2), pool start-up included."""
     from concurrent.futures import ProcessPoolExecutor
 
-    from perfstudy.comparison._compare import compare
+    from perfstudy.comparison import compare
 
     df = _compare_frame()
 
@@ -556,7 +556,7 @@ def runner_overhead():
     stopping rule after each round, the progress bar off), the final paired comparison included."""
     import tempfile
 
-    from perfstudy.experiment._run import run
+    from perfstudy.experiment import run
 
     with tempfile.TemporaryDirectory() as directory:
         run(_nothing, _nothing, values=1, warmup=0, threshold=0.0, min_rounds=RUNNER_ROUNDS, max_rounds=RUNNER_ROUNDS,

@@ -53,7 +53,7 @@ from perfstudy._lib.lazy import lazy_exports
 if TYPE_CHECKING:
     from perfstudy._lib.parallel import local_executor
     from perfstudy.analysis import analyze
-    from perfstudy.comparison._compare import Comparison, compare
+    from perfstudy.comparison import Comparison, compare
     from perfstudy.design.estimate import VarianceFit, fit_variance_components
     from perfstudy.design.model import (
         PERFLAB_ENDPOINTS,
@@ -74,8 +74,8 @@ if TYPE_CHECKING:
         variance_from_schedule,
     )
     from perfstudy.diagnostics.diagnosis import diagnose, diagnose_series
-    from perfstudy.experiment._run import RunResult, read_experiment, run
-    from perfstudy.io._read import read
+    from perfstudy.experiment import RunResult, read_experiment, run
+    from perfstudy.io import read
 
 # Names are imported when first used (PEP 562), so that `perfstudy --help` and `perfstudy compare`
 # do not pay for scipy and the simulators before reading a byte.

@@ -44,7 +44,10 @@ from perfstudy._lib.checks import (
 )
 from perfstudy._lib.format import display_unit, plural, si, with_unit
 from perfstudy._lib.result import Result
-from perfstudy.comparison._compare import Comparison, _one_value, _side, _warmup_test, compare, odd_batches
+from perfstudy.comparison import Comparison, compare, odd_batches
+from perfstudy.comparison._batch_checks import _warmup_test
+from perfstudy.comparison._compare import _one_value
+from perfstudy.comparison._intervals import _side
 from perfstudy.diagnostics.diagnosis import diagnose_series
 from perfstudy.diagnostics.repetitions import median_ci, repetitions_needed
 from perfstudy.stability.pt4cloud import pt4cloud

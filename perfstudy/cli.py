@@ -8,12 +8,8 @@ import signal
 import sys
 import time
 
-# The formats, spelt here so that `perfstudy --help` imports nothing heavy (perfstudy.io imports
-# pandas); tests/test_compare_cli.py checks that they equal perfstudy.io.FORMATS.
-FORMATS = (
-    "auto", "pyperf", "hyperfine", "google_benchmark", "jmh", "go", "criterion", "pytest_benchmark", "asv",
-    "benchmarkdotnet", "csv", "parquet",
-)  # fmt: skip
+from perfstudy._lib.checks import check_coverage, check_threshold, parse_duration
+from perfstudy.io import FORMATS
 
 __all__ = ["main"]
 
@@ -245,50 +241,14 @@ def _format_option(parser) -> None:
     )
 
 
-def _fraction(text, option: str, *, what: str = "relative change", example: str = "5% or 0.05") -> float:
-    """A relative quantity as every command reads it: a percentage with its sign (``5%``) or a fraction
-    (``0.05``), from 0 to below 1."""
-    stripped = str(text).strip()
-    try:
-        value = float(stripped[:-1]) / 100 if stripped.endswith("%") else float(stripped)
-    except ValueError:
-        raise ValueError(f"{option} {text}: expected a {what} such as {example}") from None
-    if not (0 <= value < 1) or value != value:
-        raise ValueError(f"{option} {text}: expected a {what} from 0 to below 100%, such as {example}")
-    return value
-
-
-def _confidence(text, option: str = "--confidence") -> float:
-    value = _fraction(text, option, what="coverage", example="0.95 or 95%")
-    if value <= 0:
-        raise ValueError(f"{option} {text}: expected a coverage above 0, such as 0.95 or 95%")
-    return value
-
-
-def _duration(text, option: str) -> float:
-    """A duration with its unit (``500ms``, ``90s``, ``10m``, ``2h``), in seconds: every option's grammar; a
-    bare number is refused, since it has no unit."""
-    import re
-
-    found = re.fullmatch(r"\s*(\d+(?:\.\d*)?|\.\d+)\s*(ms|s|m|min|h)\s*", str(text))
-    if not found:
-        bare = re.fullmatch(r"\s*\d+(?:\.\d*)?\s*", str(text))
-        why = f"a bare number has no unit; write {str(text).strip()}s for seconds" if bare else "not a duration"
-        raise ValueError(f"{option} {text}: {why} (a duration with its unit: 500ms, 90s, 10m, 2h)")
-    seconds = float(found.group(1)) * {"ms": 1e-3, "s": 1, "m": 60, "min": 60, "h": 3600}[found.group(2)]
-    if seconds <= 0:
-        raise ValueError(f"{option} {text}: expected a positive duration")
-    return seconds
-
-
 def _run(args) -> int:
     import warnings
 
-    from perfstudy.comparison._compare import format_comparison
+    from perfstudy.comparison import format_comparison
 
     try:
-        threshold = None if args.threshold is None else _fraction(args.threshold, "--threshold")
-        confidence = None if args.confidence is None else _confidence(args.confidence)
+        threshold = None if args.threshold is None else check_threshold(args.threshold, "--threshold")
+        confidence = None if args.confidence is None else check_coverage(args.confidence, "--confidence")
         if args.plan is not None:
             from perfstudy.experiment.plan import format_plan, plan_rounds
 
@@ -299,9 +259,9 @@ def _run(args) -> int:
         for option, command in (("--a", args.a), ("--b", args.b)):
             if command is None or not command.strip():
                 raise ValueError(f"{option}: missing; give the command of version {option[2:].upper()}")
-        max_time = None if args.max_time is None else f"{_duration(args.max_time, '--max-time')}s"
-        timeout = None if args.timeout is None else f"{_duration(args.timeout, '--timeout')}s"
-        from perfstudy.experiment._run import run
+        max_time = None if args.max_time is None else f"{parse_duration(args.max_time, '--max-time')}s"
+        timeout = None if args.timeout is None else f"{parse_duration(args.timeout, '--timeout')}s"
+        from perfstudy.experiment import run
 
         with warnings.catch_warnings():
             warnings.showwarning = _show_warning  # the machine's warnings as they are found: before round 1
@@ -442,13 +402,13 @@ def _stop_tree(process) -> None:
 
 
 def _analyze(args) -> int:
-    from perfstudy.experiment._run import is_run_file, read_run
+    from perfstudy.experiment import is_run_file, read_run
     from perfstudy.io import read
     from perfstudy.notebook.report import run_analysis
 
     started = time.perf_counter()
     try:
-        threshold = None if args.threshold is None else _fraction(args.threshold, "--threshold", example="2% or 0.02")
+        threshold = None if args.threshold is None else check_threshold(args.threshold, "--threshold")
         if any(is_run_file(path) for path in args.files):
             if len(args.files) != 1:
                 raise ValueError("a perfstudy run's file holds both versions: analyze it alone")
@@ -476,14 +436,14 @@ def _analyze(args) -> int:
 
 
 def _compare(args) -> int:
-    from perfstudy.comparison._compare import compare, format_comparison
-    from perfstudy.experiment._run import is_run_file, read_run
+    from perfstudy.comparison import compare, format_comparison
+    from perfstudy.experiment import is_run_file, read_run
     from perfstudy.io import read
 
     said = []  # where the threshold and confidence came from, said under the table
     try:
-        threshold = None if args.threshold is None else _fraction(args.threshold, "--threshold", example="2% or 0.02")
-        confidence = None if args.confidence is None else _confidence(args.confidence)
+        threshold = None if args.threshold is None else check_threshold(args.threshold, "--threshold")
+        confidence = None if args.confidence is None else check_coverage(args.confidence, "--confidence")
         block, sequential = args.block, False
         if args.new is not None:
             if args.by is not None or args.a_version is not None:
@@ -610,7 +570,7 @@ def main(argv=None) -> int:
                 figures_dir=args.figures,
                 quick=args.quick,
                 only=args.only,
-                timeout=_duration(args.timeout, "--timeout"),
+                timeout=parse_duration(args.timeout, "--timeout"),
                 kernel_name=args.kernel,
                 html=not args.no_html,
                 progress=not args.no_progress,

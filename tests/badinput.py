@@ -60,6 +60,9 @@ SIGNED = {
     "values_a",  # a paired comparison on the difference scale
     "values_b",
     "d",  # log-ratios
+    "low",  # an interval's bounds
+    "high",
+    "estimate_a",  # a statistic on the difference scale
 }
 #: probabilities and fractions: 0, 1 and beyond are refused
 FRACTIONS = {"alpha", "confidence", "objective_probability", "max_fraction", "target_accuracy", "region_width"}

@@ -102,7 +102,7 @@ def pilot_fit():
 
 @functools.cache
 def comparison():
-    from perfstudy.comparison._compare import compare
+    from perfstudy.comparison import compare
 
     return compare(runs_frame(), replicates=99, rng=0)
 
@@ -266,7 +266,7 @@ def _layout_rows() -> pd.DataFrame:
 
 def run_file(tmp) -> str:
     """A perfstudy run's file (and its record), of 4 rounds of ``true``."""
-    from perfstudy.experiment._run import run
+    from perfstudy.experiment import run
 
     path = tmp / "experiment.csv"
     if not path.exists():
@@ -351,6 +351,10 @@ def _valid(tmp):  # noqa: PLR0915 - one table
         "notebook.plots.plot_run_order": lambda: call(result_of("experiment.read_run").frame),
         "experiment.read_experiment": lambda: call(run_file(tmp)),
         "comparison.sequential.t_confidence_sequence": lambda: call(x[:30]),
+        "comparison.sequential.ConfidenceSequence.current": lambda: call(
+            result_of("comparison.sequential.t_confidence_sequence")
+        ),
+        "comparison.verdict": lambda: call(0.01, 0.03, 0.01, alpha=0.05, threshold=0.02),
         "comparison.sequential.rounds_needed": lambda: call(0.02, 0.01),
         "comparison.sequential.ConfidenceSequence.to_frame": lambda: call(
             result_of("comparison.sequential.t_confidence_sequence")
@@ -803,6 +807,14 @@ EXTRA_ALLOWED = {
 }
 #: arguments the library passes through without looking inside, with the reason; no battery for them
 OPAQUE = {
+    (
+        "comparison.verdict",
+        "low",
+    ): "an interval may be unbounded: -inf is a bound, and the verdict is then inconclusive",
+    (
+        "comparison.verdict",
+        "high",
+    ): "an interval may be unbounded: inf is a bound, and the verdict is then inconclusive",
     ("_lib.parallel.map_tasks", "tasks"): "tasks go to the caller's fn as they are",
     (
         "notebook.records.Recorder.__call__",

@@ -10,8 +10,9 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from perfstudy.comparison import _compare as cmp
-from perfstudy.comparison._compare import Comparison, adjust_p_values, compare, higher_is_better
+from perfstudy._lib.units import higher_is_better
+from perfstudy.comparison import Comparison, adjust_p_values, compare, format_comparison
+from perfstudy.comparison import _intervals as cmp
 
 
 def clustered(benchmarks, clusters, per_cluster, *, rng, sd_cluster=0.02, sd_noise=0.01, change=0.0, unit="s"):
@@ -161,7 +162,7 @@ def test_drift_trend_is_scipy_spearman(seed):
     """compare's drift check is Spearman's rho against batch order with scipy's p-value (ties included)."""
     from scipy import stats
 
-    from perfstudy.comparison._compare import _trend
+    from perfstudy.comparison._batch_checks import _trend
 
     rng = np.random.default_rng(seed)
     x = np.round(rng.normal(0, 1, 12 + 3 * seed) + 0.1 * seed * np.arange(12 + 3 * seed), 1)  # rounding: ties
@@ -303,7 +304,7 @@ def test_confirm_warns_when_batches_cannot_pin_the_median():
 
 
 def test_odd_batches_is_a_studentised_outlier_test():
-    from perfstudy.comparison._compare import odd_batches
+    from perfstudy.comparison import odd_batches
 
     rng = np.random.default_rng(0)
     # the statistic against a slow reading: each batch against the mean and SD of the others
@@ -458,11 +459,11 @@ def test_time_units_convert_and_a_unit_that_cannot_is_excluded_with_its_reason()
     assert converted.estimate_a == pytest.approx(df[(df.benchmark == 1) & (df.version == 0)].value.mean())
     assert abs(converted.change) < 0.1 and plain.verdict == converted.verdict == "inconclusive"
     assert "allocs/op" in result.excluded["2"] and "do not convert" in result.excluded["2"]
-    text = cmp.format_comparison(result)
+    text = format_comparison(result)
     assert "not comparable" in text and "2: not comparable: unit" in text
     import json
 
-    assert json.loads(cmp.format_comparison(result, "json"))["excluded"][0]["benchmark"] == "2"
+    assert json.loads(format_comparison(result, "json"))["excluded"][0]["benchmark"] == "2"
 
 
 def test_a_benchmark_emptied_by_warmups_is_excluded_not_fatal():

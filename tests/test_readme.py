@@ -43,7 +43,8 @@ def test_readme_documents_every_field_of_the_compare_json():
 
     from test_compare import clustered
 
-    from perfstudy.comparison._compare import JSON_SCHEMA, compare, format_comparison
+    from perfstudy.comparison import compare, format_comparison
+    from perfstudy.comparison._render import JSON_SCHEMA
 
     payload = json.loads(format_comparison(compare(clustered(2, 25, 4, rng=0), checks=False), "json"))
     text = README.read_text()

@@ -39,7 +39,7 @@ CLASSES = dict(_classes())
 def _run_file():
     import tempfile
 
-    from perfstudy.experiment._run import read_run, run
+    from perfstudy.experiment import read_run, run
 
     out = Path(tempfile.mkdtemp()) / "runs.csv"
     run("true", "true", values=1, warmup=0, min_rounds=2, max_rounds=2, out=out, progress=False, shell=False)

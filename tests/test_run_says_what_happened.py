@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 
 from perfstudy.cli import _parser, main
-from perfstudy.comparison._compare import compare
+from perfstudy.comparison import compare
 from perfstudy.comparison.sequential import t_confidence_sequence
 from perfstudy.experiment import batches
 from perfstudy.experiment._run import _describe, _order, _rounds_left, read_run, run
@@ -466,9 +466,10 @@ def test_analyze_help_lists_every_format_it_reads():
 
 @pytest.mark.parametrize("text", ["5%", "0.05"])
 def test_threshold_takes_the_same_forms_in_every_command(text, tmp_path, capsys):
-    from perfstudy.cli import _fraction
+    from perfstudy._lib.checks import check_threshold
 
-    assert _fraction(text, "--threshold") == pytest.approx(0.05)
+    assert check_threshold(text, "--threshold") == pytest.approx(0.05)
+    assert check_threshold(text) == pytest.approx(0.05)  # the library takes the command line's forms
     frame = pd.DataFrame({"version": np.repeat(["A", "B"], 6), "batch": np.arange(12), "value": np.r_[[1.0] * 6,
                           [1.01] * 6] + np.tile(np.linspace(0, 0.001, 6), 2)})  # fmt: skip
     path = tmp_path / "t.csv"

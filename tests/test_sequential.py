@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 from scipy import integrate, stats
 
-from perfstudy.comparison._compare import compare
+from perfstudy.comparison import compare
 from perfstudy.comparison._paired import host_and_round_variance, paired_interval
 from perfstudy.comparison.sequential import _half_width, rounds_needed, t_confidence_sequence
 from perfstudy.studies.running import RoundModel, calibration, power_and_cost, simulate_round_ratios

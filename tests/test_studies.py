@@ -287,7 +287,7 @@ def test_aa_calibration_counts_what_each_method_says():
     from pyperf._utils import is_significant
     from scipy import stats as scipy_stats
 
-    from perfstudy.comparison._compare import compare
+    from perfstudy.comparison import compare
 
     pairs = _synthetic_pairs(pairs=8)
     rates = versions.aa_calibration(pairs, slowdowns=(0.0, 0.03), replicates=199, rng=1).set_index(

@@ -33,6 +33,9 @@ __all__ = [
     "check_names",
     "check_frame",
     "check_duration",
+    "check_threshold",
+    "check_coverage",
+    "parse_duration",
     "check_column",
     "check_timestamps",
     "check_directory",
@@ -281,44 +284,52 @@ def check_column(name: str, column, df, frame: str = "df") -> str:
 
 
 def check_duration(name: str, value):
-    """A positive duration as a ``pandas.Timedelta``: a Timedelta, a ``datetime.timedelta``, or a string
-    pandas reads as one (``"1h"``, ``"7D"``). Numbers are refused: a bare number has no unit, and
-    pandas would read ``3600.0`` as 3,600 nanoseconds."""
+    """A positive duration as a ``pandas.Timedelta``: the one duration rule of the library and the command
+    line. A Timedelta, a ``datetime.timedelta``, or text with its unit (``"500ms"``, ``"90s"``, ``"10m"``,
+    ``"2h"``, or anything else pandas reads, ``"7D"``). Numbers are refused: a bare number has no unit,
+    and pandas would read ``3600.0`` as 3,600 nanoseconds. A command line's ``name`` is its option
+    (``"--timeout"``), and the messages then quote the option as it was typed."""
     import datetime
 
     import pandas as pd
 
+    said = f"{name} {value}" if name.startswith("--") else f"{name}={value!r}"
     if isinstance(value, (bool, np.bool_, int, float, np.integer, np.floating)):
         raise TypeError(
-            f"{name}={value!r}: a bare number has no unit; give a duration such as '1h', '30min' or "
-            f"pd.Timedelta(hours=1)"
+            f"{said}: a bare number has no unit; give a duration such as '1h', '30min' or pd.Timedelta(hours=1)"
         )
     if isinstance(value, str):
         import re
 
         if re.fullmatch(r"\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*", value):
             raise ValueError(
-                f"{name}={value!r}: a bare number has no unit (pandas would read it as nanoseconds); give a "
-                f"duration such as '{value.strip()}s', '30min' or '1h'"
+                f"{said}: a bare number has no unit; write {value.strip()}s for seconds (a duration with its "
+                "unit: 500ms, 90s, 10m, 2h)"
             )
-        try:
-            value = pd.Timedelta(value)
-        except ValueError:
+        found = re.fullmatch(r"\s*(\d+(?:\.\d*)?|\.\d+)\s*(ms|s|m|min|h)\s*", value)
+        if found:
+            value = pd.Timedelta(seconds=float(found.group(1)) * DURATION_UNITS[found.group(2)])
+        else:
             try:
-                value = pd.Timedelta(pd.tseries.frequencies.to_offset(value))
-            except (ValueError, TypeError):
-                raise ValueError(f"{name}={value!r}: not a duration pandas can read (e.g. '1h', '7D')") from None
+                value = pd.Timedelta(value)
+            except ValueError:
+                try:
+                    value = pd.Timedelta(pd.tseries.frequencies.to_offset(value))
+                except (ValueError, TypeError):
+                    raise ValueError(
+                        f"{said}: not a duration (a duration with its unit: 500ms, 90s, 10m, 2h, 7D)"
+                    ) from None
     elif isinstance(value, (pd.Timedelta, datetime.timedelta, np.timedelta64)):
         value = pd.Timedelta(value)
     elif isinstance(value, pd.DateOffset):
         try:
             value = pd.Timedelta(value)
         except (ValueError, TypeError):
-            raise ValueError(f"{name}={value!r}: a calendar offset has no fixed length; give e.g. '7D'") from None
+            raise ValueError(f"{said}: a calendar offset has no fixed length; give e.g. '7D'") from None
     else:
-        raise TypeError(f"{name}={value!r}: expected a duration such as '1h' or pd.Timedelta(hours=1)")
+        raise TypeError(f"{said}: expected a duration such as '1h' or pd.Timedelta(hours=1)")
     if value is pd.NaT or not value > pd.Timedelta(0):
-        raise ValueError(f"{name}={value!r}: expected a positive duration")
+        raise ValueError(f"{said}: expected a positive duration")
     return value
 
 
@@ -400,3 +411,54 @@ def check_timestamps(name: str, column):
     if missing:
         raise ValueError(f"{name}: {missing} of {len(column)} timestamps are NaT; drop or fill those runs first")
     return column
+
+
+def _relative(text, name: str, what: str, example: str) -> float:
+    """A relative quantity written as text: ``5%`` or ``0.05``, from 0 to below 1."""
+    stripped = str(text).strip()
+    try:
+        value = float(stripped[:-1]) / 100 if stripped.endswith("%") else float(stripped)
+    except ValueError:
+        raise ValueError(f"{name} {text}: expected a {what} such as {example}") from None
+    if not (0 <= value < 1) or value != value:
+        raise ValueError(f"{name} {text}: expected a {what} from 0 to below 100%, such as {example}")
+    return value
+
+
+def check_threshold(value, name: str = "threshold") -> float:
+    """The smallest relative change that matters, ``0 <= threshold < 1``: the one rule of
+    :func:`perfstudy.compare`, :func:`perfstudy.run`, :func:`perfstudy.analyze`,
+    :func:`perfstudy.comparison.verdict` and the command line.
+
+    A number (``0.05``), or text as the command line gives it (``"5%"`` or ``"0.05"``; a command line's
+    ``name`` is the option, ``"--threshold"``). TypeError for anything else, ValueError outside [0, 1).
+    """
+    if isinstance(value, str):
+        return _relative(value, name, "relative change", "5% or 0.05")
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name}={value!r}: expected a relative change such as 0.05 for 5%")
+    if not (math.isfinite(value) and 0 <= value < 1):
+        raise ValueError(f"{name}={value!r}: expected a relative change in [0, 1), such as 0.05 for 5%")
+    return float(value)
+
+
+def check_coverage(value, name: str = "confidence") -> float:
+    """A confidence (coverage) strictly between 0 and 1: a number, or text ``"95%"``/``"0.95"`` as the
+    command line gives it."""
+    if isinstance(value, str):
+        found = _relative(value, name, "coverage", "0.95 or 95%")
+        if found <= 0:
+            raise ValueError(f"{name} {value}: expected a coverage above 0, such as 0.95 or 95%")
+        return found
+    return check_fraction(name, value)
+
+
+#: what a duration's unit may be on the command line, in seconds
+DURATION_UNITS = {"ms": 1e-3, "s": 1.0, "m": 60.0, "min": 60.0, "h": 3600.0}
+
+
+def parse_duration(text, name: str) -> float:
+    """Seconds of a duration as :func:`check_duration` reads it (``500ms``, ``90s``, ``10m``, ``2h``): the
+    grammar of every duration on the command line (``run --timeout``, ``--max-time``, ``report
+    --timeout``) and of the library's ``timeout=`` and ``max_time=``."""
+    return float(check_duration(name, text).total_seconds())

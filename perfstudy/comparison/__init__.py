@@ -8,34 +8,33 @@ from typing import TYPE_CHECKING
 from perfstudy._lib.lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from perfstudy.comparison._compare import (
+    from perfstudy.comparison._batch_checks import odd_batches
+    from perfstudy.comparison._compare import Comparison, compare, verdict
+    from perfstudy.comparison._intervals import (
         CORRECTIONS,
         MIN_BOOTSTRAP_CLUSTERS,
         SCALES,
         STATISTICS,
         VERDICTS,
-        Comparison,
         adjust_p_values,
-        compare,
-        format_comparison,
-        odd_batches,
     )
     from perfstudy.comparison._paired import block_differences, host_and_round_variance
+    from perfstudy.comparison._render import format_comparison
     from perfstudy.comparison.sequential import DEFAULT_SCALE, ConfidenceSequence, rounds_needed, t_confidence_sequence
 
 _HOMES = {
-    "STATISTICS": "._compare",
-    "CORRECTIONS": "._compare",
-    "VERDICTS": "._compare",
-    "SCALES": "._compare",
-    "MIN_BOOTSTRAP_CLUSTERS": "._compare",
+    "STATISTICS": "._intervals",
+    "CORRECTIONS": "._intervals",
+    "VERDICTS": "._intervals",
+    "SCALES": "._intervals",
+    "MIN_BOOTSTRAP_CLUSTERS": "._intervals",
     "Comparison": "._compare",
     "compare": "._compare",
-    "adjust_p_values": "._compare",
-    "format_comparison": "._compare",
-    "odd_batches": "._compare",
+    "verdict": "._compare",
+    "adjust_p_values": "._intervals",
+    "format_comparison": "._render",
+    "odd_batches": "._batch_checks",
     "block_differences": "._paired",
-    "paired_interval": ".paired",
     "host_and_round_variance": "._paired",
     "ConfidenceSequence": ".sequential",
     "t_confidence_sequence": ".sequential",
@@ -51,6 +50,7 @@ __all__ = [
     "MIN_BOOTSTRAP_CLUSTERS",
     "Comparison",
     "compare",
+    "verdict",
     "adjust_p_values",
     "format_comparison",
     "odd_batches",

@@ -48,6 +48,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from types import MappingProxyType
+from typing import Literal
 
 import numpy as np
 import pandas as pd
@@ -58,14 +59,39 @@ from perfstudy._lib.checks import (
     check_choice,
     check_column,
     check_fraction,
+    check_real,
     check_resamples,
-    check_sample,
+    check_threshold,
 )
-from perfstudy._lib.format import display_unit, plural, si
+from perfstudy._lib.format import plural
 from perfstudy._lib.parallel import map_tasks
 from perfstudy._lib.result import Result
-from perfstudy._lib.tdist import norm_ppf, t_ppf, t_sf
 from perfstudy._lib.units import conversion_factor, higher_is_better
+from perfstudy.comparison._batch_checks import (
+    _confirm_warning,
+    _drift_warning,
+    _outlier_warning,
+    _warmup_warning,
+    odd_batches,
+)
+from perfstudy.comparison._intervals import (
+    CORRECTIONS,
+    MIN_BOOTSTRAP_CLUSTERS,
+    SCALES,
+    STATISTICS,
+    VERDICTS,
+    _change,
+    _interval,
+    _method,
+    _scale,
+    _Side,
+    _side,
+    adjust_p_values,
+)
+from perfstudy.comparison._render import (
+    _html,
+    format_comparison,
+)
 
 __all__ = [
     "STATISTICS",
@@ -75,360 +101,12 @@ __all__ = [
     "MIN_BOOTSTRAP_CLUSTERS",
     "Comparison",
     "compare",
+    "verdict",
     "adjust_p_values",
     "higher_is_better",
     "format_comparison",
     "odd_batches",
 ]
-
-STATISTICS = ("mean", "median")
-#: Multiple-comparison corrections: Holm's step-down (family-wise error), Benjamini-Hochberg (false
-#: discovery rate), or none.
-CORRECTIONS = ("holm", "bh", "none")
-VERDICTS = ("faster", "slower", "no change", "inconclusive")
-#: Fewer clusters than this on either side: a Student-t interval instead of the cluster bootstrap.
-MIN_BOOTSTRAP_CLUSTERS = 20
-#: Below this many bootstrap replicates beyond 0, the p-value comes from the studentised estimate
-#: (a t tail) instead of their share, which cannot resolve p-values below ``2 / (replicates + 1)``.
-MIN_TAIL_REPLICATES = 10
-#: Share of each cluster's first values compared with the rest by the warm-up check.
-WARMUP_SHARE = 0.1
-#: How a benchmark's change is measured: ``B/A - 1`` where every statistic is positive, else ``B - A``
-#: in the benchmark's unit (zeros, negative values).
-SCALES = ("ratio", "difference")
-
-
-def adjust_p_values(p_values, method: str = "holm") -> np.ndarray:
-    """p-values adjusted for multiple comparisons (NaN entries are left out and stay NaN).
-
-    The same numbers as ``statsmodels.stats.multitest.multipletests(p, method="holm" or "fdr_bh")[1]``
-    (tests/test_compare.py checks it to 1e-12), computed here because importing statsmodels costs 1.5 s,
-    which every ``perfstudy compare`` would pay.
-
-    Parameters
-    ----------
-    p_values : array_like
-        One per hypothesis.
-    method : {"holm", "bh", "none"}
-        Holm (1979) step-down, controlling the family-wise error rate; Benjamini & Hochberg (1995),
-        controlling the false discovery rate; or none.
-    """
-    check_choice("method", method, CORRECTIONS)
-    try:
-        p = np.asarray(p_values, dtype=float)
-    except (ValueError, TypeError):
-        raise TypeError("p_values: expected numbers in [0, 1] (NaN for a hypothesis not tested)") from None
-    if p.ndim != 1:
-        raise ValueError(f"p_values: expected a one-dimensional array, got shape {p.shape}")
-    outside = ~np.isnan(p) & ~((p >= 0) & (p <= 1))
-    if outside.any():
-        raise ValueError(f"p_values: {int(outside.sum())} value(s) outside [0, 1], e.g. {p[outside][0]!r}")
-    out = np.full(p.shape, np.nan)
-    finite = ~np.isnan(p)
-    q = p[finite]
-    m = q.size
-    if m == 0 or method == "none":
-        out[finite] = q
-        return out
-    order = np.argsort(q, kind="stable")
-    ranked = q[order]
-    if method == "holm":
-        adjusted = np.maximum.accumulate(np.minimum(1.0, (m - np.arange(m)) * ranked))
-    else:
-        adjusted = np.minimum.accumulate(m / np.arange(m, 0, -1) * ranked[::-1])[::-1]
-        adjusted = np.minimum(1.0, adjusted)
-    result = np.empty(m)
-    result[order] = adjusted
-    out[finite] = result
-    return out
-
-
-@dataclass(frozen=True)
-class _Side:
-    """One version of one benchmark: its values grouped by cluster."""
-
-    values: np.ndarray  # all values, grouped by cluster
-    cluster: np.ndarray  # cluster index (0..C-1) of each value
-    sums: np.ndarray  # per cluster
-    counts: np.ndarray  # per cluster
-    statistics: np.ndarray  # per cluster: mean or median
-    estimate: float  # the statistic of all the values: what the table's A and B columns show
-
-    @property
-    def clusters(self) -> int:
-        return self.counts.size
-
-
-def _side(values: np.ndarray, labels: np.ndarray, statistic: str) -> _Side:
-    codes, cluster = np.unique(labels, return_inverse=True)
-    cluster = cluster.reshape(-1)
-    counts = np.bincount(cluster, minlength=codes.size).astype(float)
-    sums = np.bincount(cluster, weights=values, minlength=codes.size)
-    if statistic == "mean":
-        per_cluster = sums / counts
-        estimate = float(values.mean())
-    else:
-        order = np.lexsort((values, cluster))
-        ordered, starts = values[order], np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
-        sizes = counts.astype(np.int64)
-        per_cluster = 0.5 * (ordered[starts + (sizes - 1) // 2] + ordered[starts + sizes // 2])
-        estimate = float(np.median(values))
-    return _Side(values, cluster, sums, counts, per_cluster, estimate)
-
-
-def _scale(a: _Side, b: _Side) -> str:
-    """``"ratio"`` when every value is >= 0 and every cluster statistic > 0 on both sides (then
-    every resample's statistic is > 0 too), else ``"difference"``."""
-    positive = all((side.values >= 0).all() and (side.statistics > 0).all() for side in (a, b))
-    return "ratio" if positive else "difference"
-
-
-def _change(a: _Side, b: _Side, scale: str) -> float:
-    """The change from A to B: ``B/A - 1`` on the ratio scale, ``B - A`` on the difference scale."""
-    return b.estimate / a.estimate - 1.0 if scale == "ratio" else b.estimate - a.estimate
-
-
-def _method(a: _Side, b: _Side) -> str:
-    fewer = min(a.clusters, b.clusters)
-    return "none" if fewer < 2 else "t" if fewer < MIN_BOOTSTRAP_CLUSTERS else "bootstrap"
-
-
-def _draw_counts(clusters: int, replicates: int, rng: np.random.Generator) -> np.ndarray:
-    """``(replicates, clusters)``: how often each cluster is drawn when ``clusters`` clusters are
-    drawn with replacement."""
-    draws = rng.integers(0, clusters, size=(replicates, clusters))
-    rows = np.arange(replicates)[:, None] * clusters
-    return np.bincount((draws + rows).ravel(), minlength=replicates * clusters).reshape(replicates, clusters)
-
-
-def _resampled(side: _Side, statistic: str, replicates: int, rng: np.random.Generator) -> np.ndarray:
-    """The statistic of ``replicates`` resamples of whole clusters (with replacement)."""
-    k = _draw_counts(side.clusters, replicates, rng).astype(float)
-    if statistic == "mean":
-        return (k @ side.sums) / (k @ side.counts)
-    # The median of a resample is that of the values, each repeated as often as its cluster was
-    # drawn. below[c, j]: values of cluster c among the j + 1 smallest; k @ below[:, j] is then the
-    # rank of the (j + 1)-th smallest value in the resample, and a vectorised bisection finds the
-    # positions of the resample's middle one or two values.
-    order = np.argsort(side.values, kind="stable")
-    ordered = side.values[order]
-    below = np.cumsum(side.cluster[order][None, :] == np.arange(side.clusters)[:, None], axis=1, dtype=float)
-    total = k @ side.counts
-
-    def first_reaching(target: np.ndarray) -> np.ndarray:
-        low, high = np.zeros(replicates, dtype=np.int64), np.full(replicates, ordered.size - 1)
-        while np.any(low < high):
-            mid = (low + high) // 2
-            reached = np.einsum("rc,cr->r", k, below[:, mid]) >= target
-            low, high = np.where(reached, low, mid + 1), np.where(reached, mid, high)
-        return low
-
-    middle_low = first_reaching(np.ceil(total / 2))
-    middle_high = first_reaching(np.floor(total / 2) + 1)
-    return 0.5 * (ordered[middle_low] + ordered[middle_high])
-
-
-def _interval(a: _Side, b: _Side, scale: str, method: str, statistic, confidence, replicates, rng):
-    """``(low, high, p_value)`` for the change from A to B by ``method`` (:func:`_method`): of
-    ``B/A - 1`` on the ratio scale (computed on logs), of ``B - A`` on the difference scale."""
-    alpha = 1.0 - confidence
-    fewer = min(a.clusters, b.clusters)
-    if method == "none":
-        return math.nan, math.nan, math.nan
-    if method == "t":
-        return _welch_fieller(a, b, scale, alpha)
-    to_scale, back = (np.log, np.expm1) if scale == "ratio" else (np.asarray, np.asarray)
-    centre = float(to_scale(b.estimate) - to_scale(a.estimate))
-    replicated = to_scale(_resampled(b, statistic, replicates, rng)) - to_scale(
-        _resampled(a, statistic, replicates, rng)
-    )
-    # Small-sample correction: the spread of a C-cluster bootstrap is sqrt((C - 1) / C) of the
-    # unbiased one, and its tails are normal where those of C cluster means are t; stretching the
-    # replicates about the estimate by the product of both ratios took the Type I error at 25
-    # clusters a side from 6.5-7% to the nominal 5% (tests/test_compare.py).
-    df = a.clusters + b.clusters - 2
-    inflation = math.sqrt(fewer / (fewer - 1))
-    se = inflation * float(replicated.std(ddof=1))
-    if se == 0.0:
-        p = 1.0 if centre == 0.0 else 0.0
-        return float(back(centre)), float(back(centre)), p
-    # the studentised estimate: no floor at 2 / (replicates + 1), unlike the share of replicates
-    p = _t_p_value(centre / se, df)
-    stretch = inflation * t_ppf(1 - alpha / 2, df) / norm_ppf(1 - alpha / 2)
-    replicated = centre + stretch * (replicated - centre)
-    low, high = back(np.quantile(replicated, [alpha / 2, 1.0 - alpha / 2]))
-    beyond = min(np.count_nonzero(replicated <= 0.0), np.count_nonzero(replicated >= 0.0))
-    if beyond >= MIN_TAIL_REPLICATES:
-        # the tail is resolved: the share of replicates beyond 0, the test the percentile interval
-        # inverts (they agree on skewed bootstrap distributions, a median's, where the t does not)
-        p = min(1.0, 2.0 * (1 + beyond) / (replicates + 1))
-    return float(low), float(high), p
-
-
-def _welch_fieller(a: _Side, b: _Side, scale: str, alpha: float):
-    """``(low, high, p_value)`` with few clusters: Welch's t for ``B - A`` of the two versions'
-    statistics, each with the standard error of its clusters' statistics (``sd / sqrt(C)``), on the
-    Welch-Satterthwaite degrees of freedom. On the ratio scale the interval of ``B/A - 1`` is
-    Fieller's: the ratios ``r`` with ``(B - r A)^2 <= q^2 (se_B^2 + r^2 se_A^2)``, exactly the
-    ratios the same test does not reject, so 0 lies outside it when ``p < alpha``, cut at a ratio of
-    0 (every statistic is positive on this scale, so B/A is). It is unbounded (NaN here) when A itself
-    is not distinguishable from 0.
-
-    Centre and spread on one scale: a t on log batch statistics centred on the log ratio of the
-    pooled means read one 12 s stall among twelve 5 ms runs as "faster, p = 0.0002"; on this scale
-    the same data give p = 0.34."""
-    va, vb = a.statistics.var(ddof=1) / a.clusters, b.statistics.var(ddof=1) / b.clusters
-    se = math.sqrt(va + vb)
-    difference = b.estimate - a.estimate
-    if se == 0.0:
-        change = _change(a, b, scale)
-        return change, change, 1.0 if difference == 0.0 else 0.0
-    # Welch-Satterthwaite: between C - 1 (one side's variance dominates) and C_a + C_b - 2
-    df = (va + vb) ** 2 / (va**2 / (a.clusters - 1) + vb**2 / (b.clusters - 1))
-    p = _t_p_value(difference / se, df)
-    q = t_ppf(1.0 - alpha / 2, df)
-    if scale == "difference":
-        return difference - q * se, difference + q * se, p
-    # Fieller: (A^2 - q^2 va) r^2 - 2 A B r + (B^2 - q^2 vb) <= 0
-    lead = a.estimate**2 - q**2 * va
-    half_width = math.sqrt(max(0.0, (a.estimate * b.estimate) ** 2 - lead * (b.estimate**2 - q**2 * vb)))
-    if lead <= 0.0:
-        return math.nan, math.nan, p
-    low, high = (a.estimate * b.estimate - half_width) / lead, (a.estimate * b.estimate + half_width) / lead
-    # The ratio scale is used only where every batch statistic is positive, so B/A > 0: the part of
-    # Fieller's set below 0 (a B so noisy that a negative mean is not rejected) holds no possible
-    # ratio, and cutting it off keeps the coverage. Shown as -100%: "any faster is possible".
-    return max(low, 0.0) - 1.0, high - 1.0, p
-
-
-def _t_p_value(t: float, df: float) -> float:
-    return 2.0 * t_sf(abs(t), df)
-
-
-def _warmup_test(side: _Side, alpha: float, threshold: float) -> tuple[int, float, float] | None:
-    """Are the first values of each cluster unlike the rest? A one-sample t-test over clusters of
-    the per-cluster relative difference, first :data:`WARMUP_SHARE` of its values against the rest
-    (clusters of fewer than 4 values are left out). Returns ``(values, mean difference, p)`` when it
-    rejects at ``alpha`` and the difference exceeds half the threshold (and 0.5%), else None.
-    :func:`perfstudy.analysis.analyze` uses the same test, so its table and advice agree with the note."""
-    cluster = side.cluster
-    order = np.argsort(cluster, kind="stable")
-    starts = np.concatenate([[0], np.cumsum(side.counts)[:-1]]).astype(np.int64)
-    position = np.empty(cluster.size, dtype=np.int64)
-    position[order] = np.arange(cluster.size) - starts[cluster[order]]
-    first = np.maximum(1, np.rint(WARMUP_SHARE * side.counts)).astype(np.int64)
-    usable = side.counts >= 2 * first + 2
-    if usable.sum() < 3:
-        return None
-    early = position < first[cluster]
-    early_mean = np.bincount(cluster, weights=side.values * early, minlength=side.clusters) / first
-    late_mean = np.bincount(cluster, weights=side.values * ~early, minlength=side.clusters) / (side.counts - first)
-    d = (early_mean / late_mean - 1.0)[usable]
-    spread = d.std(ddof=1)
-    if spread == 0.0:
-        return None
-    p = _t_p_value(d.mean() / (spread / math.sqrt(d.size)), d.size - 1)
-    if p < alpha and abs(d.mean()) > max(threshold / 2, 0.005):
-        return int(first[usable].min()), float(d.mean()), p
-    return None
-
-
-def _warmup_warning(side: _Side, name: str, alpha: float, threshold: float) -> str | None:
-    found = _warmup_test(side, alpha, threshold)
-    if found is None:
-        return None
-    count, change, p = found
-    return f"warm-up in {name}: {_first(count)} of each batch differ from the rest by {100 * change:+.1f}% (p={p:.2g}); drop them"
-
-
-def _first(count: int) -> str:
-    return "the first value" if count == 1 else f"the first {count} values"
-
-
-def _trend(statistics: np.ndarray) -> tuple[float, float]:
-    """Spearman's rank correlation of ``statistics`` with their order, and its two-sided p-value by the
-    t approximation: what ``scipy.stats.spearmanr(np.arange(n), statistics)`` returns (tests/test_compare.py
-    checks it), without importing scipy.stats (1.0 s here, more than a whole ``perfstudy compare`` of a
-    200-benchmark Go suite; see perfstudy/_tdist.py)."""
-    n = statistics.size
-    ranks = _average_ranks(statistics)
-    rho = float(np.corrcoef(np.arange(n), ranks)[0, 1])
-    if abs(rho) >= 1.0:
-        return rho, 0.0
-    return rho, _t_p_value(rho * math.sqrt((n - 2) / (1 - rho**2)), n - 2)
-
-
-def _drift_warning(side: _Side, name: str, alpha: float) -> str | None:
-    """Do the cluster statistics trend with the cluster order (a non-stationary series)? Spearman's
-    rank correlation (:func:`_trend`)."""
-    if side.clusters < 8 or np.ptp(side.statistics) == 0.0:
-        return None
-    rho, p = _trend(side.statistics)
-    if p < alpha:
-        return f"drift in {name}: batch results trend with batch order (Spearman rho={rho:+.2f}, p={p:.2g})"
-    return None
-
-
-def _average_ranks(x: np.ndarray) -> np.ndarray:
-    """Ranks 1..n, ties given their average rank (:func:`scipy.stats.rankdata`'s default)."""
-    _, inverse, counts = np.unique(x, return_inverse=True, return_counts=True)
-    ends = np.cumsum(counts)
-    return (ends - (counts - 1) / 2.0)[inverse.reshape(-1)]
-
-
-def odd_batches(statistics, labels=None, *, alpha: float = 0.05) -> list:
-    """Batches whose statistic is unlike the others': for each batch, its log statistic against the
-    mean and spread of the *other* batches' (the externally studentised residual,
-    ``t = (x_c - mean_others) / (sd_others sqrt(1 + 1/(C - 1)))``, Student's t on ``C - 2``
-    degrees of freedom under normality), Bonferroni-corrected over the ``C`` batches.
-
-    A robust z-score (median and MAD) flagged ordinary batches too often here: the MAD of 20 batch
-    medians can come out at half the true spread by chance (seen on simulated runs).
-
-    Parameters
-    ----------
-    statistics : array_like
-        One positive statistic per batch (its mean or median).
-    labels : array_like, optional
-        The batches' labels (default: their positions).
-    alpha : float
-        Family-wise size over the batches.
-
-    Returns
-    -------
-    list
-        The labels of the odd batches, most extreme first (empty with fewer than 5 batches).
-    """
-    alpha = check_fraction("alpha", alpha)
-    x = check_sample("statistics", statistics, minimum=0)
-    if (x <= 0).any():
-        raise ValueError("statistics: expected positive batch statistics (they are compared on a log scale)")
-    x = np.log(x)
-    labels = np.arange(x.size) if labels is None else np.asarray(labels)
-    if labels.shape != x.shape:
-        raise ValueError(f"labels: {labels.size} labels for {x.size} statistics")
-    c = x.size
-    if c < 5:
-        return []
-    total, squares = x.sum(), (x**2).sum()
-    others_mean = (total - x) / (c - 1)
-    others_var = np.maximum((squares - x**2 - (c - 1) * others_mean**2) / (c - 2), 0.0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t = np.abs(x - others_mean) / np.sqrt(others_var * (1 + 1 / (c - 1)))
-    t = np.where(np.isnan(t), 0.0, t)  # a batch equal to identical others
-    # Bonferroni, 2 P(T > t) c < alpha, is t beyond the t quantile at 1 - alpha / (2c); the most
-    # extreme first is the largest t first
-    odd = np.flatnonzero(t > t_ppf(1.0 - alpha / (2 * c), c - 2))
-    return [labels[i] for i in odd[np.argsort(-t[odd], kind="stable")]]
-
-
-def _outlier_warning(side: _Side, labels, name: str, alpha: float) -> str | None:
-    """The most extreme of :func:`odd_batches`, if any."""
-    odd = odd_batches(side.statistics, labels, alpha=alpha)
-    if odd:
-        more = f" (and {len(odd) - 1} more)" if len(odd) > 1 else ""
-        return f"batch {odd[0]} of {name} is unlike the others{more}"
-    return None
 
 
 @dataclass(frozen=True)
@@ -459,24 +137,6 @@ class _Task:
     blocks_a: np.ndarray | None = None  # with compare(block=...): each value's block (round)
     blocks_b: np.ndarray | None = None
     hosts_b: np.ndarray | None = None  # each of B's values' host, where a host column says
-
-
-def _confirm_warning(side: _Side, name: str, settings: _Settings, rng) -> str | None:
-    """CONFIRM (Maricq et al., section 5) on the batches' statistics: how many batches until the
-    median's interval is within ``+-threshold``; a warning when this side has fewer."""
-    if settings.threshold <= 0 or side.clusters < 10:
-        return None
-    from perfstudy.diagnostics.repetitions import repetitions_needed
-
-    needed = repetitions_needed(
-        side.statistics, error=settings.threshold, confidence=settings.confidence, trials=100, rng=rng
-    )
-    if needed.estimate is None:
-        return (
-            f"CONFIRM: {side.clusters} {plural(settings.cluster)} in {name} do not pin the median to "
-            f"+-{100 * settings.threshold:g}%; run more"
-        )
-    return None
 
 
 def _one_value(frame: pd.DataFrame, column: str) -> dict:
@@ -818,8 +478,7 @@ def compare(
     dropna = check_bool("dropna", dropna)
     checks = check_bool("checks", checks)
     confidence = check_fraction("confidence", confidence)
-    if not (isinstance(threshold, (int, float)) and math.isfinite(threshold) and 0 <= threshold < 1):
-        raise ValueError(f"threshold={threshold!r}: expected a relative change in [0, 1), e.g. 0.02 for 2%")
+    threshold = check_threshold(threshold)
     replicates = check_resamples("replicates", replicates, minimum=99)
     sequential = check_bool("sequential", sequential)
     if block is None and sequential:
@@ -999,286 +658,85 @@ def _table(rows, *, correction: str, confidence: float, threshold: float) -> pd.
     table = pd.DataFrame(rows)
     table.insert(table.columns.get_loc("method"), "p_adjusted", adjust_p_values(table["p_value"], correction))
     table.insert(
-        table.columns.get_loc("warnings"), "verdict", [_verdict(r, alpha, threshold) for r in table.itertuples()]
+        table.columns.get_loc("warnings"),
+        "verdict",
+        [
+            _verdict(r.low, r.high, r.p_adjusted, alpha, threshold, r.higher_is_better, r.scale, r.estimate_a)
+            for r in table.itertuples()
+        ],
     )
     return table
 
 
-def _verdict(row, alpha: float, threshold: float) -> str:
-    """``"no change"`` when the interval lies within ``+-threshold`` (times ``|A|`` on the
-    difference scale) or is the single point 0; ``"slower"``/``"faster"`` when the adjusted p-value
-    is below ``alpha`` and the interval lies beyond the threshold."""
-    if not (math.isfinite(row.low) and math.isfinite(row.high)):
-        return "inconclusive"
-    band = threshold if row.scale == "ratio" else threshold * abs(row.estimate_a)
-    if row.low == row.high == 0.0 or (band > 0 and -band <= row.low and row.high <= band):
-        return "no change"
-    if row.p_adjusted < alpha:
-        if row.low > band:
-            return "faster" if row.higher_is_better else "slower"
-        if row.high < -band:
-            return "slower" if row.higher_is_better else "faster"
-    return "inconclusive"
+def verdict(
+    low: float,
+    high: float,
+    p_value: float,
+    *,
+    alpha: float = 0.05,
+    threshold: float = 0.0,
+    higher_is_better: bool = False,
+    scale: Literal["ratio", "difference"] = "ratio",
+    estimate_a: float = 1.0,
+) -> str:
+    """The verdict on one benchmark's change, as :func:`compare` and ``perfstudy run`` give it.
 
-
-#: the version of the JSON that ``perfstudy compare --format json`` writes (README, "The JSON output");
-#: fields are only ever added within a version
-JSON_SCHEMA = "perfstudy.compare/1"
-
-
-def _percent(x: float) -> str:
-    return "n/a" if not math.isfinite(x) else f"{100 * x:+.1f}%"
-
-
-def _p_text(p: float) -> str:
-    return "n/a" if not math.isfinite(p) else f"{p:.2g}"
-
-
-def _count_text(values: int, clusters: int) -> str:
-    """``batches×values`` per batch, as benchstat's ``n``: ``6×10``; ``58 in 6`` when batches differ in size."""
-    return f"{clusters}×{values // clusters}" if values % clusters == 0 else f"{values} in {clusters}"
-
-
-def _unit_groups(result: Comparison) -> dict:
-    """The table's rows grouped by the unit shown in the header: ``{shown unit: (factor, timed, rows)}``
-    (:func:`perfstudy._lib.format.display_unit`)."""
-    groups: dict = {}
-    for row in result.table.itertuples():
-        factor, shown, timed = display_unit(result.units.get(str(row.benchmark)))
-        groups.setdefault(shown, (factor, timed, []))[2].append(row)
-    return groups
-
-
-def _geomean(rows) -> tuple[float, float, float] | None:
-    """The geometric means of A and B and of B/A over the rows on the ratio scale (benchstat's geomean row);
-    None with fewer than two."""
-    ratio = [r for r in rows if r.scale == "ratio" and r.estimate_a > 0 and r.estimate_b > 0]
-    if len(ratio) < 2:
-        return None
-    a = np.log([r.estimate_a for r in ratio])
-    b = np.log([r.estimate_b for r in ratio])
-    return float(np.exp(a.mean())), float(np.exp(b.mean())), float(np.exp((b - a).mean()) - 1.0)
-
-
-def _side_names(result: Comparison) -> tuple[str, str]:
-    """A and B as the table's header names them: ``A: base.json`` (the file's base name when that still tells
-    the two apart, else the label whole), or plain ``A`` when the label is the letter itself."""
-    import os
-
-    labels = [str(result.labels.get(k, k.upper())) for k in ("a", "b")]
-    short = [os.path.basename(label.rstrip("/")) or label for label in labels]
-    names = short if short[0] != short[1] else labels
-    return tuple(side if name == side else f"{side}: {name}" for side, name in zip("AB", names))
-
-
-def format_comparison(result: Comparison, format: str = "table") -> str:
-    """The comparison as people read it, in benchstat's manner.
-
-    One table per unit, the unit once in its header and each value with an SI prefix (``70.31µ``): each
-    benchmark's A and B as centre ± spread (the SD of the batch statistics relative to the centre), the
-    change with its interval, the adjusted p-value, the verdict, and n as batches×values per batch for A
-    and B; a geomean row over the benchmarks on the ratio scale. A benchmark's notes are numbered
-    footnotes under the tables, one line each; then what applies to the whole comparison.
+    ``"no change"`` when the interval lies within ``+-threshold`` (times ``|estimate_a|`` on the
+    difference scale) or is the single point 0; ``"slower"``/``"faster"`` when ``p_value`` (adjusted for
+    the benchmarks compared with it) is below ``alpha`` and the interval lies beyond the threshold;
+    otherwise ``"inconclusive"``.
 
     Parameters
     ----------
-    result : Comparison
-    format : {"table", "markdown", "json"}
-        Aligned text for a terminal; a Markdown table ready for a pull-request comment; or JSON in the
-        schema :data:`JSON_SCHEMA` (documented in the README), stable across versions.
+    low, high : float
+        The interval of the change: ``B/A - 1`` on the ratio scale, ``B - A`` on the difference scale.
+    p_value : float
+        The test of no change, adjusted for multiple comparisons.
+    alpha : float
+        The test's size, ``1 - confidence``.
+    threshold : float
+        The smallest relative change that matters, ``0 <= threshold < 1``.
+    higher_is_better : bool
+        The unit's direction (a rate); a positive change is then faster.
+    scale : {"ratio", "difference"}
+        How the change is measured.
+    estimate_a : float
+        A's statistic: the threshold's scale on the difference scale.
+
+    Returns
+    -------
+    str
+        One of :data:`VERDICTS`.
     """
-    if not isinstance(result, Comparison):
-        raise TypeError(f"result: expected Comparison, got {type(result).__name__}")
-    if format == "json":
-        return _json(result)
-    if format not in ("table", "markdown"):
-        raise ValueError(f"format={format!r}: expected 'table', 'markdown' or 'json'")
-    markdown = format == "markdown"
-    footnotes: list[str] = []
-    out: list[str] = []
-    for shown, (factor, small, rows) in _unit_groups(result).items():
-        out += _unit_table(result, shown, factor, small, rows, footnotes, markdown) + [""]
-    if result.excluded:
-        out += [
-            f"{'- ' if markdown else ''}{name}: not comparable: {reason}" for name, reason in result.excluded.items()
-        ]
-        out.append("")
-    if footnotes:
-        if markdown:
-            out += [f"{i}. {text}" for i, text in enumerate(footnotes, 1)] + [""]
-        else:
-            out += [f"[{i}] {text}" for i, text in enumerate(footnotes, 1)] + [""]
-    out += _general_lines(result)
-    return "\n".join(out)
+    low, high, p_value = (_number(name, value) for name, value in (("low", low), ("high", high), ("p_value", p_value)))
+    alpha = check_fraction("alpha", alpha)
+    threshold = check_threshold(threshold)
+    higher_is_better = check_bool("higher_is_better", higher_is_better)
+    check_choice("scale", scale, SCALES)
+    estimate_a = check_real("estimate_a", estimate_a)
+    if math.isnan(low) or math.isnan(high) or low > high:
+        raise ValueError(f"low, high: [{low}, {high}] is not an interval")
+    if not 0 <= p_value <= 1:
+        raise ValueError(f"p_value={p_value!r}: expected a probability in [0, 1]")
+    return _verdict(low, high, p_value, alpha, threshold, higher_is_better, scale, estimate_a)
 
 
-def _unit_rows(result: Comparison, factor: float, small: bool, rows, footnotes: list) -> tuple[list, list]:
-    """One unit's header and rows of cells; each benchmark's notes are added to ``footnotes`` (once each) and
-    marked. ``small``: prefixes below one (a time: 70.31µ; a count or a percentage keeps its decimals)."""
-
-    def value(x: float, *, signed: bool = False) -> str:
-        text = si(x * factor, small=small)
-        return ("+" + text) if signed and math.isfinite(x) and x >= 0 else text
-
-    def side(centre: float, spread: float) -> str:
-        return value(centre) + ("" if not math.isfinite(spread) else f" ± {100 * spread:.0f}%")
-
-    name_a, name_b = _side_names(result)
-    level = f"{100 * result.confidence:g}%"
-    header = [
-        "benchmark", name_a, name_b, f"change [{level} interval]", f"p ({result.correction})",
-        "verdict", "n A, B",
-    ]  # fmt: skip
-    lines = []
-    for row in rows:
-        marks = []
-        for note in row.notes:  # a note that several benchmarks share is one footnote
-            if note not in footnotes:
-                footnotes.append(note)
-            marks.append(str(footnotes.index(note) + 1))
-        if row.scale == "ratio":
-            change = f"{_percent(row.change)} [{_percent(row.low)}, {_percent(row.high)}]"
-        else:
-            low, high = value(row.low, signed=True), value(row.high, signed=True)
-            change = f"B - A {value(row.change, signed=True)} [{low}, {high}]"
-        name, unit = str(row.benchmark), result.units.get(str(row.benchmark))
-        if unit and name.endswith(f" {unit}"):  # Go's "Alloc B/op": the unit is in the caption already
-            name = name[: -len(unit) - 1]
-        lines.append(
-            [
-                name + (f" [{','.join(marks)}]" if marks else ""),
-                side(row.estimate_a, row.spread_a),
-                side(row.estimate_b, row.spread_b),
-                change,
-                _p_text(row.p_adjusted),
-                row.verdict,
-                f"{_count_text(row.n_a, row.clusters_a)}, {_count_text(row.n_b, row.clusters_b)}",
-            ]
-        )
-    geomean = _geomean(rows)
-    if geomean is not None:
-        lines.append(["geomean", value(geomean[0]), value(geomean[1]), _percent(geomean[2]), "", "", ""])
-    return header, lines
+def _number(name: str, value) -> float:
+    """A real number, infinities included (an interval may be unbounded); NaN is refused by the caller."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name}={value!r}: expected a real number")
+    return float(value)
 
 
-def _caption(result: Comparison, shown: str) -> str:
-    return f"{shown or 'no unit'}: {result.statistic} ± SD of the {result.cluster} {result.statistic}s"
-
-
-def _unit_table(
-    result: Comparison, shown: str, factor: float, small: bool, rows, footnotes: list, markdown: bool
-) -> list:
-    """The lines of one unit's table (:func:`_unit_rows`), aligned text or Markdown."""
-    header, lines = _unit_rows(result, factor, small, rows, footnotes)
-    caption = _caption(result, shown)
-    if markdown:
-
-        def escape(text: str) -> str:
-            return text.replace("|", "\\|")
-
-        table = [f"**{escape(caption)}**", "", "| " + " | ".join(header) + " |"]
-        table.append("|" + "|".join(["---", "---:", "---:", "---:", "---:", "---", "---:"]) + "|")
-        return table + ["| " + " | ".join(escape(c) for c in cells) + " |" for cells in lines]
-    widths = [max(len(r[i]) for r in [header, *lines]) for i in range(len(header))]
-    right = (False, True, True, True, True, False, True)
-
-    def join(cells):
-        return "  ".join(c.rjust(w) if r else c.ljust(w) for c, w, r in zip(cells, widths, right)).rstrip()
-
-    return [caption, join(header), *map(join, lines)]
-
-
-#: the notebook view's column order over :func:`_unit_rows`' cells: what a reader looks for first
-_HTML_ORDER = (0, 3, 5, 4, 1, 2, 6)
-
-
-def _general_lines(result: Comparison) -> list[str]:
-    """What applies to the whole comparison: which is A and B, the correction, the threshold, what was left out."""
-    count = len(result.table)
-    threshold = (
-        f"a change within ±{100 * result.threshold:g}% is no change"
-        if result.threshold > 0
-        else "no threshold (--threshold): the smallest real change is a change"
-    )
-    labels = [str(result.labels.get(k)) for k in ("a", "b")]
-    sides = "" if labels == ["A", "B"] else f"A is {labels[0]}, B is {labels[1]}; "
-    general = [
-        f"{sides}p adjusted ({result.correction}) over {count} benchmark{'s' if count != 1 else ''}; {threshold}."
-    ]
-    if result.only_a:
-        general.append(f"Only in A (not compared): {', '.join(map(str, result.only_a))}.")
-    if result.only_b:
-        general.append(f"Only in B (not compared): {', '.join(map(str, result.only_b))}.")
-    if result.warmup_dropped:
-        general.append(f"{result.warmup_dropped} values flagged as warm-up by the harness were left out.")
-    if result.dropped:
-        general.append(f"{result.dropped} rows with a missing value were dropped.")
-    return general
-
-
-def _html(result: Comparison) -> str:
-    """The notebook view: per unit a table led by benchmark, change [interval] and verdict, then p, A, B and
-    n; the notes as numbered footnotes under it; then what applies to the whole comparison."""
-    import html as h
-
-    footnotes: list[str] = []
-    name_a, name_b = _side_names(result)
-    parts = [f"<p><strong>Comparison of {h.escape(name_a)} and {h.escape(name_b)}</strong></p>"]
-    for shown, (factor, small, rows) in _unit_groups(result).items():
-        header, lines = _unit_rows(result, factor, small, rows, footnotes)
-        head = "".join(f"<th>{h.escape(header[i])}</th>" for i in _HTML_ORDER)
-        body = "".join(
-            "<tr>"
-            + "".join(
-                f"<td style='text-align:{'left' if i in (0, 5) else 'right'};white-space:nowrap'>"
-                + (f"<b>{h.escape(cells[i])}</b>" if i == 5 else h.escape(cells[i]))
-                + "</td>"
-                for i in _HTML_ORDER
-            )
-            + "</tr>"
-            for cells in lines
-        )
-        parts.append(
-            f"<table><caption style='text-align:left'>{h.escape(_caption(result, shown))}</caption>"
-            f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
-        )
-    for name, reason in result.excluded.items():
-        parts.append(f"<p>{h.escape(str(name))}: not comparable: {h.escape(str(reason))}</p>")
-    if footnotes:
-        parts.append("<ol style='font-size:smaller'>" + "".join(f"<li>{h.escape(n)}</li>" for n in footnotes) + "</ol>")
-    parts += [f"<p>{h.escape(line)}</p>" for line in _general_lines(result)]
-    return "\n".join(parts)
-
-
-def _json(result: Comparison) -> str:
-    """The comparison in the schema :data:`JSON_SCHEMA` (see the README)."""
-    import json
-
-    benchmarks = []
-    records = json.loads(result.table.drop(columns=["notes"]).to_json(orient="records"))
-    for record, notes in zip(records, result.table["notes"]):  # the records are the table's rows, in order
-        record["unit"] = result.units.get(str(record["benchmark"]))
-        record["notes"] = list(notes)
-        benchmarks.append(record)
-    geomeans = []
-    for shown, (factor, _, rows) in _unit_groups(result).items():
-        geomean = _geomean(rows)
-        if geomean is not None:
-            geomeans.append(dict(unit=shown or None, a=geomean[0] * factor, b=geomean[1] * factor, change=geomean[2]))
-    payload = dict(
-        schema=JSON_SCHEMA,
-        statistic=result.statistic,
-        confidence=result.confidence,
-        threshold=result.threshold,
-        correction=result.correction,
-        cluster=result.cluster,
-        labels={k: str(v) for k, v in result.labels.items()},
-        only_a=[str(v) for v in result.only_a],
-        only_b=[str(v) for v in result.only_b],
-        dropped=result.dropped,
-        warmup_dropped=result.warmup_dropped,
-        benchmarks=benchmarks,
-        geomean=geomeans,
-        excluded=[dict(benchmark=k, reason=v) for k, v in result.excluded.items()],
-    )
-    return json.dumps(payload, indent=2)
+def _verdict(low, high, p_value, alpha, threshold, higher_is_better, scale, estimate_a) -> str:
+    if not (math.isfinite(low) and math.isfinite(high)):
+        return "inconclusive"
+    band = threshold if scale == "ratio" else threshold * abs(estimate_a)
+    if low == high == 0.0 or (band > 0 and -band <= low and high <= band):
+        return "no change"
+    if p_value < alpha:
+        if low > band:
+            return "faster" if higher_is_better else "slower"
+        if high < -band:
+            return "slower" if higher_is_better else "faster"
+    return "inconclusive"

@@ -100,7 +100,7 @@ def paired_interval(
         from perfstudy.comparison.sequential import t_confidence_sequence
 
         cs = t_confidence_sequence(d, confidence)
-        low, high, p = sequence_interval(cs)
+        low, high, p = cs.current()
         method = "sequence"
         notes.append(
             f"paired over {n} rounds, each round's B/A; anytime-valid interval (Lai's confidence sequence, "
@@ -135,16 +135,6 @@ def paired_interval(
         high=back(high) if math.isfinite(high) else high, p_value=p,
         scale="ratio" if ratio else "difference", method=method, notes=notes,
     )  # fmt: skip
-
-
-def sequence_interval(cs) -> tuple[float, float, float]:
-    """``(low, high, p)`` after the last round of a :class:`~perfstudy.comparison.sequential.ConfidenceSequence`: the
-    intersection of its intervals so far (which agrees with the anytime p-value), or the last interval
-    where they share no point."""
-    low, high = float(cs.running_low[-1]), float(cs.running_high[-1])
-    if math.isnan(low):
-        low, high = float(cs.low[-1]), float(cs.high[-1])
-    return low, high, float(cs.p_values[-1])
 
 
 def host_and_round_variance(d, hosts) -> tuple[float, float]:

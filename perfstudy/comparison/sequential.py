@@ -32,6 +32,7 @@ bound over the looks costs 2.4 times at 50 rounds).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -91,6 +92,17 @@ class ConfidenceSequence(Result):
             {"n": self.n, "mean": self.mean, "low": self.low, "high": self.high, "p_value": self.p_values,
              "running_low": self.running_low, "running_high": self.running_high}
         )  # fmt: skip
+
+    def current(self) -> tuple[float, float, float]:
+        """``(low, high, p_value)`` after the last observation (a one-dimensional input): the
+        intersection of the intervals so far, which agrees with the anytime p-value, or the last
+        interval where they share no point."""
+        if self.mean.ndim != 1:
+            raise ValueError("current: one interval needs one sequence; index the arrays for a batch of them")
+        low, high = float(self.running_low[-1]), float(self.running_high[-1])
+        if math.isnan(low):
+            low, high = float(self.low[-1]), float(self.high[-1])
+        return low, high, float(self.p_values[-1])
 
 
 #: the largest ``scale`` accepted: a prior SD of a million standard deviations is already flat

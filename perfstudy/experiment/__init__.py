@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING
 from perfstudy._lib.lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from perfstudy.experiment._run import STOPS, RunFile, RunResult, is_run_file, read_experiment, read_run, run
+    from perfstudy.experiment._files import RunFile, is_run_file, read_experiment, read_run
+    from perfstudy.experiment._run import STOPS, RunResult, run
     from perfstudy.experiment.batches import (
         MEASURES,
         SHELL,
@@ -26,11 +27,11 @@ if TYPE_CHECKING:
 _HOMES = {
     "run": "._run",
     "RunResult": "._run",
-    "RunFile": "._run",
+    "RunFile": "._files",
     "STOPS": "._run",
-    "read_experiment": "._run",
-    "read_run": "._run",
-    "is_run_file": "._run",
+    "read_experiment": "._files",
+    "read_run": "._files",
+    "is_run_file": "._files",
     "RoundPlan": ".plan",
     "plan_rounds": ".plan",
     "format_plan": ".plan",

@@ -23,13 +23,9 @@ continues it, and refuses a file from another experiment.
 
 from __future__ import annotations
 
-import csv
-import io
-import json
 import math
 import os
 import signal
-import threading
 import time
 import warnings
 from dataclasses import dataclass, field
@@ -39,26 +35,38 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from perfstudy._lib.checks import check_bool, check_choice, check_fraction, check_int, check_real
+from perfstudy._lib.checks import check_bool, check_choice, check_fraction, check_int, check_real, check_threshold
 from perfstudy._lib.result import Result
 
 if TYPE_CHECKING:
     import pandas as pd
 
     from perfstudy.comparison._compare import Comparison
+from perfstudy.experiment._files import (
+    BUDGETS,
+    COLUMNS,
+    DEFAULTS,
+    NAMES,
+    SETTINGS,
+    RunFile,
+    _check_commands,
+    _checked_record,
+    _existing,
+    _experiment,
+    _write_record,
+    _Writer,
+    is_run_file,
+    read_experiment,
+    read_run,
+)
+from perfstudy.experiment._hosts import _Hosts
+from perfstudy.experiment._judge import _FAR, _describe, _Judge, _Stop
 from perfstudy.experiment.batches import MEASURES, Batch, command_argv, command_text, run_batch
 
 __all__ = ["run", "RunResult", "RunFile", "STOPS", "COLUMNS", "read_experiment", "read_run", "is_run_file"]
 
 #: why a run stopped
 STOPS = ("decided", "max-rounds", "max-time", "interrupted", "failed")
-#: the columns of a run's file, in order
-COLUMNS = (
-    "benchmark", "version", "command", "round", "position", "batch", "host", "iteration", "warmup", "value", "unit",
-    "start", "end", "exit_status", "load", "probe",
-)  # fmt: skip
-#: the version names a run gives its two commands
-NAMES = ("A", "B")
 
 
 @dataclass(frozen=True)
@@ -118,399 +126,13 @@ class RunResult(Result):
         return int(failed[-1]) if failed.size else 1
 
 
-def read_experiment(path) -> dict:
-    """The experiment record beside a run's file (``path + ".json"``).
-
-    Parameters
-    ----------
-    path : str or path
-        The run's file (``--out``).
-    """
-    if not isinstance(path, (str, os.PathLike)):
-        raise TypeError(f"path: expected a file path, got {type(path).__name__}")
-    with open(f"{path}.json", encoding="utf-8") as handle:
-        return json.load(handle)
-
-
-def is_run_file(path) -> bool:
-    """Whether ``path`` is a file that ``perfstudy run`` wrote: its record ``path + ".json"`` says so.
-
-    Parameters
-    ----------
-    path : str or path
-    """
-    if not isinstance(path, (str, os.PathLike)):
-        return False
-    try:
-        record = read_experiment(path)
-    except (OSError, ValueError):
-        return False
-    return isinstance(record, dict) and str(record.get("schema", "")).startswith("perfstudy.run/")
-
-
-@dataclass(frozen=True)
-class RunFile(Result):
-    """A run's file read back with its record: what :func:`perfstudy.comparison._compare.compare` and
-    :func:`perfstudy.analysis.analyze` need to report the run as it was run.
-
-    Attributes
-    ----------
-    frame : DataFrame
-        The batches that ran to the end (failed ones left out), with ``timestamp``, each batch's start.
-    record : mapping
-        The experiment record (commands, settings, seed, machine, stopped, rounds).
-    failed_rows : int
-        Rows of failed batches left out.
-    """
-
-    frame: pd.DataFrame
-    record: MappingProxyType
-    failed_rows: int
-
-    #: the versions: A is the baseline, whatever ran first
-    baseline = NAMES[0]
-
-    @property
-    def threshold(self) -> float:
-        """The threshold the run was judged by."""
-        return float(self.record["settings"].get("threshold", DEFAULTS["threshold"]))
-
-    @property
-    def confidence(self) -> float:
-        """The confidence the run was judged by."""
-        return float(self.record["settings"].get("confidence", DEFAULTS["confidence"]))
-
-    @property
-    def commands(self) -> dict:
-        """``{"A": command, "B": command}``."""
-        return dict(self.record["commands"])
-
-    def to_frame(self):
-        """The batches that ran (a copy)."""
-        return self.frame.copy()
-
-
-def read_run(path) -> RunFile:
-    """A run's file and its record, for reading back: versions A and B by the record, never by row order.
-
-    Parameters
-    ----------
-    path : str or path
-        The run's file (``--out``); its record is ``path + ".json"``.
-
-    Returns
-    -------
-    RunFile
-
-    Raises
-    ------
-    FileNotFoundError, ValueError
-        No such file, no record beside it, or not a run's file (naming what is wrong).
-    """
-    import pandas as pd
-
-    if not isinstance(path, (str, os.PathLike)):
-        raise TypeError(f"path: expected a file path, got {type(path).__name__}")
-    path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"{path}: no such file")
-    record = _checked_record(path, what=str(path))
-    try:
-        frame = pd.read_csv(path)
-    except (ValueError, pd.errors.ParserError) as error:
-        raise ValueError(f"{path}: not a run's CSV file ({' '.join(str(error).split())})") from None
-    missing = [c for c in COLUMNS if c not in frame.columns]
-    if missing:
-        raise ValueError(f"{path} lacks the columns {missing}; is it a perfstudy run's file?")
-    others = sorted(set(frame["version"].astype(str)) - set(NAMES))
-    if others:
-        raise ValueError(f"{path}: versions {others[:3]} are not a run's (A and B)")
-    failed = _numbers(frame["exit_status"]) != 0
-    frame = frame.loc[~failed].copy()
-    values, start = _numbers(frame["value"]), _numbers(frame["start"])
-    if np.isnan(values).any() or np.isnan(start).any():
-        raise ValueError(f"{path}: a batch that ran has a missing or non-numeric value or start; was the file edited?")
-    frame["value"] = values
-    frame["timestamp"] = pd.to_datetime(pd.Series(start, index=frame.index), unit="s")
-    return RunFile(frame=frame.reset_index(drop=True), record=MappingProxyType(record), failed_rows=int(failed.sum()))
-
-
-def _numbers(column) -> np.ndarray:
-    """A column as floats, NaN where it holds no number."""
-    import pandas as pd
-
-    return np.asarray(pd.to_numeric(column, errors="coerce"), dtype=float)
-
-
-class _Judge:
-    """The stopping rule after every round (module text), per benchmark, on the rounds in the order they ended."""
-
-    def __init__(self, threshold: float, confidence: float):
-        self.threshold, self.confidence = threshold, confidence
-        self.d: dict[str, list[float]] = {}
-        self.higher: dict[str, bool] = {}
-        self.unjudged: set = set()  # benchmarks with a round whose mean was 0: no ratio B/A to judge
-
-    def add_round(self, rows_a: list[dict], rows_b: list[dict]) -> None:
-        from perfstudy._lib.units import higher_is_better
-
-        for name in {r["benchmark"] for r in rows_a} & {r["benchmark"] for r in rows_b}:
-            a = [r["value"] for r in rows_a if r["benchmark"] == name and not r["warmup"]]
-            b = [r["value"] for r in rows_b if r["benchmark"] == name and not r["warmup"]]
-            if a and b and np.mean(a) > 0 and np.mean(b) > 0:
-                self.d.setdefault(name, []).append(math.log(np.mean(b) / np.mean(a)))
-                unit = next((r.get("unit") for r in rows_a if r["benchmark"] == name), None)
-                self.higher[name] = higher_is_better(unit)
-            elif a and b:
-                self.unjudged.add(name)
-
-    def state(self) -> dict:
-        """``{benchmark: (low, high, verdict, rounds still needed, sd)}`` on the relative scale; ``sd`` is the
-        standard deviation of the rounds' log-ratios. The interval is the intersection of the sequence's
-        intervals so far, as :func:`perfstudy.comparison._compare.compare` shows it, so that it agrees with the p-value."""
-        from types import SimpleNamespace
-
-        from perfstudy.comparison._compare import _verdict, adjust_p_values
-        from perfstudy.comparison._paired import sequence_interval
-        from perfstudy.comparison.sequential import rounds_needed, t_confidence_sequence
-
-        names = sorted(self.d)
-        if not names:
-            return {}
-        found = {}
-        p_values = []
-        for name in names:
-            d = np.asarray(self.d[name])
-            cs = t_confidence_sequence(d, self.confidence)
-            low, high, p = sequence_interval(cs)
-            found[name] = (low, high, float(cs.mean[-1]), d)
-            p_values.append(p)
-        adjusted = adjust_p_values(p_values, "holm")
-        band = math.log1p(self.threshold) if self.threshold > 0 else 0.0
-        state = {}
-        for name, p in zip(names, adjusted):
-            low, high, centre, d = found[name]
-            # compare's own verdict, on the interval as its table shows it (relative, B/A - 1)
-            shown = SimpleNamespace(low=math.expm1(low), high=math.expm1(high), scale="ratio", estimate_a=1.0,
-                                    p_adjusted=p, higher_is_better=self.higher[name])  # fmt: skip
-            verdict = _verdict(shown, 1 - self.confidence, self.threshold)
-            to_go = 0
-            sd = float(d.std(ddof=1)) if d.size > 1 else math.nan
-            if verdict == "inconclusive":
-                gap = band - abs(centre) if abs(centre) < band else abs(centre) - band
-                known = gap > 0 and math.isfinite(sd)
-                to_go = max(1, rounds_needed(sd, gap, self.confidence, limit=_FAR) - d.size) if known else _FAR
-            state[name] = (shown.low, shown.high, verdict, to_go, sd)
-        return state
-
-    def add_rows(self, rows: list[dict]) -> list:
-        """Judge the complete rounds among a resumed file's rows; returns their round numbers."""
-        by_round: dict[int, dict[str, list[dict]]] = {}
-        for row in rows:
-            if row.get("exit_status") in (0, 0.0):
-                by_round.setdefault(int(row["round"]), {}).setdefault(str(row["version"]), []).append(row)
-        completed = [r for r, sides in sorted(by_round.items()) if set(sides) == set(NAMES)]
-        for r in completed:
-            self.add_round(by_round[r][NAMES[0]], by_round[r][NAMES[1]])
-        return completed
-
-
-class _Stop:
-    """Ctrl-C or SIGTERM: stop after the batch in flight; a second one ends the batch in flight too (its
-    commands' process groups, :func:`perfstudy.experiment.batches.stop_running`, or a callable by KeyboardInterrupt).
-    The handlers are installed in the main thread only."""
-
-    def __init__(self):
-        self.signal: int | None = None
-        self.previous = {}
-
-    @property
-    def requested(self) -> bool:
-        return self.signal is not None
-
-    def __enter__(self):
-        if threading.current_thread() is threading.main_thread():
-            for signum in (signal.SIGINT, signal.SIGTERM):
-                self.previous[signum] = signal.signal(signum, self._handle)
-        return self
-
-    def _handle(self, signum, frame):
-        from perfstudy.experiment.batches import stop_running
-
-        if self.signal is None:
-            self.signal = signum
-            return
-        if not stop_running():  # nothing of ours in flight: a callable runs in this thread
-            raise KeyboardInterrupt
-
-    def __exit__(self, *exc):
-        for signum, handler in self.previous.items():
-            signal.signal(signum, handler)
-
-
-def _check_threshold(threshold) -> float:
-    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not math.isfinite(threshold):
-        raise TypeError(f"threshold={threshold!r}: expected a relative change such as 0.05 for 5%")
-    if not 0 <= threshold < 1:
-        raise ValueError(f"threshold={threshold!r}: expected a relative change in [0, 1), such as 0.05 for 5%")
-    return float(threshold)
-
-
-def _experiment(commands: dict, settings: dict) -> dict:
-    return {"schema": "perfstudy.run/1", "commands": commands, "settings": settings}
-
-
-def _existing(path: Path, commands: dict) -> tuple[list[dict], dict]:
-    """The rows of a run's file to resume, and its experiment record; refuses another experiment's file.
-
-    A last line cut short by a kill is dropped (and cut from the file when the run appends)."""
-    import pandas as pd
-
-    if not path.is_file():
-        raise FileNotFoundError(f"resume: {path}: no such file to resume; run without --resume to start it")
-    record = _checked_record(path)
-    _check_commands(path, record, commands)
-    _cut_partial_line(path)
-    try:
-        frame = pd.read_csv(path) if path.stat().st_size else pd.DataFrame(columns=list(COLUMNS))
-    except (ValueError, pd.errors.ParserError) as error:
-        raise ValueError(f"resume: {path}: not a run's CSV file ({' '.join(str(error).split())})") from None
-    missing = [c for c in COLUMNS if c not in frame.columns]
-    if missing:
-        raise ValueError(f"resume: {path} lacks the columns {missing}; is it a perfstudy run's file?")
-    status, values, rounds = _numbers(frame["exit_status"]), _numbers(frame["value"]), _numbers(frame["round"])
-    versions = np.asarray(frame["version"].isin(NAMES), dtype=bool)
-    bad = ((status == 0) & ~np.isfinite(values)) | np.isnan(rounds) | np.isnan(status) | ~versions
-    if bad.any():
-        line = int(np.flatnonzero(bad)[0]) + 2
-        raise ValueError(
-            f"resume: {path}: {int(bad.sum())} row(s) with a missing or non-numeric value, round, exit status or "
-            f"version (first on line {line}); a perfstudy run writes none, so the file was edited"
-        )
-    frame = frame.assign(value=values, round=rounds.astype(int), exit_status=status.astype(int))
-    rows = frame.astype(object).where(frame.notna(), None).to_dict("records")
-    return rows, record
-
-
-def _check_commands(path: Path, record: dict, commands: dict) -> None:
-    theirs = record["commands"]
-    different = [
-        f"{name}: {theirs.get(name)!r} there, {command!r} here" for name, command in commands.items()
-        if theirs.get(name) != command
-    ]  # fmt: skip
-    if different:
-        raise ValueError(f"resume: {path} is another experiment's file (other commands: {'; '.join(different)})")
-
-
-def _checked_record(path: Path, what: str = "resume") -> dict:
-    """The experiment record beside ``path``, refused by name where it is not one that ``run`` wrote."""
-    where = f"{what}: {path}.json" if what == "resume" else f"{path}.json"
-    try:
-        record = read_experiment(path)
-    except OSError:
-        raise FileNotFoundError(f"{where}: missing; is {path} a perfstudy run's file?") from None
-    except ValueError as error:
-        raise ValueError(f"{where}: not JSON ({error}); is {path} a perfstudy run's file?") from None
-    if not isinstance(record, dict) or not str(record.get("schema", "")).startswith("perfstudy.run/"):
-        raise ValueError(f"{where}: not a perfstudy run's record (no schema perfstudy.run/1)")
-    commands, settings = record.get("commands"), record.get("settings")
-    if not (isinstance(commands, dict) and set(commands) == set(NAMES) and all(isinstance(c, str) for c in
-                                                                                commands.values())):  # fmt: skip
-        raise ValueError(f"{where}: its commands should map A and B to command lines, found {commands!r}")
-    if not isinstance(settings, dict):
-        raise ValueError(f"{where}: its settings should be a mapping, found {settings!r}")
-    return record
-
-
-def _cut_partial_line(path: Path) -> None:
-    """Drop a last line that a kill cut short (everything after the last newline)."""
-    size = path.stat().st_size
-    if not size:
-        return
-    with open(path, "rb+") as handle:
-        handle.seek(max(0, size - 1))
-        if handle.read(1) == b"\n":
-            return
-        handle.seek(0)
-        data = handle.read()
-        handle.truncate(data.rfind(b"\n") + 1)
-
-
-class _Writer:
-    """Appends each batch's rows as one write, flushed at once."""
-
-    def __init__(self, path: Path | None, fresh: bool):
-        self.handle = None
-        if path is not None:
-            self.handle = open(path, "w" if fresh else "a", encoding="utf-8", newline="")
-            if fresh:
-                self.handle.write(",".join(COLUMNS) + "\n")
-                self.handle.flush()
-
-    def write(self, rows) -> None:
-        if self.handle is None:
-            return
-        buffer = io.StringIO()
-        writer = csv.writer(buffer, lineterminator="\n")
-        for row in rows:
-            writer.writerow(["" if row.get(c) is None else row.get(c) for c in COLUMNS])
-        self.handle.write(buffer.getvalue())
-        self.handle.flush()
-
-    def close(self):
-        if self.handle is not None:
-            self.handle.close()
-
-
-def _write_record(path: Path | None, record: dict) -> None:
-    if path is None:
-        return
-    temporary = Path(f"{path}.json.tmp")
-    temporary.write_text(json.dumps(record, indent=1, default=str), encoding="utf-8")
-    os.replace(temporary, f"{path}.json")
-
-
 def _order(seed: int, round_number: int) -> list[int]:
     """The versions' order in a round: a permutation drawn from ``(seed, round)`` (the same on resume)."""
     return list(np.random.default_rng([seed, round_number]).permutation(len(NAMES)))
 
 
-#: rounds beyond which the progress bar does not guess how many are still needed
-_FAR = 10_000
-#: the experiment's settings: a resumed run keeps the record's, and refuses a different one by name
-SETTINGS = ("threshold", "confidence", "values", "warmup", "measure", "name", "shell", "timeout")
-#: the budgets: a resumed run may extend them (a confidence sequence may be looked at again after any round)
-BUDGETS = ("min_rounds", "max_rounds", "max_time")
-#: their defaults
-DEFAULTS = MappingProxyType(dict(
-    threshold=0.05, confidence=0.95, values=3, warmup=1, measure="time", name="command", shell=True, timeout=None,
-    min_rounds=5, max_rounds=100, max_time=None,
-))  # fmt: skip
 #: the spread of a round's log-ratio B/A beyond which the run suggests longer batches or a robust statistic
 NOISY_ROUNDS = 0.10
-#: rounds of estimates over which "rounds still needed" is smoothed (their median)
-_SMOOTHING = 5
-
-
-def _describe(state: dict, history: dict, *, rounds: int, min_rounds: int, left: int, limit: int = 3) -> str:
-    """The progress bar's text: each benchmark's interval and verdict, and the rounds still needed, once
-    ``min_rounds`` have run, as the median of the last estimates (``> N`` beyond the budget left)."""
-    parts = []
-    for name, (low, high, verdict, _to_go, _sd) in list(state.items())[:limit]:
-        label = "" if len(state) == 1 else f"{name}: "
-        interval = "[-inf, inf]" if not math.isfinite(high) else f"[{100 * low:+.1f}%, {100 * high:+.1f}%]"
-        more = ""
-        if verdict == "inconclusive":
-            recent = history.get(name, [])[-_SMOOTHING:]
-            if rounds < min_rounds or len(recent) < min(_SMOOTHING, rounds):
-                more = " (estimating the rounds needed)"
-            else:
-                needed = int(np.median(recent)) - rounds
-                more = f" > {left} more rounds than the budget" if needed > left else f" ~{max(1, needed)} more rounds"
-        parts.append(f"{label}{interval} {verdict}{more}")
-    if len(state) > limit:
-        parts.append(f"{sum(v[2] != 'inconclusive' for v in state.values())}/{len(state)} decided")
-    return "; ".join(parts)
 
 
 def run(
@@ -728,7 +350,7 @@ def _check_each(settings: dict, stored: bool = False) -> dict[str, Any]:
     from perfstudy._lib.checks import check_duration
 
     checks = dict(
-        threshold=_check_threshold,
+        threshold=check_threshold,
         confidence=lambda v: check_fraction("confidence", v),
         values=lambda v: check_int("values", v, minimum=1, maximum=1_000_000),
         warmup=lambda v: check_int("warmup", v, minimum=0, maximum=1_000_000),
@@ -963,78 +585,3 @@ def _batch(commands, version, round_number, position, benchmark, values, warmup,
         warmup=warmup, measure=measure, benchmark=benchmark, timeout=timeout,
         startup=startup if not callable(commands[version]) else 0.0,
     )  # fmt: skip
-
-
-class _Hosts:
-    """Rounds on Dask workers, each worker a host running one round at a time (its batches in the round's
-    order, each batch a task pinned to the worker)."""
-
-    #: seconds to wait for a scheduler to answer
-    TIMEOUT = 10.0
-
-    def __init__(self, client, cluster=None):
-        self.client, self.cluster = client, cluster
-
-    @classmethod
-    def connect(cls, address: str) -> _Hosts:
-        if not isinstance(address, str) or not address.strip():
-            raise ValueError(f"scheduler={address!r}: expected a Dask scheduler address or 'local:N'")
-        try:
-            from distributed import Client, LocalCluster
-        except ImportError:
-            raise ImportError("scheduler: needs Dask (pip install 'perfstudy[dask]')") from None
-        if address.startswith("local:"):
-            count = address.split(":", 1)[1]
-            if not count.isdigit() or int(count) < 1:
-                raise ValueError(f"scheduler={address!r}: expected local:N with N workers, e.g. local:2")
-            cluster = LocalCluster(n_workers=int(count), threads_per_worker=1, processes=True,
-                                   dashboard_address=None, silence_logs=40)  # fmt: skip  # pyright: ignore[reportArgumentType]
-            return cls(Client(cluster), cluster)
-        try:
-            client = Client(address, timeout=cls.TIMEOUT)
-        except (OSError, TimeoutError) as error:
-            raise ConnectionError(
-                f"scheduler={address!r}: no Dask scheduler answered within {cls.TIMEOUT:g} s ({error})"
-            ) from None
-        return cls(client)
-
-    def close(self):
-        self.client.close()
-        if self.cluster is not None:
-            self.cluster.close()
-
-    def rounds(self, *, commands, benchmark, values, warmup, measure, timeout, seed, startup, first, wanted,
-               should_stop):  # fmt: skip
-        from distributed import as_completed
-
-        workers = sorted(self.client.scheduler_info()["workers"])
-        pending = as_completed()
-        next_round = first
-        state = {}  # future -> (worker, round, position, order, finished rows)
-
-        def submit(worker, round_number, position, order, finished):
-            version = NAMES[order[position]]
-            batch = _batch(commands, version, round_number, position, benchmark, values, warmup, measure,
-                           timeout, startup)  # fmt: skip
-            future = self.client.submit(run_batch, batch, workers=[worker], allow_other_workers=False, pure=False)
-            state[future] = (worker, round_number, position, order, finished)
-            pending.add(future)
-
-        started = 0
-        for worker in workers:
-            if started < wanted and not should_stop():
-                submit(worker, next_round, 0, _order(seed, next_round), {})
-                next_round, started = next_round + 1, started + 1
-        for future in pending:
-            worker, round_number, position, order, finished = state.pop(future)
-            result = future.result()
-            yield None, result
-            finished[NAMES[order[position]]] = list(result.rows)
-            if position + 1 < len(NAMES) and result.status == 0:
-                submit(worker, round_number, position + 1, order, finished)
-                continue
-            if len(finished) == len(NAMES):
-                yield finished, None
-            if started < wanted and not should_stop():
-                submit(worker, next_round, 0, _order(seed, next_round), {})
-                next_round, started = next_round + 1, started + 1

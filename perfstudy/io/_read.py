@@ -37,6 +37,7 @@ import numpy as np
 import pandas as pd
 
 from perfstudy._lib.checks import check_allocation, check_bool, check_choice
+from perfstudy.io._formats import FORMATS
 
 __all__ = ["COLUMNS", "FORMATS", "read", "read_pyperf", "read_hyperfine", "read_google_benchmark", "read_jmh"]
 
@@ -471,21 +472,6 @@ def read_jmh(source, *, metric: str | None = None, dropna: bool = False) -> pd.D
     return _frame(rows, extra, {"tool": "JMH", "metric": metric or "primary"}, dropna)
 
 
-#: What :func:`read` accepts for ``format``; "auto" detects it from the content.
-FORMATS = (
-    "auto",
-    "pyperf",
-    "hyperfine",
-    "google_benchmark",
-    "jmh",
-    "go",
-    "criterion",
-    "pytest_benchmark",
-    "asv",
-    "benchmarkdotnet",
-    "csv",
-    "parquet",
-)
 #: Where each reader beyond the first four lives (imported when first used).
 _LAZY = {
     "read_go": "perfstudy.io.go",

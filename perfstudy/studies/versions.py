@@ -27,7 +27,7 @@ import pandas as pd
 from scipy import stats
 
 from perfstudy._lib.checks import check_choice, check_each, check_frame, check_int, check_names, check_real
-from perfstudy.comparison._compare import compare
+from perfstudy.comparison import compare
 from perfstudy.io import datasets
 
 __all__ = ["METHODS", "LAYOUTS", "aa_pairs", "aa_calibration"]

@@ -1,0 +1,277 @@
+"""A comparison as people read it: benchstat's aligned table, Markdown, the notebook's HTML, and JSON."""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from perfstudy._lib.format import display_unit, si
+
+if TYPE_CHECKING:
+    from perfstudy.comparison._compare import Comparison
+
+#: the version of the JSON that ``perfstudy compare --format json`` writes (README, "The JSON output");
+#: fields are only ever added within a version
+JSON_SCHEMA = "perfstudy.compare/1"
+
+
+def _percent(x: float) -> str:
+    return "n/a" if not math.isfinite(x) else f"{100 * x:+.1f}%"
+
+
+def _p_text(p: float) -> str:
+    return "n/a" if not math.isfinite(p) else f"{p:.2g}"
+
+
+def _count_text(values: int, clusters: int) -> str:
+    """``batches×values`` per batch, as benchstat's ``n``: ``6×10``; ``58 in 6`` when batches differ in size."""
+    return f"{clusters}×{values // clusters}" if values % clusters == 0 else f"{values} in {clusters}"
+
+
+def _unit_groups(result: Comparison) -> dict:
+    """The table's rows grouped by the unit shown in the header: ``{shown unit: (factor, timed, rows)}``
+    (:func:`perfstudy._lib.format.display_unit`)."""
+    groups: dict = {}
+    for row in result.table.itertuples():
+        factor, shown, timed = display_unit(result.units.get(str(row.benchmark)))
+        groups.setdefault(shown, (factor, timed, []))[2].append(row)
+    return groups
+
+
+def _geomean(rows) -> tuple[float, float, float] | None:
+    """The geometric means of A and B and of B/A over the rows on the ratio scale (benchstat's geomean row);
+    None with fewer than two."""
+    ratio = [r for r in rows if r.scale == "ratio" and r.estimate_a > 0 and r.estimate_b > 0]
+    if len(ratio) < 2:
+        return None
+    a = np.log([r.estimate_a for r in ratio])
+    b = np.log([r.estimate_b for r in ratio])
+    return float(np.exp(a.mean())), float(np.exp(b.mean())), float(np.exp((b - a).mean()) - 1.0)
+
+
+def _side_names(result: Comparison) -> tuple[str, str]:
+    """A and B as the table's header names them: ``A: base.json`` (the file's base name when that still tells
+    the two apart, else the label whole), or plain ``A`` when the label is the letter itself."""
+    import os
+
+    labels = [str(result.labels.get(k, k.upper())) for k in ("a", "b")]
+    short = [os.path.basename(label.rstrip("/")) or label for label in labels]
+    names = short if short[0] != short[1] else labels
+    return tuple(side if name == side else f"{side}: {name}" for side, name in zip("AB", names))
+
+
+def format_comparison(result: Comparison, format: str = "table") -> str:
+    """The comparison as people read it, in benchstat's manner.
+
+    One table per unit, the unit once in its header and each value with an SI prefix (``70.31µ``): each
+    benchmark's A and B as centre ± spread (the SD of the batch statistics relative to the centre), the
+    change with its interval, the adjusted p-value, the verdict, and n as batches×values per batch for A
+    and B; a geomean row over the benchmarks on the ratio scale. A benchmark's notes are numbered
+    footnotes under the tables, one line each; then what applies to the whole comparison.
+
+    Parameters
+    ----------
+    result : Comparison
+    format : {"table", "markdown", "json"}
+        Aligned text for a terminal; a Markdown table ready for a pull-request comment; or JSON in the
+        schema :data:`JSON_SCHEMA` (documented in the README), stable across versions.
+    """
+    from perfstudy.comparison._compare import Comparison
+
+    if not isinstance(result, Comparison):
+        raise TypeError(f"result: expected Comparison, got {type(result).__name__}")
+    if format == "json":
+        return _json(result)
+    if format not in ("table", "markdown"):
+        raise ValueError(f"format={format!r}: expected 'table', 'markdown' or 'json'")
+    markdown = format == "markdown"
+    footnotes: list[str] = []
+    out: list[str] = []
+    for shown, (factor, small, rows) in _unit_groups(result).items():
+        out += _unit_table(result, shown, factor, small, rows, footnotes, markdown) + [""]
+    if result.excluded:
+        out += [
+            f"{'- ' if markdown else ''}{name}: not comparable: {reason}" for name, reason in result.excluded.items()
+        ]
+        out.append("")
+    if footnotes:
+        if markdown:
+            out += [f"{i}. {text}" for i, text in enumerate(footnotes, 1)] + [""]
+        else:
+            out += [f"[{i}] {text}" for i, text in enumerate(footnotes, 1)] + [""]
+    out += _general_lines(result)
+    return "\n".join(out)
+
+
+def _unit_rows(result: Comparison, factor: float, small: bool, rows, footnotes: list) -> tuple[list, list]:
+    """One unit's header and rows of cells; each benchmark's notes are added to ``footnotes`` (once each) and
+    marked. ``small``: prefixes below one (a time: 70.31µ; a count or a percentage keeps its decimals)."""
+
+    def value(x: float, *, signed: bool = False) -> str:
+        text = si(x * factor, small=small)
+        return ("+" + text) if signed and math.isfinite(x) and x >= 0 else text
+
+    def side(centre: float, spread: float) -> str:
+        return value(centre) + ("" if not math.isfinite(spread) else f" ± {100 * spread:.0f}%")
+
+    name_a, name_b = _side_names(result)
+    level = f"{100 * result.confidence:g}%"
+    header = [
+        "benchmark", name_a, name_b, f"change [{level} interval]", f"p ({result.correction})",
+        "verdict", "n A, B",
+    ]  # fmt: skip
+    lines = []
+    for row in rows:
+        marks = []
+        for note in row.notes:  # a note that several benchmarks share is one footnote
+            if note not in footnotes:
+                footnotes.append(note)
+            marks.append(str(footnotes.index(note) + 1))
+        if row.scale == "ratio":
+            change = f"{_percent(row.change)} [{_percent(row.low)}, {_percent(row.high)}]"
+        else:
+            low, high = value(row.low, signed=True), value(row.high, signed=True)
+            change = f"B - A {value(row.change, signed=True)} [{low}, {high}]"
+        name, unit = str(row.benchmark), result.units.get(str(row.benchmark))
+        if unit and name.endswith(f" {unit}"):  # Go's "Alloc B/op": the unit is in the caption already
+            name = name[: -len(unit) - 1]
+        lines.append(
+            [
+                name + (f" [{','.join(marks)}]" if marks else ""),
+                side(row.estimate_a, row.spread_a),
+                side(row.estimate_b, row.spread_b),
+                change,
+                _p_text(row.p_adjusted),
+                row.verdict,
+                f"{_count_text(row.n_a, row.clusters_a)}, {_count_text(row.n_b, row.clusters_b)}",
+            ]
+        )
+    geomean = _geomean(rows)
+    if geomean is not None:
+        lines.append(["geomean", value(geomean[0]), value(geomean[1]), _percent(geomean[2]), "", "", ""])
+    return header, lines
+
+
+def _caption(result: Comparison, shown: str) -> str:
+    return f"{shown or 'no unit'}: {result.statistic} ± SD of the {result.cluster} {result.statistic}s"
+
+
+def _unit_table(
+    result: Comparison, shown: str, factor: float, small: bool, rows, footnotes: list, markdown: bool
+) -> list:
+    """The lines of one unit's table (:func:`_unit_rows`), aligned text or Markdown."""
+    header, lines = _unit_rows(result, factor, small, rows, footnotes)
+    caption = _caption(result, shown)
+    if markdown:
+
+        def escape(text: str) -> str:
+            return text.replace("|", "\\|")
+
+        table = [f"**{escape(caption)}**", "", "| " + " | ".join(header) + " |"]
+        table.append("|" + "|".join(["---", "---:", "---:", "---:", "---:", "---", "---:"]) + "|")
+        return table + ["| " + " | ".join(escape(c) for c in cells) + " |" for cells in lines]
+    widths = [max(len(r[i]) for r in [header, *lines]) for i in range(len(header))]
+    right = (False, True, True, True, True, False, True)
+
+    def join(cells):
+        return "  ".join(c.rjust(w) if r else c.ljust(w) for c, w, r in zip(cells, widths, right)).rstrip()
+
+    return [caption, join(header), *map(join, lines)]
+
+
+#: the notebook view's column order over :func:`_unit_rows`' cells: what a reader looks for first
+_HTML_ORDER = (0, 3, 5, 4, 1, 2, 6)
+
+
+def _general_lines(result: Comparison) -> list[str]:
+    """What applies to the whole comparison: which is A and B, the correction, the threshold, what was left out."""
+    count = len(result.table)
+    threshold = (
+        f"a change within ±{100 * result.threshold:g}% is no change"
+        if result.threshold > 0
+        else "no threshold (--threshold): the smallest real change is a change"
+    )
+    labels = [str(result.labels.get(k)) for k in ("a", "b")]
+    sides = "" if labels == ["A", "B"] else f"A is {labels[0]}, B is {labels[1]}; "
+    general = [
+        f"{sides}p adjusted ({result.correction}) over {count} benchmark{'s' if count != 1 else ''}; {threshold}."
+    ]
+    if result.only_a:
+        general.append(f"Only in A (not compared): {', '.join(map(str, result.only_a))}.")
+    if result.only_b:
+        general.append(f"Only in B (not compared): {', '.join(map(str, result.only_b))}.")
+    if result.warmup_dropped:
+        general.append(f"{result.warmup_dropped} values flagged as warm-up by the harness were left out.")
+    if result.dropped:
+        general.append(f"{result.dropped} rows with a missing value were dropped.")
+    return general
+
+
+def _html(result: Comparison) -> str:
+    """The notebook view: per unit a table led by benchmark, change [interval] and verdict, then p, A, B and
+    n; the notes as numbered footnotes under it; then what applies to the whole comparison."""
+    import html as h
+
+    footnotes: list[str] = []
+    name_a, name_b = _side_names(result)
+    parts = [f"<p><strong>Comparison of {h.escape(name_a)} and {h.escape(name_b)}</strong></p>"]
+    for shown, (factor, small, rows) in _unit_groups(result).items():
+        header, lines = _unit_rows(result, factor, small, rows, footnotes)
+        head = "".join(f"<th>{h.escape(header[i])}</th>" for i in _HTML_ORDER)
+        body = "".join(
+            "<tr>"
+            + "".join(
+                f"<td style='text-align:{'left' if i in (0, 5) else 'right'};white-space:nowrap'>"
+                + (f"<b>{h.escape(cells[i])}</b>" if i == 5 else h.escape(cells[i]))
+                + "</td>"
+                for i in _HTML_ORDER
+            )
+            + "</tr>"
+            for cells in lines
+        )
+        parts.append(
+            f"<table><caption style='text-align:left'>{h.escape(_caption(result, shown))}</caption>"
+            f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+        )
+    for name, reason in result.excluded.items():
+        parts.append(f"<p>{h.escape(str(name))}: not comparable: {h.escape(str(reason))}</p>")
+    if footnotes:
+        parts.append("<ol style='font-size:smaller'>" + "".join(f"<li>{h.escape(n)}</li>" for n in footnotes) + "</ol>")
+    parts += [f"<p>{h.escape(line)}</p>" for line in _general_lines(result)]
+    return "\n".join(parts)
+
+
+def _json(result: Comparison) -> str:
+    """The comparison in the schema :data:`JSON_SCHEMA` (see the README)."""
+    import json
+
+    benchmarks = []
+    records = json.loads(result.table.drop(columns=["notes"]).to_json(orient="records"))
+    for record, notes in zip(records, result.table["notes"]):  # the records are the table's rows, in order
+        record["unit"] = result.units.get(str(record["benchmark"]))
+        record["notes"] = list(notes)
+        benchmarks.append(record)
+    geomeans = []
+    for shown, (factor, _, rows) in _unit_groups(result).items():
+        geomean = _geomean(rows)
+        if geomean is not None:
+            geomeans.append(dict(unit=shown or None, a=geomean[0] * factor, b=geomean[1] * factor, change=geomean[2]))
+    payload = dict(
+        schema=JSON_SCHEMA,
+        statistic=result.statistic,
+        confidence=result.confidence,
+        threshold=result.threshold,
+        correction=result.correction,
+        cluster=result.cluster,
+        labels={k: str(v) for k, v in result.labels.items()},
+        only_a=[str(v) for v in result.only_a],
+        only_b=[str(v) for v in result.only_b],
+        dropped=result.dropped,
+        warmup_dropped=result.warmup_dropped,
+        benchmarks=benchmarks,
+        geomean=geomeans,
+        excluded=[dict(benchmark=k, reason=v) for k, v in result.excluded.items()],
+    )
+    return json.dumps(payload, indent=2)
