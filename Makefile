@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed-stamp
 # Without either, loaders use the user cache and download (and verify) on first use.
 export PERFSTUDY_DATA ?= $(wildcard $(abspath $(CURDIR)/../shared/datasets))
 
-.PHONY: report report-quick test lint wheel-check bench clean
+.PHONY: report report-quick test test-fast lint wheel-check bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -26,6 +26,10 @@ report-quick: $(STAMP)
 ## Unit, reference, calibration, notebook (quick) and CLI tests.
 test: $(STAMP)
 	$(PY) -m pytest
+
+## The edit loop: everything but the slow, notebook and browser tests (under 5 minutes on 2 cores).
+test-fast: $(STAMP)
+	$(PY) -m pytest -m "not slow and not notebook and not browser"
 
 ## ruff: lint and format check of the package, tests, benchmarks and notebooks.
 lint: $(STAMP)

@@ -6,7 +6,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from statsmodels.tsa.stattools import adfuller
 
 from perfstudy.diagnostics.adf import adf, adf_suffixes, default_maxlag
 
@@ -14,6 +13,8 @@ MIRROR = Path(os.environ.get("PERFSTUDY_DATA") or "/nonexistent")
 
 
 def reference(x, **kwargs):
+    from statsmodels.tsa.stattools import adfuller  # imported here: it costs a second of every collection
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # statsmodels 0.15's FutureWarning about its return type
         return adfuller(x, **kwargs)

@@ -646,30 +646,30 @@ def _records_file(tmp):
 
 @functools.cache
 def _recovery():
-    from perfstudy.studies import bakshy2015
+    from perfstudy.studies import bakshy2015_real
 
-    return bakshy2015.table1_recovery(requests=12, hosts=3, batches=2, replicates=3, rng=0)
+    return bakshy2015_real.table1_recovery(requests=12, hosts=3, batches=2, replicates=3, rng=0)
 
 
 @functools.cache
 def _interval_methods():
-    from perfstudy.studies import bakshy2015
+    from perfstudy.studies import bakshy2015_real
 
-    return bakshy2015.interval_methods("md-sim-duration", replicates=4, rng=0)
+    return bakshy2015_real.interval_methods("md-sim-duration", replicates=4, rng=0)
 
 
 @functools.cache
 def _split():
-    from perfstudy.studies import bakshy2015
+    from perfstudy.studies import bakshy2015_real
 
-    return bakshy2015.variance_split(cwb=("md-sim-duration",), azure=("azure-redis-get-long",))
+    return bakshy2015_real.variance_split(cwb=("md-sim-duration",), azure=("azure-redis-get-long",))
 
 
 @functools.cache
 def _budget():
-    from perfstudy.studies import bakshy2015
+    from perfstudy.studies import bakshy2015_real
 
-    return bakshy2015.pilot_budget(
+    return bakshy2015_real.pilot_budget(
         COSTS, target_se=0.1, requests=30, hosts=(4,), batches=(2,), pilots=2, design_hosts=(4, 8), rng=0
     )
 
@@ -691,9 +691,9 @@ def _intervals():
 
 @functools.cache
 def _type1_series():
-    from perfstudy.studies import bakshy2015
+    from perfstudy.studies import bakshy2015_real
 
-    return bakshy2015.real_aa(
+    return bakshy2015_real.real_aa(
         [("a", np.arange(100.0) % 7)], segments=2, segment_length=5, experiments=3, replicates=3, rng=0
     ).per_series
 
@@ -938,11 +938,11 @@ def _study_valid():
         "bakshy2015.DeltaHatDensities.to_frame": lambda: call(result_of("bakshy2015.figure5")),
         "bakshy2015.BootstrapAgainstTruth.to_frame": lambda: call(result_of("bakshy2015.figure6")),
         "bakshy2015.RankedAATests.to_frame": lambda: call(result_of("bakshy2015.figure7")),
-        "bakshy2015.PilotBudget.to_frame": lambda: call(_budget()),
+        "bakshy2015_real.PilotBudget.to_frame": lambda: call(_budget()),
         "he2019.Configuration.to_frame": lambda: call(he2019.configuration(pt4[0])),
         "maricq2018.NormalityTests.to_frame": lambda: call(result_of("maricq2018.figure3_normality")),
         "maricq2018.DegradedCopyRanking.to_frame": lambda: call(result_of("maricq2018.figure7_cwb")),
-        "bakshy2015.RealAATests.to_frame": lambda: call(result_of("bakshy2015.real_aa")),
+        "bakshy2015_real.RealAATests.to_frame": lambda: call(result_of("bakshy2015_real.real_aa")),
         "maricq2018.ConvergenceCurves.to_frame": lambda: call(result_of("maricq2018.figure5_convergence")),
         "maricq2018.RepetitionsAgainstCoV.to_frame": lambda: call(result_of("maricq2018.figure6_cov_vs_repetitions")),
         "he2019.SotaComparison.to_frame": lambda: call(result_of("he2019.sota_comparison")),
@@ -964,18 +964,18 @@ def _study_valid():
         "bakshy2015.with_host_sd_scaled_to": lambda: call("request_balanced", 0.08, E1),
         "bakshy2015.figure6": lambda: call(E1, requests=8, hosts=2, simulations=5, replicates=5, rng=0),
         "bakshy2015.figure7": lambda: call(E1, requests=8, hosts=4, tests=3, replicates=4, rng=0),
-        "bakshy2015.real_series": lambda: call(("azure-redis-get-long",), pt4cloud=False),
-        "bakshy2015.real_aa": lambda: call(
+        "bakshy2015_real.real_series": lambda: call(("azure-redis-get-long",), pt4cloud=False),
+        "bakshy2015_real.real_aa": lambda: call(
             [("a", np.arange(100.0) % 7)], segments=2, segment_length=5, experiments=3, replicates=3, rng=0
         ),
-        "bakshy2015.table1_recovery": lambda: call(requests=12, hosts=3, batches=2, replicates=3, rng=0),
-        "bakshy2015.design_from_pilot": lambda: call(pilot_fit(), COSTS, target_se=0.1, experiments=50, rng=0),
-        "bakshy2015.variance_split": lambda: call(cwb=("md-sim-duration",), azure=("azure-redis-get-long",)),
-        "bakshy2015.interval_methods": lambda: call("md-sim-duration", replicates=4, rng=0),
+        "bakshy2015_real.table1_recovery": lambda: call(requests=12, hosts=3, batches=2, replicates=3, rng=0),
+        "bakshy2015_real.design_from_pilot": lambda: call(pilot_fit(), COSTS, target_se=0.1, experiments=50, rng=0),
+        "bakshy2015_real.variance_split": lambda: call(cwb=("md-sim-duration",), azure=("azure-redis-get-long",)),
+        "bakshy2015_real.interval_methods": lambda: call("md-sim-duration", replicates=4, rng=0),
         "explorers.pt4cloud_explorer": lambda: call("pt4cloud-AWS-EP-L", replicates=20),
         "explorers.confirm_explorer": lambda: call(("pt4cloud-AWS-EP-L", "ground_truth"), trials=10, max_size=100),
         "explorers.explorer_app": lambda: call(quick=True),
-        "bakshy2015.pilot_budget": lambda: call(
+        "bakshy2015_real.pilot_budget": lambda: call(
             COSTS, target_se=0.1, requests=30, hosts=(4,), batches=(2,), pilots=2, design_hosts=(4, 8), rng=0
         ),
         "he2019.Configuration.weeks": lambda: call(he2019.configuration(pt4[0])),

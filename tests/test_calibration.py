@@ -17,6 +17,9 @@ from perfstudy.design.schedules import DESIGNS
 from perfstudy.design.simulated_errors import standard_error_sweep
 from perfstudy.design.standard_errors import standard_error
 
+#: minutes of simulation or of real commands run under the clock: `make test` runs it, `make test-fast` does not
+pytestmark = pytest.mark.slow
+
 EXPERIMENTS = 4000
 ALPHA = 1e-3
 LOW, HIGH = stats.chi2.ppf([ALPHA / 2, 1 - ALPHA / 2], EXPERIMENTS)

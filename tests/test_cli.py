@@ -4,10 +4,22 @@ import json
 import subprocess
 import sys
 
-import nbformat
 import pytest
 
 from perfstudy.notebook.report import NotebookRun, find_notebooks, format_table
+
+
+class _LazyNbformat:
+    """nbformat, imported when a test first uses it: importing it (jsonschema's format grammars) costs
+    seconds of every collection."""
+
+    def __getattr__(self, name):
+        import nbformat as module
+
+        return getattr(module, name)
+
+
+nbformat = _LazyNbformat()
 
 
 def _notebook(path, *cells, parameters="quick = False\nout_dir = '.'"):

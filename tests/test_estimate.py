@@ -201,17 +201,19 @@ cat(jsonlite_free <- paste0("{", paste0('"', vc$grp, '": ', sprintf("%.12g", vc$
 """
 
 
-def _lme4_available() -> bool:
-    if shutil.which("Rscript") is None:
-        return False
-    probe = subprocess.run(["Rscript", "-e", "library(lme4)"], capture_output=True)
-    return probe.returncode == 0
+@pytest.fixture(scope="session")
+def lme4():
+    """R with lme4, probed once when a test first needs it (not at collection, where it cost a second)."""
+    if (
+        shutil.which("Rscript") is None
+        or subprocess.run(["Rscript", "-e", "library(lme4)"], capture_output=True).returncode
+    ):
+        pytest.skip(
+            "Rscript with lme4 is not installed (Debian packages r-base-core r-cran-lme4; .ci/run installs them)"
+        )
 
 
-needs_lme4 = pytest.mark.skipif(
-    not _lme4_available(),
-    reason="Rscript with lme4 is not installed (Debian packages r-base-core r-cran-lme4; .ci/run installs them)",
-)
+needs_lme4 = pytest.mark.usefixtures("lme4")
 
 
 def _lmer(tmp_path, df, terms, fixed, factors, method="reml"):

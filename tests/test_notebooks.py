@@ -6,13 +6,25 @@ import math
 import re
 from pathlib import Path
 
-import nbformat
 import numpy as np
 import pytest
 from scipy import stats
 
 from perfstudy.notebook.records import load_records
 from perfstudy.notebook.report import run_notebooks
+
+
+class _LazyNbformat:
+    """nbformat, imported when a test first uses it: importing it (jsonschema's format grammars) costs
+    seconds of every collection."""
+
+    def __getattr__(self, name):
+        import nbformat as module
+
+        return getattr(module, name)
+
+
+nbformat = _LazyNbformat()
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 ALL = sorted(NOTEBOOKS.glob("*.ipynb"))

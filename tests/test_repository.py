@@ -78,6 +78,93 @@ def test_no_study_imports_a_notebook_helper():
     assert not {k: v for k, v in found.items() if v}
 
 
+#: The packages from the bottom up: each may import only those before it (DESIGN.md, "Layout"); the
+#: analysis packages on one layer may not import each other, except as listed in ``ACROSS``.
+LAYERS = (
+    ("_lib",),
+    ("io",),
+    ("design", "diagnostics", "stability", "capacity"),
+    ("comparison",),
+    ("experiment",),
+    ("analysis",),
+    ("notebook",),
+    ("cli",),
+    ("studies",),
+)
+#: imports across one layer: the only one allowed, with why
+ACROSS = {("design", "diagnostics"): "none", ("comparison", "diagnostics"): "compare's CONFIRM check"}
+
+
+def _package(path: Path) -> str:
+    parts = path.relative_to(ROOT / "perfstudy").with_suffix("").parts
+    return parts[0]
+
+
+def test_imports_go_one_way_between_packages():
+    """``_lib`` <- ``io`` <- analysis packages <- ``comparison`` <- ``experiment`` <- ``analysis`` <-
+    ``notebook`` <- ``cli`` <- ``studies``, on every import at any depth in every module."""
+    layer = {name: i for i, names in enumerate(LAYERS) for name in names}
+    modules = sorted((ROOT / "perfstudy").rglob("*.py"))
+    assert len(modules) >= 60
+    wrong = []
+    for path in modules:
+        mine = _package(path)
+        if mine not in layer:
+            continue  # __init__.py and __main__.py of the top package
+        for name in _imports(path):
+            if not name.startswith("perfstudy."):
+                continue
+            theirs = name.split(".")[1]
+            if theirs not in layer or theirs == mine:
+                continue
+            upward = layer[theirs] > layer[mine]
+            sideways = layer[theirs] == layer[mine] and (mine, theirs) not in ACROSS
+            if upward or sideways:
+                wrong.append(f"{path.relative_to(ROOT)} imports {name}")
+    assert not wrong, wrong
+
+
+def test_no_package_exports_a_name_that_is_one_of_its_modules():
+    """Importing ``perfstudy.x.y`` sets ``y`` on ``perfstudy.x``: an export of that name would be replaced,
+    and which one a reader got would depend on the order of imports (DESIGN.md, "Layout")."""
+    import importlib
+    import pkgutil
+
+    import perfstudy
+
+    packages = [perfstudy] + [
+        importlib.import_module(m.name) for m in pkgutil.walk_packages(perfstudy.__path__, "perfstudy.") if m.ispkg
+    ]
+    clashes = []
+    for package in packages:
+        modules = {m.name for m in pkgutil.iter_modules(package.__path__)}
+        clashes += [f"{package.__name__}.{n}" for n in getattr(package, "__all__", []) if n in modules]
+    assert len(packages) >= 10 and not clashes, clashes
+
+
+def test_the_top_level_gives_the_verbs():
+    from perfstudy import analyze, compare, read, run
+
+    assert [f.__name__ for f in (read, compare, run, analyze)] == ["read", "compare", "run", "analyze"]
+    assert all(callable(f) for f in (read, compare, run, analyze))
+
+
+def test_the_design_document_names_only_packages_that_exist():
+    """Every ``name/`` and ``name.py`` of DESIGN.md's layout under ``perfstudy/`` exists, and every
+    package of ``perfstudy/`` is named there."""
+    import re
+
+    design = (ROOT / "DESIGN.md").read_text()
+    block = design.split("## Layout", 1)[1].split("```", 2)[1]
+    inside = block.split("perfstudy/", 1)[1].split("\nnotebooks/", 1)[0]
+    named = set(re.findall(r"^  (\w+)/", inside, re.M))
+    files = set(re.findall(r"\b(\w+\.py)\b", inside))
+    packages = {p.parent.name for p in (ROOT / "perfstudy").glob("*/__init__.py")}
+    assert named == packages, named ^ packages
+    existing = {p.name for p in (ROOT / "perfstudy").rglob("*.py")}
+    assert len(files) >= 30 and files <= existing, sorted(files - existing)
+
+
 def test_the_layering_test_sees_an_import_inside_a_function(tmp_path):
     module = tmp_path / "m.py"
     module.write_text("def f():\n    from perfstudy.studies import he2019\n    import perfstudy.studies.maricq2018\n")

@@ -192,7 +192,7 @@ def _make(name):  # noqa: C901 - one branch a class, read as a table
 
 
 def _study(name):
-    from perfstudy.studies import bakshy2015, he2019, maricq2018, public_data, shivam2008
+    from perfstudy.studies import bakshy2015, bakshy2015_real, he2019, maricq2018, public_data, shivam2008
 
     frame = pd.DataFrame({"design": ["a", "b"], "se": [0.1, 0.2]})
     table = {
@@ -201,13 +201,13 @@ def _study(name):
             X, 0.1, {"iid": X}, {"true_sd": 0.2}
         ),
         "studies.bakshy2015.RankedAATests": lambda: bakshy2015.RankedAATests({}, frame),
-        "studies.bakshy2015.PilotBudget": lambda: bakshy2015.PilotBudget(frame, frame, None, 0.05),
+        "studies.bakshy2015_real.PilotBudget": lambda: bakshy2015_real.PilotBudget(frame, frame, None, 0.05),
         "studies.he2019.Configuration": lambda: he2019.Configuration("c", "b", "m", X, X),
         "studies.maricq2018.NormalityTests": lambda: maricq2018.NormalityTests(
             frame.assign(family="f"), frame.assign(family="g"), 1, 2
         ),
         "studies.maricq2018.DegradedCopyRanking": lambda: maricq2018.DegradedCopyRanking(frame, frame, "h", 3, 1, None),
-        "studies.bakshy2015.RealAATests": lambda: bakshy2015.RealAATests(frame, frame),
+        "studies.bakshy2015_real.RealAATests": lambda: bakshy2015_real.RealAATests(frame, frame),
         "studies.maricq2018.ConvergenceCurves": lambda: maricq2018.ConvergenceCurves({}, frame),
         "studies.maricq2018.RepetitionsAgainstCoV": lambda: maricq2018.RepetitionsAgainstCoV(frame, {"series": 2}),
         "studies.he2019.SotaComparison": lambda: he2019.SotaComparison(frame, {"pt4cloud": 0.9}),

@@ -18,7 +18,11 @@ from perfstudy.experiment.plan import plan_rounds
 
 PYTHON = sys.executable
 # the tests load this machine themselves: its warning is tested once, below
-pytestmark = pytest.mark.filterwarnings("ignore::perfstudy.experiment.environment.NoisyMachineWarning")
+#: real commands under the clock: `make test` runs them, `make test-fast` does not
+pytestmark = [
+    pytest.mark.filterwarnings("ignore::perfstudy.experiment.environment.NoisyMachineWarning"),
+    pytest.mark.slow,
+]
 
 
 def work(loops: int) -> str:

@@ -24,7 +24,11 @@ from perfstudy.experiment._run import _describe, _order, _rounds_left, read_run,
 from perfstudy.experiment.environment import NoisyMachineWarning
 
 PYTHON = sys.executable
-pytestmark = pytest.mark.filterwarnings("ignore::perfstudy.experiment.environment.NoisyMachineWarning")
+#: real commands under the clock: `make test` runs them, `make test-fast` does not
+pytestmark = [
+    pytest.mark.filterwarnings("ignore::perfstudy.experiment.environment.NoisyMachineWarning"),
+    pytest.mark.slow,
+]
 
 
 def work(loops: int) -> str:

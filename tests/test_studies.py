@@ -17,7 +17,7 @@ from perfstudy.capacity.server_model import SimulatedServer
 from perfstudy.design.standard_errors import optimal_allocation, standard_error
 from perfstudy.design.type1_errors import ROWS, aa_tests
 from perfstudy.io.datasets import DataUnavailableError, load, locate
-from perfstudy.studies import bakshy2015, he2019, kolaczkowski, maricq2018, shivam2008, versions
+from perfstudy.studies import bakshy2015, bakshy2015_real, he2019, kolaczkowski, maricq2018, shivam2008, versions
 from perfstudy.studies.public_data import SERIES, iter_series, survey_datasets
 
 E1 = PERFLAB_ENDPOINTS[1]
@@ -51,13 +51,13 @@ STUDY_CALLS = {
     "perfstudy.studies.bakshy2015.figure7": lambda r: bakshy2015.figure7(
         E1, requests=8, hosts=4, tests=3, replicates=4, rng=r
     ),
-    "perfstudy.studies.bakshy2015.table1_recovery": lambda r: bakshy2015.table1_recovery(
+    "perfstudy.studies.bakshy2015_real.table1_recovery": lambda r: bakshy2015_real.table1_recovery(
         requests=12, hosts=3, batches=2, replicates=3, rng=r
     ),
-    "perfstudy.studies.bakshy2015.interval_methods": lambda r: bakshy2015.interval_methods(
+    "perfstudy.studies.bakshy2015_real.interval_methods": lambda r: bakshy2015_real.interval_methods(
         "md-sim-duration", replicates=4, rng=r
     ),
-    "perfstudy.studies.bakshy2015.design_from_pilot": lambda r: bakshy2015.design_from_pilot(
+    "perfstudy.studies.bakshy2015_real.design_from_pilot": lambda r: bakshy2015_real.design_from_pilot(
         _pilot_fit(),
         CostModel(setup=600.0, request=2.0, repetition=0.5, host=60.0),
         target_se=0.1,
@@ -67,7 +67,7 @@ STUDY_CALLS = {
     "perfstudy.studies.versions.aa_calibration": lambda r: versions.aa_calibration(
         _synthetic_pairs(), slowdowns=(0.0, 0.05), methods=("perfstudy", "iid bootstrap"), replicates=199, rng=r
     ),
-    "perfstudy.studies.bakshy2015.pilot_budget": lambda r: bakshy2015.pilot_budget(
+    "perfstudy.studies.bakshy2015_real.pilot_budget": lambda r: bakshy2015_real.pilot_budget(
         CostModel(setup=600.0, request=2.0, repetition=0.5, host=60.0),
         target_se=0.1,
         requests=30,
@@ -80,8 +80,8 @@ STUDY_CALLS = {
     "perfstudy.studies.bakshy2015.table3": lambda r: bakshy2015.table3(
         E1, requests=8, hosts=4, experiments=3, replicates=3, rng=r
     ),
-    "perfstudy.studies.bakshy2015.real_aa": lambda r: (
-        bakshy2015.real_aa(
+    "perfstudy.studies.bakshy2015_real.real_aa": lambda r: (
+        bakshy2015_real.real_aa(
             [("a", np.arange(100.0) % 7), ("short", np.ones(3))],
             segments=2,
             segment_length=5,
@@ -189,7 +189,7 @@ def _pilot_fit():
 
 
 def test_table1_recovery_covers_and_names():
-    table = STUDY_CALLS["perfstudy.studies.bakshy2015.table1_recovery"](1)
+    table = STUDY_CALLS["perfstudy.studies.bakshy2015_real.table1_recovery"](1)
     assert len(table) == 25 and list(table.parameter[:5]) == ["request", "host", "request_batch", "host_batch", "noise"]
     assert np.allclose(table.truth[:5], [E1.request, E1.host, E1.request_batch, E1.host_batch, E1.noise])
     assert (table.low <= table.high).all()
@@ -199,9 +199,9 @@ def test_table1_recovery_covers_and_names():
 def test_design_from_pilot_keeps_its_promise():
     fit = _pilot_fit()
     costs = CostModel(setup=600.0, request=2.0, repetition=0.5, host=60.0)
-    plan = bakshy2015.design_from_pilot(fit, costs, target_se=0.1, experiments=2000, rng=3)
+    plan = bakshy2015_real.design_from_pilot(fit, costs, target_se=0.1, experiments=2000, rng=3)
     assert list(plan.design) == list(DESIGNS) and plan.best.sum() == 1
-    assert dict(zip(plan.design, plan.bootstrap)) == bakshy2015.BOOTSTRAP_FOR_DESIGN
+    assert dict(zip(plan.design, plan.bootstrap)) == bakshy2015_real.BOOTSTRAP_FOR_DESIGN
     feasible = plan[plan.feasible]
     assert (feasible.promised_se <= 0.1).all()
     # achieved SE from 2,000 simulated experiments within 4 of its Monte Carlo standard errors
@@ -215,7 +215,7 @@ def test_variance_split_equals_the_anova_where_only_hosts_and_noise_vary():
     # estimates: noise^2 = pooled within-VM variance, host^2 = pooled between-VM variance - noise^2/3.
     metrics = ("sysbench/threads-1-duration", "md-sim-duration")
     cwb = load("cwb-aws-microbench")
-    split = bakshy2015.variance_split(cwb=metrics, azure=()).set_index("benchmark")
+    split = bakshy2015_real.variance_split(cwb=metrics, azure=()).set_index("benchmark")
     for metric in metrics:
         rows = cwb[cwb.benchmark == metric].assign(y=lambda f: np.log(f.value))
         within = rows.groupby("host").y.var(ddof=1).mean()
@@ -227,7 +227,7 @@ def test_variance_split_equals_the_anova_where_only_hosts_and_noise_vary():
         assert row.sd_batch < 1e-4 and row.sd_region < 1e-4, metric
         assert row.sd_noise == pytest.approx(math.sqrt(within), rel=1e-4), metric
         assert row.sd_host == pytest.approx(math.sqrt(between - within / 3), rel=1e-4), metric
-        shares = row[[f"share_{r}" for r in bakshy2015.VARIANCE_ROLES]].dropna()
+        shares = row[[f"share_{r}" for r in bakshy2015_real.VARIANCE_ROLES]].dropna()
         assert shares.sum() == pytest.approx(1.0) and row.total_sd**2 == pytest.approx(
             sum(row[f"sd_{r}"] ** 2 for r in ("region", "host", "batch", "noise"))
         )
@@ -237,7 +237,7 @@ def test_variance_split_equals_the_anova_where_only_hosts_and_noise_vary():
 @needs_data
 def test_variance_split_names_what_it_did_not_fit():
     # the 4k random-write latency is 0.01 or 0.02 ms, decided by the instance type, and 0 on 3 rows
-    split = bakshy2015.variance_split(cwb=["sysbench/fileio-4k-rand-write-latency"], azure=AZURE)
+    split = bakshy2015_real.variance_split(cwb=["sysbench/fileio-4k-rand-write-latency"], azure=AZURE)
     cwb_row, azure_row = split.iloc[0], split.iloc[1]
     assert (cwb_row.n, cwb_row.dropped) == (729, 3) and "constant within every config" in cwb_row.note
     assert np.isnan(cwb_row.sd_host) and not cwb_row.converged
@@ -246,12 +246,12 @@ def test_variance_split_names_what_it_did_not_fit():
     assert (azure_row.hosts, azure_row.batches, azure_row.n) == (3, redis.timestamp.dt.date.nunique(), len(redis))
     assert azure_row.converged and np.isnan(azure_row.sd_region) and np.isfinite(azure_row.sd_host_batch)
     with pytest.raises(ValueError, match="not CWB metrics"):
-        bakshy2015.variance_split(cwb=["nope"], azure=())
+        bakshy2015_real.variance_split(cwb=["nope"], azure=())
 
 
 def test_pilot_budget_judges_each_recommendation_under_the_truth():
     costs = CostModel(setup=600.0, request=2.0, repetition=0.5, host=60.0)
-    budget = STUDY_CALLS["perfstudy.studies.bakshy2015.pilot_budget"](4)
+    budget = STUDY_CALLS["perfstudy.studies.bakshy2015_real.pilot_budget"](4)
     per_pilot = budget.pilots
     assert len(per_pilot) == 2 * 2 * 3 and len(budget.by_pilot) == 4
     oracle = optimal_allocation(E1, costs, target_se=0.1, hosts=[4, 8, 16])
@@ -333,7 +333,7 @@ def test_compare_is_calibrated_on_interleaved_real_a_a_pairs():
     # 10 batches a side, interleaved: Azure days (184 pairs), PT4Cloud blocks of 10 runs (40 pairs).
     # Measured: 3.3% and 2.5%. Bound: 5% + 3 MC SE (at the nominal rate) per source.
     pairs = versions.aa_pairs(
-        azure=bakshy2015.AZURE_LONG, pt4cloud=("pt4cloud-AWS-EP-L", "pt4cloud-AWS-YCSB-L"), max_pairs_per_series=20
+        azure=bakshy2015_real.AZURE_LONG, pt4cloud=("pt4cloud-AWS-EP-L", "pt4cloud-AWS-YCSB-L"), max_pairs_per_series=20
     )
     rates = versions.aa_calibration(pairs, slowdowns=(0.0,), methods=("perfstudy",), rng=0)
     for row in rates.itertuples():
@@ -400,13 +400,13 @@ def test_allocations_need_a_budget_or_target():
 
 
 def test_real_aa_leaves_out_short_series_and_says_so():
-    per_series = STUDY_CALLS["perfstudy.studies.bakshy2015.real_aa"](0)
-    summary = bakshy2015.real_aa(
+    per_series = STUDY_CALLS["perfstudy.studies.bakshy2015_real.real_aa"](0)
+    summary = bakshy2015_real.real_aa(
         [("a", np.arange(100.0) % 7)], segments=2, segment_length=5, experiments=3, replicates=3, rng=0
     )
     assert set(per_series.series) == {"a"} and set(summary.by_bootstrap.bootstrap) == {"iid", "segment"}
     with pytest.raises(ValueError, match="none holds"):
-        bakshy2015.real_aa([("short", np.ones(3))])
+        bakshy2015_real.real_aa([("short", np.ones(3))])
 
 
 # ---- Shivam et al. ------------------------------------------------------------------------------------------------

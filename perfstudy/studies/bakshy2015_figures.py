@@ -209,7 +209,7 @@ def plot_recovery(frame: pd.DataFrame):
     ----------
     frame : DataFrame
         Columns ``endpoint``, ``parameter``, ``truth``, ``estimate``, ``low``, ``high`` (as from
-        :func:`perfstudy.studies.bakshy2015.table1_recovery`).
+        :func:`perfstudy.studies.bakshy2015_real.table1_recovery`).
 
     Returns
     -------
@@ -242,7 +242,7 @@ def plot_interval_methods(frame: pd.DataFrame, *, title: str | None = None):
     ----------
     frame : DataFrame
         Columns ``term``, ``estimate``, ``profile_low``, ``profile_high``, ``bootstrap_low`` and
-        ``bootstrap_high`` (as from :func:`perfstudy.studies.bakshy2015.interval_methods`); a
+        ``bootstrap_high`` (as from :func:`perfstudy.studies.bakshy2015_real.interval_methods`); a
         ``levels`` column, if present, labels each panel.
     title : str, optional
         Above the panels.
@@ -289,7 +289,7 @@ def plot_variance_split(frame: pd.DataFrame):
     ----------
     frame : DataFrame
         Columns ``family``, ``benchmark``, ``total_sd`` and ``share_<role>`` for the roles of
-        :data:`VARIANCE_COLORS` (as from :func:`perfstudy.studies.bakshy2015.variance_split`);
+        :data:`VARIANCE_COLORS` (as from :func:`perfstudy.studies.bakshy2015_real.variance_split`);
         benchmarks with no fit (NaN shares) are drawn as empty bars labelled "not fitted".
 
     Returns
@@ -338,7 +338,7 @@ def plot_pilot_budget(summary: pd.DataFrame, *, target_se: float):
     Parameters
     ----------
     summary : DataFrame
-        ``PilotBudget.by_pilot`` (:func:`perfstudy.studies.bakshy2015.pilot_budget`).
+        ``PilotBudget.by_pilot`` (:func:`perfstudy.studies.bakshy2015_real.pilot_budget`).
     target_se : float
         The target, for the axis label.
 
