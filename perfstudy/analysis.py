@@ -43,6 +43,9 @@ from perfstudy._lib.checks import (
     check_sample,
 )
 from perfstudy._lib.format import display_unit, plural, si, with_unit
+from perfstudy._lib.frames import column as as_column
+from perfstudy._lib.frames import each_row
+from perfstudy._lib.frames import table as as_table
 from perfstudy._lib.result import Result
 from perfstudy.comparison import Comparison, compare, odd_batches
 from perfstudy.comparison._batch_checks import _warmup_test
@@ -168,7 +171,7 @@ class Analysis(Result):
         benchmark
             A value of the table's ``benchmark`` column.
         """
-        rows = self.table[self.table["benchmark"] == benchmark]
+        rows = as_table(self.table[self.table["benchmark"] == benchmark])
         if rows.empty:
             raise ValueError(
                 f"benchmark={benchmark!r}: not in the analysis; it has {list(self.table.benchmark.unique())}"
@@ -187,7 +190,7 @@ class Analysis(Result):
         level, cluster = f"{100 * self.confidence:g}%", self.cluster
         card = {}
         row: Any  # a named tuple of the table's columns (pandas types itertuples' rows as plain tuples)
-        for row in rows.itertuples():
+        for row in each_row(rows):
             warm = int(row.warmup_iterations)
             reading, _ = _confirm_reading(row)
             if reading == "constant":
@@ -228,7 +231,7 @@ class Analysis(Result):
 
 
 def _ordered(frame: pd.DataFrame, cluster: str) -> pd.DataFrame:
-    keys = [c for c in ("timestamp", cluster, "iteration") if c in frame.columns and frame[c].notna().all()]
+    keys = [c for c in ("timestamp", cluster, "iteration") if c in frame.columns and bool(frame[c].notna().all())]
     return frame.sort_values(keys, kind="stable") if keys else frame
 
 
@@ -245,7 +248,7 @@ def _one(
     )
     streams = np.random.default_rng(rng).spawn(3)
     notes = []
-    row = dict(n=int(x.size), batches=n_batches)
+    row: dict[str, Any] = dict(n=int(x.size), batches=n_batches)
     row["warmup_iterations"] = warmup_iterations(x, batches, iterations, alpha=alpha)
     if row["warmup_iterations"] == 0 and (x > 0).all():
         # the comparison's own warm-up check (first tenth of each batch against the rest): when it sees one,
@@ -281,7 +284,7 @@ def _one(
             f"{values.size} values are too few for a distribution-free {confidence:.0%} interval of the median"
         )
     kept_batches = batches[iterations >= row["warmup_iterations"]]
-    means = pd.Series(values).groupby(kept_batches).mean().to_numpy()
+    means = np.asarray(pd.Series(values).groupby(kept_batches).mean(), dtype=float)
     unit, sample = ("batch", means) if means.size >= 10 and n_batches < values.size else ("value", values)
     row["confirm_unit"] = unit
     for error, column in ((0.01, "confirm_1pct"), (0.05, "confirm_5pct")):
@@ -293,7 +296,7 @@ def _one(
     medians = pd.Series(values).groupby(kept_batches).median()
     row["odd_batches"] = ", ".join(str(b) for b in odd_batches(medians.to_numpy(), medians.index, alpha=odd_alpha))
     row["pt4cloud_stable"], row["pt4cloud_quarters"] = math.nan, math.nan
-    if "timestamp" in series.columns and series["timestamp"].notna().all() and series["timestamp"].nunique() > 1:
+    if "timestamp" in series.columns and bool(series["timestamp"].notna().all()) and series["timestamp"].nunique() > 1:
         ordered = series.sort_values("timestamp", kind="stable")["value"].to_numpy(dtype=float)
         try:
             result = pt4cloud(ordered, intervals=ordered.size // 4, band=False, rng=streams[2])
@@ -319,40 +322,40 @@ def _confirm_reading(row) -> tuple[str, int]:
 
 
 def _names(rows: pd.DataFrame, versions: int) -> str:
-    labels = [f"{r.benchmark}" + (f" ({r.version})" if versions > 1 else "") for r in rows.itertuples()]
+    labels = [f"{r.benchmark}" + (f" ({r.version})" if versions > 1 else "") for r in each_row(rows)]
     return ", ".join(labels[:6]) + (f" and {len(labels) - 6} more" if len(labels) > 6 else "")
 
 
 def _advice(table: pd.DataFrame, comparison: Comparison | None, cluster: str) -> list[str]:
     """Plain sentences, one per kind of problem, naming the series that have it."""
-    versions = table["version"].nunique()
+    versions = int(as_column(table["version"]).nunique())
     advice = []
     if comparison is not None:
-        for row in comparison.table.itertuples():
+        for row in each_row(comparison.table):
             if row.verdict in ("faster", "slower"):
                 advice.append(
                     f"{row.benchmark}: B is {row.verdict} than A by {100 * abs(row.change):.1f}% "
                     f"(interval {100 * row.low:+.1f}% to {100 * row.high:+.1f}%)."
                 )
-    for k, rows in table[table["warmup_iterations"] > 0].groupby("warmup_iterations"):
+    for k, rows in as_table(table[table["warmup_iterations"] > 0]).groupby("warmup_iterations"):
         advice.append(f"Drop the first {k} iterations of every {cluster} of {_names(rows, versions)}.")
-    for row in table[table["odd_batches"] != ""].itertuples():
+    for row in each_row(as_table(table[table["odd_batches"] != ""])):
         which = f"{row.benchmark}" + (f" ({row.version})" if versions > 1 else "")
         advice.append(f"{cluster.capitalize()} {row.odd_batches} of {which} is unlike the others; look at it.")
-    correlated = table[table["independence_reject"].astype(bool) & (table["se_inflation"] > 1.2)]
+    correlated = as_table(table[table["independence_reject"].astype(bool) & (table["se_inflation"] > 1.2)])
     if len(correlated):
         advice.append(
             f"Values are correlated in {_names(correlated, versions)}: the naive interval of the mean is up to "
             f"{correlated['se_inflation'].max():.1f}x too narrow; use the corrected one, or whole {plural(cluster)}."
         )
-    moving = table[~table["adf_reject"].astype(bool)]
+    moving = as_table(table[~table["adf_reject"].astype(bool)])
     if len(moving):
         advice.append(
             f"{_names(moving, versions)}: the values drift during the run, so the mean depends on when the run "
             "stops (not stationary by the ADF test)."
         )
     short, few = [], []
-    for row in table.itertuples():
+    for row in each_row(table):
         which = f"{row.benchmark}" + (f" ({row.version})" if versions > 1 else "")
         reading, have = _confirm_reading(row)
         if reading == "constant":
@@ -376,11 +379,11 @@ def _advice(table: pd.DataFrame, comparison: Comparison | None, cluster: str) ->
             f"Run at least 10 {plural(cluster)} of {names}: with {have} there are too few to say how many are needed "
             "for ±1% on the median (CONFIRM)."
         )
-    unstable = table[table["pt4cloud_stable"].astype(object) == False]  # noqa: E712 - NaN means not tested
+    unstable = as_table(table[table["pt4cloud_stable"].astype(object) == False])  # noqa: E712 - NaN means not tested
     if len(unstable):
         advice.append(f"{_names(unstable, versions)}: the distribution was still changing at the end (PT4Cloud).")
     if comparison is not None:
-        for row in comparison.table.itertuples():
+        for row in each_row(comparison.table):
             if row.verdict == "inconclusive":
                 advice.append(f"{row.benchmark}: the comparison is inconclusive ({row.warnings or 'a wide interval'}).")
     return advice or ["Nothing to fix: no warm-up left, no odd batch, and enough repetitions for +-1%."]
@@ -472,7 +475,7 @@ def analyze(
     streams = np.random.default_rng(rng).spawn(len(groups) + 1)
     rows = []
     for ((version, benchmark), series), stream in zip(tqdm(groups, disable=not progress), streams):
-        row = dict(version=version, benchmark=benchmark)
+        row: dict[str, Any] = dict(version=version, benchmark=benchmark)
         row.update(
             _one(
                 _ordered(series, cluster),

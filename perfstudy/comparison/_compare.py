@@ -64,6 +64,7 @@ from perfstudy._lib.checks import (
     check_threshold,
 )
 from perfstudy._lib.format import plural
+from perfstudy._lib.frames import each_row
 from perfstudy._lib.parallel import map_tasks
 from perfstudy._lib.result import Result
 from perfstudy._lib.units import conversion_factor, higher_is_better
@@ -662,7 +663,7 @@ def _table(rows, *, correction: str, confidence: float, threshold: float) -> pd.
         "verdict",
         [
             _verdict(r.low, r.high, r.p_adjusted, alpha, threshold, r.higher_is_better, r.scale, r.estimate_a)
-            for r in table.itertuples()
+            for r in each_row(table)
         ],
     )
     return table

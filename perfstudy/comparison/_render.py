@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from perfstudy._lib.format import display_unit, si
+from perfstudy._lib.frames import each_row
 
 if TYPE_CHECKING:
     from perfstudy.comparison._compare import Comparison
@@ -34,7 +35,7 @@ def _unit_groups(result: Comparison) -> dict:
     """The table's rows grouped by the unit shown in the header: ``{shown unit: (factor, timed, rows)}``
     (:func:`perfstudy._lib.format.display_unit`)."""
     groups: dict = {}
-    for row in result.table.itertuples():
+    for row in each_row(result.table):
         factor, shown, timed = display_unit(result.units.get(str(row.benchmark)))
         groups.setdefault(shown, (factor, timed, []))[2].append(row)
     return groups

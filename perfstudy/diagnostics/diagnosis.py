@@ -28,6 +28,7 @@ from perfstudy._lib.checks import (
     check_sample,
     check_timestamps,
 )
+from perfstudy._lib.frames import float_values
 from perfstudy._lib.result import Result
 from perfstudy.diagnostics.adf import adf
 from perfstudy.diagnostics.variability import (
@@ -259,7 +260,7 @@ def diagnose(
         check_column("order", order, df)
     if df.empty:
         raise ValueError("df: no rows")
-    bad = ~np.isfinite(pd.to_numeric(df[value], errors="coerce").to_numpy(dtype=float))
+    bad = ~np.isfinite(float_values(df[value]))
     if bad.any() and not dropna:
         where = df.loc[bad, keys].drop_duplicates().head(3).to_dict("records")
         raise ValueError(
@@ -281,7 +282,7 @@ def diagnose(
         if order:
             group = group.sort_values(order, kind="stable")
         key = key if isinstance(key, tuple) else (key,)
-        x = np.asarray(pd.to_numeric(group[value], errors="coerce"), dtype=float)
+        x = float_values(group[value])
         keep = np.isfinite(x)
         if keep.any():
             result = _one(x[keep], order is not None, stream, alpha=alpha, permutations=permutations)

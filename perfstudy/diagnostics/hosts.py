@@ -17,6 +17,7 @@ The bandwidth is the median heuristic: the median distance between distinct pool
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -24,6 +25,7 @@ from scipy.spatial.distance import pdist, squareform
 from tqdm.auto import tqdm
 
 from perfstudy._lib.checks import check_column, check_fraction, check_frame, check_int, check_real, check_resamples
+from perfstudy._lib.frames import column, table
 from perfstudy._lib.result import Result
 
 __all__ = ["MMDTest", "mmd_test", "rank_servers", "Elimination", "eliminate_unrepresentative", "MIN_SERVER_SAMPLES"]
@@ -186,14 +188,14 @@ def _scaled(df: pd.DataFrame, by: str, metrics) -> pd.DataFrame:
     for metric in metrics:
         check_column("metrics", metric, df)
     check_frame("df", df, numeric=metrics, minimum=0)
-    unlabelled = df[by].isna()
+    unlabelled = column(df[by]).isna()
     if unlabelled.any():
         raise ValueError(
             f"by={by!r}: {int(unlabelled.sum())} of {len(df)} rows have no server label (NaN); label or drop "
             "them first (left out of the ranking, they would still be counted in every other server's rest)"
         )
-    frame = df[[by, *metrics]]
-    holes = frame[metrics].isna()
+    frame = table(df[[by, *metrics]])
+    holes = table(frame[metrics]).isna()
     if holes.any().any():
         where = frame.loc[holes.any(axis=1), by].unique()[:5].tolist()
         raise ValueError(
@@ -208,7 +210,7 @@ def _scaled(df: pd.DataFrame, by: str, metrics) -> pd.DataFrame:
         )
     if counts.size < 2:
         raise ValueError(f"df: {counts.size} server(s) in column {by!r}; ranking needs at least 2")
-    medians = frame[metrics].median()
+    medians = table(frame[metrics]).median()
     if (medians == 0).any():
         raise ValueError(f"metrics {medians.index[medians == 0].tolist()}: median 0, cannot scale by it")
     scaled = frame.copy()
@@ -361,10 +363,10 @@ def eliminate_unrepresentative(
     Elimination
     """
     alpha = check_fraction("alpha", alpha)
-    frame = df
+    frame: pd.DataFrame = df
     limit = np.inf if max_remove is None else check_int("max_remove", max_remove, minimum=0)
     rng = np.random.default_rng(rng)
-    settings = dict(
+    settings: dict[str, Any] = dict(
         by=by,
         metrics=metrics,
         permutations=permutations,
@@ -378,7 +380,7 @@ def eliminate_unrepresentative(
     while len(removed) < limit and len(ranking) > 2 and ranking.reject.iloc[0]:
         worst = ranking.iloc[0]
         removed.append(worst[by])
-        frame = frame[frame[by] != worst[by]]
+        frame = table(frame[frame[by] != worst[by]])
         ranking = rank_servers(frame, rng=rng.spawn(1)[0], **settings)
         rows.append(
             {

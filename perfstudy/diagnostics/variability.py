@@ -25,6 +25,7 @@ from perfstudy._lib.checks import (
     check_sample,
     check_timestamps,
 )
+from perfstudy._lib.frames import float_values
 from perfstudy._lib.result import Result
 from perfstudy.diagnostics.adf import adf, adf_suffixes, min_suffix
 
@@ -264,7 +265,7 @@ def _groups(df: pd.DataFrame, by, value: str, dropna: bool = False, *, in_time_o
         or pd.api.types.is_bool_dtype(column)
     ):
         raise TypeError(f"value={value!r}: expected a column of measurements, got dtype {column.dtype}")
-    values = pd.to_numeric(column, errors="coerce").to_numpy(dtype=float)
+    values = float_values(column)
     finite = np.isfinite(values)
     if dropna and not finite.all():
         warnings.warn(

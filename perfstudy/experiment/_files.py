@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from perfstudy._lib.frames import float_values
 from perfstudy._lib.result import Result
 
 #: the columns of a run's file, in order
@@ -165,9 +166,8 @@ def read_run(path) -> RunFile:
 
 def _numbers(column) -> np.ndarray:
     """A column as floats, NaN where it holds no number."""
-    import pandas as pd
 
-    return np.asarray(pd.to_numeric(column, errors="coerce"), dtype=float)
+    return float_values(column)
 
 
 def _experiment(commands: dict, settings: dict) -> dict:

@@ -26,6 +26,7 @@ import pandas as pd
 from scipy import stats
 
 from perfstudy._lib.checks import check_each, check_fraction, check_int, check_real
+from perfstudy._lib.frames import float_values
 from perfstudy._lib.result import Result
 
 __all__ = ["RoundPlan", "plan_rounds", "format_plan", "HOSTS"]
@@ -71,11 +72,11 @@ def _checked_pilot(frame: pd.DataFrame) -> pd.DataFrame:
     round in which one version ran twice."""
     frame = frame.copy()
     for column in ("round", "exit_status", "start", "end"):
-        numbers = np.asarray(pd.to_numeric(frame[column], errors="coerce"), dtype=float)
+        numbers = float_values(frame[column])
         if np.isnan(numbers).any():
             raise ValueError(f"pilot: {int(np.isnan(numbers).sum())} row(s) whose {column} is missing or not a number")
         frame[column] = numbers
-    values = np.asarray(pd.to_numeric(frame["value"], errors="coerce"), dtype=float)
+    values = float_values(frame["value"])
     ran = np.asarray(frame["exit_status"] == 0, dtype=bool)
     bad = ran & ~(values >= 0)
     if bad.any():

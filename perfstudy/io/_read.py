@@ -32,20 +32,30 @@ import os
 import re
 import warnings
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from perfstudy._lib.checks import check_allocation, check_bool, check_choice
+from perfstudy._lib.frames import float_values, numeric_column
 from perfstudy.io._formats import FORMATS
 
-__all__ = ["COLUMNS", "FORMATS", "read", "read_pyperf", "read_hyperfine", "read_google_benchmark", "read_jmh"]
+__all__ = [
+    "COLUMNS",
+    "FORMATS",
+    "read",
+    "read_pyperf",
+    "read_hyperfine",
+    "read_google_benchmark",
+    "read_jmh",
+]
 
 #: The columns every reader returns, in this order; tool-specific columns follow.
 COLUMNS = ["benchmark", "host", "timestamp", "batch", "iteration", "warmup", "value", "unit"]
 
 
-def _read_json(source, tool: str):
+def _read_json(source, tool: str) -> Any:
     """Parsed JSON from a path (``.gz`` decompressed), a file object, or an already parsed object."""
     if isinstance(source, (dict, list)):
         return source
@@ -124,7 +134,7 @@ def _finite_values(frame: pd.DataFrame, dropna: bool, where: str = "source") -> 
     naming how many and where, or with ``dropna`` are left out with a warning that counts them, and
     ``attrs["dropped"]`` holds the count: a row is never lost without a word."""
     dropna = check_bool("dropna", dropna)
-    values = pd.to_numeric(frame["value"], errors="coerce").astype(float)
+    values = numeric_column(frame["value"]).astype(float)
     bad = ~np.isfinite(values.to_numpy())
     count = int(bad.sum())
     frame = frame.assign(value=values)
@@ -157,7 +167,7 @@ def _frame(rows: list[dict], extra: list[str], attrs: dict, dropna: bool) -> pd.
     except (ValueError, TypeError) as error:
         raise ValueError(f"source: a run's date is not a date ({error})") from None
     for column in ("batch", "iteration"):
-        numbers = pd.to_numeric(frame[column], errors="coerce")
+        numbers = numeric_column(frame[column])
         if numbers.isna().any() or (numbers != np.floor(numbers)).any():
             raise ValueError(
                 f"source: a {column} index is not an integer: {frame[column][numbers.isna()].iloc[:1].tolist()}"
@@ -187,7 +197,7 @@ def _check_counts(frame: pd.DataFrame, repeats: bool = False) -> None:
         )
     for column in ("iterations", "operations", "loops", "inner_loops"):
         if column in frame.columns:
-            counts = np.asarray(pd.to_numeric(frame[column], errors="coerce"), dtype=float)
+            counts = float_values(frame[column])
             bad = np.asarray(frame[column].notna(), dtype=bool) & ~(counts >= 1)
             if bad.any():
                 first = frame.iloc[int(np.flatnonzero(bad)[0])]
@@ -480,7 +490,6 @@ _LAZY = {
     "read_asv": "perfstudy.io.asv",
     "read_benchmarkdotnet": "perfstudy.io.benchmarkdotnet",
 }
-__all__ += list(_LAZY)
 
 
 def __getattr__(name: str):

@@ -17,6 +17,18 @@ if TYPE_CHECKING:
         run_analysis,
         run_notebooks,
     )
+    from perfstudy.notebook.widgets import (
+        STATIC_NOTE,
+        Explorer,
+        NumberText,
+        bootstrap_explorer,
+        design_explorer,
+        explorer,
+        explorer_figure,
+        figure_html,
+        peak_rate_explorer,
+        with_static_html,
+    )
 
 _HOMES = {
     "Recorder": ".records",

@@ -35,6 +35,7 @@ from perfstudy._lib.checks import (
     check_text,
     check_tuple,
 )
+from perfstudy._lib.frames import each_row
 from perfstudy.capacity.peak_search import PeakSearch
 from perfstudy.design.model import VarianceComponents, check_components, clustered_standard_error
 from perfstudy.design.schedules import DESIGNS
@@ -584,7 +585,7 @@ def plot_mean_intervals(table: pd.DataFrame):
         ("version", "benchmark"),
         numeric=("mean", "naive_low", "naive_high", "corrected_low", "corrected_high", "median_low", "median_high"),
     )
-    labels = [f"{r.benchmark} ({r.version})" for r in table.itertuples()]
+    labels = [f"{r.benchmark} ({r.version})" for r in each_row(table)]
     y = np.arange(len(table))
     fig, ax = plt.subplots(figsize=(7, 0.45 * len(table) + 1.2))
     mean = table["mean"].to_numpy(dtype=float)
