@@ -160,7 +160,7 @@ def mmd_2x200_hyppo():
 
 def rank_60x4():
     """Rank 60 servers on 4 metrics: the first 60 CWB m3.large VMs (3 iterations each), 1,000 permutations."""
-    from perfstudy.diagnostics.hosts import rank_servers
+    from perfstudy.diagnostics.hosts import rank_hosts
     from perfstudy.io.datasets import load
 
     cwb = load("cwb-aws-microbench")
@@ -176,7 +176,7 @@ def rank_60x4():
         .reset_index()
     )
     fleet = fleet[fleet.host.isin(fleet.host.unique()[:60])]
-    rank_servers(fleet, metrics=metrics, permutations=1000, rng=1)
+    rank_hosts(fleet, metrics=metrics, permutations=1000, rng=1)
 
 
 def _pilot(requests: int):
@@ -629,7 +629,7 @@ BENCHMARKS = {
     ),
     "confirm_3571": (confirm_3571, 2.0, None, "repetitions_needed: 3,571 runs, 200 trials, sizes 10..3,571", 1),
     "mmd_2x200": (mmd_2x200, 0.5, None, "mmd_test: 200 vs 200 points, 1,000 permutations", 1),
-    "rank_60x4": (rank_60x4, 10.0, None, "rank_servers: 60 CWB VMs x 4 metrics, 1,000 permutations each", 1),
+    "rank_60x4": (rank_60x4, 10.0, None, "rank_hosts: 60 CWB VMs x 4 metrics, 1,000 permutations each", 1),
     "fit_40k": (
         fit_40k,
         None,

@@ -385,7 +385,9 @@ def _advice(table: pd.DataFrame, comparison: Comparison | None, cluster: str) ->
     if comparison is not None:
         for row in each_row(comparison.table):
             if row.verdict == "inconclusive":
-                advice.append(f"{row.benchmark}: the comparison is inconclusive ({row.warnings or 'a wide interval'}).")
+                advice.append(
+                    f"{row.benchmark}: the comparison is inconclusive ({'; '.join(row.notes) or 'a wide interval'})."
+                )
     return advice or ["Nothing to fix: no warm-up left, no odd batch, and enough repetitions for +-1%."]
 
 

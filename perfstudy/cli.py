@@ -404,7 +404,7 @@ def _stop_tree(process) -> None:
 def _analyze(args) -> int:
     from perfstudy.experiment import is_run_file, read_run
     from perfstudy.io import read
-    from perfstudy.notebook.report import run_analysis
+    from perfstudy.notebook.report import execute_analysis
 
     started = time.perf_counter()
     try:
@@ -416,7 +416,7 @@ def _analyze(args) -> int:
         else:
             for path in args.files:  # refuse unreadable input before starting a kernel
                 read(path)
-        run = run_analysis(
+        run = execute_analysis(
             args.files,
             out_dir=args.out,
             threshold=threshold,
@@ -561,10 +561,10 @@ def main(argv=None) -> int:
     """
     args = _parser().parse_args(argv)
     if args.command == "report":
-        from perfstudy.notebook.report import format_table, run_notebooks
+        from perfstudy.notebook.report import execute_notebooks, format_table
 
         try:
-            runs = run_notebooks(
+            runs = execute_notebooks(
                 notebooks_dir=args.notebooks,
                 out_dir=args.out,
                 figures_dir=args.figures,

@@ -138,7 +138,7 @@ def test_the_table_and_the_advice_agree_with_the_comparisons_warm_up_note():
                 dict(version=version, benchmark="b", batch=batch, iteration=i, value=v) for i, v in enumerate(values)
             ]
     result = analyze(pd.DataFrame(rows), permutations=49, replicates=199, rng=0)
-    notes = " ".join(result.comparison.table.warnings)
+    notes = " ".join(n for row in result.comparison.table.notes for n in row)
     assert "warm-up in A" in notes and "warm-up in B" in notes
     assert (result.table.warmup_iterations >= 2).all()
     assert any(sentence.startswith("Drop the first") for sentence in result.advice)

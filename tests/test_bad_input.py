@@ -331,9 +331,9 @@ def _valid(tmp):  # noqa: PLR0915 - one table
         "comparison.compare": lambda: call(runs_frame(), replicates=99, rng=0),
         "experiment.batches.command_argv": lambda: call("true --x"),
         "experiment.batches.command_text": lambda: call(("true", "a b")),
-        "experiment.batches.run_batch": lambda: call(batches.Batch("A", ("true",), 0, 0, values=1, warmup=0)),
+        "experiment.batches.time_batch": lambda: call(batches.Batch("A", ("true",), 0, 0, values=1, warmup=0)),
         "experiment.batches.Batch.to_frame": lambda: call(batches.Batch("A", ("true",), 0, 0, values=1, warmup=0)),
-        "experiment.batches.BatchResult.to_frame": lambda: call(result_of("experiment.batches.run_batch")),
+        "experiment.batches.BatchResult.to_frame": lambda: call(result_of("experiment.batches.time_batch")),
         "experiment.environment.load_average": lambda: call(),
         "experiment.environment.machine": lambda: call(),
         "experiment.environment.machine_warnings": lambda: call(result_of("experiment.environment.machine")),
@@ -483,7 +483,7 @@ def _valid(tmp):  # noqa: PLR0915 - one table
         "studies.maricq2018_figures.plot_cov_vs_repetitions": lambda: call(
             pd.DataFrame({"family": ["f", "f"], "cov": [0.01, 0.05], "estimate": [20.0, np.nan]}), max_size=100
         ),
-        "notebook.plots.plot_server_ranking": lambda: call(servers.rank_servers(hosts_frame(), permutations=9, rng=0)),
+        "notebook.plots.plot_host_ranking": lambda: call(servers.rank_hosts(hosts_frame(), permutations=9, rng=0)),
         "notebook.plots.plot_search_traces": lambda: call({"binsearch": (_peak_search(), server().true_peak_rate)}),
         "notebook.plots.plot_lines": lambda: call(
             pd.DataFrame({"a": [1, 2, 1, 2], "b": [1.0, 2.0, 3.0, 4.0], "h": [0, 0, 1, 1]}),
@@ -510,7 +510,7 @@ def _valid(tmp):  # noqa: PLR0915 - one table
         "notebook.records.to_jsonable": lambda: call({"a": np.arange(3.0)}),
         "notebook.report.default_notebooks_dir": lambda: call(),
         "notebook.report.find_notebooks": lambda: call(report.default_notebooks_dir(), only=["01"]),
-        "notebook.report.run_notebooks": lambda: call(
+        "notebook.report.execute_notebooks": lambda: call(
             notebooks_dir=_notebooks(tmp),
             out_dir=str(tmp / "build"),
             figures_dir=str(tmp / "fig"),
@@ -518,7 +518,7 @@ def _valid(tmp):  # noqa: PLR0915 - one table
             progress=False,
             timeout=60.0,
         ),
-        "notebook.report.run_analysis": lambda: call(
+        "notebook.report.execute_analysis": lambda: call(
             [tidy_csv(tmp)], out_dir=str(tmp / "analyze"), quick=True, html=False, progress=False, timeout=120.0
         ),
         "notebook.report.format_table": lambda: call(
@@ -534,7 +534,7 @@ def _valid(tmp):  # noqa: PLR0915 - one table
         "design.schedules.check_hosts": lambda: call("fully_balanced", 4, 8),
         "design.schedules.check_size": lambda: call(1000.0, requests=500, repetitions=1),
         "diagnostics.hosts.mmd_test": lambda: call(x[:20], x[20:40], permutations=9, rng=0),
-        "diagnostics.hosts.rank_servers": lambda: call(hosts_frame(), permutations=9, rng=0),
+        "diagnostics.hosts.rank_hosts": lambda: call(hosts_frame(), permutations=9, rng=0),
         "diagnostics.hosts.eliminate_unrepresentative": lambda: call(
             hosts_frame(), permutations=9, max_remove=1, rng=0
         ),

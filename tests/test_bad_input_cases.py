@@ -157,7 +157,7 @@ def test_widgets_refuse_instead_of_clamping():
 
 
 def test_rows_are_never_lost_silently():
-    from perfstudy.diagnostics.hosts import rank_servers
+    from perfstudy.diagnostics.hosts import rank_hosts
     from perfstudy.diagnostics.variability import stationarity
     from perfstudy.stability.pt4cloud import hourly_sample
 
@@ -165,7 +165,7 @@ def test_rows_are_never_lost_silently():
     fleet = pd.DataFrame({"host": np.repeat(["a", "b", "c"], 20).astype(object), "value": rng.normal(10, 1, 60)})
     fleet.loc[5, "host"] = np.nan
     with pytest.raises(ValueError, match="1 of 60 rows have no server label"):
-        rank_servers(fleet, permutations=9, rng=0)
+        rank_hosts(fleet, permutations=9, rng=0)
     timed = pd.DataFrame(
         {"timestamp": pd.date_range("2026-01-01", periods=60, freq="10min"), "value": rng.normal(size=60)}
     )

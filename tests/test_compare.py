@@ -208,7 +208,11 @@ def test_one_cluster_per_side_is_never_a_narrow_interval():
     df = clustered(1, 1, 50, rng=0, change=0.05)
     row = compare(df).table.iloc[0]
     assert row.method == "none" and np.isnan(row.low) and np.isnan(row.p_value)
-    assert row.verdict == "inconclusive" and "one batch in A" in row.warnings and "one batch in B" in row.warnings
+    assert (
+        row.verdict == "inconclusive"
+        and "one batch in A" in "; ".join(row.notes)
+        and "one batch in B" in "; ".join(row.notes)
+    )
 
 
 # --- warnings -----------------------------------------------------------------------------------
@@ -218,12 +222,12 @@ def test_warnings_name_warmup_drift_and_an_odd_batch():
     df = clustered(1, 25, 40, rng=2, sd_cluster=0.005)
     first = df.groupby("batch").cumcount() < 4
     warm = df.assign(value=np.where(first & (df.version == 1), df.value * 1.3, df.value))
-    assert "warm-up in B" in compare(warm, rng=0).table.warnings.iloc[0]
+    assert "warm-up in B" in "; ".join(compare(warm, rng=0).table.notes.iloc[0])
     drift = df.assign(value=df.value * (1 + 0.004 * df.batch))
-    assert "drift in" in compare(drift, rng=0).table.warnings.iloc[0]
+    assert "drift in" in "; ".join(compare(drift, rng=0).table.notes.iloc[0])
     odd = df.assign(value=np.where(df.batch == 7, df.value * 1.5, df.value))
-    assert "batch 7 of A is unlike the others" in compare(odd, rng=0).table.warnings.iloc[0]
-    assert compare(df, rng=0).table.warnings.iloc[0] == ""
+    assert "batch 7 of A is unlike the others" in "; ".join(compare(odd, rng=0).table.notes.iloc[0])
+    assert compare(df, rng=0).table.notes.iloc[0] == ()
 
 
 def test_flagged_warmups_are_left_out_and_counted():
@@ -279,7 +283,7 @@ def test_a_comparison_is_a_frozen_result_with_its_frame():
     assert isinstance(result, Comparison)
     assert list(result.to_frame().columns) == [
         "benchmark", "n_a", "n_b", "clusters_a", "clusters_b", "estimate_a", "estimate_b", "spread_a", "spread_b",
-        "scale", "change", "low", "high", "p_value", "p_adjusted", "method", "higher_is_better", "verdict", "warnings",
+        "scale", "change", "low", "high", "p_value", "p_adjusted", "method", "higher_is_better", "verdict",
         "notes",
     ]  # fmt: skip
     with pytest.raises(AttributeError):
@@ -299,8 +303,10 @@ def test_same_seed_same_comparison_on_any_executor():
 def test_confirm_warns_when_batches_cannot_pin_the_median():
     # 12 batches a side whose means scatter by 5%: +-0.5% needs far more of them
     df = clustered(1, 12, 10, rng=0, sd_cluster=0.05)
-    assert "CONFIRM: 12 batches in A do not pin the median to +-0.5%" in compare(df, threshold=0.005).table.warnings[0]
-    assert "CONFIRM" not in compare(df, threshold=0.2).table.warnings[0]
+    assert "CONFIRM: 12 batches in A do not pin the median to +-0.5%" in "; ".join(
+        compare(df, threshold=0.005).table.notes[0]
+    )
+    assert "CONFIRM" not in "; ".join(compare(df, threshold=0.2).table.notes[0])
 
 
 def test_odd_batches_is_a_studentised_outlier_test():
@@ -422,7 +428,7 @@ def test_the_difference_scale_is_welch_t_on_the_batch_statistics():
     assert row.change == pytest.approx(values[40:].mean() - values[:40].mean(), rel=1e-12)
     assert row.p_value == pytest.approx(welch.pvalue, rel=1e-10)  # equal batch sizes: the same centre
     assert (row.low, row.high) == pytest.approx((interval.low, interval.high), rel=1e-10)
-    assert row.warnings.startswith("a value or batch statistic of 0")
+    assert row.notes[0].startswith("a value or batch statistic of 0")
 
 
 def test_the_difference_scale_bootstrap_covers_under_the_null():

@@ -152,14 +152,14 @@ def _notebook(folder: Path, name: str, code: str, declared: str = "") -> Path:
 
 
 def test_a_corrupt_notebook_fails_alone(tmp_path):
-    from perfstudy.notebook.report import run_notebooks
+    from perfstudy.notebook.report import execute_notebooks
 
     folder = tmp_path / "notebooks"
     folder.mkdir()
     _notebook(folder, "01_good", "x = 1")
     (folder / "02_corrupt.ipynb").write_text("{ this is not a notebook")
     _notebook(folder, "03_good", "y = 2")
-    runs = run_notebooks(
+    runs = execute_notebooks(
         notebooks_dir=folder, out_dir=tmp_path / "out", figures_dir=tmp_path / "fig", html=False, progress=False
     )
     assert [(r.name, r.status) for r in runs] == [("01_good", "ok"), ("02_corrupt", "failed"), ("03_good", "ok")]
@@ -300,7 +300,7 @@ def test_a_patient_channel_still_gives_up_at_the_timeout():
 
 def test_a_report_reads_replies_through_the_patient_channel(tmp_path, monkeypatch):
     from perfstudy.notebook import _kernel
-    from perfstudy.notebook.report import run_notebooks
+    from perfstudy.notebook.report import execute_notebooks
 
     used = []
     get_msg = _kernel.PatientChannel.get_msg
@@ -313,14 +313,14 @@ def test_a_report_reads_replies_through_the_patient_channel(tmp_path, monkeypatc
     folder = tmp_path / "notebooks"
     folder.mkdir()
     _notebook(folder, "01_good", "x = 1")
-    runs = run_notebooks(
+    runs = execute_notebooks(
         notebooks_dir=folder, out_dir=tmp_path / "out", figures_dir=tmp_path / "fig", html=False, progress=False
     )
     assert [r.status for r in runs] == ["ok"] and used
 
 
 def test_a_report_gives_a_parameter_to_the_notebooks_that_declare_it_and_refuses_one_none_declares(tmp_path):
-    from perfstudy.notebook.report import run_notebooks
+    from perfstudy.notebook.report import execute_notebooks
 
     folder = tmp_path / "notebooks"
     folder.mkdir()
@@ -330,9 +330,9 @@ def test_a_report_gives_a_parameter_to_the_notebooks_that_declare_it_and_refuses
     kwargs = dict(
         notebooks_dir=folder, out_dir=tmp_path / "out", figures_dir=tmp_path / "fig", html=False, progress=False
     )
-    runs = run_notebooks(parameters={"seed": 7}, **kwargs)
+    runs = execute_notebooks(parameters={"seed": 7}, **kwargs)
     assert [r.status for r in runs] == ["ok", "ok"] and seen.read_text() == "7"
     with pytest.raises(ValueError, match=r"\['sed'\] declared by none of \['01_seeded', '02_plain'\]"):
-        run_notebooks(parameters={"sed": 7}, **kwargs)
-    with pytest.raises(ValueError, match="run_notebooks' own argument"):
-        run_notebooks(parameters={"quick": True}, **kwargs)
+        execute_notebooks(parameters={"sed": 7}, **kwargs)
+    with pytest.raises(ValueError, match="execute_notebooks' own argument"):
+        execute_notebooks(parameters={"quick": True}, **kwargs)

@@ -417,3 +417,23 @@ def test_json_in_the_wrong_shape_is_refused_by_name():
     ]:
         with pytest.raises(ValueError, match="^source: "):
             reader(data)
+
+
+def test_a_malformed_file_is_a_malformed_file_error_and_a_bad_argument_is_not():
+    """The reader's arguments are checked before the parse, so an error of the wrong type inside the
+    parse comes from the file: MalformedFileError (a ValueError), named by its class, not its message."""
+    from perfstudy.io import MalformedFileError, read_google_benchmark, read_jmh, read_pyperf
+
+    with pytest.raises(MalformedFileError, match="source"):
+        read_pyperf({"benchmarks": [{"runs": 3}]})  # runs: a number where a list belongs
+    with pytest.raises(MalformedFileError, match="not a well-formed JMH"):
+        read_jmh([{"benchmark": "b", "primaryMetric": {"rawData": 5}}])  # forks: a number, not a list
+    for call, name in [
+        (lambda: read_pyperf({"benchmarks": []}, dropna="yes"), "dropna"),
+        (lambda: read_google_benchmark({"benchmarks": [], "context": {}}, time=3), "time"),
+        (lambda: read_jmh([], metric=3), "metric"),
+        (lambda: read_pyperf(3.5), "source"),
+    ]:
+        with pytest.raises(TypeError, match=name) as caught:
+            call()
+        assert not isinstance(caught.value, MalformedFileError), name

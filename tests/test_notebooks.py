@@ -11,7 +11,7 @@ import pytest
 from scipy import stats
 
 from perfstudy.notebook.records import load_records
-from perfstudy.notebook.report import run_notebooks
+from perfstudy.notebook.report import execute_notebooks
 
 
 class _LazyNbformat:
@@ -70,7 +70,7 @@ def run_quick(tmp_path_factory, name, seed=None):
     return the directory and its record. A second request for the same run reuses the first."""
     if (name, seed) not in _RUNS:
         tmp = tmp_path_factory.mktemp(name[:2])
-        runs = run_notebooks(
+        runs = execute_notebooks(
             only=name,
             quick=True,
             out_dir=tmp / "build",

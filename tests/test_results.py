@@ -148,7 +148,7 @@ def _make(name):  # noqa: C901 - one branch a class, read as a table
             "01_x", "ok", 1.5, Path("build/01_x.ipynb"), None, None
         ),
         "experiment.batches.Batch": lambda: _batch(),
-        "experiment.batches.BatchResult": lambda: importlib.import_module("perfstudy.experiment.batches").run_batch(
+        "experiment.batches.BatchResult": lambda: importlib.import_module("perfstudy.experiment.batches").time_batch(
             _batch()
         ),
         "experiment.plan.RoundPlan": lambda: importlib.import_module("perfstudy.experiment.plan").plan_rounds(

@@ -13,7 +13,7 @@ import pytest
 
 from perfstudy.cli import main
 from perfstudy.experiment._run import COLUMNS, _Hosts, run
-from perfstudy.experiment.batches import Batch, run_batch
+from perfstudy.experiment.batches import Batch, time_batch
 from perfstudy.experiment.plan import plan_rounds
 
 PYTHON = sys.executable
@@ -214,7 +214,7 @@ def test_compare_cli_pairs_a_run_file_by_round(tmp_path, capsys):
 
 
 def test_run_batch_records_timing_columns():
-    result = run_batch(Batch(version="A", command=("true",), round=0, position=0, values=2, warmup=1))
+    result = time_batch(Batch(version="A", command=("true",), round=0, position=0, values=2, warmup=1))
     assert result.status == 0 and len(result.rows) == 3
     assert [row["warmup"] for row in result.rows] == [True, False, False]
     assert all(row["end"] >= row["start"] for row in result.rows)

@@ -2,7 +2,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from perfstudy.diagnostics.hosts import eliminate_unrepresentative, mmd_test, rank_servers
+from perfstudy.diagnostics.hosts import eliminate_unrepresentative, mmd_test, rank_hosts
 
 
 def slow_mmd2(x, y, sigma):
@@ -76,7 +76,7 @@ def _fleet(rng, servers=12, per=20, bad=None, shift=0.5):
 def test_ranking_puts_a_degraded_server_first_and_elimination_stops():
     rng = np.random.default_rng(4)
     fleet = _fleet(rng, bad=7, shift=0.1)
-    ranking = rank_servers(fleet, metrics=["latency", "bandwidth"], permutations=199, rng=5)
+    ranking = rank_hosts(fleet, metrics=["latency", "bandwidth"], permutations=199, rng=5)
     assert ranking.host.iloc[0] == "h07" and ranking.p_value.iloc[0] < 0.01
     assert (
         list(ranking.columns) == ["host", "statistic", "p_value", "reject", "n", "n_used"] and (ranking.n == 20).all()
@@ -93,14 +93,14 @@ def test_bad_input():
     rng = np.random.default_rng(7)
     fleet = _fleet(rng)
     with pytest.raises(ValueError, match=r"metrics='cpu': df has no such column"):
-        rank_servers(fleet, metrics=["cpu"])
+        rank_hosts(fleet, metrics=["cpu"])
     one = pd.concat([fleet, pd.DataFrame({"host": ["lonely"], "latency": [10.0], "bandwidth": [100.0]})])
     with pytest.raises(ValueError, match="fewer than 2 samples: \\['lonely'\\]"):
-        rank_servers(one, metrics=["latency"])
+        rank_hosts(one, metrics=["latency"])
     holes = fleet.copy()
     holes.loc[3, "bandwidth"] = np.nan
     with pytest.raises(ValueError, match="missing values \\(servers \\['h00'\\]\\)"):
-        rank_servers(holes, metrics=["latency", "bandwidth"])
+        rank_hosts(holes, metrics=["latency", "bandwidth"])
     with pytest.raises(ValueError, match="NaN"):
         mmd_test(np.r_[1.0, np.nan, 2.0], np.arange(5.0))
     with pytest.raises(ValueError, match="at least 2"):
@@ -112,8 +112,8 @@ def test_bad_input():
 def test_large_servers_are_subsampled_and_say_so():
     rng = np.random.default_rng(8)
     fleet = _fleet(rng, servers=4, per=300, bad=2, shift=0.05)
-    ranking = rank_servers(fleet, metrics=["latency"], permutations=99, max_samples=50, rng=9)
+    ranking = rank_hosts(fleet, metrics=["latency"], permutations=99, max_samples=50, rng=9)
     assert (ranking.n == 300).all() and (ranking.n_used == 50).all()
     assert ranking.host.iloc[0] == "h02"
-    again = rank_servers(fleet, metrics=["latency"], permutations=99, max_samples=50, rng=9)
+    again = rank_hosts(fleet, metrics=["latency"], permutations=99, max_samples=50, rng=9)
     pd.testing.assert_frame_equal(ranking, again)

@@ -272,7 +272,7 @@ def _rng_calls():
             x, trials=5, rng=r
         ),
         "perfstudy.diagnostics.hosts.mmd_test": lambda r: servers.mmd_test(x[:20], x[20:40], permutations=9, rng=r),
-        "perfstudy.diagnostics.hosts.rank_servers": lambda r: servers.rank_servers(_frame(), permutations=9, rng=r),
+        "perfstudy.diagnostics.hosts.rank_hosts": lambda r: servers.rank_hosts(_frame(), permutations=9, rng=r),
         "perfstudy.diagnostics.hosts.eliminate_unrepresentative": lambda r: servers.eliminate_unrepresentative(
             _frame(), permutations=9, max_remove=1, rng=r
         ),

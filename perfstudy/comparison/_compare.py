@@ -243,7 +243,6 @@ def _row(task: _Task, a: _Side, b: _Side, *, clusters, scale, change, low, high,
         p_value=p_value,
         method=method,
         higher_is_better=task.higher_is_better,
-        warnings="; ".join(notes),
         notes=tuple(notes),
     )
 
@@ -306,8 +305,8 @@ class Comparison(Result):
         ``"exact"`` for a unit with Go's ``assume=exact``: the values are the truth, p is 0 or 1),
         ``scale`` (``"ratio"``: ``change``, ``low`` and ``high`` are relative, ``B/A - 1``;
         ``"difference"``: they are ``B - A`` in the benchmark's unit, for zeros and negative values),
-        ``higher_is_better``, ``verdict`` (one of :data:`VERDICTS`), ``warnings`` (text, ``"; "``
-        between warnings) and ``notes`` (the same warnings, a tuple of one string each).
+        ``higher_is_better``, ``verdict`` (one of :data:`VERDICTS`) and ``notes`` (the warnings and
+        notes on the benchmark, a tuple of one sentence each).
     statistic : str
     confidence : float
     threshold : float
@@ -440,7 +439,7 @@ def compare(
     dropna : bool
         Drop rows with a missing value (counted in ``dropped``) instead of refusing them.
     checks : bool
-        Run the per-benchmark diagnostics behind ``warnings``: warm-up left in the data, batch
+        Run the per-benchmark diagnostics behind the ``notes``: warm-up left in the data, batch
         results that drift with batch order, a batch unlike the others (:func:`odd_batches`),
         fewer batches than CONFIRM needs to pin the median to ``+-threshold``. Each test has size
         ``(1 - confidence) / B`` over ``B`` benchmarks (Bonferroni), so that a clean report of many
@@ -659,7 +658,7 @@ def _table(rows, *, correction: str, confidence: float, threshold: float) -> pd.
     table = pd.DataFrame(rows)
     table.insert(table.columns.get_loc("method"), "p_adjusted", adjust_p_values(table["p_value"], correction))
     table.insert(
-        table.columns.get_loc("warnings"),
+        table.columns.get_loc("notes"),
         "verdict",
         [
             _verdict(r.low, r.high, r.p_adjusted, alpha, threshold, r.higher_is_better, r.scale, r.estimate_a)

@@ -252,6 +252,7 @@ def _json(result: Comparison) -> str:
     records = json.loads(result.table.drop(columns=["notes"]).to_json(orient="records"))
     for record, notes in zip(records, result.table["notes"]):  # the records are the table's rows, in order
         record["unit"] = result.units.get(str(record["benchmark"]))
+        record["warnings"] = "; ".join(notes)  # the schema's text field, kept within its version
         record["notes"] = list(notes)
         benchmarks.append(record)
     geomeans = []

@@ -12,12 +12,12 @@ if TYPE_CHECKING:
     from perfstudy.diagnostics.adf import ADFResult, adf_suffixes, default_maxlag, min_suffix
     from perfstudy.diagnostics.diagnosis import SeriesDiagnosis, diagnose, diagnose_series
     from perfstudy.diagnostics.hosts import (
-        MIN_SERVER_SAMPLES,
+        MIN_HOST_SAMPLES,
         Elimination,
         MMDTest,
         eliminate_unrepresentative,
         mmd_test,
-        rank_servers,
+        rank_hosts,
     )
     from perfstudy.diagnostics.repetitions import (
         MedianCI,
@@ -65,10 +65,10 @@ _HOMES = {
     "repetitions_needed": ".repetitions",
     "MMDTest": ".hosts",
     "mmd_test": ".hosts",
-    "rank_servers": ".hosts",
+    "rank_hosts": ".hosts",
     "Elimination": ".hosts",
     "eliminate_unrepresentative": ".hosts",
-    "MIN_SERVER_SAMPLES": ".hosts",
+    "MIN_HOST_SAMPLES": ".hosts",
     "SeriesDiagnosis": ".diagnosis",
     "diagnose_series": ".diagnosis",
     "diagnose": ".diagnosis",
@@ -98,10 +98,10 @@ __all__ = [
     "repetitions_needed",
     "MMDTest",
     "mmd_test",
-    "rank_servers",
+    "rank_hosts",
     "Elimination",
     "eliminate_unrepresentative",
-    "MIN_SERVER_SAMPLES",
+    "MIN_HOST_SAMPLES",
     "SeriesDiagnosis",
     "diagnose_series",
     "diagnose",

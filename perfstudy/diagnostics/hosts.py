@@ -28,10 +28,10 @@ from perfstudy._lib.checks import check_column, check_fraction, check_frame, che
 from perfstudy._lib.frames import column, table
 from perfstudy._lib.result import Result
 
-__all__ = ["MMDTest", "mmd_test", "rank_servers", "Elimination", "eliminate_unrepresentative", "MIN_SERVER_SAMPLES"]
+__all__ = ["MMDTest", "mmd_test", "rank_hosts", "Elimination", "eliminate_unrepresentative", "MIN_HOST_SAMPLES"]
 
 #: a server needs at least this many measurements for the unbiased statistic
-MIN_SERVER_SAMPLES = 2
+MIN_HOST_SAMPLES = 2
 
 
 def _points(name: str, x) -> np.ndarray:
@@ -43,8 +43,8 @@ def _points(name: str, x) -> np.ndarray:
         x = x[:, None]
     if x.ndim != 2:
         raise ValueError(f"{name}: expected shape (n,) or (n, metrics), got {x.shape}")
-    if x.shape[0] < MIN_SERVER_SAMPLES:
-        raise ValueError(f"{name}: {x.shape[0]} sample(s); the unbiased MMD needs at least {MIN_SERVER_SAMPLES}")
+    if x.shape[0] < MIN_HOST_SAMPLES:
+        raise ValueError(f"{name}: {x.shape[0]} sample(s); the unbiased MMD needs at least {MIN_HOST_SAMPLES}")
     bad = ~np.isfinite(x)
     if bad.any():
         raise ValueError(f"{name}: {int(bad.sum())} NaN or infinite values")
@@ -203,10 +203,10 @@ def _scaled(df: pd.DataFrame, by: str, metrics) -> pd.DataFrame:
             "every metric: drop those servers or metrics first"
         )
     counts = frame.groupby(by).size()
-    few = counts[counts < MIN_SERVER_SAMPLES]
+    few = counts[counts < MIN_HOST_SAMPLES]
     if not few.empty:
         raise ValueError(
-            f"{by}: {len(few)} server(s) with fewer than {MIN_SERVER_SAMPLES} samples: {few.index[:5].tolist()}"
+            f"{by}: {len(few)} server(s) with fewer than {MIN_HOST_SAMPLES} samples: {few.index[:5].tolist()}"
         )
     if counts.size < 2:
         raise ValueError(f"df: {counts.size} server(s) in column {by!r}; ranking needs at least 2")
@@ -218,7 +218,7 @@ def _scaled(df: pd.DataFrame, by: str, metrics) -> pd.DataFrame:
     return scaled
 
 
-def rank_servers(
+def rank_hosts(
     df: pd.DataFrame,
     *,
     by: str = "host",
@@ -272,7 +272,7 @@ def rank_servers(
     rng = np.random.default_rng(rng)
     counts = scaled.groupby(by, sort=False).size()
     if max_samples is not None:
-        limit = check_int("max_samples", max_samples, minimum=MIN_SERVER_SAMPLES)
+        limit = check_int("max_samples", max_samples, minimum=MIN_HOST_SAMPLES)
         subsample_rng, rng = rng.spawn(2)
         keep = []
         for positions in scaled.groupby(by, sort=False).indices.values():
@@ -350,7 +350,7 @@ def eliminate_unrepresentative(
     Parameters
     ----------
     df, by, metrics, permutations, bandwidth, max_samples, progress
-        As in :func:`rank_servers`.
+        As in :func:`rank_hosts`.
     alpha : float
         Size of each test: a server is removed while its test rejects.
     max_remove : int or None
@@ -376,12 +376,12 @@ def eliminate_unrepresentative(
         progress=progress,
     )
     removed, rows = [], []
-    ranking = rank_servers(frame, rng=rng.spawn(1)[0], **settings)
+    ranking = rank_hosts(frame, rng=rng.spawn(1)[0], **settings)
     while len(removed) < limit and len(ranking) > 2 and ranking.reject.iloc[0]:
         worst = ranking.iloc[0]
         removed.append(worst[by])
         frame = table(frame[frame[by] != worst[by]])
-        ranking = rank_servers(frame, rng=rng.spawn(1)[0], **settings)
+        ranking = rank_hosts(frame, rng=rng.spawn(1)[0], **settings)
         rows.append(
             {
                 "round": len(removed),

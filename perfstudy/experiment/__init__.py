@@ -17,9 +17,9 @@ if TYPE_CHECKING:
         BatchResult,
         command_argv,
         command_text,
-        run_batch,
         shell_startup,
         stop_running,
+        time_batch,
     )
     from perfstudy.experiment.environment import NoisyMachineWarning, load_average, machine, machine_warnings, probe
     from perfstudy.experiment.plan import HOSTS, RoundPlan, format_plan, plan_rounds
@@ -40,7 +40,7 @@ _HOMES = {
     "BatchResult": ".batches",
     "command_argv": ".batches",
     "command_text": ".batches",
-    "run_batch": ".batches",
+    "time_batch": ".batches",
     "shell_startup": ".batches",
     "stop_running": ".batches",
     "MEASURES": ".batches",
@@ -68,7 +68,7 @@ __all__ = [
     "BatchResult",
     "command_argv",
     "command_text",
-    "run_batch",
+    "time_batch",
     "shell_startup",
     "stop_running",
     "MEASURES",

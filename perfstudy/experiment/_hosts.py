@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     pass
-from perfstudy.experiment.batches import run_batch
+from perfstudy.experiment.batches import time_batch
 
 
 class _Hosts:
@@ -63,7 +63,7 @@ class _Hosts:
             version = NAMES[order[position]]
             batch = _batch(commands, version, round_number, position, benchmark, values, warmup, measure,
                            timeout, startup)  # fmt: skip
-            future = self.client.submit(run_batch, batch, workers=[worker], allow_other_workers=False, pure=False)
+            future = self.client.submit(time_batch, batch, workers=[worker], allow_other_workers=False, pure=False)
             state[future] = (worker, round_number, position, order, finished)
             pending.add(future)
 

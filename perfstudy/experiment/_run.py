@@ -61,7 +61,7 @@ from perfstudy.experiment._files import (
 )
 from perfstudy.experiment._hosts import _Hosts
 from perfstudy.experiment._judge import _FAR, _describe, _Judge, _Stop
-from perfstudy.experiment.batches import MEASURES, Batch, command_argv, command_text, run_batch
+from perfstudy.experiment.batches import MEASURES, Batch, command_argv, command_text, time_batch
 
 __all__ = ["run", "RunResult", "RunFile", "STOPS", "COLUMNS", "read_experiment", "read_run", "is_run_file"]
 
@@ -570,7 +570,7 @@ def _local_rounds(*, commands, benchmark, values, warmup, measure, timeout, seed
         finished = {}
         for position, index in enumerate(_order(seed, round_number)):
             version = NAMES[index]
-            result = run_batch(_batch(commands, version, round_number, position, benchmark, values, warmup,
+            result = time_batch(_batch(commands, version, round_number, position, benchmark, values, warmup,
                                       measure, timeout, startup))  # fmt: skip
             yield None, result
             finished[version] = list(result.rows)

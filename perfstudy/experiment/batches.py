@@ -53,7 +53,7 @@ _SHELL_WORDS = frozenset(
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 
 __all__ = [
-    "Batch", "BatchResult", "command_argv", "command_text", "run_batch", "shell_startup", "stop_running",
+    "Batch", "BatchResult", "command_argv", "command_text", "time_batch", "shell_startup", "stop_running",
     "MEASURES", "SHELL",
 ]  # fmt: skip
 
@@ -350,7 +350,7 @@ def stop_running() -> bool:
 def shell_startup(runs: int = 30) -> float:
     """The median wall-clock time of ``/bin/sh -c ''``: what the shell itself adds to a command's time.
 
-    Measured as the commands are (:func:`run_batch` with ``measure="time"``), after 3 warm-up runs.
+    Measured as the commands are (:func:`time_batch` with ``measure="time"``), after 3 warm-up runs.
 
     Parameters
     ----------
@@ -389,7 +389,7 @@ def _parsed(output: bytes, measure: str) -> list[dict]:
     return rows
 
 
-def run_batch(batch: Batch) -> BatchResult:
+def time_batch(batch: Batch) -> BatchResult:
     """Run ``batch.warmup`` warm-up runs and ``batch.values`` measured runs; stop at the first failure.
 
     Parameters

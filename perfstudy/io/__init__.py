@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from perfstudy._lib.lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from perfstudy.io._json import MalformedFileError
     from perfstudy.io._read import COLUMNS, FORMATS, read, read_google_benchmark, read_hyperfine, read_jmh, read_pyperf
     from perfstudy.io.asv import read_asv
     from perfstudy.io.benchmarkdotnet import read_benchmarkdotnet
@@ -17,6 +18,7 @@ if TYPE_CHECKING:
     from perfstudy.io.pytest_benchmark import read_pytest_benchmark
 
 _HOMES = {
+    "MalformedFileError": "._json",
     "COLUMNS": "._read",
     "FORMATS": "._read",
     "read": "._read",
@@ -32,6 +34,7 @@ _HOMES = {
 }
 __getattr__, __dir__ = lazy_exports(__name__, _HOMES)
 __all__ = [
+    "MalformedFileError",
     "COLUMNS",
     "FORMATS",
     "read",

@@ -25,14 +25,11 @@ context block of Google Benchmark, ...) are kept in ``DataFrame.attrs``.
 
 from __future__ import annotations
 
-import functools
 import gzip
-import json
 import os
 import re
 import warnings
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -40,6 +37,7 @@ import pandas as pd
 from perfstudy._lib.checks import check_allocation, check_bool, check_choice
 from perfstudy._lib.frames import float_values, numeric_column
 from perfstudy.io._formats import FORMATS
+from perfstudy.io._json import _entries, _mapping, _read_json, _reader, _require, _sequence
 
 __all__ = [
     "COLUMNS",
@@ -53,80 +51,6 @@ __all__ = [
 
 #: The columns every reader returns, in this order; tool-specific columns follow.
 COLUMNS = ["benchmark", "host", "timestamp", "batch", "iteration", "warmup", "value", "unit"]
-
-
-def _read_json(source, tool: str) -> Any:
-    """Parsed JSON from a path (``.gz`` decompressed), a file object, or an already parsed object."""
-    if isinstance(source, (dict, list)):
-        return source
-    if isinstance(source, (str, os.PathLike)):
-        path = Path(source)
-        if not path.exists():
-            raise FileNotFoundError(f"{path}: no such file")
-        opener = gzip.open if path.suffix == ".gz" else open
-        with opener(path, "rt", encoding="utf-8") as handle:
-            text = handle.read()
-        where = str(path)
-    elif hasattr(source, "read"):
-        text = source.read()
-        where = getattr(source, "name", "<stream>")
-    else:
-        raise TypeError(f"source: expected a path, a file object or parsed JSON, got {type(source).__name__}")
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as error:
-        raise ValueError(f"{where}: not a {tool} JSON file ({error})") from error
-
-
-def _require(mapping, key: str, where: str, tool: str):
-    if not isinstance(mapping, dict) or key not in mapping:
-        raise ValueError(f"source: {where}: no {key!r} field; is this a {tool} JSON file?")
-    return mapping[key]
-
-
-def _sequence(value, where: str):
-    """A JSON array (a list), refused by name otherwise."""
-    if not isinstance(value, list):
-        raise ValueError(f"source: {where} is {type(value).__name__}, expected a list")
-    return value
-
-
-def _mapping(value, where: str) -> dict:
-    """A JSON object, or {} for a missing (null) one; refused by name otherwise."""
-    if value is None:
-        return {}
-    if not isinstance(value, dict):
-        raise ValueError(f"source: {where} is {type(value).__name__}, expected an object")
-    return value
-
-
-def _entries(data, key: str, tool: str):
-    """``(position, entry)`` for each entry of the list under ``key`` of ``tool``'s parsed JSON, each
-    refused by name unless it is an object."""
-    for position, entry in enumerate(_sequence(_require(data, key, f"{tool} file", tool), f"'{key}'")):
-        yield position, _mapping(entry, f"benchmark {position}")
-
-
-def _reader(tool: str):
-    """A reader of ``tool``'s JSON: a file whose structure is not the tool's (a field of the wrong
-    type where an object, a list or a number belongs) is refused with a ValueError naming ``source``,
-    never an AttributeError or TypeError from deep inside the parse."""
-
-    def wrap(function):
-        @functools.wraps(function)
-        def reader(source, *args, **kwargs):
-            try:
-                return function(source, *args, **kwargs)
-            except (AttributeError, TypeError, KeyError, IndexError) as error:
-                if str(error).startswith(("source", "dropna", "time", "errors", "metric")):
-                    raise
-                raise ValueError(
-                    f"source: not a well-formed {tool} JSON file ({type(error).__name__}: {error})"
-                ) from None
-
-        return reader
-
-    return wrap
 
 
 def _finite_values(frame: pd.DataFrame, dropna: bool, where: str = "source") -> pd.DataFrame:
@@ -324,7 +248,7 @@ def read_hyperfine(source, *, dropna: bool = False) -> pd.DataFrame:
     return _frame(rows, extra, {"tool": "hyperfine"}, dropna)
 
 
-@_reader("Google Benchmark")
+@_reader("Google Benchmark", time=("real_time", "cpu_time"), errors=("raise", "drop"))
 def read_google_benchmark(
     source, *, time: str = "real_time", errors: str = "raise", dropna: bool = False
 ) -> pd.DataFrame:
@@ -422,7 +346,7 @@ def _jmh_values(metric: dict, where: str) -> list[list[np.ndarray]]:
     )
 
 
-@_reader("JMH")
+@_reader("JMH", metric=str)
 def read_jmh(source, *, metric: str | None = None, dropna: bool = False) -> pd.DataFrame:
     """Read JMH results (``java -jar benchmarks.jar -rf json -rff file.json``).
 

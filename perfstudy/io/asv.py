@@ -7,7 +7,8 @@ import itertools
 
 import pandas as pd
 
-from perfstudy.io._read import _frame, _mapping, _read_json, _reader, _require
+from perfstudy.io._json import _mapping, _read_json, _reader, _require
+from perfstudy.io._read import _frame
 
 __all__ = ["read_asv"]
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pandas as pd
 
 from perfstudy._lib.checks import check_choice
-from perfstudy.io._read import _entries, _frame, _mapping, _read_json, _reader, _require, _sequence
+from perfstudy.io._json import _entries, _mapping, _read_json, _reader, _require, _sequence
+from perfstudy.io._read import _frame
 
 __all__ = ["read_benchmarkdotnet"]
 
@@ -15,7 +16,7 @@ __all__ = ["read_benchmarkdotnet"]
 _KEEP = {"Actual": False, "Warmup": True}
 
 
-@_reader("BenchmarkDotNet")
+@_reader("BenchmarkDotNet", stage=("Result", "Actual"))
 def read_benchmarkdotnet(source, *, dropna: bool = False, stage: str = "Result") -> pd.DataFrame:
     """Read BenchmarkDotNet's full JSON export into the tidy schema.
 

@@ -10,7 +10,8 @@ from pathlib import Path
 import pandas as pd
 
 from perfstudy._lib.checks import check_choice
-from perfstudy.io._read import _frame, _read_json, _reader, _require, _sequence
+from perfstudy.io._json import _read_json, _reader, _require, _sequence
+from perfstudy.io._read import _frame
 
 __all__ = ["read_criterion"]
 
@@ -74,7 +75,7 @@ def _csv_rows(path: Path) -> list[dict]:
     return rows
 
 
-@_reader("criterion")
+@_reader("criterion", accepts="path", which=("new", "base"))
 def read_criterion(source, *, which: str = "new", dropna: bool = False) -> pd.DataFrame:
     """Read criterion.rs's measurements into the tidy schema.
 

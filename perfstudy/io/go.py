@@ -21,7 +21,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from perfstudy.io._read import COLUMNS, _frame, _reader
+from perfstudy.io._json import _reader
+from perfstudy.io._read import COLUMNS, _frame
 
 __all__ = ["read_go"]
 
@@ -66,7 +67,7 @@ def _unit_line(fields: list[str], where: str, number: int, unit_meta: dict) -> N
         unit_meta[(fields[1], key)] = value
 
 
-@_reader("Go benchmark")
+@_reader("Go benchmark", accepts="text")
 def read_go(source, *, dropna: bool = False) -> pd.DataFrame:
     """Read Go benchmark text (``go test -bench . -count 10 > file.txt``), with benchfmt's rules.
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from perfstudy.io._read import _entries, _frame, _mapping, _read_json, _reader, _require, _sequence
+from perfstudy.io._json import _entries, _mapping, _read_json, _reader, _require, _sequence
+from perfstudy.io._read import _frame
 
 __all__ = ["read_pytest_benchmark"]
 

@@ -54,7 +54,7 @@ __all__ = [
     "plot_clustered_se",
     "plot_design_standard_errors",
     "plot_ranked_intervals",
-    "plot_server_ranking",
+    "plot_host_ranking",
     "plot_search_traces",
     "plot_lines",
 ]
@@ -323,10 +323,10 @@ def plot_ranked_intervals(
     return fig
 
 
-def plot_server_ranking(ranking, *, by: str = "host", highlight=None, curve=None, top: int = 30):
+def plot_host_ranking(ranking, *, by: str = "host", highlight=None, curve=None, top: int = 30):
     """Figure 7 of Maricq et al.: servers by MMD against the rest (b), and the elimination curve (c).
 
-    ``ranking`` comes from :func:`perfstudy.diagnostics.hosts.rank_servers`; ``highlight`` names servers to
+    ``ranking`` comes from :func:`perfstudy.diagnostics.hosts.rank_hosts`; ``highlight`` names servers to
     mark (e.g. a deliberately degraded copy); ``curve`` is an elimination curve to draw beside it.
 
     Parameters

@@ -1,6 +1,6 @@
 """Batch reports: run every notebook through papermill, write executed copies, HTML and figures.
 
-One failing notebook does not stop the others; :func:`run_notebooks` returns a run record per
+One failing notebook does not stop the others; :func:`execute_notebooks` returns a run record per
 notebook (status, seconds, where it failed) and :func:`format_table` prints them.
 """
 
@@ -24,8 +24,8 @@ __all__ = [
     "NotebookRun",
     "default_notebooks_dir",
     "find_notebooks",
-    "run_notebooks",
-    "run_analysis",
+    "execute_notebooks",
+    "execute_analysis",
     "format_table",
     "offline_notebook",
 ]
@@ -275,7 +275,7 @@ def _execute(
     return NotebookRun(path.stem, "failed" if error else "ok", seconds, output, html_path, error)
 
 
-def run_notebooks(
+def execute_notebooks(
     *,
     notebooks_dir=None,
     out_dir="build",
@@ -326,7 +326,7 @@ def run_notebooks(
         raise TypeError(f"parameters: expected a dict of parameter name -> value, got {type(extra).__name__}")
     own = sorted(set(extra) & {"quick", "out_dir", "figures_dir"})
     if own:
-        raise ValueError(f"parameters: give {own} as run_notebooks' own argument(s), not in parameters")
+        raise ValueError(f"parameters: give {own} as execute_notebooks' own argument(s), not in parameters")
     declared: dict = {}  # each notebook's parameters, or the error that stopped reading them (reported per run)
     for path in notebooks:
         try:
@@ -374,7 +374,7 @@ def _check_run(timeout, kernel_name) -> float:
     return timeout
 
 
-def run_analysis(
+def execute_analysis(
     paths,
     *,
     out_dir="build/analyze",
@@ -448,7 +448,7 @@ def format_table(runs) -> str:
     Parameters
     ----------
     runs : sequence of NotebookRun
-        From :func:`run_notebooks`.
+        From :func:`execute_notebooks`.
     """
     if not isinstance(runs, (list, tuple)) or not all(isinstance(r, NotebookRun) for r in runs):
         raise TypeError(f"runs: expected a list of NotebookRun, got {type(runs).__name__}")

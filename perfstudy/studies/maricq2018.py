@@ -23,7 +23,7 @@ from perfstudy._lib.checks import (
     check_text,
 )
 from perfstudy._lib.result import Result
-from perfstudy.diagnostics.hosts import eliminate_unrepresentative, rank_servers
+from perfstudy.diagnostics.hosts import eliminate_unrepresentative, rank_hosts
 from perfstudy.diagnostics.repetitions import median_ci_indices, repetitions_needed
 from perfstudy.diagnostics.variability import coefficient_of_variation, normality
 from perfstudy.io import datasets
@@ -550,7 +550,7 @@ class DegradedCopyRanking(Result):
     Attributes
     ----------
     ranking : DataFrame
-        :func:`perfstudy.diagnostics.hosts.rank_servers` of the fleet.
+        :func:`perfstudy.diagnostics.hosts.rank_hosts` of the fleet.
     with_copy : DataFrame
         The same with the degraded copy of the median-ranked host added.
     copy : str
@@ -617,13 +617,13 @@ def figure7_cwb(
         .reset_index()
     )
     first, second, third = np.random.default_rng(rng).spawn(3)
-    ranking = rank_servers(fleet, metrics=metrics, permutations=permutations, rng=first, progress=progress)
+    ranking = rank_hosts(fleet, metrics=metrics, permutations=permutations, rng=first, progress=progress)
     target = ranking.host.iloc[len(ranking) // 2]
     copy = fleet[fleet.host == target].copy()
     copy["host"] = f"degraded copy of {target}"
     for metric in metrics:
         copy[metric] = copy[metric] * ((1 + shift) if "duration" in metric else 1 / (1 + shift))
-    with_copy = rank_servers(
+    with_copy = rank_hosts(
         pd.concat([fleet, copy], ignore_index=True), metrics=metrics, permutations=permutations, rng=second
     )
     elimination = eliminate_unrepresentative(
@@ -666,7 +666,7 @@ def degraded_copy_ranking(names, *, shift: float = 0.10, permutations: int = 100
     for name, stream in zip(names, np.random.default_rng(rng).spawn(len(names))):
         frame = datasets.load(name)[["host", "value"]]
         copy = frame[frame.host == 0].assign(host=-1, value=lambda f: f.value * (1 + shift))
-        ranked = rank_servers(
+        ranked = rank_hosts(
             pd.concat([frame, copy], ignore_index=True), metrics="value", permutations=permutations, rng=stream
         )
         rows.append(

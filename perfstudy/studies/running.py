@@ -418,9 +418,9 @@ def sequential_layout(a, b, *, batches: int, values: int = 3, warmup: int = 1) -
     Returns
     -------
     DataFrame
-        The rows of :func:`perfstudy.experiment.batches.run_batch`, ``round`` numbering each version's batches.
+        The rows of :func:`perfstudy.experiment.batches.time_batch`, ``round`` numbering each version's batches.
     """
-    from perfstudy.experiment.batches import SHELL, Batch, command_argv, run_batch, shell_startup
+    from perfstudy.experiment.batches import SHELL, Batch, command_argv, shell_startup, time_batch
 
     commands = {"A": command_argv(a, "a"), "B": command_argv(b, "b")}
     batches = check_int("batches", batches, maximum=100_000)
@@ -433,5 +433,5 @@ def sequential_layout(a, b, *, batches: int, values: int = 3, warmup: int = 1) -
     for version, command in commands.items():
         for index in range(batches):
             cut = startup if isinstance(command, tuple) and command[:2] == (SHELL, "-c") else 0.0
-            rows += run_batch(Batch(version, command, index, 0, values=values, warmup=warmup, startup=cut)).rows
+            rows += time_batch(Batch(version, command, index, 0, values=values, warmup=warmup, startup=cut)).rows
     return pd.DataFrame(rows)
