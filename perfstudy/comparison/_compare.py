@@ -658,7 +658,7 @@ def _table(rows, *, correction: str, confidence: float, threshold: float) -> pd.
     table = pd.DataFrame(rows)
     table.insert(table.columns.get_loc("method"), "p_adjusted", adjust_p_values(table["p_value"], correction))
     table.insert(
-        table.columns.get_loc("notes"),
+        list(table.columns).index("notes"),
         "verdict",
         [
             _verdict(r.low, r.high, r.p_adjusted, alpha, threshold, r.higher_is_better, r.scale, r.estimate_a)

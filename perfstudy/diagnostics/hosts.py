@@ -202,11 +202,11 @@ def _scaled(df: pd.DataFrame, by: str, metrics) -> pd.DataFrame:
             f"metrics: {int(holes.sum().sum())} missing values (servers {where}); every server needs "
             "every metric: drop those servers or metrics first"
         )
-    counts = frame.groupby(by).size()
-    few = counts[counts < MIN_HOST_SAMPLES]
+    counts = column(frame.groupby(by).size())
+    few = column(counts[counts < MIN_HOST_SAMPLES])
     if not few.empty:
         raise ValueError(
-            f"{by}: {len(few)} server(s) with fewer than {MIN_HOST_SAMPLES} samples: {few.index[:5].tolist()}"
+            f"{by}: {len(few)} host(s) with fewer than {MIN_HOST_SAMPLES} samples: {few.index[:5].tolist()}"
         )
     if counts.size < 2:
         raise ValueError(f"df: {counts.size} server(s) in column {by!r}; ranking needs at least 2")
