@@ -466,7 +466,7 @@ def test_explorer_responds_in_jupyterlab(explore_page, explorer):
 
 def test_the_busy_signal_shows_after_half_a_second(explore_page):
     """The explorers' busy line and greyed result appear only once an update has run for half a second (CSS,
-    in this browser); tests/test_widgets.py checks that an update puts them up while it computes."""
+    in this browser); tests/notebook/test_widgets.py checks that an update puts them up while it computes."""
     page = explore_page
     root = _explorer(page, "Bootstrap Type I error")
     seen = root.evaluate(

@@ -554,7 +554,7 @@ REAL_DATA = {"02_bootstrap_type1_error", "03_normality_stationarity", "04_pt4clo
 
 
 def _text_and_record(tmp_path_factory, name, seed):
-    from quoted import prose
+    from support.quoted import prose
 
     tmp, rec = run_quick(tmp_path_factory, name, seed)
     nb = nbformat.read(tmp / "build" / f"{name}.ipynb", as_version=4)
@@ -571,7 +571,7 @@ def _text_and_record(tmp_path_factory, name, seed):
 def test_every_number_the_text_quotes_is_in_the_record_at_two_seeds(path, tmp_path_factory):
     """A decimal or percentage in a notebook's prose is a number its record holds, at its own seed and at
     another: text typed once for one run's numbers fails at the second seed (tests/quoted.py)."""
-    from quoted import record_numbers, unheld
+    from support.quoted import record_numbers, unheld
 
     if path.stem in REAL_DATA:
         _needs_real_data()

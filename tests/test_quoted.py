@@ -1,7 +1,7 @@
 """The prose checker of tests/quoted.py: what it counts as a quoted number and when a record holds one."""
 
 import pytest
-from quoted import prose, quoted_numbers, record_numbers, unheld
+from support.quoted import prose, quoted_numbers, record_numbers, unheld
 
 
 @pytest.mark.parametrize(

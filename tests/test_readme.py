@@ -41,7 +41,7 @@ def test_readme_documents_every_field_of_the_compare_json():
     """The JSON schema in the README names every field `perfstudy compare --format json` writes."""
     import json
 
-    from test_compare import clustered
+    from support.frames import clustered
 
     from perfstudy.comparison import compare, format_comparison
     from perfstudy.comparison._render import JSON_SCHEMA

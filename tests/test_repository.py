@@ -210,3 +210,16 @@ def test_arguments_are_checked_in_the_function_not_by_a_wrapper():
                 members = [f for key, f in vars(obj).items() if not key.startswith("_")]
             wrapped += [f"{name}.{attribute}" for f in members if inspect.isfunction(f) and inspect.unwrap(f) is not f]
     assert not wrapped, f"checked by a wrapper: {wrapped}"
+
+
+def test_the_tests_mirror_the_package_and_share_helpers_through_support():
+    """tests/<package>/test_<module>.py for each package's modules (cross-cutting tests at the top), and
+    no test file imports another: what tests share lives in tests/support/."""
+    tests = ROOT / "tests"
+    packages = {p.parent.name for p in (ROOT / "perfstudy").glob("*/__init__.py")}
+    folders = {p.name for p in tests.iterdir() if p.is_dir() and not p.name.startswith((".", "__"))} - {"support"}
+    assert folders and folders <= packages, sorted(folders - packages)
+    importing = sorted(
+        str(p.relative_to(ROOT)) for p in tests.rglob("*.py") if any(n.startswith("test_") for n in _imports(p))
+    )
+    assert not importing, importing

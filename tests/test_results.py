@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from test_vocabulary import MODULES, home
+from support.walk import MODULES, home
 
 from perfstudy import PERFLAB_ENDPOINTS
 from perfstudy._lib.result import Result

@@ -6,7 +6,7 @@ benchmarks. These are the three functions it needs, to double precision: the t s
 through the regularised incomplete beta function (its continued fraction, evaluated by the modified
 Lentz method; Press et al., *Numerical Recipes*, 3rd ed., section 6.4), the t quantile by
 safeguarded Newton steps on it, and the normal quantile from the standard library (Wichura's
-AS 241). ``tests/test_tdist.py`` checks them against scipy.
+AS 241). ``tests/_lib/test_tdist.py`` checks them against scipy.
 """
 
 from __future__ import annotations

@@ -62,7 +62,7 @@ def _first(count: int) -> str:
 
 def _trend(statistics: np.ndarray) -> tuple[float, float]:
     """Spearman's rank correlation of ``statistics`` with their order, and its two-sided p-value by the
-    t approximation: what ``scipy.stats.spearmanr(np.arange(n), statistics)`` returns (tests/test_compare.py
+    t approximation: what ``scipy.stats.spearmanr(np.arange(n), statistics)`` returns (tests/comparison/test_compare.py
     checks it), without importing scipy.stats (1.0 s here, more than a whole ``perfstudy compare`` of a
     200-benchmark Go suite; see perfstudy/_tdist.py)."""
     n = statistics.size

@@ -26,7 +26,7 @@ benchstat runs Mann-Whitney on pooled values, pyperf's ``compare_to`` a t-test o
   clusters of the two sides) and ``C_a + C_b - 2``; the interval of ``B/A - 1`` is Fieller's, the
   ratios that test does not reject (unbounded, so NaN, when A cannot be told from 0). A bootstrap
   of a handful of clusters is too narrow (its Type I error was 21% with 3 clusters a side and 13%
-  with 5, against 2.8% and 4.6% for a t; ``tests/test_compare.py``).
+  with 5, against 2.8% and 4.6% for a t; ``tests/comparison/test_compare.py``).
 - With one cluster on a side there is no between-cluster variance to estimate: the interval and
   p-value are NaN and the verdict is "inconclusive", with a warning. Never a narrow interval.
 

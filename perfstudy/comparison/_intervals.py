@@ -41,7 +41,7 @@ def adjust_p_values(p_values, method: str = "holm") -> np.ndarray:
     """p-values adjusted for multiple comparisons (NaN entries are left out and stay NaN).
 
     The same numbers as ``statsmodels.stats.multitest.multipletests(p, method="holm" or "fdr_bh")[1]``
-    (tests/test_compare.py checks it to 1e-12), computed here because importing statsmodels costs 1.5 s,
+    (tests/comparison/test_compare.py checks it to 1e-12), computed here because importing statsmodels costs 1.5 s,
     which every ``perfstudy compare`` would pay.
 
     Parameters
@@ -184,7 +184,7 @@ def _interval(a: _Side, b: _Side, scale: str, method: str, statistic, confidence
     # Small-sample correction: the spread of a C-cluster bootstrap is sqrt((C - 1) / C) of the
     # unbiased one, and its tails are normal where those of C cluster means are t; stretching the
     # replicates about the estimate by the product of both ratios took the Type I error at 25
-    # clusters a side from 6.5-7% to the nominal 5% (tests/test_compare.py).
+    # clusters a side from 6.5-7% to the nominal 5% (tests/comparison/test_compare.py).
     df = a.clusters + b.clusters - 2
     inflation = math.sqrt(fewer / (fewer - 1))
     se = inflation * float(replicated.std(ddof=1))

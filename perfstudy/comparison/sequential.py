@@ -1,7 +1,7 @@
 """Anytime-valid intervals for a mean: look after every round and stop when the answer is known.
 
 A fixed-level t interval recomputed after every round and used to stop is wrong: over 200 looks at
-A/A data it calls a difference 36-39% of the time at a nominal 5% (``tests/test_sequential.py``
+A/A data it calls a difference 36-39% of the time at a nominal 5% (``tests/comparison/test_sequential.py``
 and notebook 09 measure it). The interval here is a *confidence sequence*: with probability at least
 ``confidence`` it covers the mean at every round at once, so a run may stop at any round, for any
 reason, and report it.
@@ -163,7 +163,7 @@ def t_confidence_sequence(
     -----
     Exact (conservative) for independent normal observations with any variance; by the central limit
     theorem close for the log-ratios of batch means that :func:`perfstudy.experiment._run.run` feeds it.
-    ``tests/test_sequential.py`` checks the time-uniform coverage by simulation and the closed form
+    ``tests/comparison/test_sequential.py`` checks the time-uniform coverage by simulation and the closed form
     against a direct search of ``{m: M_n(m) < 1/alpha}``.
     """
     confidence = check_fraction("confidence", confidence)

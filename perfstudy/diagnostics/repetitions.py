@@ -188,7 +188,7 @@ class Repetitions(Result):
 
 
 #: Up to this many runs, CONFIRM sorts each trial's first runs at every size instead of keeping
-#: Fenwick trees (the same bounds; tests/test_confirm.py): a comparison's 20 batches took 1.4 ms
+#: Fenwick trees (the same bounds; tests/diagnostics/test_repetitions.py): a comparison's 20 batches took 1.4 ms
 #: per call the tree's way.
 DIRECT_MAX_RUNS = 64
 #: Up to this many runs per trial, each trial keeps its runs in a sorted list (bisect.insort, a memmove

@@ -306,7 +306,7 @@ def _label(key: dict) -> str:
 
 #: scipy's Shapiro-Wilk without its axis/NaN-policy wrapper, which costs 90 us a call against the test's own
 #: 6 us (notebook 03's 18,265 windows: 4.4 s of wrapper); the values here are finite and 1-D already.
-#: tests/test_diagnostics.py checks it against stats.shapiro.
+#: tests/diagnostics/test_variability.py checks it against stats.shapiro.
 _SHAPIRO = getattr(stats.shapiro, "__wrapped__", stats.shapiro)
 
 

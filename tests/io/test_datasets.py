@@ -11,7 +11,7 @@ import pytest
 from perfstudy.io import datasets
 from perfstudy.io.datasets import DataUnavailableError, list_datasets, load, locate, registry
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 # captured before any test isolates the environment
 MIRROR = Path(os.environ.get("PERFSTUDY_DATA") or "/nonexistent")
 needs_data = pytest.mark.skipif(not MIRROR.is_dir(), reason="PERFSTUDY_DATA does not point at the dataset mirror")

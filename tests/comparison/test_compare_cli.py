@@ -236,7 +236,7 @@ def test_analyze_refuses_unusable_input_before_starting_a_kernel(tmp_path, capsy
 def test_the_200_benchmark_go_suite_fails_the_gate_with_every_planted_regression(tmp_path, capsys):
     # 200 Go benchmarks, 20 lines a side, 2% noise, +5% in 20 of them; before, all 200 were
     # "inconclusive" and --fail-on-regression exited 0
-    from test_compare import suite
+    from support.frames import suite
 
     frame = suite()
     paths = []

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_studies import needs_data
+from support.studies import needs_data
 
 from perfstudy import PERFLAB_ENDPOINTS
 from perfstudy.design.standard_errors import compare_designs

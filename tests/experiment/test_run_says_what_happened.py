@@ -492,7 +492,7 @@ def test_confidence_outside_zero_and_one_is_refused_by_the_command_line(capsys):
 
 
 def test_the_interrupted_exit_status_is_documented_in_help_and_readme():
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     readme = (root / "README.md").read_text()
     for said in ("130", "143", "/bin/sh -c", "--no-shell", "--resume"):
         assert said in readme, said

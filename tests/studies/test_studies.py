@@ -9,164 +9,24 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import pandas as pd
 import pytest
+from support.studies import (
+    AZURE,
+    E1,
+    STUDY_CALLS,
+    _have_data,
+    _pilot_fit,
+    _synthetic_pairs,
+    needs_data,
+)
 
-from perfstudy import DESIGNS, PERFLAB_ENDPOINTS, CostModel
+from perfstudy import DESIGNS, CostModel
 from perfstudy.capacity.server_model import SimulatedServer
 from perfstudy.design.standard_errors import optimal_allocation, standard_error
-from perfstudy.design.type1_errors import ROWS, aa_tests
-from perfstudy.io.datasets import DataUnavailableError, load, locate
+from perfstudy.design.type1_errors import ROWS
+from perfstudy.io.datasets import load
 from perfstudy.studies import bakshy2015, bakshy2015_real, he2019, kolaczkowski, maricq2018, shivam2008, versions
-from perfstudy.studies.public_data import SERIES, iter_series, survey_datasets
-
-E1 = PERFLAB_ENDPOINTS[1]
-SEARCH = dict(target_accuracy=0.1, confidence=0.95, region_width=0.1, runlength=120.0, increment=20.0, max_loads=500)
-GRID = pd.DataFrame([dict(disks=d, daemons=n) for d in (1, 2, 4) for n in (4, 8, 16)])
-AZURE = ("azure-redis-get-long",)
-CWB_METRICS = ("sysbench/cpu-single-thread-duration", "md-sim-duration")
-
-
-def _have_data() -> bool:
-    try:
-        locate("pt4cloud-AWS-EP-L", download=False)
-    except DataUnavailableError:
-        return False
-    return True
-
-
-needs_data = pytest.mark.skipif(not _have_data(), reason="real datasets unavailable ($PERFSTUDY_DATA, cache)")
-
-STUDY_CALLS = {
-    "perfstudy.design.type1_errors.aa_tests": lambda r: aa_tests(
-        "fully_balanced", E1, requests=8, hosts=2, experiments=3, replicates=4, rng=r
-    ),
-    "perfstudy.studies.bakshy2015.figure4": lambda r: bakshy2015.figure4(
-        E1, hosts=[2], requests=[8], experiments=4, rng=r
-    ),
-    "perfstudy.studies.bakshy2015.figure5": lambda r: bakshy2015.figure5(E1, requests=8, hosts=2, experiments=4, rng=r),
-    "perfstudy.studies.bakshy2015.figure6": lambda r: bakshy2015.figure6(
-        E1, requests=8, hosts=2, simulations=5, replicates=5, rng=r
-    ),
-    "perfstudy.studies.bakshy2015.figure7": lambda r: bakshy2015.figure7(
-        E1, requests=8, hosts=4, tests=3, replicates=4, rng=r
-    ),
-    "perfstudy.studies.bakshy2015_real.table1_recovery": lambda r: bakshy2015_real.table1_recovery(
-        requests=12, hosts=3, batches=2, replicates=3, rng=r
-    ),
-    "perfstudy.studies.bakshy2015_real.interval_methods": lambda r: bakshy2015_real.interval_methods(
-        "md-sim-duration", replicates=4, rng=r
-    ),
-    "perfstudy.studies.bakshy2015_real.design_from_pilot": lambda r: bakshy2015_real.design_from_pilot(
-        _pilot_fit(),
-        CostModel(setup=600.0, request=2.0, repetition=0.5, host=60.0),
-        target_se=0.1,
-        experiments=50,
-        rng=r,
-    ),
-    "perfstudy.studies.versions.aa_calibration": lambda r: versions.aa_calibration(
-        _synthetic_pairs(), slowdowns=(0.0, 0.05), methods=("perfstudy", "iid bootstrap"), replicates=199, rng=r
-    ),
-    "perfstudy.studies.bakshy2015_real.pilot_budget": lambda r: bakshy2015_real.pilot_budget(
-        CostModel(setup=600.0, request=2.0, repetition=0.5, host=60.0),
-        target_se=0.1,
-        requests=30,
-        hosts=(4, 8),
-        batches=(2, 3),
-        pilots=3,
-        design_hosts=(4, 8, 16),
-        rng=r,
-    ),
-    "perfstudy.studies.bakshy2015.table3": lambda r: bakshy2015.table3(
-        E1, requests=8, hosts=4, experiments=3, replicates=3, rng=r
-    ),
-    "perfstudy.studies.bakshy2015_real.real_aa": lambda r: (
-        bakshy2015_real.real_aa(
-            [("a", np.arange(100.0) % 7), ("short", np.ones(3))],
-            segments=2,
-            segment_length=5,
-            experiments=3,
-            replicates=3,
-            rng=r,
-        ).per_series
-    ),
-    "perfstudy.studies.shivam2008.figure3": lambda r: (
-        shivam2008.figure3(SimulatedServer(), search=SEARCH, rng=r).headline
-    ),
-    "perfstudy.studies.shivam2008.figure6": lambda r: (
-        shivam2008.figure6(
-            SimulatedServer(),
-            load_factors=[0.5],
-            runlengths=[60],
-            repeats=2,
-            target_accuracy=0.1,
-            confidence=0.95,
-            rng=r,
-        ).table
-    ),
-    "perfstudy.studies.shivam2008.calibration": lambda r: shivam2008.calibration(
-        SimulatedServer(), searches=2, search=SEARCH, rng=r
-    ),
-    "perfstudy.studies.shivam2008.growth": lambda r: shivam2008.growth(
-        scales=[1], policies=["binsearch"], search=SEARCH, rng=r
-    ),
-    "perfstudy.studies.shivam2008.policy_traces": lambda r: {
-        k: v[0].cost
-        for k, v in shivam2008.policy_traces(
-            SimulatedServer(), SimulatedServer(daemons=12), policies=["binsearch"], search=SEARCH, rng=r
-        ).items()
-    },
-    "perfstudy.studies.shivam2008.surface_costs": lambda r: shivam2008.surface_costs(
-        GRID.head(2), policies=["binsearch"], repeats=1, search=SEARCH, rng=r
-    ),
-    "perfstudy.studies.shivam2008.figure9": lambda r: shivam2008.figure9(
-        GRID.head(2), confidences=[0.9], accuracies=[0.1], search=SEARCH, rng=r
-    ),
-    "perfstudy.studies.shivam2008.figure10": lambda r: shivam2008.figure10(
-        GRID.head(2), widths=[0.1], policies=["binsearch"], search=SEARCH, rng=r
-    ),
-    "perfstudy.studies.shivam2008.table4": lambda r: shivam2008.table4(GRID, sizes=[6], search=SEARCH, rng=r),
-    # real data: small calls, each reads one or two registered files
-    "perfstudy.studies.public_data.survey_datasets": lambda r: survey_datasets(
-        ["sap-hana-0016"], permutations=9, rng=r
-    ),
-    "perfstudy.studies.he2019.weekly_study": lambda r: he2019.weekly_study(
-        ["pt4cloud-AWS-EP-L"], replicates=5, rng=r
-    ).drop(columns="result"),
-    "perfstudy.studies.he2019.accuracy_diagnosis": lambda r: he2019.accuracy_diagnosis(
-        he2019.weekly_study(["pt4cloud-AWS-EP-L"], band=False, rng=0), draws=2, rng=r
-    ),
-    "perfstudy.studies.he2019.baseline_study": lambda r: he2019.baseline_study(
-        ["pt4cloud-AWS-EP-L"], periods_hours=[1], spans_hours=[6], replicates=10, rng=r
-    ),
-    "perfstudy.studies.maricq2018.figure3_normality": lambda r: maricq2018.figure3_normality(
-        window=500, rng=r
-    ).shares(),
-    "perfstudy.studies.maricq2018.figure5_convergence": lambda r: (
-        maricq2018.figure5_convergence([("pt4cloud-AWS-EP-L", "ground_truth")], trials=5, max_size=50, rng=r).table
-    ),
-    "perfstudy.studies.maricq2018.figure6_cov_vs_repetitions": lambda r: (
-        maricq2018.figure6_cov_vs_repetitions(min_runs=3000, trials=3, max_size=30, rng=r).headline
-    ),
-    "perfstudy.studies.maricq2018.table4_degraded_server": lambda r: maricq2018.table4_degraded_server(
-        AZURE, runs_per_host=40, trials=5, rng=r
-    ),
-    "perfstudy.studies.maricq2018.figure7_cwb": lambda r: (
-        maricq2018.figure7_cwb(metrics=CWB_METRICS, permutations=9, max_remove=1, rng=r).rank_after
-    ),
-    "perfstudy.studies.maricq2018.degraded_copy_ranking": lambda r: maricq2018.degraded_copy_ranking(
-        AZURE, permutations=19, rng=r
-    ),
-}
-REAL_DATA = {name for name in STUDY_CALLS if any(k in name for k in ("public_data", "he2019", "maricq2018"))}
-
-
-def study_call(name):
-    """The small call for ``name``; skips the real-data ones when no data are reachable."""
-    if name in REAL_DATA and not _have_data():
-        pytest.skip("real datasets unavailable ($PERFSTUDY_DATA, cache)")
-    return STUDY_CALLS[name]
-
+from perfstudy.studies.public_data import SERIES, iter_series
 
 # ---- Bakshy & Frachtenberg -------------------------------------------------------------------------------------
 
@@ -178,14 +38,6 @@ def test_table_3_constants_are_the_paper_s():
     table = bakshy2015.table3_standard_errors(E1)
     assert (table.closed_form.round(2) == table.paper).all()
     assert np.allclose(table.eq5_from_schedule, table.closed_form, rtol=1e-12)
-
-
-def _pilot_fit():
-    from perfstudy import fit_variance_components, pilot_schedule, simulate
-    from perfstudy.design.estimate import SCHEDULE_TERMS
-
-    pilot = simulate(pilot_schedule(40, 6, rng=0), E1, rng=0).to_frame(0)
-    return fit_variance_components(pilot, random=SCHEDULE_TERMS)
 
 
 def test_table1_recovery_covers_and_names():
@@ -267,20 +119,6 @@ def test_pilot_budget_judges_each_recommendation_under_the_truth():
     assert summary.within_10pct == pytest.approx(np.mean(abs(ratio - 1) <= 0.1))
     assert summary.se_ratio_median == pytest.approx(ratio.median())
     assert summary.oracle_design_share == pytest.approx(np.mean(first.design == budget.oracle.design))
-
-
-def _synthetic_pairs(pairs=6, clusters=5, per_cluster=4, seed=0):
-    """A/A pairs in the layout of versions.aa_pairs: log-normal values with a batch effect."""
-    rng = np.random.default_rng(seed)
-    rows = []
-    for pair in range(pairs):
-        effect = rng.normal(0, 0.02, 2 * clusters)
-        for batch in range(2 * clusters):
-            for value in np.exp(effect[batch] + rng.normal(0, 0.01, per_cluster)):
-                rows.append(
-                    dict(source="synthetic", series="s", benchmark=pair, version=batch % 2, batch=batch, value=value)
-                )
-    return pd.DataFrame(rows)
 
 
 def test_aa_calibration_counts_what_each_method_says():

@@ -1,0 +1,1 @@
+"""Helpers shared by the tests; no test file imports another."""
