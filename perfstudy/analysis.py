@@ -41,6 +41,7 @@ from perfstudy._lib.checks import (
     check_int,
     check_resamples,
     check_sample,
+    check_threshold,
 )
 from perfstudy._lib.format import display_unit, plural, si, with_unit
 from perfstudy._lib.frames import column as as_column
@@ -398,7 +399,7 @@ def analyze(
     cluster: str | None = None,
     confidence: float = 0.95,
     alpha: float = 0.05,
-    threshold: float = 0.02,
+    threshold: float | str = 0.02,
     permutations: int = 200,
     replicates: int = 2000,
     baseline=None,
@@ -426,7 +427,7 @@ def analyze(
         Of every interval.
     alpha : float
         Size of every test.
-    threshold : float
+    threshold : float or str
         For the comparison (see :func:`perfstudy.comparison._compare.compare`).
     permutations : int
         Of the independence and MMD tests.
@@ -454,6 +455,7 @@ def analyze(
     unclustered = cluster is None and "batch" not in df.columns
     cluster = "batch" if cluster is None else cluster
     confidence = check_fraction("confidence", confidence)
+    threshold = check_threshold(threshold)
     alpha = check_fraction("alpha", alpha)
     permutations = check_resamples("permutations", permutations, minimum=19)
     progress = check_bool("progress", progress)
@@ -529,8 +531,13 @@ def analyze(
 
 #: what :func:`demo_runs` plants: B's slowdown of ``json_dumps``, the warm-up iterations of ``regex`` and
 #: their excess, the slow process of ``startup`` in A and its excess
-DEMO_PROBLEMS = {"json_dumps_slowdown": 0.03, "regex_warmup": 4, "regex_warmup_excess": 0.25,
-                 "startup_slow_process": 7, "startup_slow_excess": 0.30}  # fmt: skip
+DEMO_PROBLEMS = {
+    "json_dumps_slowdown": 0.03,
+    "regex_warmup": 4,
+    "regex_warmup_excess": 0.25,
+    "startup_slow_process": 7,
+    "startup_slow_excess": 0.30,
+}
 
 
 def demo_runs(*, processes: int = 20, values: int = 30, rng=None) -> tuple[pd.DataFrame, pd.DataFrame]:

@@ -252,8 +252,11 @@ def _run(args) -> int:
         if args.plan is not None:
             from perfstudy.experiment.plan import format_plan, plan_rounds
 
-            plan = plan_rounds(args.plan, threshold=0.05 if threshold is None else threshold,
-                               confidence=0.95 if confidence is None else confidence)  # fmt: skip
+            plan = plan_rounds(
+                args.plan,
+                threshold=0.05 if threshold is None else threshold,
+                confidence=0.95 if confidence is None else confidence,
+            )
             print(format_plan(plan))
             return 0
         for option, command in (("--a", args.a), ("--b", args.b)):
@@ -266,29 +269,51 @@ def _run(args) -> int:
         with warnings.catch_warnings():
             warnings.showwarning = _show_warning  # the machine's warnings as they are found: before round 1
             result = run(
-                args.a, args.b, name=args.name, threshold=threshold, confidence=confidence, values=args.values,
-                warmup=args.warmup, min_rounds=args.min_rounds, max_rounds=args.max_rounds, max_time=max_time,
-                out=args.out, resume=args.resume, seed=args.seed, measure=args.measure, shell=args.shell,
-                scheduler=args.scheduler, ignore_failures=args.ignore_failures, timeout=timeout,
+                args.a,
+                args.b,
+                name=args.name,
+                threshold=threshold,
+                confidence=confidence,
+                values=args.values,
+                warmup=args.warmup,
+                min_rounds=args.min_rounds,
+                max_rounds=args.max_rounds,
+                max_time=max_time,
+                out=args.out,
+                resume=args.resume,
+                seed=args.seed,
+                measure=args.measure,
+                shell=args.shell,
+                scheduler=args.scheduler,
+                ignore_failures=args.ignore_failures,
+                timeout=timeout,
                 progress=not args.no_progress,
-            )  # fmt: skip
+            )
     except (ValueError, TypeError, OSError, ImportError) as error:
         print(f"perfstudy run: {_one_line(error)}", file=sys.stderr)
         return 2
     if result.failure:
         print(f"perfstudy run: {result.failure}", file=sys.stderr)
     if result.comparison is None:
-        print(f"perfstudy run: stopped ({result.stopped}) before a round completed; rows in {result.path}",
-              file=sys.stderr)  # fmt: skip
+        print(
+            f"perfstudy run: stopped ({result.stopped}) before a round completed; rows in {result.path}",
+            file=sys.stderr,
+        )
         return result.exit_status or 2
     stopped = _stopped_text(result, args.resume)
     if args.output == "json":
         import json
 
         document = json.loads(format_comparison(result.comparison, "json"))
-        document.update(rounds=result.rounds, stopped=result.stopped, file=result.path, new_rounds=result.new_rounds,
-                        exit_status=result.exit_status, warnings=list(result.environment.get("warnings", ())),
-                        signal=None if result.signal is None else signal.Signals(result.signal).name)  # fmt: skip
+        document.update(
+            rounds=result.rounds,
+            stopped=result.stopped,
+            file=result.path,
+            new_rounds=result.new_rounds,
+            exit_status=result.exit_status,
+            warnings=list(result.environment.get("warnings", ())),
+            signal=None if result.signal is None else signal.Signals(result.signal).name,
+        )
         print(json.dumps(document, indent=2))
     else:
         print(format_comparison(result.comparison, args.output))
@@ -340,11 +365,18 @@ def _explore(args) -> int:
         return 2
     notebook = Path(str(importlib.resources.files("perfstudy") / "notebooks" / "explore.ipynb"))
     command = [
-        sys.executable, "-m", "voila", str(notebook), "--Voila.ip=127.0.0.1", f"--port={args.port}",
-        "--ServerApp.port_retries=0", "--show_tracebacks=False",
+        sys.executable,
+        "-m",
+        "voila",
+        str(notebook),
+        "--Voila.ip=127.0.0.1",
+        f"--port={args.port}",
+        "--ServerApp.port_retries=0",
+        "--show_tracebacks=False",
         # a kernel that has already run the notebook waits for the first visitor: the landing tab shows at once
-        "--preheat_kernel=True", "--pool_size=1",
-    ]  # fmt: skip
+        "--preheat_kernel=True",
+        "--pool_size=1",
+    ]
     if args.no_browser:
         command.append("--no-browser")
     print(f"perfstudy explore: http://127.0.0.1:{args.port}/ (Ctrl-C to stop)", flush=True)
@@ -447,12 +479,16 @@ def _compare(args) -> int:
         block, sequential = args.block, False
         if args.new is not None:
             if args.by is not None or args.a_version is not None:
-                raise ValueError("--by and --a-version split one file into two versions; with two files, each file "
-                                 "is a version (BASE is A)")  # fmt: skip
+                raise ValueError(
+                    "--by and --a-version split one file into two versions; with two files, each file "
+                    "is a version (BASE is A)"
+                )
             for path in (args.base, args.new):
                 if is_run_file(path):  # as one side, its A and B would be pooled into one version
-                    raise ValueError(f"{path} is a perfstudy run's file, which holds both versions: compare it alone "
-                                     f"(perfstudy compare {path})")  # fmt: skip
+                    raise ValueError(
+                        f"{path} is a perfstudy run's file, which holds both versions: compare it alone "
+                        f"(perfstudy compare {path})"
+                    )
             import pandas as pd
 
             # each file is a version named by its path, so that the table and the JSON say which is which
@@ -465,8 +501,10 @@ def _compare(args) -> int:
             # perfstudy run's file: A and B as its record says, its failed batches left out, paired by round
             # with the anytime interval (it looked after every round), judged by its own threshold
             if args.by not in (None, "version") or args.a_version not in (None, "A"):
-                raise ValueError(f"{args.base} is a perfstudy run's file: its versions are A and B as its record "
-                                 "says; drop --by and --a-version")  # fmt: skip
+                raise ValueError(
+                    f"{args.base} is a perfstudy run's file: its versions are A and B as its record "
+                    "says; drop --by and --a-version"
+                )
             run_file = read_run(args.base)
             if run_file.failed_rows:
                 print(f"perfstudy compare: {run_file.failed_rows} rows of failed batches left out", file=sys.stderr)
@@ -476,8 +514,9 @@ def _compare(args) -> int:
                 threshold = run_file.threshold
                 said.append(f"threshold {100 * threshold:g}% (the run's own; --threshold overrides)")
             else:
-                said.append(f"threshold {100 * threshold:g}% (--threshold; the run was judged by "
-                            f"{100 * run_file.threshold:g}%)")  # fmt: skip
+                said.append(
+                    f"threshold {100 * threshold:g}% (--threshold; the run was judged by {100 * run_file.threshold:g}%)"
+                )
             if confidence is None:
                 confidence = run_file.confidence
                 said.append(f"confidence {100 * confidence:g}% (the run's own)")

@@ -842,7 +842,11 @@ PASS_THROUGH = (
 NEEDS_DATA = ("io.datasets.locate", "io.datasets.load", "io.datasets.load_family")
 
 
-@pytest.mark.parametrize("name", WALKED)
+#: walked callables whose every case runs a whole analysis (tens of seconds): `make test` only
+SLOW_WALKS = ("analysis.analyze", "notebook.report.execute_analysis")
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n in SLOW_WALKS else n for n in WALKED])
 def test_bad_input_is_refused_by_name_or_handled(name, valid):
     if name.startswith(NEEDS_DATA):
         from support.studies import _have_data

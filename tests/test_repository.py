@@ -223,3 +223,40 @@ def test_the_tests_mirror_the_package_and_share_helpers_through_support():
         str(p.relative_to(ROOT)) for p in tests.rglob("*.py") if any(n.startswith("test_") for n in _imports(p))
     )
     assert not importing, importing
+
+
+def test_the_package_stays_small_at_the_top_and_in_every_file():
+    """At most 14 modules directly in perfstudy/ (the rest live in packages by concept) and no module of
+    the package over 900 lines (a module that grows past it holds more than one concept)."""
+    top = sorted(p.name for p in (ROOT / "perfstudy").glob("*.py"))
+    assert len(top) <= 14, top
+    long = {
+        str(p.relative_to(ROOT)): n
+        for p in (ROOT / "perfstudy").rglob("*.py")
+        if (n := len(p.read_text().splitlines())) > 900
+    }
+    assert not long, long
+
+
+def test_the_verbs_choices_are_literals_and_their_tuples_come_from_them():
+    """A choice in a public signature is a Literal whose values are the tuple the function checks
+    against, so that the annotation and the refusal cannot drift apart."""
+    import typing
+
+    from perfstudy import compare, read, run
+    from perfstudy.comparison import STATISTICS, verdict
+    from perfstudy.comparison._intervals import CORRECTIONS, SCALES
+    from perfstudy.experiment.batches import MEASURES
+    from perfstudy.io import FORMATS
+
+    def choices(function, parameter):
+        hint = typing.get_type_hints(function)[parameter]
+        literals = [a for a in typing.get_args(hint) if typing.get_origin(a) is typing.Literal] or [hint]
+        assert typing.get_origin(literals[0]) is typing.Literal, (function.__name__, parameter, hint)
+        return typing.get_args(literals[0])
+
+    assert choices(read, "format") == FORMATS
+    assert choices(compare, "statistic") == STATISTICS
+    assert choices(compare, "correction") == CORRECTIONS
+    assert choices(run, "measure") == MEASURES
+    assert choices(verdict, "scale") == SCALES

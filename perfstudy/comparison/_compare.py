@@ -219,9 +219,18 @@ def _compare_one(task: _Task, rng) -> dict:
                 ),
             )
     return _row(
-        task, a, b, clusters=(a.clusters, b.clusters), scale=scale, change=_change(a, b, scale), low=low, high=high,
-        p_value=p, method=method, notes=notes,
-    )  # fmt: skip
+        task,
+        a,
+        b,
+        clusters=(a.clusters, b.clusters),
+        scale=scale,
+        change=_change(a, b, scale),
+        low=low,
+        high=high,
+        p_value=p,
+        method=method,
+        notes=notes,
+    )
 
 
 def _row(task: _Task, a: _Side, b: _Side, *, clusters, scale, change, low, high, p_value, method, notes) -> dict:
@@ -264,8 +273,9 @@ def _paired_row(task: _Task, a: _Side, b: _Side) -> dict:
     if task.hosts_b is not None:
         host_of = dict(zip(task.blocks_b.tolist(), task.hosts_b.tolist()))  # type: ignore[union-attr]
         hosts = np.array([host_of[block] for block in blocks.tolist()])
-    found = paired_interval(stat_a, stat_b, confidence=s.confidence, sequential=s.sequential, hosts=hosts,
-                            check_alpha=s.check_alpha)  # fmt: skip
+    found = paired_interval(
+        stat_a, stat_b, confidence=s.confidence, sequential=s.sequential, hosts=hosts, check_alpha=s.check_alpha
+    )
     notes = list(found["notes"])
     unpaired = len(np.unique(task.blocks_a)) + len(np.unique(task.blocks_b)) - 2 * blocks.size  # type: ignore[arg-type]
     if unpaired:
@@ -275,9 +285,18 @@ def _paired_row(task: _Task, a: _Side, b: _Side) -> dict:
         for side, label in ((a, "A"), (b, "B")):
             notes += filter(None, (_warmup_warning(side, label, s.check_alpha, s.threshold),))
     return _row(
-        task, a, b, clusters=(int(blocks.size), int(blocks.size)), scale=found["scale"], change=found["change"],
-        low=found["low"], high=found["high"], p_value=found["p_value"], method=found["method"], notes=notes,
-    )  # fmt: skip
+        task,
+        a,
+        b,
+        clusters=(int(blocks.size), int(blocks.size)),
+        scale=found["scale"],
+        change=found["change"],
+        low=found["low"],
+        high=found["high"],
+        p_value=found["p_value"],
+        method=found["method"],
+        notes=notes,
+    )
 
 
 def _spread(side: _Side) -> float:
@@ -385,10 +404,10 @@ def compare(
     by: str = "version",
     value: str = "value",
     cluster: str = "batch",
-    statistic: str = "mean",
+    statistic: Literal["mean", "median"] = "mean",
     confidence: float = 0.95,
-    threshold: float = 0.0,
-    correction: str = "holm",
+    threshold: float | str = 0.0,
+    correction: Literal["holm", "bh", "none"] = "holm",
     replicates: int = 2000,
     baseline=None,
     dropna: bool = False,
@@ -652,7 +671,7 @@ def _tasks(frame: pd.DataFrame, *, by: str, value: str, cluster: str, labels: tu
     return tasks, units, only_a, only_b
 
 
-def _table(rows, *, correction: str, confidence: float, threshold: float) -> pd.DataFrame:
+def _table(rows, *, correction: Literal["holm", "bh", "none"], confidence: float, threshold: float) -> pd.DataFrame:
     """The per-benchmark rows as the comparison's table, with corrected p-values and the verdicts."""
     alpha = 1.0 - confidence
     table = pd.DataFrame(rows)

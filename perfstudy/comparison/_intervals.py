@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 
@@ -37,7 +38,7 @@ WARMUP_SHARE = 0.1
 SCALES = ("ratio", "difference")
 
 
-def adjust_p_values(p_values, method: str = "holm") -> np.ndarray:
+def adjust_p_values(p_values, method: Literal["holm", "bh", "none"] = "holm") -> np.ndarray:
     """p-values adjusted for multiple comparisons (NaN entries are left out and stay NaN).
 
     The same numbers as ``statsmodels.stats.multitest.multipletests(p, method="holm" or "fdr_bh")[1]``

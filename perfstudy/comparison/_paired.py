@@ -91,10 +91,14 @@ def paired_interval(
     if n < 2:
         centre = float(d.mean()) if n else math.nan
         return dict(
-            change=back(centre) if n else math.nan, low=-math.inf, high=math.inf, p_value=1.0,
-            scale="ratio" if ratio else "difference", method="paired",
+            change=back(centre) if n else math.nan,
+            low=-math.inf,
+            high=math.inf,
+            p_value=1.0,
+            scale="ratio" if ratio else "difference",
+            method="paired",
             notes=[f"{n} paired {rounds}: no interval; run more rounds"],
-        )  # fmt: skip
+        )
     centre = float(d.mean())
     if sequential:
         from perfstudy.comparison.sequential import t_confidence_sequence
@@ -131,10 +135,14 @@ def paired_interval(
         where = f" on {np.unique(host_labels).size} hosts (host and round variance split)" if several else ""
         notes.append(f"paired over {n} rounds{where}, each round's B/A")
     return dict(
-        change=back(centre), low=back(low) if math.isfinite(low) else low,
-        high=back(high) if math.isfinite(high) else high, p_value=p,
-        scale="ratio" if ratio else "difference", method=method, notes=notes,
-    )  # fmt: skip
+        change=back(centre),
+        low=back(low) if math.isfinite(low) else low,
+        high=back(high) if math.isfinite(high) else high,
+        p_value=p,
+        scale="ratio" if ratio else "difference",
+        method=method,
+        notes=notes,
+    )
 
 
 def host_and_round_variance(d, hosts) -> tuple[float, float]:

@@ -120,9 +120,14 @@ def _unit_rows(result: Comparison, factor: float, small: bool, rows, footnotes: 
     name_a, name_b = _side_names(result)
     level = f"{100 * result.confidence:g}%"
     header = [
-        "benchmark", name_a, name_b, f"change [{level} interval]", f"p ({result.correction})",
-        "verdict", "n A, B",
-    ]  # fmt: skip
+        "benchmark",
+        name_a,
+        name_b,
+        f"change [{level} interval]",
+        f"p ({result.correction})",
+        "verdict",
+        "n A, B",
+    ]
     lines = []
     for row in rows:
         marks = []

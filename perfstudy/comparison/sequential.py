@@ -89,9 +89,16 @@ class ConfidenceSequence(Result):
         if self.mean.ndim != 1:
             raise ValueError("to_frame: one row per n needs one sequence; index the arrays for a batch of them")
         return pd.DataFrame(
-            {"n": self.n, "mean": self.mean, "low": self.low, "high": self.high, "p_value": self.p_values,
-             "running_low": self.running_low, "running_high": self.running_high}
-        )  # fmt: skip
+            {
+                "n": self.n,
+                "mean": self.mean,
+                "low": self.low,
+                "high": self.high,
+                "p_value": self.p_values,
+                "running_low": self.running_low,
+                "running_high": self.running_high,
+            }
+        )
 
     def current(self) -> tuple[float, float, float]:
         """``(low, high, p_value)`` after the last observation (a one-dimensional input): the

@@ -19,9 +19,23 @@ from perfstudy._lib.result import Result
 
 #: the columns of a run's file, in order
 COLUMNS = (
-    "benchmark", "version", "command", "round", "position", "batch", "host", "iteration", "warmup", "value", "unit",
-    "start", "end", "exit_status", "load", "probe",
-)  # fmt: skip
+    "benchmark",
+    "version",
+    "command",
+    "round",
+    "position",
+    "batch",
+    "host",
+    "iteration",
+    "warmup",
+    "value",
+    "unit",
+    "start",
+    "end",
+    "exit_status",
+    "load",
+    "probe",
+)
 
 
 #: the version names a run gives its two commands
@@ -37,10 +51,21 @@ BUDGETS = ("min_rounds", "max_rounds", "max_time")
 
 
 #: their defaults
-DEFAULTS = MappingProxyType(dict(
-    threshold=0.05, confidence=0.95, values=3, warmup=1, measure="time", name="command", shell=True, timeout=None,
-    min_rounds=5, max_rounds=100, max_time=None,
-))  # fmt: skip
+DEFAULTS = MappingProxyType(
+    dict(
+        threshold=0.05,
+        confidence=0.95,
+        values=3,
+        warmup=1,
+        measure="time",
+        name="command",
+        shell=True,
+        timeout=None,
+        min_rounds=5,
+        max_rounds=100,
+        max_time=None,
+    )
+)
 
 
 if TYPE_CHECKING:
@@ -209,9 +234,10 @@ def _existing(path: Path, commands: dict) -> tuple[list[dict], dict]:
 def _check_commands(path: Path, record: dict, commands: dict) -> None:
     theirs = record["commands"]
     different = [
-        f"{name}: {theirs.get(name)!r} there, {command!r} here" for name, command in commands.items()
+        f"{name}: {theirs.get(name)!r} there, {command!r} here"
+        for name, command in commands.items()
         if theirs.get(name) != command
-    ]  # fmt: skip
+    ]
     if different:
         raise ValueError(f"resume: {path} is another experiment's file (other commands: {'; '.join(different)})")
 
@@ -228,8 +254,11 @@ def _checked_record(path: Path, what: str = "resume") -> dict:
     if not isinstance(record, dict) or not str(record.get("schema", "")).startswith("perfstudy.run/"):
         raise ValueError(f"{where}: not a perfstudy run's record (no schema perfstudy.run/1)")
     commands, settings = record.get("commands"), record.get("settings")
-    if not (isinstance(commands, dict) and set(commands) == set(NAMES) and all(isinstance(c, str) for c in
-                                                                                commands.values())):  # fmt: skip
+    if not (
+        isinstance(commands, dict)
+        and set(commands) == set(NAMES)
+        and all(isinstance(c, str) for c in commands.values())
+    ):
         raise ValueError(f"{where}: its commands should map A and B to command lines, found {commands!r}")
     if not isinstance(settings, dict):
         raise ValueError(f"{where}: its settings should be a mapping, found {settings!r}")

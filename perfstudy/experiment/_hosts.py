@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     pass
@@ -31,8 +31,9 @@ class _Hosts:
             count = address.split(":", 1)[1]
             if not count.isdigit() or int(count) < 1:
                 raise ValueError(f"scheduler={address!r}: expected local:N with N workers, e.g. local:2")
-            cluster = LocalCluster(n_workers=int(count), threads_per_worker=1, processes=True,
-                                   dashboard_address=None, silence_logs=40)  # fmt: skip  # pyright: ignore[reportArgumentType]
+            # dashboard_address=None turns the dashboard off (distributed's annotation says str)
+            settings: dict[str, Any] = dict(dashboard_address=None, silence_logs=40)
+            cluster = LocalCluster(n_workers=int(count), threads_per_worker=1, processes=True, **settings)
             return cls(Client(cluster), cluster)
         try:
             client = Client(address, timeout=cls.TIMEOUT)
@@ -47,8 +48,9 @@ class _Hosts:
         if self.cluster is not None:
             self.cluster.close()
 
-    def rounds(self, *, commands, benchmark, values, warmup, measure, timeout, seed, startup, first, wanted,
-               should_stop):  # fmt: skip
+    def rounds(
+        self, *, commands, benchmark, values, warmup, measure, timeout, seed, startup, first, wanted, should_stop
+    ):
         from distributed import as_completed
 
         workers = sorted(self.client.scheduler_info()["workers"])
@@ -61,8 +63,9 @@ class _Hosts:
 
         def submit(worker, round_number, position, order, finished):
             version = NAMES[order[position]]
-            batch = _batch(commands, version, round_number, position, benchmark, values, warmup, measure,
-                           timeout, startup)  # fmt: skip
+            batch = _batch(
+                commands, version, round_number, position, benchmark, values, warmup, measure, timeout, startup
+            )
             future = self.client.submit(time_batch, batch, workers=[worker], allow_other_workers=False, pure=False)
             state[future] = (worker, round_number, position, order, finished)
             pending.add(future)

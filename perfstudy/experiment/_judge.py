@@ -70,8 +70,14 @@ class _Judge:
         for name, p in zip(names, adjusted):
             low, high, centre, d = found[name]
             # compare's own verdict, on the interval as its table shows it (relative, B/A - 1)
-            said = verdict(math.expm1(low), math.expm1(high), p, alpha=1 - self.confidence,
-                           threshold=self.threshold, higher_is_better=self.higher[name])  # fmt: skip
+            said = verdict(
+                math.expm1(low),
+                math.expm1(high),
+                p,
+                alpha=1 - self.confidence,
+                threshold=self.threshold,
+                higher_is_better=self.higher[name],
+            )
             to_go = 0
             sd = float(d.std(ddof=1)) if d.size > 1 else math.nan
             if said == "inconclusive":

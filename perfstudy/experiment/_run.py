@@ -61,7 +61,7 @@ from perfstudy.experiment._files import (
 )
 from perfstudy.experiment._hosts import _Hosts
 from perfstudy.experiment._judge import _FAR, _describe, _Judge, _Stop
-from perfstudy.experiment.batches import MEASURES, Batch, command_argv, command_text, time_batch
+from perfstudy.experiment.batches import MEASURES, Batch, Measure, command_argv, command_text, time_batch
 
 __all__ = ["run", "RunResult", "RunFile", "STOPS", "COLUMNS", "read_experiment", "read_run", "is_run_file"]
 
@@ -140,7 +140,7 @@ def run(
     b,
     *,
     name: str | None = None,
-    threshold: float | None = None,
+    threshold: float | str | None = None,
     confidence: float | None = None,
     values: int | None = None,
     warmup: int | None = None,
@@ -150,7 +150,7 @@ def run(
     out=None,
     resume: bool = False,
     seed: int | None = None,
-    measure: str | None = None,
+    measure: Measure | None = None,
     shell: bool | None = None,
     scheduler: str | None = None,
     ignore_failures: bool = False,
@@ -227,9 +227,19 @@ def run(
         :attr:`RunResult.environment`); once per benchmark when its rounds' log-ratios spread by more than
         :data:`NOISY_ROUNDS`.
     """
-    given = dict(threshold=threshold, confidence=confidence, values=values, warmup=warmup, measure=measure,
-                 name=name, shell=shell, timeout=timeout, min_rounds=min_rounds, max_rounds=max_rounds,
-                 max_time=max_time)  # fmt: skip
+    given = dict(
+        threshold=threshold,
+        confidence=confidence,
+        values=values,
+        warmup=warmup,
+        measure=measure,
+        name=name,
+        shell=shell,
+        timeout=timeout,
+        min_rounds=min_rounds,
+        max_rounds=max_rounds,
+        max_time=max_time,
+    )
     resume = check_bool("resume", resume)
     ignore_failures = check_bool("ignore_failures", ignore_failures)
     progress = check_bool("progress", progress)
@@ -252,8 +262,16 @@ def run(
         seed = int(np.random.SeedSequence().entropy % (2**32))  # type: ignore[operator]
     seed = check_int("seed", seed, minimum=0, maximum=2**63 - 1)
     if record.get("stopped") == "decided":  # already decided: nothing is run
-        return _result(rows, "decided", int(record.get("rounds") or 0), path, "", dict(record.get("environment", {})),
-                       settings, new_rounds=0)  # fmt: skip
+        return _result(
+            rows,
+            "decided",
+            int(record.get("rounds") or 0),
+            path,
+            "",
+            dict(record.get("environment", {})),
+            settings,
+            new_rounds=0,
+        )
     hosts = _Hosts.connect(scheduler) if scheduler is not None else None  # refuses an unreachable one, before the file
     environment = dict(record.get("environment", {})) or _environment()
     if record:  # the machine now, warned about before the first round of this session too
@@ -262,8 +280,13 @@ def run(
     if startup is None:
         shelled = settings["measure"] == "time" and any(_shelled(c) for c in commands.values())
         startup = _shell_startup() if shelled else 0.0
-    record = _experiment(texts, settings) | {"seed": seed, "environment": environment, "shell_startup": startup,
-                                             "stopped": None, "rounds": record.get("rounds")}  # fmt: skip
+    record = _experiment(texts, settings) | {
+        "seed": seed,
+        "environment": environment,
+        "shell_startup": startup,
+        "stopped": None,
+        "rounds": record.get("rounds"),
+    }
     writer = _Writer(path, fresh=not resume)
     _write_record(path, record)
     judge = _Judge(settings["threshold"], settings["confidence"])
@@ -271,15 +294,31 @@ def run(
     already = len(completed)
     budget = None if settings["max_time"] is None else float(settings["max_time"])
     bar = _bar(progress, settings["max_rounds"], len(completed))
-    batches = dict(commands=commands, benchmark=settings["name"], values=settings["values"],
-                   warmup=settings["warmup"], measure=settings["measure"], timeout=settings["timeout"], seed=seed,
-                   startup=startup)  # fmt: skip
+    batches = dict(
+        commands=commands,
+        benchmark=settings["name"],
+        values=settings["values"],
+        warmup=settings["warmup"],
+        measure=settings["measure"],
+        timeout=settings["timeout"],
+        seed=seed,
+        startup=startup,
+    )
     try:
         stopped, failure, signum = _loop(
-            hosts.rounds if hosts is not None else _local_rounds, batches, texts=texts, rows=rows, writer=writer,
-            judge=judge, completed=completed, bar=bar, budget=budget, ignore_failures=ignore_failures,
-            min_rounds=settings["min_rounds"], max_rounds=settings["max_rounds"],
-        )  # fmt: skip
+            hosts.rounds if hosts is not None else _local_rounds,
+            batches,
+            texts=texts,
+            rows=rows,
+            writer=writer,
+            judge=judge,
+            completed=completed,
+            bar=bar,
+            budget=budget,
+            ignore_failures=ignore_failures,
+            min_rounds=settings["min_rounds"],
+            max_rounds=settings["max_rounds"],
+        )
     except BaseException as error:  # the runner itself broke (a full disk...): the record says so, not null
         record.update(stopped="failed", rounds=len(completed), error=f"{type(error).__name__}: {error}")
         _write_record(path, record)
@@ -295,8 +334,17 @@ def run(
     if signum is not None:
         record["signal"] = signal.Signals(signum).name
     _write_record(path, record)
-    return _result(rows, stopped, len(completed), path, failure, environment, settings,
-                   new_rounds=len(completed) - already, signum=signum)  # fmt: skip
+    return _result(
+        rows,
+        stopped,
+        len(completed),
+        path,
+        failure,
+        environment,
+        settings,
+        new_rounds=len(completed) - already,
+        signum=signum,
+    )
 
 
 def _shelled(command) -> bool:
@@ -322,8 +370,9 @@ def _checked_settings(given: dict, stored: dict, *, resume: bool, path) -> dict[
             raise ValueError(f"resume: {path}.json: its settings are not a run's ({error})") from None
         different = [
             f"{key}={_shown(key, checked[key])} here, {_shown(key, previous.get(key, DEFAULTS[key]))} in the record"
-            for key in SETTINGS if key in checked and checked[key] != previous.get(key, DEFAULTS[key])
-        ]  # fmt: skip
+            for key in SETTINGS
+            if key in checked and checked[key] != previous.get(key, DEFAULTS[key])
+        ]
         if different:
             raise ValueError(
                 f"resume: {path} is the same commands with other settings ({'; '.join(different)}); a resumed run "
@@ -418,24 +467,66 @@ def _environment() -> dict:
     return environment
 
 
-def _loop(driver, batches: dict, *, texts, rows, writer, judge, completed, bar, budget, ignore_failures, min_rounds,
-          max_rounds) -> tuple[str, str, int | None]:  # fmt: skip
+def _loop(
+    driver,
+    batches: dict,
+    *,
+    texts,
+    rows,
+    writer,
+    judge,
+    completed,
+    bar,
+    budget,
+    ignore_failures,
+    min_rounds,
+    max_rounds,
+) -> tuple[str, str, int | None]:
     """Run rounds until the rule decides or a budget is spent: ``(stopped, failure, signal)``; rows go to
     ``writer`` and ``rows`` as each batch ends, completed rounds to ``judge`` and ``completed``."""
     started = time.monotonic()
     next_round = 1 + max((int(row["round"]) for row in rows), default=-1)
     with _Stop() as stop:
         try:
-            return _rounds(driver, batches, stop, texts=texts, rows=rows, writer=writer, judge=judge,
-                           completed=completed, bar=bar, budget=budget, ignore_failures=ignore_failures,
-                           min_rounds=min_rounds, max_rounds=max_rounds, started=started,
-                           next_round=next_round)  # fmt: skip
+            return _rounds(
+                driver,
+                batches,
+                stop,
+                texts=texts,
+                rows=rows,
+                writer=writer,
+                judge=judge,
+                completed=completed,
+                bar=bar,
+                budget=budget,
+                ignore_failures=ignore_failures,
+                min_rounds=min_rounds,
+                max_rounds=max_rounds,
+                started=started,
+                next_round=next_round,
+            )
         except KeyboardInterrupt:  # a second Ctrl-C with nothing of ours to kill (a callable, Dask workers)
             return "interrupted", "", stop.signal if stop.signal is not None else int(signal.SIGINT)
 
 
-def _rounds(driver, batches: dict, stop, *, texts, rows, writer, judge, completed, bar, budget, ignore_failures,
-            min_rounds, max_rounds, started, next_round) -> tuple[str, str, int | None]:  # fmt: skip
+def _rounds(
+    driver,
+    batches: dict,
+    stop,
+    *,
+    texts,
+    rows,
+    writer,
+    judge,
+    completed,
+    bar,
+    budget,
+    ignore_failures,
+    min_rounds,
+    max_rounds,
+    started,
+    next_round,
+) -> tuple[str, str, int | None]:
     """The rounds of :func:`_loop`, under its signal handlers."""
     history: dict[str, list[int]] = {}
     hinted: set = set()
@@ -445,8 +536,9 @@ def _rounds(driver, batches: dict, stop, *, texts, rows, writer, judge, complete
         spent = budget is not None and time.monotonic() - started > budget
         return stop.requested or (not within and spent)
 
-    for finished, result in driver(**batches, first=next_round, wanted=max_rounds - len(completed),
-                                   should_stop=should_stop):  # fmt: skip
+    for finished, result in driver(
+        **batches, first=next_round, wanted=max_rounds - len(completed), should_stop=should_stop
+    ):
         if result is not None:  # a batch ended
             for row in result.rows:
                 row["command"] = texts[row["version"]]
@@ -481,8 +573,9 @@ def _rounds(driver, batches: dict, stop, *, texts, rows, writer, judge, complete
             left = _rounds_left(max_rounds - len(completed), budget, started, ran)
             bar.total = len(completed) + left
             bar.update(1)
-            bar.set_postfix_str(_describe(state, history, rounds=len(completed), min_rounds=min_rounds,
-                                          left=left), refresh=True)  # fmt: skip
+            bar.set_postfix_str(
+                _describe(state, history, rounds=len(completed), min_rounds=min_rounds, left=left), refresh=True
+            )
         if len(completed) >= min_rounds and state and all(v[2] != "inconclusive" for v in state.values()):
             return "decided", "", None
         if len(completed) >= max_rounds:
@@ -542,14 +635,28 @@ def _result(rows, stopped, rounds, path, failure, environment, settings, *, new_
     if rounds >= 1 and len(ok):
         usable = ok.assign(value=ok["value"].astype(float))
         comparison = compare(
-            usable, by="version", baseline=NAMES[0], cluster="batch", block="round", sequential=True,
-            threshold=settings["threshold"], confidence=settings["confidence"], rng=0,
-        )  # fmt: skip
+            usable,
+            by="version",
+            baseline=NAMES[0],
+            cluster="batch",
+            block="round",
+            sequential=True,
+            threshold=settings["threshold"],
+            confidence=settings["confidence"],
+            rng=0,
+        )
     return RunResult(
-        frame=frame, comparison=comparison, rounds=rounds, stopped=stopped, path=None if path is None else str(path),
-        failure=failure, environment=MappingProxyType(environment), new_rounds=new_rounds, signal=signum,
+        frame=frame,
+        comparison=comparison,
+        rounds=rounds,
+        stopped=stopped,
+        path=None if path is None else str(path),
+        failure=failure,
+        environment=MappingProxyType(environment),
+        new_rounds=new_rounds,
+        signal=signum,
         settings=MappingProxyType(dict(settings)),
-    )  # fmt: skip
+    )
 
 
 def _bar(progress: bool, total: int, done: int):
@@ -560,8 +667,7 @@ def _bar(progress: bool, total: int, done: int):
     return tqdm(total=total, initial=done, desc="rounds", unit="round", dynamic_ncols=True)
 
 
-def _local_rounds(*, commands, benchmark, values, warmup, measure, timeout, seed, startup, first, wanted,
-                  should_stop):  # fmt: skip
+def _local_rounds(*, commands, benchmark, values, warmup, measure, timeout, seed, startup, first, wanted, should_stop):
     """Rounds on this machine, one after the other: yields ``(None, BatchResult)`` after each batch and
     ``({version: rows}, None)`` after each round."""
     for round_number in range(first, first + wanted):
@@ -570,8 +676,9 @@ def _local_rounds(*, commands, benchmark, values, warmup, measure, timeout, seed
         finished = {}
         for position, index in enumerate(_order(seed, round_number)):
             version = NAMES[index]
-            result = time_batch(_batch(commands, version, round_number, position, benchmark, values, warmup,
-                                      measure, timeout, startup))  # fmt: skip
+            result = time_batch(
+                _batch(commands, version, round_number, position, benchmark, values, warmup, measure, timeout, startup)
+            )
             yield None, result
             finished[version] = list(result.rows)
             if should_stop(within=True) and position < len(NAMES) - 1:
@@ -581,7 +688,14 @@ def _local_rounds(*, commands, benchmark, values, warmup, measure, timeout, seed
 
 def _batch(commands, version, round_number, position, benchmark, values, warmup, measure, timeout, startup) -> Batch:
     return Batch(
-        version=version, command=commands[version], round=round_number, position=position, values=values,
-        warmup=warmup, measure=measure, benchmark=benchmark, timeout=timeout,
+        version=version,
+        command=commands[version],
+        round=round_number,
+        position=position,
+        values=values,
+        warmup=warmup,
+        measure=measure,
+        benchmark=benchmark,
+        timeout=timeout,
         startup=startup if not callable(commands[version]) else 0.0,
-    )  # fmt: skip
+    )

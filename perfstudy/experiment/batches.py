@@ -32,11 +32,15 @@ import time
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Literal, cast, get_args
 
 from perfstudy._lib.result import Result
 
 #: how a batch's values are measured: the process's wall-clock time, or its output read in a format
-MEASURES = ("time", "pyperf", "hyperfine", "google_benchmark", "jmh", "go", "criterion", "pytest_benchmark", "asv")
+Measure = Literal[
+    "time", "pyperf", "hyperfine", "google_benchmark", "jmh", "go", "criterion", "pytest_benchmark", "asv"
+]
+MEASURES: tuple[str, ...] = get_args(Measure)
 #: characters of a failing command's standard error kept for the report
 STDERR_TAIL = 2000
 #: the shell a command line runs through
@@ -53,9 +57,16 @@ _SHELL_WORDS = frozenset(
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 
 __all__ = [
-    "Batch", "BatchResult", "command_argv", "command_text", "time_batch", "shell_startup", "stop_running",
-    "MEASURES", "SHELL",
-]  # fmt: skip
+    "Batch",
+    "BatchResult",
+    "command_argv",
+    "command_text",
+    "time_batch",
+    "shell_startup",
+    "stop_running",
+    "MEASURES",
+    "SHELL",
+]
 
 #: the processes of the runs in flight in this process (a second Ctrl-C ends their groups)
 _RUNNING: set = set()
@@ -375,11 +386,12 @@ def shell_startup(runs: int = 30) -> float:
 def _parsed(output: bytes, measure: str) -> list[dict]:
     """The benchmarks a run printed, read by :func:`perfstudy.io.read`: one dict per value."""
     from perfstudy.io import read
+    from perfstudy.io._formats import Format
 
     with tempfile.NamedTemporaryFile("wb", suffix=".out", delete=False) as handle:
         handle.write(output)
     try:
-        frame = read(handle.name, measure)
+        frame = read(handle.name, cast(Format, measure))  # a measure other than time is a format
     finally:
         os.unlink(handle.name)
     keep = [c for c in ("benchmark", "value", "unit") if c in frame.columns]
@@ -430,13 +442,21 @@ def time_batch(batch: Batch) -> BatchResult:
     end = time.time()
     host = _host()
     common = dict(
-        version=batch.version, round=batch.round, position=batch.position,
-        batch=f"{batch.round}-{batch.version}", host=host, start=start, end=end, exit_status=status,
-        load=load, probe=platform_speed,
-    )  # fmt: skip
+        version=batch.version,
+        round=batch.round,
+        position=batch.position,
+        batch=f"{batch.round}-{batch.version}",
+        host=host,
+        start=start,
+        end=end,
+        exit_status=status,
+        load=load,
+        probe=platform_speed,
+    )
     if status != 0:  # the failure is recorded: a row without a value, its status and where it stopped
-        rows.append({"benchmark": batch.benchmark, "value": float("nan"), "unit": None,
-                     "iteration": len(rows), "warmup": False})  # fmt: skip
+        rows.append(
+            {"benchmark": batch.benchmark, "value": float("nan"), "unit": None, "iteration": len(rows), "warmup": False}
+        )
     return BatchResult(
         rows=tuple({**row, **common} for row in rows), status=status, stderr=stderr, start=start, end=end, host=host
     )

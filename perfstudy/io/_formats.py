@@ -5,10 +5,12 @@ Kept apart from the readers so that ``perfstudy --help`` imports no pandas to li
 
 from __future__ import annotations
 
-__all__ = ["FORMATS"]
+from typing import Literal, get_args
+
+__all__ = ["FORMATS", "Format"]
 
 #: What :func:`perfstudy.io.read` accepts for ``format``; "auto" detects it from the content.
-FORMATS = (
+Format = Literal[
     "auto",
     "pyperf",
     "hyperfine",
@@ -21,4 +23,5 @@ FORMATS = (
     "benchmarkdotnet",
     "csv",
     "parquet",
-)
+]
+FORMATS: tuple[str, ...] = get_args(Format)

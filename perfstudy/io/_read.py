@@ -30,13 +30,14 @@ import os
 import re
 import warnings
 from pathlib import Path
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
 
 from perfstudy._lib.checks import check_allocation, check_bool, check_choice
 from perfstudy._lib.frames import float_values, numeric_column
-from perfstudy.io._formats import FORMATS
+from perfstudy.io._formats import FORMATS, Format
 from perfstudy.io._json import _entries, _mapping, _read_json, _reader, _require, _sequence
 
 __all__ = [
@@ -477,7 +478,7 @@ def _detect(data) -> str | None:
     return found[0] if found else None
 
 
-def _detect_path(path: Path):
+def _detect_path(path: Path) -> tuple[Format, Any]:
     """``(format, parsed JSON or None)`` of the file or directory at ``path``, from its content; the
     JSON, once parsed to tell its shape, goes to the reader rather than being read again."""
     if path.is_dir():
@@ -500,7 +501,7 @@ def _detect_path(path: Path):
                 f"{path}: unknown format: JSON of no known shape (pyperf, hyperfine, Google Benchmark, JMH, pytest-benchmark, "
                 "asv, BenchmarkDotNet, criterion); say which with format= (--input-format on the command line)"
             )
-        return found, data
+        return cast(Format, found), data
     if _GO_LINE.search(head):
         return "go", None
     raise ValueError(
@@ -509,7 +510,7 @@ def _detect_path(path: Path):
     )
 
 
-def read(path, format: str = "auto", *, dropna: bool = False) -> pd.DataFrame:
+def read(path: str | os.PathLike, format: Format = "auto", *, dropna: bool = False) -> pd.DataFrame:
     """Read any benchmark file perfstudy knows into the tidy schema, detecting its format.
 
     Detection looks at the content, not only the name, and refuses a file that matches two formats

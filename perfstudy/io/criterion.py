@@ -28,10 +28,18 @@ def _sample_rows(sample_path: Path, name: str) -> list[dict]:
         raise ValueError(f"source: {sample_path}: {len(iters)} iteration counts for {len(times)} times")
     mode = sample.get("sampling_mode")
     return [
-        dict(benchmark=name, batch=i, iteration=0, warmup=False, value=t / n if n else None, unit="ns",
-             iterations=n, sampling_mode=mode)
+        dict(
+            benchmark=name,
+            batch=i,
+            iteration=0,
+            warmup=False,
+            value=t / n if n else None,
+            unit="ns",
+            iterations=n,
+            sampling_mode=mode,
+        )
         for i, (n, t) in enumerate(zip(iters, times))
-    ]  # fmt: skip
+    ]
 
 
 def _name(folder: Path, root: Path | None) -> str:
@@ -63,10 +71,17 @@ def _csv_rows(path: Path) -> list[dict]:
             except ValueError:
                 raise ValueError(f"source: {path}: row {i + 1} holds a value that is not a number") from None
             rows.append(
-                dict(benchmark=name, batch=i, iteration=0, warmup=False,
-                     value=measured * _NS[unit] / count if count else None, unit="ns", iterations=count,
-                     sampling_mode=None)
-            )  # fmt: skip
+                dict(
+                    benchmark=name,
+                    batch=i,
+                    iteration=0,
+                    warmup=False,
+                    value=measured * _NS[unit] / count if count else None,
+                    unit="ns",
+                    iterations=count,
+                    sampling_mode=None,
+                )
+            )
     # rows are numbered per benchmark
     seen: dict[str, int] = {}
     for row in rows:

@@ -482,9 +482,12 @@ def plot_run_order(frame: pd.DataFrame, benchmark=None):
 
     rows = frame[(frame["benchmark"] == benchmark) & ~frame["warmup"].astype(bool)]
     batches = rows.groupby("batch", sort=False).agg(
-        version=("version", "first"), start=("start", "first"), value=("value", "mean"), load=("load", "first"),
+        version=("version", "first"),
+        start=("start", "first"),
+        value=("value", "mean"),
+        load=("load", "first"),
         probe=("probe", "first"),
-    )  # fmt: skip
+    )
     origin = float(np.min(np.asarray(frame["start"], dtype=float)))
     batches["seconds"] = np.asarray(batches["start"], dtype=float) - origin
     fig, (top, middle, bottom) = plt.subplots(
@@ -496,8 +499,14 @@ def plot_run_order(frame: pd.DataFrame, benchmark=None):
         top.yaxis.set_major_formatter(matplotlib.ticker.EngFormatter(unit=shown))
     colours = {"A": "#1f77b4", "B": "#d62728"}
     for version, group in batches.groupby("version", sort=True):
-        top.plot(group["seconds"], group["value"] * factor, "o", ms=4, color=colours.get(str(version)),
-                 label=f"{version}: batch mean")  # fmt: skip
+        top.plot(
+            group["seconds"],
+            group["value"] * factor,
+            "o",
+            ms=4,
+            color=colours.get(str(version)),
+            label=f"{version}: batch mean",
+        )
     top.set_ylabel(str(benchmark))
     top.legend(loc="best", fontsize=8)
     top.set_title("the run on the clock: each batch at its start", fontsize=10)

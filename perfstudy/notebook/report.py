@@ -437,9 +437,16 @@ def execute_analysis(
         quick=bool(quick),
     )
     return _execute(
-        template, output, parameters, cwd=out, kernel_name=kernel_name, timeout=timeout, html=html, progress=progress,
+        template,
+        output,
+        parameters,
+        cwd=out,
+        kernel_name=kernel_name,
+        timeout=timeout,
+        html=html,
+        progress=progress,
         code=False,
-    )  # fmt: skip
+    )
 
 
 def format_table(runs) -> str:

@@ -489,37 +489,59 @@ def bootstrap_explorer(
         components = components.components()
     check_components(components)
     controls = {
-        "design": w.Dropdown(options=list(DESIGNS), value=check_choice("design", design, DESIGNS), description="design"),
+        "design": w.Dropdown(
+            options=list(DESIGNS), value=check_choice("design", design, DESIGNS), description="design"
+        ),
         "bootstrap": w.Dropdown(
             options=list(BOOTSTRAPS), value=check_choice("bootstrap", bootstrap, BOOTSTRAPS), description="bootstrap"
         ),
         "requests": w.IntSlider(
-            value=check_int("requests", requests, minimum=8, maximum=1024), min=8, max=1024, step=8,
-            description="requests R", continuous_update=False,
+            value=check_int("requests", requests, minimum=8, maximum=1024),
+            min=8,
+            max=1024,
+            step=8,
+            description="requests R",
+            continuous_update=False,
         ),
         "hosts": w.IntSlider(
-            value=_even("hosts", check_int("hosts", hosts, minimum=2, maximum=64)), min=2, max=64, step=2,
-            description="hosts H", continuous_update=False,
+            value=_even("hosts", check_int("hosts", hosts, minimum=2, maximum=64)),
+            min=2,
+            max=64,
+            step=2,
+            description="hosts H",
+            continuous_update=False,
         ),
-        "tests": NumberText(value=check_int("tests", tests, minimum=20, maximum=2000), description="A/A tests", integer=True),
+        "tests": NumberText(
+            value=check_int("tests", tests, minimum=20, maximum=2000), description="A/A tests", integer=True
+        ),
         "replicates": NumberText(
-            value=check_int("replicates", replicates, minimum=50, maximum=2000), description="bootstrap replicates", integer=True),
+            value=check_int("replicates", replicates, minimum=50, maximum=2000),
+            description="bootstrap replicates",
+            integer=True,
+        ),
         "confidence": NumberText(value=check_fraction("confidence", confidence), description="confidence"),
         "quantiles": w.Dropdown(
             options=[("Student t, C-1 df", "t"), ("normal (the paper's)", "normal")],
-            value=check_choice("quantiles", quantiles, ("t", "normal")), description="quantiles",
+            value=check_choice("quantiles", quantiles, ("t", "normal")),
+            description="quantiles",
         ),
         "seed": NumberText(value=check_int("seed", seed, minimum=0), description="seed", integer=True),
-    }  # fmt: skip
+    }
 
     def compute(design, bootstrap, requests, hosts, tests, replicates, confidence, quantiles, seed):
         tests = check_int("tests", tests, minimum=20, maximum=2000)
         replicates = check_int("replicates", replicates, minimum=50, maximum=2000)
         confidence = check_fraction("confidence", confidence)
         result = aa_tests(
-            design, components, bootstraps=(bootstrap,), requests=requests, hosts=hosts, experiments=tests,
-            replicates=replicates, rng=seed,
-        )  # fmt: skip
+            design,
+            components,
+            bootstraps=(bootstrap,),
+            requests=requests,
+            hosts=hosts,
+            experiments=tests,
+            replicates=replicates,
+            rng=seed,
+        )
         boot = result.bootstraps[bootstrap]
         intervals = {method: boot.confidence_interval(confidence, method) for method in ("t", "normal")}
         rates = {method: float(((lo > 0) | (hi < 0)).mean()) for method, (lo, hi) in intervals.items()}
@@ -594,18 +616,26 @@ def peak_rate_explorer(
     from perfstudy.capacity.server_model import SimulatedServer
 
     controls = {
-        "disks": w.IntSlider(value=check_int("disks", disks, maximum=16), min=1, max=16, description="disks", continuous_update=False),
-        "daemons": w.IntSlider(
-            value=check_int("daemons", daemons, maximum=64), min=1, max=64, description="daemons", continuous_update=False
+        "disks": w.IntSlider(
+            value=check_int("disks", disks, maximum=16), min=1, max=16, description="disks", continuous_update=False
         ),
-        "policy": w.Dropdown(options=list(POLICIES), value=check_choice("policy", policy, POLICIES), description="policy"),
+        "daemons": w.IntSlider(
+            value=check_int("daemons", daemons, maximum=64),
+            min=1,
+            max=64,
+            description="daemons",
+            continuous_update=False,
+        ),
+        "policy": w.Dropdown(
+            options=list(POLICIES), value=check_choice("policy", policy, POLICIES), description="policy"
+        ),
         "target_accuracy": NumberText(
             value=check_fraction("target_accuracy", target_accuracy), description="target accuracy"
         ),
         "confidence": NumberText(value=check_fraction("confidence", confidence), description="confidence"),
         "seeding": w.Checkbox(value=check_bool("seeding", seeding), description="seed from a neighbour"),
         "seed": NumberText(value=check_int("seed", seed, minimum=0), description="seed", integer=True),
-    }  # fmt: skip
+    }
 
     def compute(disks, daemons, policy, target_accuracy, confidence, seeding, seed):
         server = SimulatedServer(disks=disks, daemons=daemons)
@@ -613,9 +643,15 @@ def peak_rate_explorer(
         if seeding and disks > 1:
             seed_load = find_peak_rate(SimulatedServer(disks=disks - 1, daemons=daemons), rng=seed + 1).peak_rate
         search = find_peak_rate(
-            server, policy=policy, seed_load=seed_load, target_accuracy=target_accuracy, confidence=confidence,
-            runlength=120.0, increment=20.0, rng=seed,
-        )  # fmt: skip
+            server,
+            policy=policy,
+            seed_load=seed_load,
+            target_accuracy=target_accuracy,
+            confidence=confidence,
+            runlength=120.0,
+            increment=20.0,
+            rng=seed,
+        )
         truth = server.true_peak_rate
         error = None if search.peak_rate is None else search.peak_rate / truth - 1
         state = dict(peak_rate=search.peak_rate, true_peak_rate=truth, error=error, cost_hours=search.cost / 3600)

@@ -66,20 +66,42 @@ __all__ = [
 
 #: The 13 rows of Table 3, in the paper's order.
 TABLE_3_ROWS: tuple[tuple[str, str], ...] = (
-    ("unbalanced", "request"), ("unbalanced", "iid"), ("unbalanced", "host"),
-    ("request_balanced", "request"), ("request_balanced", "iid"), ("request_balanced", "host"),
+    ("unbalanced", "request"),
+    ("unbalanced", "iid"),
+    ("unbalanced", "host"),
+    ("request_balanced", "request"),
+    ("request_balanced", "iid"),
+    ("request_balanced", "host"),
     ("request_balanced", "host_block"),
-    ("host_balanced", "request"), ("host_balanced", "iid"), ("host_balanced", "host"),
-    ("fully_balanced", "request"), ("fully_balanced", "host"), ("fully_balanced", "iid"),
-)  # fmt: skip
+    ("host_balanced", "request"),
+    ("host_balanced", "iid"),
+    ("host_balanced", "host"),
+    ("fully_balanced", "request"),
+    ("fully_balanced", "host"),
+    ("fully_balanced", "iid"),
+)
 
 #: Table 3 as printed, per row: (Type I error, mean bootstrap SE ".SE", analytic "SE").
-TABLE_3: dict[tuple[str, str], tuple[float, float, float]] = dict(zip(TABLE_3_ROWS, [
-    (0.214, 0.07, 0.10), (0.178, 0.07, 0.10), (0.036, 0.11, 0.10),
-    (0.716, 0.01, 0.07), (0.108, 0.07, 0.07), (0.008, 0.11, 0.07), (0.057, 0.08, 0.07),
-    (0.084, 0.07, 0.07), (0.068, 0.07, 0.07), (0.050, 0.08, 0.07),
-    (0.468, 0.01, 0.03), (0.048, 0.03, 0.03), (0.000, 0.07, 0.03),
-]))  # fmt: skip
+TABLE_3: dict[tuple[str, str], tuple[float, float, float]] = dict(
+    zip(
+        TABLE_3_ROWS,
+        [
+            (0.214, 0.07, 0.10),
+            (0.178, 0.07, 0.10),
+            (0.036, 0.11, 0.10),
+            (0.716, 0.01, 0.07),
+            (0.108, 0.07, 0.07),
+            (0.008, 0.11, 0.07),
+            (0.057, 0.08, 0.07),
+            (0.084, 0.07, 0.07),
+            (0.068, 0.07, 0.07),
+            (0.050, 0.08, 0.07),
+            (0.468, 0.01, 0.03),
+            (0.048, 0.03, 0.03),
+            (0.000, 0.07, 0.03),
+        ],
+    )
+)
 
 
 def table1() -> pd.DataFrame:
@@ -367,8 +389,14 @@ def implied_true_se(rate, mean_se, *, confidence: float = 0.95):
     return float(z * mean_se / stats.norm.isf(rate / 2))
 
 
-def with_host_sd_scaled_to(design: str, target_se: float, components: VarianceComponents = PERFLAB_ENDPOINTS[1], *,
-                           requests: int = 512, hosts: int = 16) -> tuple[VarianceComponents, float]:  # fmt: skip
+def with_host_sd_scaled_to(
+    design: str,
+    target_se: float,
+    components: VarianceComponents = PERFLAB_ENDPOINTS[1],
+    *,
+    requests: int = 512,
+    hosts: int = 16,
+) -> tuple[VarianceComponents, float]:
     """Endpoint ``components`` with ``sigma_beta`` and ``sigma_eta`` times ``k``, ``k`` chosen so that
     the closed-form SE of ``design`` (section 4.2.1) is ``target_se``.
 

@@ -74,11 +74,18 @@ def pt4cloud_explorer(
         ),
         "interval_hours": w.Dropdown(options=lengths, value=interval_hours, description="interval (hours)"),
         "portion": w.FloatSlider(
-            value=portion, min=0.1, max=1.0,
-            description="portion of each hour", continuous_update=False,
+            value=portion,
+            min=0.1,
+            max=1.0,
+            description="portion of each hour",
+            continuous_update=False,
         ),
-        "replicates": widgets.NumberText(value=check_int("replicates", replicates, minimum=10, maximum=2000), description="band replicates", integer=True),
-    }  # fmt: skip
+        "replicates": widgets.NumberText(
+            value=check_int("replicates", replicates, minimum=10, maximum=2000),
+            description="band replicates",
+            integer=True,
+        ),
+    }
 
     def compute(name, objective_probability, interval_hours, portion, replicates):
         objective_probability = check_fraction("objective_probability", objective_probability)
@@ -220,17 +227,37 @@ def _series_values(dataset: str, selector: str):
 
 #: The app's explorers in tab order: name, tab label, the question it answers, and the paper behind it.
 APP_EXPLORERS = (
-    ("design", "Designs", "Which experimental design reaches a target standard error most cheaply?",
-     "Bakshy & Frachtenberg, section 4"),
-    ("bootstrap", "Bootstrap", "How often does a bootstrap call an A/A test a change (its Type I error)?",
-     "Bakshy & Frachtenberg, Table 3 and Figure 7"),
-    ("pt4cloud", "PT4Cloud", "When has a performance distribution stopped changing, and how close is it to the truth?",
-     "He et al., sections 3 and 6"),
-    ("confirm", "CONFIRM", "How many repetitions until the median is known to within a given error?",
-     "Maricq et al., section 5"),
-    ("peak_rate", "Peak rate", "What is a server's peak throughput, and what does finding it cost?",
-     "Shivam et al., Algorithm 2"),
-)  # fmt: skip
+    (
+        "design",
+        "Designs",
+        "Which experimental design reaches a target standard error most cheaply?",
+        "Bakshy & Frachtenberg, section 4",
+    ),
+    (
+        "bootstrap",
+        "Bootstrap",
+        "How often does a bootstrap call an A/A test a change (its Type I error)?",
+        "Bakshy & Frachtenberg, Table 3 and Figure 7",
+    ),
+    (
+        "pt4cloud",
+        "PT4Cloud",
+        "When has a performance distribution stopped changing, and how close is it to the truth?",
+        "He et al., sections 3 and 6",
+    ),
+    (
+        "confirm",
+        "CONFIRM",
+        "How many repetitions until the median is known to within a given error?",
+        "Maricq et al., section 5",
+    ),
+    (
+        "peak_rate",
+        "Peak rate",
+        "What is a server's peak throughput, and what does finding it cost?",
+        "Shivam et al., Algorithm 2",
+    ),
+)
 
 
 class _App(w.Tab):
@@ -278,7 +305,7 @@ def explorer_app(*, quick: bool = False):
         "pt4cloud": lambda: pt4cloud_explorer(replicates=50 if quick else 200),
         "confirm": lambda: confirm_explorer(trials=20 if quick else 100, max_size=300 if quick else 1000),
         "peak_rate": lambda: widgets.peak_rate_explorer(),
-    }  # fmt: skip
+    }
     rows = "".join(
         f"<li><b>{html.escape(label)}</b>: {html.escape(question)} <i>({html.escape(source)})</i></li>"
         for _, label, question, source in APP_EXPLORERS

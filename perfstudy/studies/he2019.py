@@ -81,19 +81,43 @@ METRICS = {
 #: Table 3 of the paper: weeks needed at po = 90% (None: the benchmark was not run there).
 #: Columns Chameleon S, M, L and AWS m5.large, m5.xlarge, m5.2xlarge, as printed.
 TABLE_3_WEEKS = {
-    ("FT", "Chameleon-S"): None, ("FT", "Chameleon-M"): 2, ("FT", "Chameleon-L"): 2,
-    ("FT", "AWS-L"): 2, ("FT", "AWS-XL"): 2, ("FT", "AWS-2XL"): 2,
-    ("EP", "Chameleon-S"): None, ("EP", "Chameleon-M"): 2, ("EP", "Chameleon-L"): 2,
-    ("EP", "AWS-L"): 2, ("EP", "AWS-XL"): 2, ("EP", "AWS-2XL"): 2,
-    ("JPS", "Chameleon-S"): 2, ("JPS", "Chameleon-M"): 2, ("JPS", "Chameleon-L"): 3,
-    ("JPS", "AWS-L"): 2, ("JPS", "AWS-XL"): 3, ("JPS", "AWS-2XL"): 2,
-    ("YCSB", "Chameleon-S"): 3, ("YCSB", "Chameleon-M"): 3, ("YCSB", "Chameleon-L"): 2,
-    ("YCSB", "AWS-L"): 3, ("YCSB", "AWS-XL"): 2, ("YCSB", "AWS-2XL"): 2,
-    ("TPCC", "Chameleon-S"): 2, ("TPCC", "Chameleon-M"): 2, ("TPCC", "Chameleon-L"): 2,
-    ("TPCC", "AWS-L"): 2, ("TPCC", "AWS-XL"): 2, ("TPCC", "AWS-2XL"): 2,
-    ("IMA", "Chameleon-S"): None, ("IMA", "Chameleon-M"): 2, ("IMA", "Chameleon-L"): 2,
-    ("IMA", "AWS-L"): 2, ("IMA", "AWS-XL"): 2, ("IMA", "AWS-2XL"): 2,
-}  # fmt: skip
+    ("FT", "Chameleon-S"): None,
+    ("FT", "Chameleon-M"): 2,
+    ("FT", "Chameleon-L"): 2,
+    ("FT", "AWS-L"): 2,
+    ("FT", "AWS-XL"): 2,
+    ("FT", "AWS-2XL"): 2,
+    ("EP", "Chameleon-S"): None,
+    ("EP", "Chameleon-M"): 2,
+    ("EP", "Chameleon-L"): 2,
+    ("EP", "AWS-L"): 2,
+    ("EP", "AWS-XL"): 2,
+    ("EP", "AWS-2XL"): 2,
+    ("JPS", "Chameleon-S"): 2,
+    ("JPS", "Chameleon-M"): 2,
+    ("JPS", "Chameleon-L"): 3,
+    ("JPS", "AWS-L"): 2,
+    ("JPS", "AWS-XL"): 3,
+    ("JPS", "AWS-2XL"): 2,
+    ("YCSB", "Chameleon-S"): 3,
+    ("YCSB", "Chameleon-M"): 3,
+    ("YCSB", "Chameleon-L"): 2,
+    ("YCSB", "AWS-L"): 3,
+    ("YCSB", "AWS-XL"): 2,
+    ("YCSB", "AWS-2XL"): 2,
+    ("TPCC", "Chameleon-S"): 2,
+    ("TPCC", "Chameleon-M"): 2,
+    ("TPCC", "Chameleon-L"): 2,
+    ("TPCC", "AWS-L"): 2,
+    ("TPCC", "AWS-XL"): 2,
+    ("TPCC", "AWS-2XL"): 2,
+    ("IMA", "Chameleon-S"): None,
+    ("IMA", "Chameleon-M"): 2,
+    ("IMA", "Chameleon-L"): 2,
+    ("IMA", "AWS-L"): 2,
+    ("IMA", "AWS-XL"): 2,
+    ("IMA", "AWS-2XL"): 2,
+}
 
 _H, _D, _W = 12, 24, 168  # Table 4's units in hours: "12hrs", "d", "1w"
 #: Table 4 of the paper: the reduced interval length (hours) that stabilised, without and with hourly
@@ -547,17 +571,34 @@ def reduction_summary(
     def saved(frame, column):
         return 1 - float(frame[column].sum()) / six_weeks
 
-    return pd.DataFrame([
-        dict(method="standard, weekly", mean_accuracy=weekly.accuracy.mean(), runs_saved=saved(weekly, "runs"),
-             runs_saved_all_rounds=saved(weekly, "runs"), paper_runs_saved=PUBLISHED["weekly_runs_saved"],
-             paper_accuracy=PUBLISHED["weekly_mean_accuracy"]),
-        dict(method="reduced interval", mean_accuracy=reduced.accuracy.mean(), runs_saved=saved(reduced, "runs_reported"),
-             runs_saved_all_rounds=saved(reduced, "runs_spent"), paper_runs_saved=np.nan, paper_accuracy=np.nan),
-        dict(method=f"reduced interval + hourly sampling ({portion:.0%})", mean_accuracy=sampled.accuracy.mean(),
-             runs_saved=saved(sampled, "runs_reported"), runs_saved_all_rounds=saved(sampled, "runs_spent"),
-             paper_runs_saved=PUBLISHED["reduced_sampled_runs_saved"],
-             paper_accuracy=PUBLISHED["reduced_sampled_mean_accuracy"]),
-    ])  # fmt: skip
+    return pd.DataFrame(
+        [
+            dict(
+                method="standard, weekly",
+                mean_accuracy=weekly.accuracy.mean(),
+                runs_saved=saved(weekly, "runs"),
+                runs_saved_all_rounds=saved(weekly, "runs"),
+                paper_runs_saved=PUBLISHED["weekly_runs_saved"],
+                paper_accuracy=PUBLISHED["weekly_mean_accuracy"],
+            ),
+            dict(
+                method="reduced interval",
+                mean_accuracy=reduced.accuracy.mean(),
+                runs_saved=saved(reduced, "runs_reported"),
+                runs_saved_all_rounds=saved(reduced, "runs_spent"),
+                paper_runs_saved=np.nan,
+                paper_accuracy=np.nan,
+            ),
+            dict(
+                method=f"reduced interval + hourly sampling ({portion:.0%})",
+                mean_accuracy=sampled.accuracy.mean(),
+                runs_saved=saved(sampled, "runs_reported"),
+                runs_saved_all_rounds=saved(sampled, "runs_spent"),
+                paper_runs_saved=PUBLISHED["reduced_sampled_runs_saved"],
+                paper_accuracy=PUBLISHED["reduced_sampled_mean_accuracy"],
+            ),
+        ]
+    )
 
 
 def table4_comparison(reduced: pd.DataFrame, sampled: pd.DataFrame) -> pd.DataFrame:

@@ -84,17 +84,39 @@ def plot_cov_overview(survey, *, label_top: int = 3, title: str = ""):
     for rank, position in enumerate(range(len(frame) - 1, max(-1, len(frame) - 1 - label_top), -1), 1):
         row = frame.iloc[position]
         where = ", ".join(str(row[k]) for k in ("benchmark", "config", "host") if k in row and pd.notna(row[k]))
-        ax.annotate(str(rank), (position, row["cov"]), fontsize=7, xytext=(-6, 2 - 7 * rank), textcoords="offset points",
-                    ha="right", va="center")  # fmt: skip
+        ax.annotate(
+            str(rank),
+            (position, row["cov"]),
+            fontsize=7,
+            xytext=(-6, 2 - 7 * rank),
+            textcoords="offset points",
+            ha="right",
+            va="center",
+        )
         names.append(f"{rank}. {row['dataset']}: {where} ({_percent(row['cov'], None)})")
     if names:
-        ax.text(0.01, 0.97, "\n".join(names), transform=ax.transAxes, fontsize=7, va="top", ha="left",
-                bbox=dict(boxstyle="round,pad=0.3", facecolor="white", edgecolor="0.8"))  # fmt: skip
+        ax.text(
+            0.01,
+            0.97,
+            "\n".join(names),
+            transform=ax.transAxes,
+            fontsize=7,
+            va="top",
+            ha="left",
+            bbox=dict(boxstyle="round,pad=0.3", facecolor="white", edgecolor="0.8"),
+        )
     ax.set_yscale("log")
     ax.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(_percent))
     ax.axhline(0.10, color="0.5", lw=0.8, ls="--")
-    ax.text(0.5, 0.10, "10%: 'may be attributed to hardware variability' (section 4.1)", fontsize=7, va="bottom",
-            transform=ax.get_yaxis_transform(), ha="center")  # fmt: skip
+    ax.text(
+        0.5,
+        0.10,
+        "10%: 'may be attributed to hardware variability' (section 4.1)",
+        fontsize=7,
+        va="bottom",
+        transform=ax.get_yaxis_transform(),
+        ha="center",
+    )
     title = (f"{title}: " if title else "") + "CoV of every series"
     ax.set(
         xlabel="series, ordered by CoV",

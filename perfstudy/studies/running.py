@@ -31,8 +31,17 @@ from perfstudy._lib.checks import check_choice, check_each, check_fraction, chec
 from perfstudy._lib.result import Result
 from perfstudy.comparison.sequential import t_confidence_sequence
 
-__all__ = ["RoundModel", "simulate_round_ratios", "StoppingCalibration", "calibration", "PowerAndCost",
-           "power_and_cost", "LAYOUTS", "ramping_load", "sequential_layout"]  # fmt: skip
+__all__ = [
+    "RoundModel",
+    "simulate_round_ratios",
+    "StoppingCalibration",
+    "calibration",
+    "PowerAndCost",
+    "power_and_cost",
+    "LAYOUTS",
+    "ramping_load",
+    "sequential_layout",
+]
 
 LAYOUTS = ("interleaved", "sequential")
 
@@ -233,9 +242,14 @@ def calibration(
         limit = alpha + 3 * math.sqrt(alpha * (1 - alpha) / experiments)
         rows.append(dict(rule=rule, false_rate=float(rate), mc_se=se, limit=limit, within=bool(rate <= limit)))
     return StoppingCalibration(
-        table=pd.DataFrame(rows), experiments=experiments, rounds=rounds, min_rounds=min_rounds,
-        confidence=confidence, threshold=threshold, layout=layout,
-    )  # fmt: skip
+        table=pd.DataFrame(rows),
+        experiments=experiments,
+        rounds=rounds,
+        min_rounds=min_rounds,
+        confidence=confidence,
+        threshold=threshold,
+        layout=layout,
+    )
 
 
 @dataclass(frozen=True)
@@ -331,14 +345,22 @@ def power_and_cost(
         mean_used = float(used.mean())
         rows.append(
             dict(
-                change=change, power=power, mean_rounds=mean_used, median_rounds=float(np.median(used)),
-                fixed_rounds=fixed, saving=1 - mean_used / fixed if math.isfinite(fixed) and fixed > 0 else math.nan,
+                change=change,
+                power=power,
+                mean_rounds=mean_used,
+                median_rounds=float(np.median(used)),
+                fixed_rounds=fixed,
+                saving=1 - mean_used / fixed if math.isfinite(fixed) and fixed > 0 else math.nan,
             )
-        )  # fmt: skip
+        )
     return PowerAndCost(
-        table=pd.DataFrame(rows), round_sd=round_sd, threshold=threshold, confidence=confidence,
-        max_rounds=max_rounds, experiments=experiments,
-    )  # fmt: skip
+        table=pd.DataFrame(rows),
+        round_sd=round_sd,
+        threshold=threshold,
+        confidence=confidence,
+        max_rounds=max_rounds,
+        experiments=experiments,
+    )
 
 
 # The background load of notebook 09: a launcher that starts one spinning process every ``step`` seconds, up to

@@ -41,8 +41,14 @@ def plot_layouts(frames, titles):
         means = kept.groupby(["version", "batch"], sort=False).agg(start=("start", "first"), value=("value", "mean"))
         origin = float(kept["start"].min())
         for version, group in means.reset_index().groupby("version"):
-            ax.plot(group["start"] - origin, 1000 * group["value"], "o", ms=4, color=colours.get(str(version)),
-                    label=f"version {version}")  # fmt: skip
+            ax.plot(
+                group["start"] - origin,
+                1000 * group["value"],
+                "o",
+                ms=4,
+                color=colours.get(str(version)),
+                label=f"version {version}",
+            )
         ax.set_xlabel("seconds since the first batch")
         ax.set_ylabel("batch mean (ms)")
         ax.set_title(titles.get(name, name), fontsize=10)

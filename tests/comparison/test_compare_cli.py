@@ -38,6 +38,7 @@ def pyperf_files(tmp_path_factory):
     return _pyperf_interleaved(folder, {"a": "sum(range(100))", "a2": "sum(range(100))", "b": "sum(range(300))"})
 
 
+@pytest.mark.slow  # times Python with pyperf
 def test_pyperf_regression_fails_the_gate_and_a_a_passes(pyperf_files, capsys):
     base, again, slower = pyperf_files
     assert main(["compare", str(base), str(slower), "--threshold", "10%", "--fail-on-regression", "--seed", "1"]) == 1
@@ -59,6 +60,7 @@ def test_pyperf_regression_fails_the_gate_and_a_a_passes(pyperf_files, capsys):
     assert "slower" not in capsys.readouterr().out
 
 
+@pytest.mark.slow  # times Python with pyperf
 def test_json_output_holds_the_table(pyperf_files, capsys):
     base, _, slower = pyperf_files
     assert main(["compare", str(base), str(slower), "--format", "json", "--statistic", "median", "--seed", "1"]) == 0
@@ -261,6 +263,7 @@ def _report_text(out) -> str:
     return " ".join(text.split())
 
 
+@pytest.mark.slow  # times Python with pyperf
 def test_analyze_on_real_pyperf_and_hyperfine_files(pyperf_files, tmp_path, capsys):
     """The report on files the tools wrote: the files named as A and B, values in their unit with SI prefixes
     (pyperf and hyperfine write seconds), a card per benchmark, no code."""

@@ -330,6 +330,7 @@ def _by_key(mapping):
     return {frozenset(k.split(":")) if k != "residual" else k: v for k, v in mapping.items()}
 
 
+@pytest.mark.slow  # starts R for lme4
 @needs_lme4
 @pytest.mark.parametrize("name", sorted(CLASSICS))
 def test_lme4_classics_fit_with_its_formulas_and_defaults(name, classics):
@@ -575,6 +576,7 @@ CALIBRATION_PILOTS = 5  # per Table 1 endpoint
 CALIBRATION_CONFIDENCE = 0.9
 
 
+@pytest.mark.slow  # a coverage simulation
 def test_bootstrap_intervals_cover_the_true_sigmas():
     """Pilots simulated from each Table 1 endpoint (60 requests x 3 batches x 2 versions on 16 hosts),
     fitted, with 19-refit percentile intervals at 90%: the share that cover the true sigma.

@@ -17,6 +17,7 @@ def table_3():
     return table3(rng=20150518)
 
 
+@pytest.mark.slow  # simulates 13 rows of A/A tests
 def test_table_3_rows_against_the_paper_in_monte_carlo_errors(table_3):
     """Table 3 (Type I err., .SE, SE): every row the stated model can produce is within 3 MC errors.
 
@@ -67,6 +68,7 @@ def test_implied_true_se_round_trips_through_a_simulation():
         bakshy2015.with_host_sd_scaled_to("request_balanced", 0.001)
 
 
+@pytest.mark.slow  # shares the simulated Table 3
 def test_table_3_denominators_see_the_same_experiments(table_3):
     """Both denominators analyse one set of A/A tests: the iid rows barely move (y's mean is 0.06 against
     an SD near 1, so the counts SE differs by about 0.2%), the request rows of balanced designs (SE 0.01)
@@ -80,6 +82,7 @@ def test_table_3_denominators_see_the_same_experiments(table_3):
     assert ratio["fully_balanced", "host"] == pytest.approx(1, abs=0.005)
 
 
+@pytest.mark.slow  # shares the simulated Table 3
 def test_table_3_true_se_matches_theory(table_3):
     # (n - 1) s^2 / SE^2 ~ chi2(n - 1) with n = 10,000: central 99.9% band (about +-4.7% on variance)
     low, high = stats.chi2.ppf([5e-4, 1 - 5e-4], 9_999)
@@ -88,6 +91,7 @@ def test_table_3_true_se_matches_theory(table_3):
         assert low < q < high, design
 
 
+@pytest.mark.slow  # shares the simulated Table 3
 def test_table_3_qualitative_findings(table_3):
     rate = table_3.set_index(["design", "bootstrap"]).type1_error
     # request bootstrap massively anti-conservative wherever requests are balanced (section 5.2)

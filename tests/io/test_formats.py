@@ -270,6 +270,7 @@ def criterion_dir(tmp_path_factory):
     return root / "target" / "criterion"
 
 
+@pytest.mark.slow  # builds a criterion.rs benchmark with cargo (a minute)
 @needs_criterion
 def test_criterion_folder_sample_and_raw_csv_agree_with_criterions_estimates(criterion_dir):
     frame = read(criterion_dir)
@@ -361,6 +362,7 @@ def asv_file(tmp_path_factory):
     return result
 
 
+@pytest.mark.slow  # runs asv
 def test_asv_samples_agree_with_asvs_own_result(asv_file, tmp_path):
     frame = read(asv_file)
     raw = json.loads(asv_file.read_text())
