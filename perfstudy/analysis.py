@@ -48,6 +48,7 @@ from perfstudy._lib.frames import column as as_column
 from perfstudy._lib.frames import each_row
 from perfstudy._lib.frames import table as as_table
 from perfstudy._lib.result import Result
+from perfstudy._lib.types import Seed
 from perfstudy.comparison import Comparison, compare, odd_batches
 from perfstudy.comparison._batch_checks import _warmup_test
 from perfstudy.comparison._compare import _one_value
@@ -179,7 +180,7 @@ class Analysis(Result):
             )
         factor, shown, small = display_unit(self.units.get(str(benchmark)))
 
-        def value(x) -> str:
+        def value(x: float) -> str:
             return with_unit(float(x) * factor, shown, small=small)
 
         def interval(centre, low, high) -> str:
@@ -405,7 +406,7 @@ def analyze(
     baseline=None,
     block: str | None = None,
     sequential: bool = False,
-    rng=None,
+    rng: Seed = None,
     progress: bool = False,
 ) -> Analysis:
     """Every diagnostic per benchmark (and version), a comparison when there are two versions,
@@ -540,7 +541,7 @@ DEMO_PROBLEMS = {
 }
 
 
-def demo_runs(*, processes: int = 20, values: int = 30, rng=None) -> tuple[pd.DataFrame, pd.DataFrame]:
+def demo_runs(*, processes: int = 20, values: int = 30, rng: Seed = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Two simulated pyperf-like runs (version A, version B) with known problems, for the template
     notebook when it is given no files: ``json_dumps`` is 3% slower in B; ``regex`` has 4 warm-up
     iterations in every process; process 7 of ``startup`` in A is 30% slower.

@@ -17,6 +17,7 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from perfstudy._lib.checks import check_int
+from perfstudy._lib.types import Seed
 
 #: most streams (tasks) one call may spawn
 MAX_STREAMS = 10_000_000
@@ -24,7 +25,7 @@ MAX_STREAMS = 10_000_000
 __all__ = ["spawn", "twin_streams", "map_tasks", "local_executor"]
 
 
-def spawn(n: int, *, rng=None) -> list[np.random.Generator]:
+def spawn(n: int, *, rng: Seed = None) -> list[np.random.Generator]:
     """``n`` independent child generators of ``rng``.
 
     Parameters
@@ -38,7 +39,7 @@ def spawn(n: int, *, rng=None) -> list[np.random.Generator]:
     return np.random.default_rng(rng).spawn(n)
 
 
-def twin_streams(n: int, *, rng=None) -> list[np.random.SeedSequence]:
+def twin_streams(n: int, *, rng: Seed = None) -> list[np.random.SeedSequence]:
     """``n`` equal seed sequences, copies of one child of ``rng``.
 
     For common random numbers: two computations given twins draw the same numbers, so their
@@ -61,7 +62,7 @@ def map_tasks(
     fn: Callable,
     tasks: Sequence,
     *,
-    rng=None,
+    rng: Seed = None,
     executor: Executor | None = None,
     progress: bool = False,
     desc: str | None = None,

@@ -19,6 +19,7 @@ from scipy import stats
 
 from perfstudy._lib.checks import check_choice, check_fraction, check_int, check_real
 from perfstudy._lib.result import Result
+from perfstudy._lib.types import Seed
 from perfstudy.capacity.server_model import MAX_TRIALS, SimulatedServer, check_runlength, check_server
 
 __all__ = [
@@ -92,7 +93,7 @@ def find_peak_rate(
     max_load: float | None = None,
     strawman_trials: int = 5,
     strawman_runlength: float = 600.0,
-    rng=None,
+    rng: Seed = None,
 ) -> PeakSearch:
     """Algorithm 2: search for the peak rate at a target confidence and accuracy.
 
@@ -274,7 +275,7 @@ def trials_needed(
     target_accuracy: float = 0.10,
     confidence: float = 0.95,
     max_trials: int = 200,
-    rng=None,
+    rng: Seed = None,
 ) -> int:
     """Trials until the interval of the mean response time at ``load`` reaches ``target_accuracy``
     (Figure 6); ``max_trials`` if it never does.

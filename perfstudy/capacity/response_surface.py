@@ -15,6 +15,7 @@ import pandas as pd
 
 from perfstudy._lib.checks import check_bool, check_choice, check_int, check_real, check_sample
 from perfstudy._lib.result import Result
+from perfstudy._lib.types import Seed
 from perfstudy.capacity.peak_search import POLICIES, find_peak_rate
 from perfstudy.capacity.server_model import SimulatedServer
 
@@ -61,7 +62,7 @@ def map_response_surface(
     policy: str = "binsearch",
     seeding: bool = True,
     default_seed: float = 10.0,
-    rng=None,
+    rng: Seed = None,
     **search,
 ) -> Surface:
     """Algorithm 1's outer loop: the peak rate of every sample, seeding each search from the peak
@@ -152,7 +153,7 @@ def quadratic_design(points) -> np.ndarray:
     return np.column_stack(columns)
 
 
-def d_optimal(points, k: int, *, starts: int = 20, rng=None) -> np.ndarray:
+def d_optimal(points, k: int, *, starts: int = 20, rng: Seed = None) -> np.ndarray:
     """Indices of ``k`` of ``points`` maximising ``det(X'X)`` for a quadratic surface (D-optimal).
 
     Fedorov-style exchange from ``starts`` random subsets: swap a chosen point for an unchosen one

@@ -29,6 +29,7 @@ import numpy as np
 
 from perfstudy._lib.checks import check_int, check_real
 from perfstudy._lib.result import Result
+from perfstudy._lib.types import Seed
 
 __all__ = [
     "SimulatedServer",
@@ -148,7 +149,7 @@ class SimulatedServer(Result):
             queueing = min(self.burstiness * (1 + rho) / ((1 - rho) ** 2 * load * runlength), self.cv_max**2)
         return math.sqrt(self.cv_floor**2 + queueing)
 
-    def run(self, load: float, runlength: float, *, trials: int = 1, rng=None) -> np.ndarray:
+    def run(self, load: float, runlength: float, *, trials: int = 1, rng: Seed = None) -> np.ndarray:
         """Mean response time of ``trials`` independent runs (lognormal around the expected mean).
 
         Parameters

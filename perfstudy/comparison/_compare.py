@@ -67,6 +67,7 @@ from perfstudy._lib.format import plural
 from perfstudy._lib.frames import each_row
 from perfstudy._lib.parallel import map_tasks
 from perfstudy._lib.result import Result
+from perfstudy._lib.types import Executor, Seed
 from perfstudy._lib.units import conversion_factor, higher_is_better
 from perfstudy.comparison._batch_checks import (
     _confirm_warning,
@@ -414,8 +415,8 @@ def compare(
     checks: bool = True,
     block: str | None = None,
     sequential: bool = False,
-    rng=None,
-    executor=None,
+    rng: Seed = None,
+    executor: Executor = None,
     progress: bool = False,
 ) -> Comparison:
     """Compare two versions per benchmark: ``B/A - 1`` with a cluster-aware interval and a verdict.

@@ -42,6 +42,7 @@ import pandas as pd
 import scipy.linalg
 import scipy.linalg.lapack
 import scipy.sparse as sp
+from numpy.typing import ArrayLike
 
 from perfstudy.design._formula import parse_random
 
@@ -451,7 +452,7 @@ def _bobyqa(objective, start: np.ndarray, tolerance: float, lower=None) -> _Run:
     best = {"f": np.inf, "x": start.copy()}
     count = 0
 
-    def wrapped(x, grad):
+    def wrapped(x: ArrayLike, grad):
         nonlocal count
         count += 1
         x = np.maximum(x, lower)

@@ -25,6 +25,7 @@ from scipy.sparse.csgraph import connected_components
 
 from perfstudy._lib.checks import check_allocation, check_fraction, check_resamples, check_version
 from perfstudy._lib.result import Result
+from perfstudy._lib.types import Seed
 
 __all__ = [
     "WEIGHTS",
@@ -360,7 +361,7 @@ def clustered_bootstrap(
     replicates: int = 1000,
     weights: str = "poisson",
     denominator: str = "weights",
-    rng=None,
+    rng: Seed = None,
 ) -> BootstrapResult:
     """Reweighting bootstrap of the difference in means (section 5.1), iid, clustered or multiway.
 

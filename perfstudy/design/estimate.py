@@ -27,6 +27,7 @@ import scipy.linalg
 from perfstudy._lib.checks import check_bool, check_fraction, check_int
 from perfstudy._lib.parallel import map_tasks
 from perfstudy._lib.result import Result
+from perfstudy._lib.types import Executor, Seed
 from perfstudy.design._deviance import (
     REFIT_TOLERANCE,
     SINGULAR_TOL,
@@ -210,8 +211,8 @@ class VarianceFit(Result):
         *,
         method: str = "bootstrap",
         replicates: int = 200,
-        rng=None,
-        executor=None,
+        rng: Seed = None,
+        executor: Executor = None,
         progress: bool = False,
     ) -> FitIntervals:
         """Confidence intervals: parametric bootstrap for every parameter, or profile likelihood for

@@ -20,6 +20,7 @@ import pandas as pd
 
 from perfstudy._lib.checks import check_allocation, check_int, check_numbers, check_real
 from perfstudy._lib.result import Result
+from perfstudy._lib.types import Seed
 from perfstudy.design.schedules import Schedule
 from perfstudy.design.schedules import schedule as build_schedule
 
@@ -359,7 +360,7 @@ def simulate(
     experiments: int = 1,
     effect: float = 0.0,
     link: str = "identity",
-    rng=None,
+    rng: Seed = None,
 ) -> Simulation:
     """Simulate benchmark experiments from the random-effects model (Eq. 3/4).
 
@@ -437,7 +438,7 @@ def sample_delta_hat(
     repetitions: int = 1,
     experiments: int = 1,
     effect: float = 0.0,
-    rng=None,
+    rng: Seed = None,
 ) -> np.ndarray:
     """Draw ``delta_hat`` for many experiments without storing their observations.
 

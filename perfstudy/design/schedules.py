@@ -16,6 +16,7 @@ import pandas as pd
 
 from perfstudy._lib.checks import check_allocation, check_choice, check_counts, check_int, check_real, check_version
 from perfstudy._lib.result import Result
+from perfstudy._lib.types import Seed
 
 __all__ = [
     "DESIGNS",
@@ -292,7 +293,7 @@ def schedule(design: str, *, requests: int, hosts: int, repetitions: int = 1) ->
     )
 
 
-def pilot_schedule(requests: int, hosts: int, *, batches: int = 2, repetitions: int = 1, rng=None) -> Schedule:
+def pilot_schedule(requests: int, hosts: int, *, batches: int = 2, repetitions: int = 1, rng: Seed = None) -> Schedule:
     """A pilot run for fitting variance components: every request in every batch under both versions,
     each time on a host drawn at random.
 

@@ -15,6 +15,7 @@ import pandas as pd
 from perfstudy._lib.checks import check_allocation, check_int, check_names
 from perfstudy._lib.parallel import map_tasks
 from perfstudy._lib.result import Result
+from perfstudy._lib.types import Executor, Seed
 from perfstudy.design.model import VarianceComponents, check_components, sample_delta_hat
 from perfstudy.design.schedules import DESIGNS, check_hosts, check_size
 from perfstudy.design.standard_errors import standard_error
@@ -94,8 +95,8 @@ def standard_error_sweep(
     requests=(100, 150, 200, 300, 500, 700, 1000),
     repetitions: int = 1,
     experiments: int = 10_000,
-    rng=None,
-    executor=None,
+    rng: Seed = None,
+    executor: Executor = None,
     progress: bool = False,
 ) -> SweepResult:
     """Empirical SE of ``delta_hat`` from simulated experiments, beside the closed form (Figure 4).

@@ -25,6 +25,7 @@ from perfstudy._lib.checks import (
 )
 from perfstudy._lib.parallel import map_tasks
 from perfstudy._lib.result import Result
+from perfstudy._lib.types import Executor, Seed
 from perfstudy.design.bootstrap import check_denominator, check_weights, clustered_bootstrap, host_blocks
 from perfstudy.design.model import PERFLAB_ENDPOINTS, VarianceComponents, check_components, simulate
 from perfstudy.design.schedules import Schedule, check_design
@@ -109,7 +110,7 @@ def aa_tests(
     replicates: int = 1000,
     weights: str = "poisson",
     denominator: str = "weights",
-    rng=None,
+    rng: Seed = None,
 ) -> AATests:
     """Simulate ``experiments`` A/A tests of ``design`` and bootstrap each with every named bootstrap.
 
@@ -199,8 +200,8 @@ def type1_error_table(
     weights: str = "poisson",
     denominator: str = "weights",
     rows=ROWS,
-    rng=None,
-    executor=None,
+    rng: Seed = None,
+    executor: Executor = None,
     progress: bool = False,
 ) -> pd.DataFrame:
     """Type I error and mean bootstrap SE of design x bootstrap pairs under simulated A/A tests.
@@ -314,7 +315,7 @@ def segment_aa_study(
     replicates: int = 500,
     confidence: float = 0.95,
     weights: str = "poisson",
-    rng=None,
+    rng: Seed = None,
 ) -> pd.DataFrame:
     """A/A tests cut from one long real series, in the spirit of Figure 8 (section 5.3).
 

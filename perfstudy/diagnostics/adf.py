@@ -32,6 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 from scipy import linalg
 
 from perfstudy._lib.checks import check_choice, check_fraction, check_int, check_sample
@@ -241,7 +242,7 @@ def _t_level(z: np.ndarray, lags: int, regression: str) -> tuple[float, int]:
     return float(beta[0] / math.sqrt(sigma2 * float(rinv[0] @ rinv[0]))), y.size
 
 
-def adf_suffixes(x, starts, *, lags: int, regression: str = "c") -> tuple[np.ndarray, np.ndarray]:
+def adf_suffixes(x: ArrayLike, starts, *, lags: int, regression: str = "c") -> tuple[np.ndarray, np.ndarray]:
     """ADF statistics and p-values of ``x[s:]`` for every ``s`` in ``starts``, with a fixed lag.
 
     Equal to ``adfuller(x[s:], maxlag=lags, autolag=None)`` for each ``s`` (tested), at the cost of

@@ -30,6 +30,7 @@ from perfstudy._lib.checks import (
 )
 from perfstudy._lib.frames import float_values
 from perfstudy._lib.result import Result
+from perfstudy._lib.types import Seed
 from perfstudy.diagnostics.adf import adf
 from perfstudy.diagnostics.variability import (
     ADF_MIN,
@@ -140,7 +141,7 @@ class SeriesDiagnosis(Result):
 
 
 def diagnose_series(
-    x, *, ordered: bool = True, alpha: float = 0.05, permutations: int = 1000, rng=None
+    x, *, ordered: bool = True, alpha: float = 0.05, permutations: int = 1000, rng: Seed = None
 ) -> SeriesDiagnosis:
     """Every diagnostic of one series (the per-series step of :func:`diagnose`).
 
@@ -205,7 +206,7 @@ def diagnose(
     alpha: float = 0.05,
     permutations: int = 1000,
     dropna: bool = False,
-    rng=None,
+    rng: Seed = None,
     progress: bool = False,
 ) -> pd.DataFrame:
     """All diagnostics for each group of ``df``: one row per group, none left out.

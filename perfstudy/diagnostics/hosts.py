@@ -21,12 +21,14 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 from scipy.spatial.distance import pdist, squareform
 from tqdm.auto import tqdm
 
 from perfstudy._lib.checks import check_column, check_fraction, check_frame, check_int, check_real, check_resamples
 from perfstudy._lib.frames import column, table
 from perfstudy._lib.result import Result
+from perfstudy._lib.types import Seed
 
 __all__ = ["MMDTest", "mmd_test", "rank_hosts", "Elimination", "eliminate_unrepresentative", "MIN_HOST_SAMPLES"]
 
@@ -112,7 +114,9 @@ def _statistics(kernel: np.ndarray, rowsum: np.ndarray, total: float, subsets: n
     return xx + yy - 2 * xy
 
 
-def mmd_test(x, y, *, permutations: int = 1000, bandwidth="median", alpha: float = 0.05, rng=None) -> MMDTest:
+def mmd_test(
+    x: ArrayLike, y, *, permutations: int = 1000, bandwidth="median", alpha: float = 0.05, rng: Seed = None
+) -> MMDTest:
     """Two-sample test by the unbiased ``MMD^2`` with a Gaussian kernel (Gretton et al. 2012).
 
     Parameters
@@ -227,7 +231,7 @@ def rank_hosts(
     bandwidth="median",
     alpha: float = 0.05,
     max_samples: int | None = 500,
-    rng=None,
+    rng: Seed = None,
     progress: bool = False,
 ) -> pd.DataFrame:
     """Each server's samples against all the other servers' together, most dissimilar first (section 6).
@@ -338,7 +342,7 @@ def eliminate_unrepresentative(
     permutations: int = 1000,
     bandwidth="median",
     max_samples: int | None = 500,
-    rng=None,
+    rng: Seed = None,
     progress: bool = False,
 ) -> Elimination:
     """Remove the most dissimilar server while its MMD test rejects at ``alpha``; recompute after each.

@@ -27,10 +27,12 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 
 from perfstudy._lib.checks import check_allocation, check_choice, check_fraction, check_int, check_real, check_sample
 from perfstudy._lib.result import Result
 from perfstudy._lib.tdist import norm_ppf
+from perfstudy._lib.types import Seed
 
 __all__ = ["MedianCI", "median_ci", "median_ci_indices", "Repetitions", "repetitions_needed"]
 
@@ -124,7 +126,7 @@ class MedianCI(Result):
         return half / abs(self.median)
 
 
-def median_ci(x, *, confidence: float = 0.95, method: str = "order_statistics") -> MedianCI:
+def median_ci(x: ArrayLike, *, confidence: float = 0.95, method: str = "order_statistics") -> MedianCI:
     """Nonparametric CI for the median from order statistics (Maricq et al., section 2).
 
     Parameters
@@ -224,7 +226,7 @@ def repetitions_needed(
     start: int = 10,
     max_size: int | None = None,
     method: str = "order_statistics",
-    rng=None,
+    rng: Seed = None,
 ) -> Repetitions:
     """CONFIRM: how many repetitions until the median's CI is within ``+-error`` of it (section 5).
 

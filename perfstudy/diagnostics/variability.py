@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 from scipy import stats
 
 from perfstudy._lib.checks import (
@@ -27,6 +28,7 @@ from perfstudy._lib.checks import (
 )
 from perfstudy._lib.frames import float_values
 from perfstudy._lib.result import Result
+from perfstudy._lib.types import Seed
 from perfstudy.diagnostics.adf import adf, adf_suffixes, min_suffix
 
 __all__ = [
@@ -62,7 +64,7 @@ def _ratio(a: float, b: float) -> float:
     return a / b
 
 
-def coefficient_of_variation(x, *, ddof: int = 1) -> float:
+def coefficient_of_variation(x: ArrayLike, *, ddof: int = 1) -> float:
     """CoV = standard deviation / mean (Maricq et al., section 4.1), as a fraction.
 
     Parameters
@@ -129,7 +131,7 @@ class AutocorrelationSE(Result):
         return _ratio(self.standard_error, self.naive_standard_error)
 
 
-def autocorrelation_se(x, *, max_lag="sqrt", kernel: str = "truncated") -> AutocorrelationSE:
+def autocorrelation_se(x: ArrayLike, *, max_lag="sqrt", kernel: str = "truncated") -> AutocorrelationSE:
     """Autocovariance-corrected standard error of the mean (blog, Eq. 6).
 
     Parameters
@@ -169,7 +171,7 @@ def autocorrelation_se(x, *, max_lag="sqrt", kernel: str = "truncated") -> Autoc
     return AutocorrelationSE(float(x.mean()), se, naive, ess, lags, kernel, gamma)
 
 
-def effective_sample_size(x, *, max_lag="sqrt", kernel: str = "truncated") -> float:
+def effective_sample_size(x: ArrayLike, *, max_lag="sqrt", kernel: str = "truncated") -> float:
     """Effective number of independent points, ``gamma_hat(0) / SE^2`` (see :func:`autocorrelation_se`).
 
     Parameters
@@ -212,7 +214,7 @@ class BatchMeans(Result):
         return _ratio(self.standard_error, self.naive_standard_error)
 
 
-def batch_means(x, *, batches: int = 20) -> BatchMeans:
+def batch_means(x: ArrayLike, *, batches: int = 20) -> BatchMeans:
     """Batch means (non-overlapping): the observed spread of the means of disjoint blocks.
 
     The series is cut into ``batches`` consecutive blocks of ``N // batches`` points; the standard
@@ -319,7 +321,7 @@ def _shapiro(x: np.ndarray, rng: np.random.Generator) -> tuple[float, float, int
 
 
 def normality(
-    df: pd.DataFrame, by=None, *, value: str = "value", alpha: float = 0.05, dropna: bool = False, rng=None
+    df: pd.DataFrame, by=None, *, value: str = "value", alpha: float = 0.05, dropna: bool = False, rng: Seed = None
 ) -> pd.DataFrame:
     """Shapiro-Wilk test per group (Maricq et al., section 4.3).
 
@@ -480,7 +482,9 @@ def _lag1(x: np.ndarray) -> np.ndarray:
     return np.sum(d[..., 1:] * d[..., :-1], axis=-1) / np.sum(d * d, axis=-1)
 
 
-def independence_test(x, *, permutations: int = 1000, alpha: float = 0.05, rng=None) -> IndependenceTest:
+def independence_test(
+    x: ArrayLike, *, permutations: int = 1000, alpha: float = 0.05, rng: Seed = None
+) -> IndependenceTest:
     """Does the order of the measurements matter? A permutation test of lag-1 autocorrelation.
 
     Maricq et al. (section 7.4) compare the original order against shuffled orders; this is that
@@ -547,7 +551,7 @@ class Warmup(Result):
         return pd.DataFrame({"start": self.candidates, "p_value": self.p_values, "reject": self.p_values < self.alpha})
 
 
-def warmup(x, *, step=None, max_fraction: float = 0.5, alpha: float = 0.05, regression: str = "c") -> Warmup:
+def warmup(x: ArrayLike, *, step=None, max_fraction: float = 0.5, alpha: float = 0.05, regression: str = "c") -> Warmup:
     """Warm-up detection: the first candidate start after which the rest of the series is stationary.
 
     Candidates are ``0, step, 2 step, ...`` up to ``max_fraction`` of the series (``step`` defaults

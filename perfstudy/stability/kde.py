@@ -30,9 +30,11 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import fft as sfft
 
 from perfstudy._lib.checks import check_allocation, check_int, check_real, check_resamples, check_sample
+from perfstudy._lib.types import Seed
 
 __all__ = [
     "GridTooFine",
@@ -201,7 +203,7 @@ def _smooth(
     return inside.reshape(*inside.shape[:-1], grid.n, k).mean(axis=-1) / n
 
 
-def binned_density(x, grid: Grid, bandwidth: float) -> np.ndarray:
+def binned_density(x: ArrayLike, grid: Grid, bandwidth: float) -> np.ndarray:
     """The Gaussian KDE of ``x`` averaged over each strip, by linear binning and an FFT convolution.
 
     Parameters
@@ -233,7 +235,7 @@ def bootstrap_densities(
     replicates: int,
     chunk: int = 100,
     resolution: float = float(RESOLUTION),
-    rng=None,
+    rng: Seed = None,
 ) -> np.ndarray:
     """KDEs of ``replicates`` bootstrap resamples of ``x`` (same bandwidth), averaged over each strip.
 

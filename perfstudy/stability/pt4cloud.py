@@ -48,6 +48,7 @@ from perfstudy._lib.checks import (
     check_timestamps,
 )
 from perfstudy._lib.result import Result
+from perfstudy._lib.types import Seed
 from perfstudy.stability.kde import (
     MAX_STRIPS,
     RESOLUTION,
@@ -242,7 +243,13 @@ class ConfidenceBand(Result):
 
 
 def confidence_band(
-    samples, *, confidence: float = 0.99, replicates: int = 1000, strips: int = 1000, grid: Grid | None = None, rng=None
+    samples,
+    *,
+    confidence: float = 0.99,
+    replicates: int = 1000,
+    strips: int = 1000,
+    grid: Grid | None = None,
+    rng: Seed = None,
 ) -> ConfidenceBand:
     """Point-wise bootstrap confidence band of the density (He et al., section 3.2).
 
@@ -437,7 +444,7 @@ def pt4cloud(
     band: bool = True,
     method: str = "binned",
     empty: str = "error",
-    rng=None,
+    rng: Seed = None,
 ) -> PT4CloudResult:
     """The PT4Cloud workflow of Figure 2 on recorded measurements.
 

@@ -21,10 +21,12 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 from scipy import special
 
 from perfstudy._lib.checks import check_allocation, check_fraction, check_int, check_real, check_resamples, check_sample
 from perfstudy._lib.result import Result
+from perfstudy._lib.types import Seed
 
 __all__ = ["StoppingResult", "sota1", "sota2", "repetitiveness"]
 
@@ -70,7 +72,7 @@ def _alike(new: np.ndarray, old: np.ndarray, alpha: float, effect: float) -> np.
     return (p_value >= alpha) | (np.abs(delta) < effect)
 
 
-def repetitiveness(x, period: int, *, alpha: float = 0.05, effect: float = 0.147) -> np.ndarray:
+def repetitiveness(x: ArrayLike, period: int, *, alpha: float = 0.05, effect: float = 0.147) -> np.ndarray:
     """Repetitiveness after each complete window of ``period`` runs: the share of windows alike another.
 
     Parameters
@@ -148,7 +150,7 @@ def sota2(
     confidence: float = 0.95,
     replicates: int = 200,
     min_runs: int | None = None,
-    rng=None,
+    rng: Seed = None,
 ) -> StoppingResult:
     """SOTA2: stop when the bootstrap CI of every percentile is within ``+-margin`` of it.
 

@@ -27,6 +27,7 @@ from perfstudy._lib.checks import (
 )
 from perfstudy._lib.parallel import twin_streams
 from perfstudy._lib.result import Result
+from perfstudy._lib.types import Executor, Seed
 from perfstudy.design.bootstrap import clustered_bootstrap
 from perfstudy.design.model import (
     PERFLAB_ENDPOINTS,
@@ -169,8 +170,8 @@ def figure4(
     hosts=(4, 8, 16, 32),
     requests=(100, 150, 200, 300, 500, 700, 1000),
     experiments: int = 10_000,
-    rng=None,
-    executor=None,
+    rng: Seed = None,
+    executor: Executor = None,
     progress: bool = False,
 ) -> SweepResult:
     """Figure 4: the SE of every design against requests, simulated beside the closed forms.
@@ -230,7 +231,7 @@ class DeltaHatDensities(Result):
 
 
 def figure5(
-    components: VarianceComponents, *, requests: int = 256, hosts: int = 16, experiments: int = 10_000, rng=None
+    components: VarianceComponents, *, requests: int = 256, hosts: int = 16, experiments: int = 10_000, rng: Seed = None
 ) -> DeltaHatDensities:
     """Figure 5: the distribution of ``delta_hat`` per design, against the normal of its closed-form SE.
 
@@ -448,8 +449,8 @@ def table3(
     experiments: int = 10_000,
     replicates: int = 1_000,
     rows=TABLE_3_ROWS,
-    rng=None,
-    executor=None,
+    rng: Seed = None,
+    executor: Executor = None,
     progress: bool = False,
 ) -> pd.DataFrame:
     """Table 3: Type I error and mean bootstrap SE of its 13 rows under each implementation, beside the paper's.
@@ -611,7 +612,7 @@ def figure6(
     hosts: int = 16,
     simulations: int = 10_000,
     replicates: int = 2_000,
-    rng=None,
+    rng: Seed = None,
 ) -> BootstrapAgainstTruth:
     """Figure 6: one experiment's host and request bootstraps against the true distribution.
 
@@ -683,7 +684,7 @@ def figure7(
     replicates: int = 1_000,
     confidence: float = 0.95,
     bootstraps=("iid", "request", "host"),
-    rng=None,
+    rng: Seed = None,
 ) -> RankedAATests:
     """Figure 7: ``tests`` A/A tests per design, each bootstrap's CLT interval at ``confidence``.
 

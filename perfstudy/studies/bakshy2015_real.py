@@ -21,6 +21,7 @@ from perfstudy._lib.checks import (
     check_real,
 )
 from perfstudy._lib.result import Result
+from perfstudy._lib.types import Executor, Seed
 from perfstudy.design.estimate import SCHEDULE_TERMS, VarianceFit, fit_variance_components
 from perfstudy.design.model import (
     PERFLAB_ENDPOINTS,
@@ -108,7 +109,7 @@ def real_aa(
     segment_length: int = 30,
     experiments: int = 2_000,
     replicates: int = 500,
-    rng=None,
+    rng: Seed = None,
     progress: bool = False,
 ) -> RealAATests:
     """Figure 8 in spirit: A/A tests cut from each long real series, iid against segment bootstrap.
@@ -185,8 +186,8 @@ def table1_recovery(
     batches: int = 4,
     replicates: int = 200,
     confidence: float = 0.95,
-    rng=None,
-    executor=None,
+    rng: Seed = None,
+    executor: Executor = None,
     progress: bool = False,
 ) -> pd.DataFrame:
     """Table 1 recovered: a simulated pilot per endpoint, fitted by REML, with bootstrap intervals.
@@ -259,7 +260,7 @@ def design_from_pilot(
     target_se: float,
     hosts=(4, 8, 16, 32),
     experiments: int = 2000,
-    rng=None,
+    rng: Seed = None,
 ) -> pd.DataFrame:
     """From a pilot's fit to a design: the cheapest allocation per design, and its SE checked.
 
@@ -388,7 +389,7 @@ def interval_methods(
     *,
     confidence: float = 0.95,
     replicates: int = 200,
-    rng=None,
+    rng: Seed = None,
     progress: bool = False,
 ) -> pd.DataFrame:
     """Profile-likelihood against parametric-bootstrap intervals for one CWB metric's sigmas.
@@ -570,7 +571,7 @@ def pilot_budget(
     batches=(2, 3, 4),
     pilots: int = 20,
     design_hosts=(4, 8, 16, 32),
-    rng=None,
+    rng: Seed = None,
     progress: bool = False,
 ) -> PilotBudget:
     """How many hosts and batches a pilot needs before its recommended design stops changing.

@@ -33,6 +33,7 @@ from perfstudy._lib.checks import (
 )
 from perfstudy._lib.parallel import map_tasks
 from perfstudy._lib.result import Result
+from perfstudy._lib.types import Executor, Seed
 from perfstudy.io import datasets
 from perfstudy.stability.pt4cloud import (
     MIN_SAMPLES,
@@ -258,8 +259,8 @@ def weekly_study(
     confidence: float = 0.99,
     replicates: int = 1000,
     band: bool = True,
-    rng=None,
-    executor=None,
+    rng: Seed = None,
+    executor: Executor = None,
     progress: bool = False,
 ) -> pd.DataFrame:
     """Table 3: the standard workflow with weekly intervals over the sampled weeks, and its accuracy.
@@ -338,7 +339,7 @@ def reduction_study(
     validate_below_hours: float = 84.0,
     objective_probability: float = 0.9,
     portion: float = 1.0,
-    executor=None,
+    executor: Executor = None,
     progress: bool = False,
 ) -> pd.DataFrame:
     """Section 6: the short-interval variant over ``hours`` (the last is the standard week), with
@@ -433,8 +434,8 @@ def baseline_study(
     step_hours: float = 6.0,
     confidence: float = 0.95,
     replicates: int = 200,
-    rng=None,
-    executor=None,
+    rng: Seed = None,
+    executor: Executor = None,
     progress: bool = False,
 ) -> pd.DataFrame:
     """Section 5.4: SOTA1 (best accuracy over its ``periods x spans`` grid, as the paper reports)
@@ -754,7 +755,9 @@ def _diagnose(task, rng) -> dict:
     )
 
 
-def accuracy_diagnosis(weekly: pd.DataFrame, *, draws: int = 10, rng=None, progress: bool = False) -> pd.DataFrame:
+def accuracy_diagnosis(
+    weekly: pd.DataFrame, *, draws: int = 10, rng: Seed = None, progress: bool = False
+) -> pd.DataFrame:
     """Why a configuration's accuracy is what it is: the estimator, sampling noise, stopping, or the data.
 
     For each configuration of a :func:`weekly_study`, the accuracy of its reported distribution

@@ -23,6 +23,7 @@ from perfstudy._lib.checks import (
     check_text,
 )
 from perfstudy._lib.result import Result
+from perfstudy._lib.types import Seed
 from perfstudy.diagnostics.hosts import eliminate_unrepresentative, rank_hosts
 from perfstudy.diagnostics.repetitions import median_ci_indices, repetitions_needed
 from perfstudy.diagnostics.variability import coefficient_of_variation, normality
@@ -148,7 +149,9 @@ def _split_constant(frame: pd.DataFrame, keys: list[str]) -> tuple[pd.DataFrame,
     return frame[~flat], frame[flat].groupby(keys).ngroups
 
 
-def figure3_normality(*, window: int = 30, min_hosts: int = 20, alpha: float = 0.05, rng=None) -> NormalityTests:
+def figure3_normality(
+    *, window: int = 30, min_hosts: int = 20, alpha: float = 0.05, rng: Seed = None
+) -> NormalityTests:
     """Figure 3 on public data: is performance normal across hosts, and within one host?
 
     *Across*: each CWB metric on each instance type with at least ``min_hosts`` hosts (the first
@@ -339,7 +342,7 @@ def figure5_convergence(
     trials: int = 200,
     start: int = 10,
     max_size: int | None = None,
-    rng=None,
+    rng: Seed = None,
 ) -> ConvergenceCurves:
     """Figure 5: CONFIRM's curve for a few real series.
 
@@ -411,7 +414,7 @@ def figure6_cov_vs_repetitions(
     trials: int = 200,
     start: int = 10,
     max_size: int | None = None,
-    rng=None,
+    rng: Seed = None,
     progress: bool = False,
 ) -> RepetitionsAgainstCoV:
     """Figure 6 on public data: CoV against CONFIRM's estimate for every series of ``min_runs`` or more.
@@ -485,7 +488,7 @@ def table4_degraded_server(
     error: float = 0.01,
     confidence: float = 0.95,
     trials: int = 200,
-    rng=None,
+    rng: Seed = None,
 ) -> pd.DataFrame:
     """Table 4 on public data: CONFIRM's estimate without and with one degraded server.
 
@@ -579,7 +582,7 @@ def figure7_cwb(
     shift: float = 0.10,
     permutations: int = 1000,
     max_remove: int = 15,
-    rng=None,
+    rng: Seed = None,
     progress: bool = False,
 ) -> DegradedCopyRanking:
     """Figure 7 on public data: rank the hosts of one CWB instance type, plant a degraded copy, and eliminate.
@@ -639,7 +642,7 @@ def figure7_cwb(
     )
 
 
-def degraded_copy_ranking(names, *, shift: float = 0.10, permutations: int = 1000, rng=None) -> pd.DataFrame:
+def degraded_copy_ranking(names, *, shift: float = 0.10, permutations: int = 1000, rng: Seed = None) -> pd.DataFrame:
     """MMD on the Azure long-lived hosts plus a degraded copy of host 0: where does the copy rank?
 
     Parameters

@@ -17,6 +17,7 @@ from tqdm.auto import tqdm
 
 from perfstudy._lib.checks import check_bool, check_fraction, check_frame, check_int, check_names, check_text
 from perfstudy._lib.result import Result
+from perfstudy._lib.types import Seed
 from perfstudy.diagnostics.diagnosis import diagnose
 from perfstudy.io import datasets
 
@@ -111,7 +112,7 @@ def iter_series(names=None):
 
 
 def survey_datasets(
-    names=None, *, alpha: float = 0.05, permutations: int = 1000, rng=None, progress: bool = False
+    names=None, *, alpha: float = 0.05, permutations: int = 1000, rng: Seed = None, progress: bool = False
 ) -> pd.DataFrame:
     """:func:`diagnose` over every series of the registered datasets (or of ``names``).
 

@@ -29,6 +29,7 @@ from scipy import stats
 
 from perfstudy._lib.checks import check_choice, check_each, check_fraction, check_int, check_real
 from perfstudy._lib.result import Result
+from perfstudy._lib.types import Seed
 from perfstudy.comparison.sequential import t_confidence_sequence
 
 __all__ = [
@@ -86,7 +87,13 @@ class RoundModel(Result):
 
 
 def simulate_round_ratios(
-    model: RoundModel, experiments: int, rounds: int, *, change: float = 0.0, layout: str = "interleaved", rng=None
+    model: RoundModel,
+    experiments: int,
+    rounds: int,
+    *,
+    change: float = 0.0,
+    layout: str = "interleaved",
+    rng: Seed = None,
 ) -> np.ndarray:
     """Per-round ``log(mean B / mean A)`` of simulated runs, shape ``(experiments, rounds)``.
 
@@ -184,7 +191,7 @@ def calibration(
     threshold: float = 0.0,
     confidence: float = 0.95,
     layout: str = "interleaved",
-    rng=None,
+    rng: Seed = None,
 ) -> StoppingCalibration:
     """Sequential A/A runs under ``model``: how often each rule ever calls a change (module text).
 
@@ -302,7 +309,7 @@ def power_and_cost(
     max_rounds: int = 200,
     min_rounds: int = 5,
     confidence: float = 0.95,
-    rng=None,
+    rng: Seed = None,
 ) -> PowerAndCost:
     """Planted changes: the rounds the sequential rule uses and a fixed design's rounds for equal power.
 

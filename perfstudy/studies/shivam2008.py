@@ -23,6 +23,7 @@ from perfstudy._lib.checks import (
     check_real,
 )
 from perfstudy._lib.result import Result
+from perfstudy._lib.types import Seed
 from perfstudy.capacity.peak_search import POLICIES, find_peak_rate, trials_needed
 from perfstudy.capacity.response_surface import d_optimal, fit_quadratic_surface, map_response_surface
 from perfstudy.capacity.server_model import SimulatedServer
@@ -83,7 +84,7 @@ class RunlengthSweep(Result):
         return self.table.copy()
 
 
-def figure3(server: SimulatedServer, *, search: dict, rng=None) -> StrawmanAgainstBinsearch:
+def figure3(server: SimulatedServer, *, search: dict, rng: Seed = None) -> StrawmanAgainstBinsearch:
     """Figure 3: the strawman scan against Algorithm 2 with Binsearch, on one server.
 
     Parameters
@@ -123,7 +124,7 @@ def figure6(
     repeats: int,
     target_accuracy: float,
     confidence: float,
-    rng=None,
+    rng: Seed = None,
 ) -> RunlengthSweep:
     """Figure 6: trials to the target accuracy against run length, and the sweet spot in time.
 
@@ -180,7 +181,7 @@ def figure6(
     return RunlengthSweep(table=table, sweet_spot=sweet)
 
 
-def calibration(server: SimulatedServer, *, searches: int, search: dict, rng=None) -> dict:
+def calibration(server: SimulatedServer, *, searches: int, search: dict, rng: Seed = None) -> dict:
     """Does the reported peak meet the promise? ``searches`` independent searches of one server.
 
     Parameters
@@ -215,7 +216,9 @@ def calibration(server: SimulatedServer, *, searches: int, search: dict, rng=Non
     )
 
 
-def growth(*, scales=(1, 2, 4, 8, 16), policies=("binsearch", "linear"), search: dict, rng=None) -> pd.DataFrame:
+def growth(
+    *, scales=(1, 2, 4, 8, 16), policies=("binsearch", "linear"), search: dict, rng: Seed = None
+) -> pd.DataFrame:
     """Cost against the size of the peak: servers of the same shape, capacity times ``scales``.
 
     Parameters
@@ -262,7 +265,7 @@ def policy_traces(
     *,
     policies=("binsearch", "linear", "model"),
     search: dict,
-    rng=None,
+    rng: Seed = None,
 ) -> dict:
     """Figure 7: one server's search with each policy, unseeded and seeded from its neighbour's peak.
 
@@ -293,7 +296,7 @@ def policy_traces(
 
 
 def surface_costs(
-    grid: pd.DataFrame, *, policies=("binsearch", "linear", "model"), repeats: int, search: dict, rng=None
+    grid: pd.DataFrame, *, policies=("binsearch", "linear", "model"), repeats: int, search: dict, rng: Seed = None
 ) -> pd.DataFrame:
     """The cost of mapping the whole surface with each policy, with and without seeding (section 3.7).
 
@@ -342,7 +345,7 @@ def surface_costs(
     return pd.DataFrame(rows)
 
 
-def figure9(grid: pd.DataFrame, *, confidences, accuracies, search: dict, rng=None) -> pd.DataFrame:
+def figure9(grid: pd.DataFrame, *, confidences, accuracies, search: dict, rng: Seed = None) -> pd.DataFrame:
     """Figure 9: the cost of mapping the surface (Binsearch, seeded) against target confidence and accuracy.
 
     Parameters
@@ -371,7 +374,7 @@ def figure9(grid: pd.DataFrame, *, confidences, accuracies, search: dict, rng=No
 
 
 def figure10(
-    grid: pd.DataFrame, *, widths, policies=("binsearch", "linear", "model"), search: dict, rng=None
+    grid: pd.DataFrame, *, widths, policies=("binsearch", "linear", "model"), search: dict, rng: Seed = None
 ) -> pd.DataFrame:
     """Figure 10: the cost of mapping the surface (seeded) against the width of the peak-rate region.
 
@@ -403,7 +406,7 @@ def figure10(
     return pd.DataFrame(rows)
 
 
-def table4(grid: pd.DataFrame, *, sizes, search: dict, rng=None) -> pd.DataFrame:
+def table4(grid: pd.DataFrame, *, sizes, search: dict, rng: Seed = None) -> pd.DataFrame:
     """Table 4: a quadratic surface fitted to D-optimal subsets of samples, and its error over all of them.
 
     The surface is measured once (Binsearch, seeded); for each size ``k`` the D-optimal ``k``

@@ -27,6 +27,7 @@ import pandas as pd
 from scipy import stats
 
 from perfstudy._lib.checks import check_choice, check_each, check_frame, check_int, check_names, check_real
+from perfstudy._lib.types import Seed
 from perfstudy.comparison import compare
 from perfstudy.io import datasets
 
@@ -152,7 +153,7 @@ def aa_calibration(
     slowdowns=(0.0, 0.01, 0.02, 0.05),
     methods=METHODS,
     replicates: int = 999,
-    rng=None,
+    rng: Seed = None,
 ) -> pd.DataFrame:
     """The share of pairs each method calls different, per source and planted slowdown.
 
