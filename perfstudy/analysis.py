@@ -45,14 +45,11 @@ from perfstudy._lib.checks import (
 )
 from perfstudy._lib.format import display_unit, plural, si, with_unit
 from perfstudy._lib.frames import column as as_column
-from perfstudy._lib.frames import each_row
+from perfstudy._lib.frames import each_row, one_value_each
 from perfstudy._lib.frames import table as as_table
 from perfstudy._lib.result import Result
 from perfstudy._lib.types import Seed
-from perfstudy.comparison import Comparison, compare, odd_batches
-from perfstudy.comparison._batch_checks import _warmup_test
-from perfstudy.comparison._compare import _one_value
-from perfstudy.comparison._intervals import _side
+from perfstudy.comparison import Comparison, compare, odd_batches, warmup_check
 from perfstudy.diagnostics.diagnosis import diagnose_series
 from perfstudy.diagnostics.repetitions import median_ci, repetitions_needed
 from perfstudy.stability.pt4cloud import pt4cloud
@@ -255,7 +252,7 @@ def _one(
     if row["warmup_iterations"] == 0 and (x > 0).all():
         # the comparison's own warm-up check (first tenth of each batch against the rest): when it sees one,
         # the table and the advice say so too, and never "no warm-up" beside its "drop them"
-        found = _warmup_test(_side(x, batches, "mean"), warmup_alpha, threshold)
+        found = warmup_check(x, batches, alpha=warmup_alpha, threshold=threshold)
         if found is not None:
             row["warmup_iterations"] = found[0]
     values = x[iterations >= row["warmup_iterations"]]
@@ -519,7 +516,7 @@ def analyze(
             "its own batch, which overstates every interval if values share a process; name the column that "
             "says which process or fork each value came from.",
         )
-    units = {str(name): unit for name, unit in _one_value(kept, "unit").items()}
+    units = {str(name): unit for name, unit in one_value_each(as_table(kept), "unit").items()}
     return Analysis(
         table=table,
         advice=tuple(advice),

@@ -355,6 +355,7 @@ def _valid(tmp):  # noqa: PLR0915 - one table
             result_of("comparison.sequential.t_confidence_sequence")
         ),
         "comparison.verdict": lambda: call(0.01, 0.03, 0.01, alpha=0.05, threshold=0.02),
+        "comparison.warmup_check": lambda: call(x[:60], np.repeat(np.arange(6), 10), threshold=0.02),
         "comparison.sequential.rounds_needed": lambda: call(0.02, 0.01),
         "comparison.sequential.ConfidenceSequence.to_frame": lambda: call(
             result_of("comparison.sequential.t_confidence_sequence")

@@ -124,6 +124,20 @@ def test_imports_go_one_way_between_packages():
     assert not wrong, wrong
 
 
+def test_no_package_imports_another_package_s_private_module():
+    """What one package needs of another is public there (``comparison.verdict``,
+    ``comparison.warmup_check``); ``_lib`` is everyone's plumbing."""
+    wrong = []
+    for path in sorted((ROOT / "perfstudy").rglob("*.py")):
+        mine = _package(path) if path.parent != ROOT / "perfstudy" else path.stem
+        for name in _imports(path):
+            parts = name.split(".")
+            if len(parts) > 2 and parts[0] == "perfstudy" and parts[1] not in ("_lib", mine):
+                if parts[2].startswith("_") and not parts[2].startswith("__"):
+                    wrong.append(f"{path.relative_to(ROOT)} imports {name}")
+    assert not wrong, wrong
+
+
 def test_no_package_exports_a_name_that_is_one_of_its_modules():
     """Importing ``perfstudy.x.y`` sets ``y`` on ``perfstudy.x``: an export of that name would be replaced,
     and which one a reader got would depend on the order of imports (DESIGN.md, "Layout")."""

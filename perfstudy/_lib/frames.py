@@ -13,7 +13,7 @@ from typing import Any, cast
 import numpy as np
 import pandas as pd
 
-__all__ = ["numeric_column", "float_values", "each_row", "table", "column"]
+__all__ = ["numeric_column", "float_values", "each_row", "table", "column", "one_value_each"]
 
 
 def numeric_column(column) -> pd.Series:
@@ -39,3 +39,14 @@ def table(frame) -> pd.DataFrame:
 def column(series) -> pd.Series:
     """A selection that is one column (``frame[name]``): a Series, said so."""
     return cast(pd.Series, series)
+
+
+def one_value_each(frame: pd.DataFrame, column: str) -> dict:
+    """``{benchmark: value}`` for the benchmarks whose rows hold exactly one value of ``column``
+    (a unit, Go's ``better`` or ``assume``); others, and a frame without the column, are left out."""
+    if column not in frame.columns:
+        return {}
+    pairs = cast(pd.DataFrame, frame[["benchmark", column]]).dropna().drop_duplicates()
+    benchmarks = cast(pd.Series, pairs["benchmark"])
+    once = benchmarks.map(benchmarks.value_counts()) == 1
+    return dict(zip(pairs.loc[once, "benchmark"], pairs.loc[once, column].astype(str)))

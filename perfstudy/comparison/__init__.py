@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from perfstudy._lib.lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from perfstudy.comparison._batch_checks import odd_batches
+    from perfstudy.comparison._batch_checks import odd_batches, warmup_check
     from perfstudy.comparison._compare import Comparison, compare, verdict
     from perfstudy.comparison._intervals import (
         CORRECTIONS,
@@ -34,6 +34,7 @@ _HOMES = {
     "adjust_p_values": "._intervals",
     "format_comparison": "._render",
     "odd_batches": "._batch_checks",
+    "warmup_check": "._batch_checks",
     "block_differences": "._paired",
     "host_and_round_variance": "._paired",
     "ConfidenceSequence": ".sequential",
@@ -54,6 +55,7 @@ __all__ = [
     "adjust_p_values",
     "format_comparison",
     "odd_batches",
+    "warmup_check",
     "block_differences",
     "host_and_round_variance",
     "ConfidenceSequence",

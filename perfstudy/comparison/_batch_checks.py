@@ -11,10 +11,11 @@ import numpy as np
 from perfstudy._lib.checks import (
     check_fraction,
     check_sample,
+    check_threshold,
 )
 from perfstudy._lib.format import plural
 from perfstudy._lib.tdist import t_ppf
-from perfstudy.comparison._intervals import WARMUP_SHARE, _Side, _t_p_value
+from perfstudy.comparison._intervals import WARMUP_SHARE, _Side, _side, _t_p_value
 
 if TYPE_CHECKING:
     from perfstudy.comparison._compare import _Settings
@@ -162,3 +163,37 @@ def _confirm_warning(side: _Side, name: str, settings: _Settings, rng) -> str | 
             f"+-{100 * settings.threshold:g}%; run more"
         )
     return None
+
+
+def warmup_check(values, batches, *, alpha: float = 0.05, threshold: float | str = 0.0):
+    """:func:`compare`'s warm-up check on one version's values: are the first values of each batch
+    (:data:`WARMUP_SHARE` of them, at least one) unlike the rest? A one-sample t-test over batches of
+    each batch's relative difference, first values against the rest; it speaks only when the
+    difference is also larger than half the threshold (and 0.5%).
+
+    Parameters
+    ----------
+    values : array_like
+        One version's values, in the order they ran within each batch.
+    batches : array_like
+        The batch of each value (labels).
+    alpha : float
+        The test's size.
+    threshold : float or str
+        The comparison's threshold (``0.05`` or ``"5%"``).
+
+    Returns
+    -------
+    tuple or None
+        ``(values to drop per batch, mean relative difference, p-value)`` when the first values are
+        warm-up, else None (also when fewer than 3 batches are long enough to tell).
+    """
+    values = check_sample("values", values)
+    if batches is None or isinstance(batches, (str, bytes, dict)):
+        raise TypeError(f"batches: expected one label per value, got {type(batches).__name__}")
+    batches = np.asarray(batches)
+    if batches.ndim != 1 or batches.size != values.size:
+        raise ValueError(f"batches: {batches.size} labels for {values.size} values; give one label per value")
+    alpha = check_fraction("alpha", alpha)
+    threshold = check_threshold(threshold)
+    return _warmup_test(_side(values, batches, "mean"), alpha, threshold)

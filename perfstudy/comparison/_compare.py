@@ -64,7 +64,7 @@ from perfstudy._lib.checks import (
     check_threshold,
 )
 from perfstudy._lib.format import plural
-from perfstudy._lib.frames import each_row
+from perfstudy._lib.frames import each_row, one_value_each
 from perfstudy._lib.parallel import map_tasks
 from perfstudy._lib.result import Result
 from perfstudy._lib.types import Executor, Seed
@@ -139,16 +139,6 @@ class _Task:
     blocks_a: np.ndarray | None = None  # with compare(block=...): each value's block (round)
     blocks_b: np.ndarray | None = None
     hosts_b: np.ndarray | None = None  # each of B's values' host, where a host column says
-
-
-def _one_value(frame: pd.DataFrame, column: str) -> dict:
-    """``{benchmark: value}`` for the benchmarks whose rows hold exactly one value of ``column``
-    (a unit, Go's ``better`` or ``assume``); others, and a frame without the column, are left out."""
-    if column not in frame.columns:
-        return {}
-    pairs = frame[["benchmark", column]].dropna().drop_duplicates()
-    once = pairs["benchmark"].map(pairs["benchmark"].value_counts()) == 1
-    return dict(zip(pairs.loc[once, "benchmark"], pairs.loc[once, column].astype(str)))
 
 
 def _common_unit(units_a: pd.Series, units_b: pd.Series):
@@ -623,7 +613,7 @@ def _tasks(frame: pd.DataFrame, *, by: str, value: str, cluster: str, labels: tu
     units = {}
     # each benchmark's one unit and metadata, found once for all (a pandas concat per benchmark
     # took a third of the command's time on 200 benchmarks)
-    metadata = {column: _one_value(frame, column) for column in ("unit", "better", "assume")}
+    metadata = {column: one_value_each(frame, column) for column in ("unit", "better", "assume")}
     unitless = set(frame.loc[frame["unit"].isna(), "benchmark"]) if "unit" in frame.columns else set()
     all_values, all_labels = frame[value].to_numpy(dtype=float), frame[cluster].to_numpy()
     block = settings["block"]

@@ -41,7 +41,7 @@ from perfstudy._lib.result import Result
 if TYPE_CHECKING:
     import pandas as pd
 
-    from perfstudy.comparison._compare import Comparison
+    from perfstudy.comparison import Comparison
 from perfstudy.experiment._files import (
     BUDGETS,
     COLUMNS,
@@ -627,7 +627,7 @@ def _hint(name: str, sd: float) -> None:
 def _result(rows, stopped, rounds, path, failure, environment, settings, *, new_rounds, signum=None) -> RunResult:
     import pandas as pd
 
-    from perfstudy.comparison._compare import compare
+    from perfstudy.comparison import compare
 
     frame = pd.DataFrame(rows, columns=list(COLUMNS)) if rows else pd.DataFrame(columns=list(COLUMNS))
     ok = frame[frame["exit_status"].astype(float) == 0] if len(frame) else frame

@@ -385,8 +385,7 @@ def shell_startup(runs: int = 30) -> float:
 
 def _parsed(output: bytes, measure: str) -> list[dict]:
     """The benchmarks a run printed, read by :func:`perfstudy.io.read`: one dict per value."""
-    from perfstudy.io import read
-    from perfstudy.io._formats import Format
+    from perfstudy.io import Format, read
 
     with tempfile.NamedTemporaryFile("wb", suffix=".out", delete=False) as handle:
         handle.write(output)

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from perfstudy._lib.lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from perfstudy.io._formats import Format
     from perfstudy.io._json import MalformedFileError
     from perfstudy.io._read import COLUMNS, FORMATS, read, read_google_benchmark, read_hyperfine, read_jmh, read_pyperf
     from perfstudy.io.asv import read_asv
@@ -18,6 +19,7 @@ if TYPE_CHECKING:
     from perfstudy.io.pytest_benchmark import read_pytest_benchmark
 
 _HOMES = {
+    "Format": "._formats",
     "MalformedFileError": "._json",
     "COLUMNS": "._read",
     "FORMATS": "._read",
@@ -34,6 +36,7 @@ _HOMES = {
 }
 __getattr__, __dir__ = lazy_exports(__name__, _HOMES)
 __all__ = [
+    "Format",
     "MalformedFileError",
     "COLUMNS",
     "FORMATS",
