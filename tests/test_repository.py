@@ -274,3 +274,14 @@ def test_the_verbs_choices_are_literals_and_their_tuples_come_from_them():
     assert choices(compare, "correction") == CORRECTIONS
     assert choices(run, "measure") == MEASURES
     assert choices(verdict, "scale") == SCALES
+
+
+def test_every_test_folder_is_collected():
+    """pyproject's testpaths lists the test folders one by one (to keep their order): a folder missing
+    there would never run."""
+    import tomllib
+
+    paths = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]["testpaths"]
+    folders = {f"tests/{p.name}" for p in (ROOT / "tests").iterdir() if p.is_dir() and p.name[0] not in "._"}
+    folders |= {"tests/_lib"} if (ROOT / "tests" / "_lib").is_dir() else set()
+    assert folders - {"tests/support"} <= set(paths), sorted(folders - set(paths) - {"tests/support"})
