@@ -486,6 +486,13 @@ def test_the_busy_signal_shows_after_half_a_second(explore_page):
     assert seen[1][0] == "visible" and float(seen[1][1]) < 1, seen
 
 
+def _interactive_sigint():
+    """SIGINT as an interactive shell gives it (default action, unblocked), whatever this pytest process
+    inherited or was left with: a child inherits an ignored SIGINT and Python keeps ignoring it."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGINT])
+
+
 def _explore_server():
     if shutil.which("voila") is None and not (Path(sys.executable).parent / "voila").exists():
         pytest.skip("voila is not installed (the explore extra)")
@@ -493,6 +500,7 @@ def _explore_server():
     process = subprocess.Popen(
         [sys.executable, "-m", "perfstudy", "explore", "--no-browser", "--port", str(port)],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True,
+        preexec_fn=_interactive_sigint,
     )  # fmt: skip
     assert process.stdout.readline().strip() == f"perfstudy explore: http://127.0.0.1:{port}/ (Ctrl-C to stop)"
     _wait_http(f"http://127.0.0.1:{port}/", process)
