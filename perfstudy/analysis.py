@@ -39,6 +39,7 @@ from perfstudy._lib.checks import (
     check_fraction,
     check_frame,
     check_int,
+    check_labels,
     check_resamples,
     check_sample,
     check_threshold,
@@ -58,17 +59,14 @@ __all__ = ["Analysis", "analyze", "warmup_iterations", "demo_runs", "DEMO_PROBLE
 
 
 def _labels(name: str, labels, n: int) -> np.ndarray:
-    """One label per value, none missing."""
-    labels = np.asarray(labels)
-    if labels.shape != (n,):
-        raise ValueError(f"{name}: {labels.size} labels for {n} values; expected one per value")
+    """One label per value, none missing (:func:`check_labels`) nor infinite; integral floats as
+    integers."""
+    labels = check_labels(name, labels, n)
     if labels.dtype.kind == "f":
         if not np.isfinite(labels).all():
-            raise ValueError(f"{name}: {int((~np.isfinite(labels)).sum())} labels are NaN or infinite")
+            raise ValueError(f"{name}: {int((~np.isfinite(labels)).sum())} labels are infinite")
         if (labels == np.floor(labels)).all():
             labels = labels.astype(np.int64)
-    elif pd.isna(labels).any():
-        raise ValueError(f"{name}: {int(pd.isna(labels).sum())} labels are missing")
     return labels
 
 

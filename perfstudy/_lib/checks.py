@@ -11,6 +11,7 @@ import math
 import operator
 
 import numpy as np
+import pandas as pd
 
 __all__ = [
     "check_int",
@@ -24,6 +25,7 @@ __all__ = [
     "check_tuple",
     "check_version",
     "check_sample",
+    "check_labels",
     "check_bool",
     "check_counts",
     "check_numbers",
@@ -201,6 +203,22 @@ def check_resamples(name: str, value, minimum: int = 1) -> int:
     """A number of permutations or bootstrap replicates: an int from ``minimum`` to
     :data:`MAX_RESAMPLES`."""
     return check_int(name, value, minimum=minimum, maximum=MAX_RESAMPLES)
+
+
+def check_labels(name: str, labels, size: int, *, of: str | None = None) -> np.ndarray:
+    """One label per value (a batch, a round, a host), none missing, as an array: TypeError for None, text
+    or a mapping, ValueError for another count or a missing label. ``of`` names the values, so that a
+    mismatch names both arguments."""
+    if labels is None or isinstance(labels, (str, bytes, dict)):
+        raise TypeError(f"{name}: expected one label per value, got {type(labels).__name__}")
+    labels = np.asarray(labels)
+    if labels.shape != (size,):
+        where = name if of is None else f"{name}, {of}"
+        raise ValueError(f"{where}: {labels.size} labels for {size} values; give one label per value")
+    missing = int(pd.isna(labels).sum())
+    if missing:
+        raise ValueError(f"{name}: {missing} labels are missing")
+    return labels
 
 
 def check_numbers(name: str, values, what: str = "numbers") -> np.ndarray:

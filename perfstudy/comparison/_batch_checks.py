@@ -10,6 +10,7 @@ import numpy as np
 
 from perfstudy._lib.checks import (
     check_fraction,
+    check_labels,
     check_sample,
     check_threshold,
 )
@@ -189,11 +190,7 @@ def warmup_check(values, batches, *, alpha: float = 0.05, threshold: float | str
         warm-up, else None (also when fewer than 3 batches are long enough to tell).
     """
     values = check_sample("values", values)
-    if batches is None or isinstance(batches, (str, bytes, dict)):
-        raise TypeError(f"batches: expected one label per value, got {type(batches).__name__}")
-    batches = np.asarray(batches)
-    if batches.ndim != 1 or batches.size != values.size:
-        raise ValueError(f"batches: {batches.size} labels for {values.size} values; give one label per value")
+    batches = check_labels("batches", batches, values.size)
     alpha = check_fraction("alpha", alpha)
     threshold = check_threshold(threshold)
     return _warmup_test(_side(values, batches, "mean"), alpha, threshold)

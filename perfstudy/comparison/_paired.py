@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from perfstudy._lib.checks import check_choice, check_sample
+from perfstudy._lib.checks import check_choice, check_labels, check_sample
 
 __all__ = ["block_differences", "paired_interval", "host_and_round_variance"]
 
@@ -50,7 +50,7 @@ def block_differences(values_a, blocks_a, values_b, blocks_b, *, statistic: str 
     sides = []
     for side, values, blocks in (("a", values_a, blocks_a), ("b", values_b, blocks_b)):
         values = check_sample(f"values_{side}", values)
-        blocks = _labels(f"blocks_{side}", blocks, values, f"values_{side}")
+        blocks = check_labels(f"blocks_{side}", blocks, values.size, of=f"values_{side}")
         sides.append(pd.Series(values).groupby(blocks).agg(statistic))
     a, b = sides
     shared = a.index.intersection(b.index).sort_values()
@@ -162,24 +162,11 @@ def host_and_round_variance(d, hosts) -> tuple[float, float]:
         ``(host variance, round variance)``.
     """
     d = check_sample("d", d)
-    labels = _labels("hosts", hosts, d, "d")
+    labels = check_labels("hosts", hosts, d.size, of="d")
     if np.unique(labels).size < 2:
         return 0.0, float(d.var(ddof=1)) if d.size > 1 else float("nan")
     host_var, ms_within, *_ = _anova(d, labels)
     return host_var, ms_within
-
-
-def _labels(name: str, labels, values: np.ndarray, of: str) -> np.ndarray:
-    """One label per value of ``of``, none missing."""
-    size = len(values)
-    if labels is None or isinstance(labels, (str, bytes, dict)):
-        raise TypeError(f"{name}: expected one label per value, got {type(labels).__name__}")
-    labels = np.asarray(labels)
-    if labels.ndim != 1 or labels.size != size:
-        raise ValueError(f"{name}, {of}: {labels.size} labels for {size} values; give one label per value")
-    if pd.isna(labels).any():
-        raise ValueError(f"{name}: {int(pd.isna(labels).sum())} labels are missing")
-    return labels
 
 
 def _anova(d: np.ndarray, hosts):

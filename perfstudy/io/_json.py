@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import gzip
+import inspect
 import json
 import os
 from pathlib import Path
@@ -102,19 +103,24 @@ def _check_source(source, accepts: str) -> None:
 
 def _reader(tool: str, *, accepts: str = "json", **choices):
     """A reader of ``tool``'s files, its arguments checked before the parse: ``source`` as ``accepts``
-    says (:data:`SOURCES`), ``dropna`` a bool, and each keyword of ``choices`` one of its values
-    (``str`` for any name). A file whose structure is not the tool's is then refused with a
-    :class:`MalformedFileError` naming ``source``."""
+    says (:data:`SOURCES`), ``dropna`` a bool, and each keyword of ``choices`` one of its values (``str``
+    for any name; None only where it is the reader's default). A file whose structure is not the tool's
+    is then refused with a :class:`MalformedFileError` naming ``source``."""
 
     def wrap(function):
+        defaults = {
+            name: parameter.default
+            for name, parameter in inspect.signature(function).parameters.items()
+            if parameter.default is not inspect.Parameter.empty
+        }
+
         @functools.wraps(function)
         def reader(source, *args, **kwargs):
             _check_source(source, accepts)
-            if "dropna" in kwargs:
-                check_bool("dropna", kwargs["dropna"])
+            check_bool("dropna", kwargs.get("dropna", False))
             for name, allowed in choices.items():
-                value = kwargs.get(name)
-                if value is None:
+                value = kwargs.get(name, defaults[name])
+                if value is None and defaults[name] is None:
                     continue
                 if allowed is str:
                     if not isinstance(value, str):

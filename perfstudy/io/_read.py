@@ -277,8 +277,6 @@ def read_google_benchmark(
         Values that are null, NaN, infinite or not numbers are an error naming their count; with
         True they are left out with a warning, and ``attrs["dropped"]`` counts them.
     """
-    check_choice("time", time, ("real_time", "cpu_time"))
-    check_choice("errors", errors, ("raise", "drop"))
     data = _read_json(source, "Google Benchmark")
     benchmarks = _sequence(_require(data, "benchmarks", "Google Benchmark file", "Google Benchmark"), "'benchmarks'")
     context = _mapping(data.get("context"), "'context'")

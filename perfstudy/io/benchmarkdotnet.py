@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import pandas as pd
 
-from perfstudy._lib.checks import check_choice
 from perfstudy.io._json import _entries, _mapping, _read_json, _reader, _require, _sequence
 from perfstudy.io._read import _frame
 
@@ -48,7 +47,6 @@ def read_benchmarkdotnet(source, *, dropna: bool = False, stage: str = "Result")
         A benchmark without ``Measurements``: the brief export (``*-report-brief.json``) has only
         statistics, which cannot be resampled.
     """
-    check_choice("stage", stage, ("Result", "Actual"))
     data = _read_json(source, "BenchmarkDotNet")
     host = _mapping(data.get("HostEnvironmentInfo"), "'HostEnvironmentInfo'")
     rows = []

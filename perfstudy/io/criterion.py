@@ -4,12 +4,10 @@ or the ``raw.csv`` files that criterion writes next to them."""
 from __future__ import annotations
 
 import csv
-import os
 from pathlib import Path
 
 import pandas as pd
 
-from perfstudy._lib.checks import check_choice
 from perfstudy.io._json import _read_json, _reader, _require, _sequence
 from perfstudy.io._read import _frame
 
@@ -114,9 +112,6 @@ def read_criterion(source, *, which: str = "new", dropna: bool = False) -> pd.Da
         Values that are null, NaN, infinite or not numbers are an error naming their count; with
         True they are left out with a warning, and ``attrs["dropped"]`` counts them.
     """
-    check_choice("which", which, ("new", "base"))
-    if not isinstance(source, (str, os.PathLike)):
-        raise TypeError(f"source: expected a folder or file path, got {type(source).__name__}")
     path = Path(source)
     if path.is_dir():
         samples = sorted(p for p in path.rglob("sample.json") if p.parent.name == which)
