@@ -9,9 +9,10 @@ from typing import TYPE_CHECKING
 from perfstudy._lib.lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from perfstudy.io._formats import Format
+    from perfstudy.io._detect import detect_format
+    from perfstudy.io._formats import FORMATS, Format
     from perfstudy.io._json import MalformedFileError
-    from perfstudy.io._read import COLUMNS, FORMATS, read, read_google_benchmark, read_hyperfine, read_jmh, read_pyperf
+    from perfstudy.io._read import COLUMNS, read, read_google_benchmark, read_hyperfine, read_jmh, read_pyperf
     from perfstudy.io.asv import read_asv
     from perfstudy.io.benchmarkdotnet import read_benchmarkdotnet
     from perfstudy.io.criterion import read_criterion
@@ -20,9 +21,10 @@ if TYPE_CHECKING:
 
 _HOMES = {
     "Format": "._formats",
+    "detect_format": "._detect",
     "MalformedFileError": "._json",
     "COLUMNS": "._read",
-    "FORMATS": "._read",
+    "FORMATS": "._formats",
     "read": "._read",
     "read_pyperf": "._read",
     "read_hyperfine": "._read",
@@ -37,6 +39,7 @@ _HOMES = {
 __getattr__, __dir__ = lazy_exports(__name__, _HOMES)
 __all__ = [
     "Format",
+    "detect_format",
     "MalformedFileError",
     "COLUMNS",
     "FORMATS",

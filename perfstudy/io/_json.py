@@ -10,7 +10,6 @@ tool, never as an error from deep inside the parse.
 from __future__ import annotations
 
 import functools
-import gzip
 import inspect
 import json
 import os
@@ -35,7 +34,11 @@ def _read_json(source, tool: str) -> Any:
         path = Path(source)
         if not path.exists():
             raise FileNotFoundError(f"{path}: no such file")
-        opener = gzip.open if path.suffix == ".gz" else open
+        opener = open
+        if path.suffix == ".gz":
+            import gzip  # with shutil, bz2 and lzma, 6 ms that a Go file need not pay
+
+            opener = gzip.open
         with opener(path, "rt", encoding="utf-8") as handle:
             text = handle.read()
         where = str(path)

@@ -25,18 +25,16 @@ context block of Google Benchmark, ...) are kept in ``DataFrame.attrs``.
 
 from __future__ import annotations
 
-import gzip
 import os
-import re
 import warnings
 from pathlib import Path
-from typing import Any, cast
 
 import numpy as np
 import pandas as pd
 
 from perfstudy._lib.checks import check_allocation, check_bool, check_choice
 from perfstudy._lib.frames import float_values, numeric_column
+from perfstudy.io._detect import _detect_path
 from perfstudy.io._formats import FORMATS, Format
 from perfstudy.io._json import _entries, _mapping, _read_json, _reader, _require, _sequence
 
@@ -84,7 +82,11 @@ def _finite_values(frame: pd.DataFrame, dropna: bool, where: str = "source") -> 
 
 
 def _frame(rows: list[dict], extra: list[str], attrs: dict, dropna: bool) -> pd.DataFrame:
-    frame = pd.DataFrame(rows, columns=COLUMNS + extra)
+    return _frame_checked(pd.DataFrame(rows, columns=COLUMNS + extra), attrs, dropna)
+
+
+def _frame_checked(frame: pd.DataFrame, attrs: dict, dropna: bool) -> pd.DataFrame:
+    """A reader's frame with its dates, batch and iteration indices and values checked (:func:`_check_counts`)."""
     if frame.empty:
         raise ValueError("source: the file holds no measured values")
     try:
@@ -103,6 +105,16 @@ def _frame(rows: list[dict], extra: list[str], attrs: dict, dropna: bool) -> pd.
     _check_counts(frame, repeats=attrs.get("tool") == "JMH")
     frame.attrs.update(attrs)
     return frame
+
+
+def _frame_columns(columns: dict, extra: list[str], attrs: dict, dropna: bool) -> pd.DataFrame:
+    """:func:`_frame` of a reader that parsed into columns (arrays, lists, or a scalar for every row)."""
+    length = max(len(v) for v in columns.values() if isinstance(v, (list, np.ndarray)))
+    frame = pd.DataFrame(
+        {name: (v if isinstance(v, (list, np.ndarray)) else [v] * length) for name, v in columns.items()},
+        columns=COLUMNS + extra,
+    )
+    return _frame_checked(frame, attrs, dropna)
 
 
 def _check_counts(frame: pd.DataFrame, repeats: bool = False) -> None:
@@ -421,91 +433,6 @@ def __getattr__(name: str):
 
         return getattr(importlib.import_module(_LAZY[name]), name)
     raise AttributeError(f"module 'perfstudy.io' has no attribute {name!r}")
-
-
-def _first(items) -> dict | None:
-    return items[0] if isinstance(items, list) and items and isinstance(items[0], dict) else None
-
-
-#: The shape of each JSON format: a file must match exactly one.
-_JSON_SHAPES = {
-    "jmh": lambda d: isinstance(d, list) and "primaryMetric" in (_first(d) or {}),
-    "google_benchmark": lambda d: (
-        isinstance(d, dict) and isinstance(d.get("benchmarks"), list) and isinstance(d.get("context"), dict)
-    ),
-    "pyperf": lambda d: (
-        isinstance(d, dict)
-        and isinstance(d.get("benchmarks"), list)
-        and "runs" in (_first(d["benchmarks"]) or {"runs": None})
-    ),
-    "hyperfine": lambda d: (
-        isinstance(d, dict)
-        and isinstance(d.get("results"), list)
-        and "command" in (_first(d["results"]) or {"command": None})
-    ),
-    "pytest_benchmark": lambda d: (
-        isinstance(d, dict)
-        and isinstance(d.get("benchmarks"), list)
-        and "machine_info" in d
-        and "stats" in (_first(d["benchmarks"]) or {"stats": None})
-    ),
-    "asv": lambda d: isinstance(d, dict) and isinstance(d.get("results"), dict) and "commit_hash" in d,
-    "benchmarkdotnet": lambda d: isinstance(d, dict) and isinstance(d.get("Benchmarks"), list),
-    "criterion": lambda d: (
-        isinstance(d, dict) and isinstance(d.get("iters"), list) and isinstance(d.get("times"), list)
-    ),
-}
-_GO_LINE = re.compile(r"^Benchmark\S*\s+\d+\s+\S+\s+\S+", re.MULTILINE)
-_CRITERION_CSV = {"group", "function", "sample_measured_value", "iteration_count"}
-
-
-def _detect(data) -> str | None:
-    """The harness that wrote parsed JSON ``data``, from its shape; None if none matches.
-
-    Raises
-    ------
-    ValueError
-        The shape is that of two formats (naming both).
-    """
-    found = [name for name, shape in _JSON_SHAPES.items() if shape(data)]
-    if len(found) > 1:
-        raise ValueError(
-            f"the file matches more than one format ({' and '.join(found)}); say which with format= "
-            "(--input-format on the command line)"
-        )
-    return found[0] if found else None
-
-
-def _detect_path(path: Path) -> tuple[Format, Any]:
-    """``(format, parsed JSON or None)`` of the file or directory at ``path``, from its content; the
-    JSON, once parsed to tell its shape, goes to the reader rather than being read again."""
-    if path.is_dir():
-        return "criterion", None
-    suffix = path.suffix.lower()
-    if suffix == ".parquet":
-        return "parquet", None
-    with (gzip.open if suffix == ".gz" else open)(path, "rt", encoding="utf-8", errors="replace") as handle:
-        head = handle.read(1 << 16)
-    stripped = head.lstrip()
-    first_line = head.split("\n", 1)[0]
-    if suffix == ".csv" or (not stripped.startswith(("{", "[")) and "," in first_line):
-        header = {c.strip() for c in first_line.split(",")}
-        return ("criterion" if _CRITERION_CSV <= header else "csv"), None
-    if stripped.startswith(("{", "[")) or path.name.lower().endswith((".json", ".json.gz")):
-        data = _read_json(path, "benchmark")
-        found = _detect(data)
-        if found is None:
-            raise ValueError(
-                f"{path}: unknown format: JSON of no known shape (pyperf, hyperfine, Google Benchmark, JMH, pytest-benchmark, "
-                "asv, BenchmarkDotNet, criterion); say which with format= (--input-format on the command line)"
-            )
-        return cast(Format, found), data
-    if _GO_LINE.search(head):
-        return "go", None
-    raise ValueError(
-        f"{path}: unknown format: not JSON of a known harness, not Go benchmark text ('BenchmarkName N value "
-        "unit'), not a tidy .csv/.parquet; say which with format= (--input-format on the command line)"
-    )
 
 
 def read(path: str | os.PathLike, format: Format = "auto", *, dropna: bool = False) -> pd.DataFrame:

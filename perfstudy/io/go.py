@@ -15,32 +15,125 @@ The rules are those of ``golang.org/x/perf/benchfmt``:
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Literal
 
-import pandas as pd
+import numpy as np
 
+from perfstudy._lib.checks import check_choice
+from perfstudy._lib.result import Result
 from perfstudy.io._json import _reader
-from perfstudy.io._read import COLUMNS, _frame
 
-__all__ = ["read_go"]
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["read_go", "GoColumns", "go_columns"]
 
 _CONFIG = re.compile(r"^([a-z][^\s:A-Z]*):(?:[ \t]+(.*?)\s*|)$")
 
 
-def _text_lines(source) -> tuple[list[str], str]:
-    """``(lines, where)`` of a text file given by path or file object."""
+@dataclass(frozen=True, eq=False)
+class GoColumns(Result):
+    """A Go benchmark file as columns, one entry per measured value (a metric of a result line), in the
+    file's order: what :func:`read_go` turns into a DataFrame, and what ``perfstudy compare`` of two Go
+    files compares without building one.
+
+    Attributes
+    ----------
+    benchmark : list of str
+        The name as :func:`read_go` gives it: ``"<name>"`` for a line's first metric, ``"<name> <unit>"``
+        for the others, prefixed by the package where the file has several.
+    codes : ndarray of int
+        Each entry's benchmark as its position in ``distinct``.
+    distinct : list of str
+        The benchmarks, in order of first appearance.
+    batch : ndarray of int
+        The result line's position among those of its benchmark.
+    value : ndarray of float
+    unit : list of str
+    iterations : ndarray of int
+        ``b.N`` of the line.
+    procs : list
+        The name's ``-N`` GOMAXPROCS suffix, else None.
+    keys : tuple of str
+        The configuration keys the file sets, in the order it first sets them.
+    snapshots : tuple of dict
+        The configurations in force, one after each configuration line.
+    row_snapshot : ndarray of int
+        Each entry's configuration, a position in ``snapshots``.
+    unit_meta : dict
+        ``(unit, key) -> value`` from ``Unit`` lines (``better``, ``assume``).
+    """
+
+    benchmark: list  # the name as read_go gives it: "<name>" for the first metric, "<name> <unit>" after
+    codes: np.ndarray  # each row's benchmark as its position in distinct
+    distinct: list  # the benchmarks, in order of first appearance
+    batch: np.ndarray  # the result line's position among those of its benchmark
+    value: np.ndarray
+    unit: list
+    iterations: np.ndarray
+    procs: list  # the -N suffix, else None
+    keys: tuple = ()  # the configuration keys the file sets, in the order it first sets them
+    snapshots: tuple = ({},)  # the configurations in force, one after each configuration line
+    row_snapshot: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))  # each row's
+    unit_meta: dict = field(default_factory=dict)  # (unit, key) -> value, from Unit lines
+
+    def to_frame(self):
+        """The columns as a DataFrame: benchmark, batch, value, unit, iterations (:func:`read_go` gives the
+        whole tidy frame, checked)."""
+        import pandas as pd
+
+        return pd.DataFrame(
+            dict(
+                benchmark=self.benchmark, batch=self.batch, value=self.value, unit=self.unit, iterations=self.iterations
+            )
+        )
+
+    def metadata(self, key: Literal["better", "assume"]) -> list:
+        """Each entry's ``assume`` or ``better`` from the file's ``Unit`` lines.
+
+        Parameters
+        ----------
+        key : {"better", "assume"}
+            The Unit key; None where no Unit line gives it for the entry's unit.
+        """
+        check_choice("key", key, tuple(_UNIT_KEYS))
+        if not self.unit_meta:
+            return [None] * len(self.unit)
+        return [self.unit_meta.get((unit, key)) for unit in self.unit]
+
+    def config(self, key: str) -> list:
+        """Each entry's value of a configuration key.
+
+        Parameters
+        ----------
+        key : str
+            One of :attr:`keys` (``pkg``, ``note``, ...); None where it is unset at the entry.
+        """
+        if not isinstance(key, str):
+            raise TypeError(f"key={key!r}: expected a configuration key such as 'pkg'")
+        if key not in self.keys:
+            raise ValueError(f"key={key!r}: the file sets no such configuration key; it sets {list(self.keys)}")
+        by_snapshot = np.array([snapshot.get(key) for snapshot in self.snapshots], dtype=object)
+        return by_snapshot[self.row_snapshot].tolist()
+
+
+def _text(source) -> tuple[str, str]:
+    """``(text, where)`` of a text file given by path or file object."""
     if isinstance(source, (str, os.PathLike)):
         path = Path(source)
         if not path.is_file():
             raise FileNotFoundError(f"{path}: no such file")
-        return path.read_text(encoding="utf-8", errors="replace").splitlines(), str(path)
+        return path.read_text(encoding="utf-8", errors="replace"), str(path)
     if hasattr(source, "read"):
         text = source.read()
         if isinstance(text, bytes):
             text = text.decode("utf-8", errors="replace")
-        return text.splitlines(), getattr(source, "name", "<stream>")
+        return text, getattr(source, "name", "<stream>")
     raise TypeError(f"source: expected a path or a file object, got {type(source).__name__}")
 
 
@@ -65,6 +158,288 @@ def _unit_line(fields: list[str], where: str, number: int, unit_meta: dict) -> N
         if value not in allowed:
             raise ValueError(f"source: {where}:{number}: Unit {fields[1]} {key}={value}: expected one of {allowed}")
         unit_meta[(fields[1], key)] = value
+
+
+class _Lines:
+    """The result lines of a file: each one's name, iteration count and configuration (an index into
+    ``snapshots``), and its metrics flattened: the line each belongs to, its position on the line, value
+    and unit."""
+
+    def __init__(self):
+        self.names: list[str] = []
+        self.iterations: list[int] | np.ndarray = []
+        self.snapshot: list[int] | np.ndarray = []
+        self.metric_line: list[int] | np.ndarray = []
+        self.position: list[int] | np.ndarray = []
+        self.values: list[float] | np.ndarray = []
+        self.units: list[str] = []
+        self.snapshots: list[dict] = [{}]
+        self.keys: dict[str, None] = {}
+        self.unit_meta: dict[tuple[str, str], str] = {}
+
+
+def _settings(lines: list[str], where: str, is_result: np.ndarray, parsed: _Lines) -> np.ndarray:
+    """Read every line that is not a result (configuration and ``Unit`` lines) into ``parsed``; return, for
+    each line of the file, the configuration snapshot in force there (an index into ``parsed.snapshots``)."""
+    config: dict[str, str] = {}
+    changed_after = []  # the line after which each snapshot (from the second) holds
+    for index in np.flatnonzero(~is_result).tolist():
+        line = lines[index]
+        if line.startswith("Unit"):
+            fields = line.split()
+            if fields[0] == "Unit":
+                _unit_line(fields, where, index + 1, parsed.unit_meta)
+                continue
+        match = _CONFIG.match(line)
+        if match:
+            key, value = match.group(1), match.group(2)
+            if value:
+                config[key] = value
+                parsed.keys[key] = None
+            else:
+                config.pop(key, None)
+            parsed.snapshots.append(dict(config))
+            changed_after.append(index)
+    return np.searchsorted(np.asarray(changed_after, dtype=np.int64), np.arange(len(lines)), side="left")
+
+
+def _line_by_line(lines: list[str], where: str) -> _Lines:
+    """benchfmt's rules, one line at a time: the reference the fast path is tested against, and the path
+    that names the line of any error."""
+    parsed = _Lines()
+    is_result = np.array([line.startswith("Benchmark") and len(line.split()) > 1 for line in lines], dtype=bool)
+    at = _settings(lines, where, is_result, parsed).tolist()
+    for number, line in enumerate(lines, start=1):
+        if not is_result[number - 1]:
+            continue
+        fields = line.split()
+        try:
+            iterations = int(fields[1])
+        except ValueError:
+            raise ValueError(f"source: {where}:{number}: iteration count {fields[1]!r} is not an integer") from None
+        if iterations < 1:
+            raise ValueError(f"source: {where}:{number}: iteration count {iterations} is not a positive integer")
+        pairs = fields[2:]
+        if not pairs or len(pairs) % 2:
+            raise ValueError(f"source: {where}:{number}: expected 'value unit' pairs after the iteration count")
+        index = len(parsed.names)
+        for position, (value, unit) in enumerate(zip(pairs[::2], pairs[1::2])):
+            try:
+                number_value = float(value)
+            except ValueError:
+                raise ValueError(f"source: {where}:{number}: measurement {value!r} is not a number") from None
+            parsed.metric_line.append(index)  # type: ignore[union-attr]
+            parsed.position.append(position)  # type: ignore[union-attr]
+            parsed.values.append(number_value)  # type: ignore[union-attr]
+            parsed.units.append(unit)
+        parsed.names.append(fields[0][len("Benchmark") :])
+        parsed.iterations.append(iterations)  # type: ignore[union-attr]
+        parsed.snapshot.append(at[number - 1])  # type: ignore[union-attr]
+    return parsed
+
+
+#: a line that is not a result (configuration, Unit, test output, blank), with the line end before it: a
+#: pattern that starts with a literal is searched for at C speed, where ``^`` is tried at every position.
+#: Files whose result lines differ in width (a metric on some lines only) are read line by line.
+_OTHER = re.compile(r"\n(?!Benchmark)[^\n]*")
+#: line ends other than \n that str.splitlines also breaks at: such a file is read line by line
+_OTHER_BREAKS = "\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+
+
+#: characters of result lines split at a time: the tokens of one piece, not of the file, are held at once
+PIECE = 1 << 20
+
+
+def _blocks(text: str, where: str, parsed: _Lines) -> list[tuple[int, int, int]]:
+    """The runs of result lines between other lines, as ``(start, end, snapshot)`` offsets into ``text``;
+    the other lines (configuration, ``Unit``) are read into ``parsed`` on the way."""
+    config: dict[str, str] = {}
+    blocks = []
+
+    def other(line: str) -> None:
+        if line.startswith("Unit"):
+            fields = line.split()
+            if fields[0] == "Unit":
+                _unit_line(fields, where, 0, parsed.unit_meta)
+                return
+        found = _CONFIG.match(line)
+        if found:
+            key, value = found.group(1), found.group(2)
+            if value:
+                config[key] = value
+                parsed.keys[key] = None
+            else:
+                config.pop(key, None)
+            parsed.snapshots.append(dict(config))
+
+    end = -1  # the line end before the next line
+    if not text.startswith("Benchmark"):
+        end = text.find("\n")
+        end = len(text) if end < 0 else end
+        other(text[:end])
+    for match in _OTHER.finditer(text, max(end, 0)):
+        start = match.start()
+        if start > end:  # the result lines since the last other line
+            blocks.append((end + 1, start, len(parsed.snapshots) - 1))
+        end = match.end()
+        other(match.group()[1:])
+    if end + 1 < len(text):
+        blocks.append((end + 1, len(text), len(parsed.snapshots) - 1))
+    return blocks
+
+
+def _pieces(text: str, start: int, end: int):
+    """``text[start:end]`` in pieces of about :data:`PIECE` characters, each ending at a line end."""
+    while start < end:
+        stop = min(end, start + PIECE)
+        if stop < end:
+            cut = text.rfind("\n", start, stop)
+            stop = cut if cut > start else (text.find("\n", stop, end) if text.find("\n", stop, end) >= 0 else end)
+        yield text[start:stop]
+        start = stop + 1
+
+
+def _vectorised(text: str, where: str) -> _Lines:
+    """The same as :func:`_line_by_line`, without a Python step per line where the file allows: the result
+    lines between other lines are split a piece at a time (:data:`PIECE`), and when every result line has
+    the same number of fields (every name at that stride) their numbers are converted by numpy, column by
+    column. Names and units are shared objects, one per distinct value. Raises on anything irregular, for
+    the caller to read the file line by line (and name the line at fault)."""
+    if any(c in text for c in _OTHER_BREAKS):
+        raise ValueError("line ends other than \\n")
+    parsed = _Lines()
+    blocks = _blocks(text, where, parsed)
+    if not blocks:
+        raise ValueError("no result line")
+    first = text[blocks[0][0] : blocks[0][1]].split("\n", 1)[0].split()
+    width = len(first)
+    if width < 4 or width % 2:
+        raise ValueError("irregular")
+    metrics = (width - 2) // 2
+    stripped: dict = {}
+    shared_units: dict = {}
+    iterations, values, units, names, lines_per_block = [], [], [], [], []
+    for start, end, _ in blocks:
+        lines = 0
+        for piece in _pieces(text, start, end):
+            flat = piece.split()
+            count = piece.count("\n") + 1
+            if len(flat) != width * count or not all(map(str.startswith, flat[::width], itertools.repeat("Benchmark"))):
+                raise ValueError("irregular")
+            lines += count
+            iterations.append(np.asarray(flat[1::width], dtype=np.int64))
+            matrix = np.empty((count, metrics))
+            piece_units = []
+            for position in range(metrics):
+                matrix[:, position] = np.asarray(flat[2 + 2 * position :: width], dtype=float)
+                piece_units.append(list(map(shared_units.setdefault, flat[3 + 2 * position :: width], flat[3 + 2 * position :: width])))  # fmt: skip
+            values.append(matrix.reshape(-1))
+            units += piece_units[0] if metrics == 1 else itertools.chain.from_iterable(zip(*piece_units))
+            for name in flat[::width]:
+                if name not in stripped:
+                    stripped[name] = name[len("Benchmark") :]
+            names += map(stripped.__getitem__, flat[::width])
+        lines_per_block.append(lines)
+    count = len(names)
+    parsed.iterations = np.concatenate(iterations)
+    if (parsed.iterations < 1).any():
+        raise ValueError("irregular")
+    parsed.values, parsed.units, parsed.names = np.concatenate(values), units, names
+    parsed.metric_line = np.repeat(np.arange(count), metrics)
+    parsed.position = np.tile(np.arange(metrics), count)
+    parsed.snapshot = np.repeat(np.asarray([b[2] for b in blocks], dtype=np.int64), lines_per_block)
+    return parsed
+
+
+@_reader("Go benchmark", accepts="text")
+def go_columns(source, *, dropna: bool = False) -> GoColumns:
+    """Go benchmark text as :class:`GoColumns`, by the rules of :func:`read_go` (whose docstring states them),
+    without pandas. The values' checks (finite, signs) are the caller's: :func:`read_go` makes them.
+
+    Parameters
+    ----------
+    source : str, path or file-like
+        The text file.
+    dropna : bool
+        Accepted for the reader protocol; the values are returned as they are.
+    """
+    text, where = _text(source)
+    try:
+        parsed = _vectorised(text, where)
+    except (ValueError, OverflowError):
+        # names the line at fault, or reads what the fast path could not
+        parsed = _line_by_line(text.splitlines(), where)
+    if not parsed.names:
+        raise ValueError(f"source: {where}: no Go benchmark result lines ('BenchmarkName N value unit ...')")
+    snapshot = np.asarray(parsed.snapshot, dtype=np.int64)
+    metric_line = np.asarray(parsed.metric_line, dtype=np.int64)
+    position = np.asarray(parsed.position, dtype=np.int64)
+    one_metric = metric_line.size == len(parsed.names)  # then metric_line is 0, 1, 2, ...
+    packages = {parsed.snapshots[i].get("pkg") for i in set(snapshot.tolist())}
+    full = parsed.names
+    made: dict = {}  # each composed name once: a suite's rows share its few distinct names
+    if len(packages) > 1:
+        pkg = [parsed.snapshots[i].get("pkg") for i in snapshot.tolist()]
+        full = [made.setdefault((p, name), f"{p}.{name}" if p else name) for p, name in zip(pkg, parsed.names)]
+    units = parsed.units
+    if one_metric:
+        benchmark = list(full)
+        row_names = parsed.names
+    else:
+        benchmark = [
+            full[line] if p == 0 else made.setdefault((full[line], unit), f"{full[line]} {unit}")
+            for line, p, unit in zip(metric_line.tolist(), position.tolist(), units)
+        ]
+        row_names = [parsed.names[line] for line in metric_line.tolist()]
+    procs_of = {}
+    for name in set(parsed.names):
+        found = _PROCS.search(name)
+        procs_of[name] = int(found.group(1)) if found else None
+    codes, distinct = _codes(benchmark)
+    return GoColumns(
+        benchmark=benchmark,
+        codes=codes,
+        distinct=distinct,
+        batch=_occurrence(codes),
+        value=np.asarray(parsed.values, dtype=float),
+        unit=units,
+        iterations=np.asarray(parsed.iterations, dtype=np.int64)[metric_line],
+        procs=list(map(procs_of.__getitem__, row_names)),
+        keys=tuple(parsed.keys),
+        snapshots=tuple(parsed.snapshots),
+        row_snapshot=snapshot[metric_line],
+        unit_meta=dict(parsed.unit_meta),
+    )
+
+
+def _codes(names: list) -> tuple[np.ndarray, list]:
+    """Each entry's benchmark as a code 0, 1, 2, ... in order of first appearance, and the names in that order."""
+    first: dict = {}
+    at = np.fromiter(map(first.setdefault, names, itertools.count()), dtype=np.int64, count=len(names))
+    dense = np.empty(len(names), dtype=np.int64)
+    dense[np.fromiter(first.values(), dtype=np.int64, count=len(first))] = np.arange(len(first))
+    return dense[at], list(first)
+
+
+def _occurrence(codes: np.ndarray) -> np.ndarray:
+    """Each entry's count of earlier entries with the same code: its batch (0, 1, 2, ... per benchmark)."""
+    order = np.argsort(codes, kind="stable")
+    sizes = np.bincount(codes)
+    occurrence = np.empty(codes.size, dtype=np.int64)
+    occurrence[order] = np.arange(codes.size) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+    return occurrence
+
+
+_PROCS = re.compile(r"-(\d+)$")
+
+
+def _procs_column(procs: list):
+    """The ``procs`` column as pandas would make it of ints and Nones: ints, floats with NaN, or Nones."""
+    if None not in procs:
+        return np.asarray(procs, dtype=np.int64)
+    if all(p is None for p in procs):
+        return procs
+    return np.array([np.nan if p is None else p for p in procs], dtype=float)
 
 
 @_reader("Go benchmark", accepts="text")
@@ -99,74 +474,26 @@ def read_go(source, *, dropna: bool = False) -> pd.DataFrame:
         A result line without an iteration count, a value or a unit (naming its line), or a file
         with no result line.
     """
-    lines, where = _text_lines(source)
-    config: dict[str, str] = {}
-    keys: dict[str, None] = {}
-    unit_meta: dict[tuple[str, str], str] = {}
-    results = []  # (line number, name, iterations, [(value, unit), ...], config)
-    for number, line in enumerate(lines, start=1):
-        if line.startswith("Benchmark"):
-            fields = line.split()
-            if len(fields) == 1:
-                continue  # a name alone: go test -v prints it before the result
-            name = fields[0][len("Benchmark") :]
-            try:
-                iterations = int(fields[1])
-            except ValueError:
-                raise ValueError(f"source: {where}:{number}: iteration count {fields[1]!r} is not an integer") from None
-            if iterations < 1:
-                raise ValueError(f"source: {where}:{number}: iteration count {iterations} is not a positive integer")
-            pairs = fields[2:]
-            if not pairs or len(pairs) % 2:
-                raise ValueError(f"source: {where}:{number}: expected 'value unit' pairs after the iteration count")
-            metrics = []
-            for value, unit in zip(pairs[::2], pairs[1::2]):
-                try:
-                    metrics.append((float(value), unit))
-                except ValueError:
-                    raise ValueError(f"source: {where}:{number}: measurement {value!r} is not a number") from None
-            results.append((number, name, iterations, metrics, dict(config)))
-            continue
-        if line.startswith("Unit"):
-            fields = line.split()
-            if fields[0] == "Unit":
-                _unit_line(fields, where, number, unit_meta)
-                continue
-        match = _CONFIG.match(line)
-        if match:
-            key, value = match.group(1), match.group(2)
-            if value:
-                config[key] = value
-                keys[key] = None
-            else:
-                config.pop(key, None)
-    if not results:
-        raise ValueError(f"source: {where}: no Go benchmark result lines ('BenchmarkName N value unit ...')")
-    packages = {r[4].get("pkg") for r in results}
-    prefix = len(packages) > 1
-    procs_pattern = re.compile(r"-(\d+)$")
-    rows, batches = [], {}
-    for _, name, iterations, metrics, settings in results:
-        full = f"{settings['pkg']}.{name}" if prefix and settings.get("pkg") else name
-        procs = procs_pattern.search(name)
-        for position, (value, unit) in enumerate(metrics):
-            benchmark = full if position == 0 else f"{full} {unit}"
-            batch = batches.get(benchmark, 0)
-            batches[benchmark] = batch + 1
-            rows.append(
-                dict(
-                    benchmark=benchmark,
-                    batch=batch,
-                    iteration=0,
-                    warmup=False,
-                    value=value,
-                    unit=unit,
-                    iterations=iterations,
-                    procs=int(procs.group(1)) if procs else None,
-                    assume=unit_meta.get((unit, "assume")),
-                    better=unit_meta.get((unit, "better")),
-                    **{key: settings.get(key) for key in keys},
-                )
-            )
+
+    from perfstudy.io._read import COLUMNS, _frame_columns
+
+    found = go_columns(source, dropna=dropna)
+    keys = list(found.keys)
+    columns = dict(
+        benchmark=found.benchmark,
+        host=np.nan,
+        timestamp=None,
+        batch=found.batch,
+        iteration=0,
+        warmup=False,
+        value=found.value,
+        unit=found.unit,
+        iterations=found.iterations,
+        procs=_procs_column(found.procs),
+        assume=found.metadata("assume"),
+        better=found.metadata("better"),
+        **{key: found.config(key) for key in keys},
+    )
     extra = ["iterations", "procs", "assume", "better", *[k for k in keys if k not in COLUMNS]]
-    return _frame(rows, extra, {"tool": "go", "units": {f"{u} {k}": v for (u, k), v in unit_meta.items()}}, dropna)
+    units = {f"{u} {k}": v for (u, k), v in found.unit_meta.items()}
+    return _frame_columns(columns, extra, {"tool": "go", "units": units}, dropna)

@@ -1,0 +1,133 @@
+"""Which harness wrote a file, from its content: the shape of its JSON, Go's result lines, a CSV header.
+No pandas, so that ``perfstudy compare`` can tell Go text before deciding what to import."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Any, cast
+
+from perfstudy.io._formats import Format
+from perfstudy.io._json import _read_json
+
+__all__ = ["detect_format"]
+
+
+def _first(items) -> dict | None:
+    return items[0] if isinstance(items, list) and items and isinstance(items[0], dict) else None
+
+
+#: The shape of each JSON format: a file must match exactly one.
+_JSON_SHAPES = {
+    "jmh": lambda d: isinstance(d, list) and "primaryMetric" in (_first(d) or {}),
+    "google_benchmark": lambda d: (
+        isinstance(d, dict) and isinstance(d.get("benchmarks"), list) and isinstance(d.get("context"), dict)
+    ),
+    "pyperf": lambda d: (
+        isinstance(d, dict)
+        and isinstance(d.get("benchmarks"), list)
+        and "runs" in (_first(d["benchmarks"]) or {"runs": None})
+    ),
+    "hyperfine": lambda d: (
+        isinstance(d, dict)
+        and isinstance(d.get("results"), list)
+        and "command" in (_first(d["results"]) or {"command": None})
+    ),
+    "pytest_benchmark": lambda d: (
+        isinstance(d, dict)
+        and isinstance(d.get("benchmarks"), list)
+        and "machine_info" in d
+        and "stats" in (_first(d["benchmarks"]) or {"stats": None})
+    ),
+    "asv": lambda d: isinstance(d, dict) and isinstance(d.get("results"), dict) and "commit_hash" in d,
+    "benchmarkdotnet": lambda d: isinstance(d, dict) and isinstance(d.get("Benchmarks"), list),
+    "criterion": lambda d: (
+        isinstance(d, dict) and isinstance(d.get("iters"), list) and isinstance(d.get("times"), list)
+    ),
+}
+_GO_LINE = re.compile(r"^Benchmark\S*\s+\d+\s+\S+\s+\S+", re.MULTILINE)
+_CRITERION_CSV = {"group", "function", "sample_measured_value", "iteration_count"}
+
+
+def _detect(data) -> str | None:
+    """The harness that wrote parsed JSON ``data``, from its shape; None if none matches.
+
+    Raises
+    ------
+    ValueError
+        The shape is that of two formats (naming both).
+    """
+    found = [name for name, shape in _JSON_SHAPES.items() if shape(data)]
+    if len(found) > 1:
+        raise ValueError(
+            f"the file matches more than one format ({' and '.join(found)}); say which with format= "
+            "(--input-format on the command line)"
+        )
+    return found[0] if found else None
+
+
+def _detect_path(path: Path) -> tuple[Format, Any]:
+    """``(format, parsed JSON or None)`` of the file or directory at ``path``, from its content; the
+    JSON, once parsed to tell its shape, goes to the reader rather than being read again."""
+    if path.is_dir():
+        return "criterion", None
+    suffix = path.suffix.lower()
+    if suffix == ".parquet":
+        return "parquet", None
+    opener = open
+    if suffix == ".gz":
+        import gzip
+
+        opener = gzip.open
+    with opener(path, "rt", encoding="utf-8", errors="replace") as handle:
+        head = handle.read(1 << 16)
+    stripped = head.lstrip()
+    first_line = head.split("\n", 1)[0]
+    if suffix == ".csv" or (not stripped.startswith(("{", "[")) and "," in first_line):
+        header = {c.strip() for c in first_line.split(",")}
+        return ("criterion" if _CRITERION_CSV <= header else "csv"), None
+    if stripped.startswith(("{", "[")) or path.name.lower().endswith((".json", ".json.gz")):
+        data = _read_json(path, "benchmark")
+        found = _detect(data)
+        if found is None:
+            raise ValueError(
+                f"{path}: unknown format: JSON of no known shape (pyperf, hyperfine, Google Benchmark, JMH, pytest-benchmark, "
+                "asv, BenchmarkDotNet, criterion); say which with format= (--input-format on the command line)"
+            )
+        return cast(Format, found), data
+    if _GO_LINE.search(head):
+        return "go", None
+    raise ValueError(
+        f"{path}: unknown format: not JSON of a known harness, not Go benchmark text ('BenchmarkName N value "
+        "unit'), not a tidy .csv/.parquet; say which with format= (--input-format on the command line)"
+    )
+
+
+def detect_format(path: str | os.PathLike) -> Format:
+    """The format of the benchmark file or directory at ``path``, from its content, as :func:`read` detects it
+    (without pandas: ``perfstudy compare`` asks before it decides what to import).
+
+    Parameters
+    ----------
+    path : str or path
+        A file, or a directory (criterion.rs's ``target/criterion``).
+
+    Returns
+    -------
+    str
+        One of :data:`perfstudy.io.FORMATS` but ``"auto"``.
+
+    Raises
+    ------
+    FileNotFoundError
+        Nothing at ``path``.
+    ValueError
+        A file of no known format, or of two.
+    """
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"path={path!r}: expected the path of a benchmark file")
+    where = Path(path)
+    if not where.exists():
+        raise FileNotFoundError(f"path: {where}: no such file or directory")
+    return _detect_path(where)[0]
