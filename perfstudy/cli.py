@@ -467,15 +467,76 @@ def _analyze(args) -> int:
     return 0
 
 
-def _compare(args) -> int:
-    from perfstudy.comparison import compare, format_comparison
-    from perfstudy.experiment import is_run_file, read_run
-    from perfstudy.io import read
+def _compare_go_files(args, threshold, confidence):
+    """The comparison of two Go text files without pandas (:mod:`perfstudy.comparison._files`), as a report;
+    None when the files are not both Go text (or carry a perfstudy run's record), for the general path."""
+    from pathlib import Path
 
+    from perfstudy.io import detect_format
+
+    if args.input_format not in ("auto", "go") or args.block is not None:
+        return None
+    paths = [Path(args.base), Path(args.new)]
+    for path in paths:
+        if not path.is_file() or Path(f"{path}.json").exists():
+            return None
+        if args.input_format == "auto" and detect_format(path) != "go":
+            return None
+    from perfstudy.comparison import compare_go_files
+
+    names = [str(args.base), str(args.new)]
+    if names[0] == names[1]:
+        names = [f"{names[0]} (A)", f"{names[1]} (B)"]
+    return compare_go_files(
+        args.base,
+        args.new,
+        labels=(names[0], names[1]),
+        statistic=args.statistic,
+        confidence=0.95 if confidence is None else confidence,
+        threshold=0.0 if threshold is None else threshold,
+        correction=args.correction,
+        replicates=args.replicates,
+        rng=args.seed,
+    )
+
+
+def _print_report(report, args, said: list) -> int:
+    """Print a comparison in the format asked; the exit status (1 for a regression with --fail-on-regression)."""
+    if args.output == "json":
+        import json
+
+        document = json.loads(report.format("json"))
+        document["said"] = said
+        print(json.dumps(document, indent=2))
+    else:
+        print(report.format(args.output))
+        for line in said:
+            print(line)
+    return 1 if args.fail_on_regression and report.regressions else 0
+
+
+def _compare(args) -> int:
     said = []  # where the threshold and confidence came from, said under the table
     try:
         threshold = None if args.threshold is None else check_threshold(args.threshold, "--threshold")
         confidence = None if args.confidence is None else check_coverage(args.confidence, "--confidence")
+        if args.new is not None and args.by is None and args.a_version is None:
+            report = _compare_go_files(args, threshold, confidence)  # two Go files: no pandas
+            if report is not None:
+                return _print_report(report, args, said)
+    except (ValueError, TypeError, OSError) as error:
+        print(f"perfstudy compare: {_one_line(error)}", file=sys.stderr)
+        return 2
+    return _compare_frames(args, threshold, confidence, said)
+
+
+def _compare_frames(args, threshold, confidence, said: list) -> int:
+    """``perfstudy compare`` through :func:`perfstudy.comparison.compare` on the files' DataFrames."""
+    from perfstudy.comparison import compare
+    from perfstudy.experiment import is_run_file, read_run
+    from perfstudy.io import read
+
+    try:
         block, sequential = args.block, False
         if args.new is not None:
             if args.by is not None or args.a_version is not None:
@@ -548,17 +609,7 @@ def _compare(args) -> int:
     except (ValueError, TypeError, OSError) as error:
         print(f"perfstudy compare: {_one_line(error)}", file=sys.stderr)
         return 2
-    if args.output == "json":
-        import json
-
-        document = json.loads(format_comparison(result, "json"))
-        document["said"] = said
-        print(json.dumps(document, indent=2))
-    else:
-        print(format_comparison(result, args.output))
-        for line in said:
-            print(line)
-    return 1 if args.fail_on_regression and len(result.regressions) else 0
+    return _print_report(result.report(), args, said)
 
 
 def _baseline(column, chosen, by: str):

@@ -237,6 +237,12 @@ def go_text(tmp) -> str:
     return str(path)
 
 
+def _go_columns(tmp):
+    from perfstudy.io.go import go_columns
+
+    return go_columns(go_text(tmp))
+
+
 def criterion_sample(tmp) -> str:
     folder = tmp / "criterion" / "x" / "new"
     folder.mkdir(parents=True, exist_ok=True)
@@ -328,6 +334,13 @@ def _valid(tmp):  # noqa: PLR0915 - one table
         "design.bootstrap.host_blocks": lambda: call(np.array([0, 0, 1, 1]), np.array([0, 1, 0, 1])),
         "cli.main": lambda: call(["compare", tidy_csv(tmp), tidy_csv(tmp), "--replicates", "99"]),
         "comparison.Comparison.to_frame": lambda: call(comparison()),
+        "comparison.Comparison.report": lambda: call(comparison()),
+        "comparison.Report.format": lambda: call(comparison().report(), "markdown"),
+        "comparison.Report.to_frame": lambda: call(comparison().report()),
+        "comparison.compare_go_files": lambda: call(
+            go_text(tmp), go_text(tmp), labels=("a", "b"), replicates=99, rng=0
+        ),
+        "io.detect_format": lambda: call(go_text(tmp)),
         "comparison.compare": lambda: call(runs_frame(), replicates=99, rng=0),
         "experiment.batches.command_argv": lambda: call("true --x"),
         "experiment.batches.command_text": lambda: call(("true", "a b")),
@@ -417,6 +430,10 @@ def _valid(tmp):  # noqa: PLR0915 - one table
         "io.read_google_benchmark": lambda: call(GOOGLE_JSON),
         "io.read_jmh": lambda: call(JMH_JSON),
         "io.go.read_go": lambda: call(go_text(tmp)),
+        "io.go.go_columns": lambda: call(go_text(tmp)),
+        "io.go.GoColumns.config": lambda: call(_go_columns(tmp), "goos"),
+        "io.go.GoColumns.metadata": lambda: call(_go_columns(tmp), "better"),
+        "io.go.GoColumns.to_frame": lambda: call(_go_columns(tmp)),
         "io.criterion.read_criterion": lambda: call(criterion_sample(tmp)),
         "io.pytest_benchmark.read_pytest_benchmark": lambda: call(PYTEST_BENCHMARK_JSON),
         "io.asv.read_asv": lambda: call(ASV_JSON),
@@ -424,6 +441,7 @@ def _valid(tmp):  # noqa: PLR0915 - one table
         "_lib.units.conversion_factor": lambda: call("s", "ns"),
         "_lib.units.higher_is_better": lambda: call("ops/s"),
         "_lib.units.never_negative": lambda: call("ns/op"),
+        "_lib.units.common_unit": lambda: call(["ns/op", "ns/op"], ["s/op"]),
         "stability.kde.scott_bandwidth": lambda: call(x),
         "stability.kde.Grid": lambda: call(0.0, 0.1, 50),
         "stability.kde.strip_grid": lambda: call(x, strips=50),
@@ -805,6 +823,7 @@ EXTRA_ALLOWED = {
     "experiment.plan.plan_rounds": ("FileNotFoundError",),
     "experiment.run": ("FileNotFoundError",),
     "experiment.read_run": ("FileNotFoundError",),
+    "comparison.compare_go_files": ("FileNotFoundError",),
 }
 #: arguments the library passes through without looking inside, with the reason; no battery for them
 OPAQUE = {

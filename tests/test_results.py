@@ -117,6 +117,10 @@ def _make(name):  # noqa: C901 - one branch a class, read as a table
             X[:40], np.tile([0, 1], 20), np.repeat(np.arange(8), 5), replicates=50, rng=0
         ),
         "comparison.Comparison": lambda: compare.compare(_versions(), rng=0, replicates=99),
+        "comparison.Report": lambda: compare.compare(_versions(), rng=0, replicates=99).report(),
+        "io.go.GoColumns": lambda: __import__("perfstudy.io.go").io.go.go_columns(
+            __import__("io").StringIO("BenchmarkA 5 10 ns/op\n")
+        ),
         "diagnostics.repetitions.MedianCI": lambda: confirm.median_ci(X),
         "diagnostics.repetitions.Repetitions": lambda: confirm.repetitions_needed(X, trials=5, rng=0),
         "io.datasets.Dataset": lambda: datasets.registry()["sap-hana-0016"],

@@ -154,6 +154,22 @@ def _frame():
     return pd.DataFrame({"host": np.repeat(["a", "b", "c"], 30), "value": rng.normal(10, 1, 90), "benchmark": "x"})
 
 
+def _go_files_report(rng):
+    """compare_go_files on two small Go files (20 lines a side): its rows as a frame."""
+    import tempfile
+    from pathlib import Path
+
+    from perfstudy.comparison import compare_go_files
+
+    folder = Path(tempfile.mkdtemp())
+    values = np.random.default_rng(0).lognormal(7, 0.02, 40)
+    for side, name in enumerate(("a.txt", "b.txt")):
+        (folder / name).write_text(
+            "".join(f"BenchmarkX 100 {v:.3f} ns/op\n" for v in values[20 * side : 20 * side + 20])
+        )
+    return compare_go_files(folder / "a.txt", folder / "b.txt", labels=("a", "b"), replicates=99, rng=rng).to_frame()
+
+
 def _rng_calls():
     """One small valid call per public callable that takes ``rng``, as ``fn(rng) -> result``."""
     from perfstudy import analysis as analyze
@@ -251,6 +267,7 @@ def _rng_calls():
         "perfstudy.studies.running.simulate_round_ratios": lambda r: running.simulate_round_ratios(
             running.RoundModel(), 3, 5, rng=r
         ),
+        "perfstudy.comparison.compare_go_files": lambda r: _go_files_report(r),
         "perfstudy.comparison.compare": lambda r: (
             compare.compare(
                 pd.DataFrame(

@@ -11,7 +11,6 @@ import math
 import operator
 
 import numpy as np
-import pandas as pd
 
 __all__ = [
     "check_int",
@@ -215,9 +214,13 @@ def check_labels(name: str, labels, size: int, *, of: str | None = None) -> np.n
     if labels.shape != (size,):
         where = name if of is None else f"{name}, {of}"
         raise ValueError(f"{where}: {labels.size} labels for {size} values; give one label per value")
+    import pandas as pd
+
     missing = int(pd.isna(labels).sum())
     if missing:
         raise ValueError(f"{name}: {missing} labels are missing")
+    if labels.dtype.kind == "f" and np.isinf(labels).any():  # a number that overflowed, not a label
+        raise ValueError(f"{name}: {int(np.isinf(labels).sum())} labels are infinite")
     return labels
 
 

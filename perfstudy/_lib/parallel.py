@@ -7,14 +7,12 @@ same ``rng`` gives the same results in-process, on a ``ProcessPoolExecutor`` or 
 
 from __future__ import annotations
 
-import multiprocessing
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
+from concurrent.futures import Executor, as_completed
 from contextlib import contextmanager
 from typing import cast
 
 import numpy as np
-from tqdm.auto import tqdm
 
 from perfstudy._lib.checks import check_int
 from perfstudy._lib.types import Seed
@@ -93,6 +91,8 @@ def map_tasks(
     except TypeError:
         raise TypeError(f"tasks: expected a sequence of tasks, got {type(tasks).__name__}") from None
     streams = spawn(len(tasks), rng=rng)
+    from tqdm.auto import tqdm  # 35 ms to import: only where tasks are mapped
+
     bar = tqdm(total=len(tasks), desc=desc, disable=not progress)
     results: list = [None] * len(tasks)
     try:
@@ -135,6 +135,9 @@ def _local_executor(workers: int) -> Iterator[Executor | None]:
     if workers == 1:
         yield None
         return
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
     executor = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
     try:
         yield executor

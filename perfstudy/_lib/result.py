@@ -16,10 +16,14 @@ import dataclasses
 import datetime
 import html
 import math
+import sys
 from pathlib import PurePath
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["Result"]
 
@@ -28,9 +32,11 @@ SHOWN_ROWS = 20
 
 
 def _is_scalar(value) -> bool:
-    return value is None or isinstance(
-        value, (bool, int, float, str, np.generic, PurePath, pd.Timedelta, pd.Timestamp, datetime.timedelta)
-    )
+    scalars: tuple = (bool, int, float, str, np.generic, PurePath, datetime.timedelta)
+    if "pandas" in sys.modules:  # a value cannot be pandas' unless pandas is loaded: no import for a lean result
+        pd = sys.modules["pandas"]
+        scalars += (pd.Timedelta, pd.Timestamp)
+    return value is None or isinstance(value, scalars)
 
 
 def _plain(value):
@@ -64,6 +70,8 @@ class Result:
 
     def to_frame(self) -> pd.DataFrame:
         """The result as a DataFrame: here one row of the scalar fields (classes with a table override it)."""
+        import pandas as pd
+
         return pd.DataFrame([self._scalars()])
 
     def _title(self) -> str:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import functools
 import math
-from statistics import NormalDist
 
 __all__ = ["t_sf", "t_ppf", "norm_ppf"]
 
@@ -111,8 +110,24 @@ def t_ppf(q: float, df: float) -> float:
     return sign * x
 
 
+@functools.lru_cache(maxsize=256)
 def norm_ppf(q: float) -> float:
-    """The ``q`` quantile of the standard normal distribution."""
+    """The ``q`` quantile of the standard normal distribution: Abramowitz & Stegun 26.2.23 (error below
+    4.5e-4) refined by Halley steps on ``erfc``, which carries the tail to full relative precision. Not
+    :class:`statistics.NormalDist`: importing :mod:`statistics` costs ``perfstudy compare`` 4 ms."""
     if not 0.0 < q < 1.0:
         return math.nan
-    return NormalDist().inv_cdf(q)
+    if q > 0.5:
+        return -norm_ppf(1.0 - q) if q != 0.5 else 0.0
+    if q == 0.5:
+        return 0.0
+    t = math.sqrt(-2.0 * math.log(q))
+    x = -(t - (2.515517 + 0.802853 * t + 0.010328 * t * t) / (1.0 + 1.432788 * t + 0.189269 * t * t + 0.001308 * t**3))
+    for _ in range(8):
+        error = 0.5 * math.erfc(-x / math.sqrt(2.0)) - q
+        u = error * math.sqrt(2.0 * math.pi) * math.exp(0.5 * x * x)
+        step = u / (1.0 + 0.5 * x * u)
+        x -= step
+        if abs(step) <= 1e-15 * max(1.0, abs(x)):
+            break
+    return x

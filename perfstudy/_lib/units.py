@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["TIME_UNITS", "higher_is_better", "conversion_factor", "never_negative"]
+__all__ = ["TIME_UNITS", "higher_is_better", "conversion_factor", "never_negative", "common_unit"]
 
 #: Seconds in each time unit a harness writes (pyperf's ``second``, Go's ``ns``, JMH's ``us``, ...).
 TIME_UNITS = {
@@ -109,3 +109,44 @@ def conversion_factor(source, target) -> float | None:
     if a is None or b is None or a[1] != b[1]:
         return None
     return float(f"{a[0] / b[0]:.15g}")  # 1 / 1e-9 is 999999999.9999999 in binary; the factor is 1e9
+
+
+def common_unit(units_a: list, units_b: list):
+    """``(unit, factors_a, factors_b, reason)`` for one benchmark's values in two versions: the unit both sides
+    are converted to (the one most of A's values are in; of equally many, the first in sorted order), the
+    factor to multiply each value by (a list, or 1.0 for all), and None; or a reason, and no unit, for units
+    that do not convert (:func:`conversion_factor`) or values of which some have a unit and some none.
+
+    Parameters
+    ----------
+    units_a, units_b : list of str or None
+        Each value's unit in version A and in version B (None or NaN where it has none).
+    """
+
+    def missing(unit) -> bool:
+        return unit is None or (isinstance(unit, float) and unit != unit)
+
+    for name, units in (("units_a", units_a), ("units_b", units_b)):
+        if not isinstance(units, (list, tuple)):
+            raise TypeError(f"{name}: expected a list of each value's unit, got {type(units).__name__}")
+        wrong = [u for u in units if not (isinstance(u, str) or missing(u))]
+        if wrong:
+            raise TypeError(f"{name}: expected units as text (None where there is none), got {wrong[0]!r}")
+
+    present = [u for u in (*units_a, *units_b) if not missing(u)]
+    if not present:
+        return None, 1.0, 1.0, None
+    if len(present) < len(units_a) + len(units_b):
+        return None, 1.0, 1.0, f"unit: some values have a unit ({present[0]!r}) and some have none"
+    found = sorted(set(map(str, present)))
+    if len(found) == 1:
+        return found[0], 1.0, 1.0, None
+    counts: dict = {}
+    for unit in map(str, units_a):
+        counts[unit] = counts.get(unit, 0) + 1
+    target = min(counts, key=lambda unit: (-counts[unit], unit))
+    factors = {unit: conversion_factor(unit, target) for unit in found}
+    wrong = sorted(unit for unit, factor in factors.items() if factor is None)
+    if wrong:
+        return None, 1.0, 1.0, f"unit: measured in {found}, and {wrong} do not convert to {target!r}"
+    return target, [factors[str(u)] for u in units_a], [factors[str(u)] for u in units_b], None

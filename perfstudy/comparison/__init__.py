@@ -1,6 +1,7 @@
 """Is B faster than A, by how much, and can it be trusted: :func:`compare` and its :class:`Comparison`, the
 verdict rule (:func:`verdict`), the paired comparison over rounds (``paired``), and anytime-valid
-intervals (``sequential``).
+intervals (``sequential``); :func:`compare_go_files`, two Go files compared without pandas, and the
+:class:`Report` it and :meth:`Comparison.report` give.
 """
 
 from typing import TYPE_CHECKING
@@ -10,6 +11,7 @@ from perfstudy._lib.lazy import lazy_exports
 if TYPE_CHECKING:
     from perfstudy.comparison._batch_checks import odd_batches, warmup_check
     from perfstudy.comparison._compare import Comparison, compare, verdict
+    from perfstudy.comparison._files import compare_go_files
     from perfstudy.comparison._intervals import (
         CORRECTIONS,
         MIN_BOOTSTRAP_CLUSTERS,
@@ -19,7 +21,7 @@ if TYPE_CHECKING:
         adjust_p_values,
     )
     from perfstudy.comparison._paired import block_differences, host_and_round_variance
-    from perfstudy.comparison._render import format_comparison
+    from perfstudy.comparison._render import Report, format_comparison
     from perfstudy.comparison.sequential import DEFAULT_SCALE, ConfidenceSequence, rounds_needed, t_confidence_sequence
 
 _HOMES = {
@@ -33,6 +35,8 @@ _HOMES = {
     "verdict": "._compare",
     "adjust_p_values": "._intervals",
     "format_comparison": "._render",
+    "Report": "._render",
+    "compare_go_files": "._files",
     "odd_batches": "._batch_checks",
     "warmup_check": "._batch_checks",
     "block_differences": "._paired",
@@ -54,6 +58,8 @@ __all__ = [
     "verdict",
     "adjust_p_values",
     "format_comparison",
+    "Report",
+    "compare_go_files",
     "odd_batches",
     "warmup_check",
     "block_differences",

@@ -19,7 +19,7 @@ from perfstudy._lib.tdist import t_ppf
 from perfstudy.comparison._intervals import WARMUP_SHARE, _Side, _side, _t_p_value
 
 if TYPE_CHECKING:
-    from perfstudy.comparison._compare import _Settings
+    from perfstudy.comparison._one import _Settings
 
 
 def _warmup_test(side: _Side, alpha: float, threshold: float) -> tuple[int, float, float] | None:
@@ -39,7 +39,8 @@ def _warmup_test(side: _Side, alpha: float, threshold: float) -> tuple[int, floa
         return None
     early = position < first[cluster]
     early_mean = np.bincount(cluster, weights=side.values * early, minlength=side.clusters) / first
-    late_mean = np.bincount(cluster, weights=side.values * ~early, minlength=side.clusters) / (side.counts - first)
+    with np.errstate(divide="ignore", invalid="ignore"):  # a batch of one value has no rest: not usable
+        late_mean = np.bincount(cluster, weights=side.values * ~early, minlength=side.clusters) / (side.counts - first)
     d = (early_mean / late_mean - 1.0)[usable]
     spread = d.std(ddof=1)
     if spread == 0.0:

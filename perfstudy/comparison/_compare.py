@@ -63,37 +63,22 @@ from perfstudy._lib.checks import (
     check_resamples,
     check_threshold,
 )
-from perfstudy._lib.format import plural
-from perfstudy._lib.frames import each_row, one_value_each
-from perfstudy._lib.parallel import map_tasks
+from perfstudy._lib.frames import one_value_each
 from perfstudy._lib.result import Result
 from perfstudy._lib.types import Executor, Seed
-from perfstudy._lib.units import conversion_factor, higher_is_better
-from perfstudy.comparison._batch_checks import (
-    _confirm_warning,
-    _drift_warning,
-    _outlier_warning,
-    _warmup_warning,
-    odd_batches,
-)
+from perfstudy._lib.units import common_unit, higher_is_better
+from perfstudy.comparison._batch_checks import odd_batches
 from perfstudy.comparison._intervals import (
     CORRECTIONS,
     MIN_BOOTSTRAP_CLUSTERS,
     SCALES,
     STATISTICS,
     VERDICTS,
-    _change,
-    _interval,
-    _method,
-    _scale,
-    _Side,
-    _side,
     adjust_p_values,
 )
-from perfstudy.comparison._render import (
-    _html,
-    format_comparison,
-)
+from perfstudy.comparison._one import _compare_one, _Settings
+from perfstudy.comparison._render import Report, _html, _report_of, format_comparison
+from perfstudy.comparison._suite import _verdict, compare_suite, judged
 
 __all__ = [
     "STATISTICS",
@@ -109,194 +94,6 @@ __all__ = [
     "format_comparison",
     "odd_batches",
 ]
-
-
-@dataclass(frozen=True)
-class _Settings:
-    statistic: str
-    confidence: float
-    threshold: float
-    replicates: int
-    checks: bool
-    cluster: str
-    block: str | None
-    sequential: bool
-    check_alpha: float  # size of each diagnostic behind the warnings: Bonferroni over the benchmarks
-
-
-@dataclass(frozen=True, eq=False)
-class _Task:
-    """One benchmark's values and cluster labels in both versions (picklable, for an executor)."""
-
-    name: object
-    values_a: np.ndarray
-    labels_a: np.ndarray
-    values_b: np.ndarray
-    labels_b: np.ndarray
-    higher_is_better: bool
-    settings: _Settings
-    exact: bool = False  # Go's "Unit ... assume=exact": the values have no distribution
-    blocks_a: np.ndarray | None = None  # with compare(block=...): each value's block (round)
-    blocks_b: np.ndarray | None = None
-    hosts_b: np.ndarray | None = None  # each of B's values' host, where a host column says
-
-
-def _common_unit(units_a: pd.Series, units_b: pd.Series):
-    """``(unit, factors_a, factors_b, reason)``: the unit both versions' values are converted to
-    (the one most of A's values are in), the factors to multiply each side's values by, and None;
-    or a reason for units that do not convert (:func:`perfstudy._lib.units.conversion_factor`)."""
-    present = pd.concat([units_a, units_b]).dropna()
-    if present.empty:
-        return None, 1.0, 1.0, None
-    if units_a.isna().any() or units_b.isna().any():
-        return None, 1.0, 1.0, f"unit: some values have a unit ({present.iloc[0]!r}) and some have none"
-    found = present.astype(str).unique()
-    if found.size == 1:
-        return str(found[0]), 1.0, 1.0, None
-    target = str(units_a.astype(str).mode().iloc[0])
-    factors = {u: conversion_factor(u, target) for u in found}
-    wrong = sorted(u for u, f in factors.items() if f is None)
-    if wrong:
-        return None, 1.0, 1.0, f"unit: measured in {sorted(found)}, and {wrong} do not convert to {target!r}"
-    return (
-        target,
-        units_a.astype(str).map(factors).to_numpy(dtype=float),
-        units_b.astype(str).map(factors).to_numpy(dtype=float),
-        None,
-    )
-
-
-def _compare_one(task: _Task, rng) -> dict:
-    """The row of one benchmark (see :class:`Comparison`), before the correction and verdict."""
-    s = task.settings
-    alpha = s.check_alpha
-    a = _side(task.values_a, task.labels_a, s.statistic)
-    b = _side(task.values_b, task.labels_b, s.statistic)
-    interval_rng, confirm_rng = np.random.default_rng(rng).spawn(2)
-    method, scale = ("exact" if task.exact else _method(a, b)), _scale(a, b)
-    notes = []
-    if task.exact:
-        # benchstat's AssumeExact: one value is the truth, any difference is real; p is 0 or 1
-        low = high = _change(a, b, scale)
-        p = 0.0 if low != 0 else 1.0
-        for side, label in ((a, "A"), (b, "B")):
-            if np.ptp(side.values) > 0:
-                notes.append(
-                    f"assume=exact, but the values in {label} range from {side.values.min():.6g} to "
-                    f"{side.values.max():.6g}"
-                )
-    elif s.block is not None:
-        return _paired_row(task, a, b)
-    else:
-        low, high, p = _interval(a, b, scale, method, s.statistic, s.confidence, s.replicates, interval_rng)
-    if scale == "difference":
-        notes.append("a value or batch statistic of 0 or below: compared as the difference B - A, not a ratio")
-    for side, label in ((a, "A"), (b, "B")):
-        if side.clusters == 1 and not task.exact:
-            notes.append(f"one {s.cluster} in {label}: no interval can be trusted; run more {plural(s.cluster)}")
-    if method == "t":
-        notes.append(
-            f"few {plural(s.cluster)} ({min(a.clusters, b.clusters)}): Welch t interval over the {plural(s.cluster)}"
-        )
-    if s.checks and scale == "ratio" and not task.exact:  # the checks compare batches by their ratios
-        for side, label, labels in ((a, "A", task.labels_a), (b, "B", task.labels_b)):
-            notes += filter(
-                None,
-                (
-                    _warmup_warning(side, label, alpha, s.threshold),
-                    _drift_warning(side, label, alpha),
-                    _outlier_warning(side, np.unique(labels), label, alpha),
-                    _confirm_warning(side, label, s, confirm_rng),
-                ),
-            )
-    return _row(
-        task,
-        a,
-        b,
-        clusters=(a.clusters, b.clusters),
-        scale=scale,
-        change=_change(a, b, scale),
-        low=low,
-        high=high,
-        p_value=p,
-        method=method,
-        notes=notes,
-    )
-
-
-def _row(task: _Task, a: _Side, b: _Side, *, clusters, scale, change, low, high, p_value, method, notes) -> dict:
-    """One benchmark's row of :class:`Comparison`'s table, before the correction and verdict."""
-    return dict(
-        benchmark=task.name,
-        n_a=int(a.values.size),
-        n_b=int(b.values.size),
-        clusters_a=clusters[0],
-        clusters_b=clusters[1],
-        estimate_a=a.estimate,
-        estimate_b=b.estimate,
-        spread_a=_spread(a),
-        spread_b=_spread(b),
-        scale=scale,
-        change=change,
-        low=low,
-        high=high,
-        p_value=p_value,
-        method=method,
-        higher_is_better=task.higher_is_better,
-        notes=tuple(notes),
-    )
-
-
-def _paired_row(task: _Task, a: _Side, b: _Side) -> dict:
-    """The row of one benchmark paired over blocks (:mod:`perfstudy.comparison._paired`)."""
-    from perfstudy.comparison._paired import block_differences, paired_interval
-
-    s = task.settings
-    blocks, stat_a, stat_b = block_differences(
-        task.values_a, task.blocks_a, task.values_b, task.blocks_b, statistic=s.statistic
-    )
-    if blocks.size == 0:
-        raise ValueError(
-            f"block={s.block!r}: benchmark {task.name!r}: no {s.block} holds both versions, so nothing pairs; give "
-            f"the column in which both versions ran side by side (a run's 'round'), or leave block out"
-        )
-    hosts = None
-    if task.hosts_b is not None:
-        host_of = dict(zip(task.blocks_b.tolist(), task.hosts_b.tolist()))  # type: ignore[union-attr]
-        hosts = np.array([host_of[block] for block in blocks.tolist()])
-    found = paired_interval(
-        stat_a, stat_b, confidence=s.confidence, sequential=s.sequential, hosts=hosts, check_alpha=s.check_alpha
-    )
-    notes = list(found["notes"])
-    unpaired = len(np.unique(task.blocks_a)) + len(np.unique(task.blocks_b)) - 2 * blocks.size  # type: ignore[arg-type]
-    if unpaired:
-        blocks_word = s.block if unpaired == 1 else plural(s.block)  # type: ignore[arg-type]
-        notes.append(f"{unpaired} {blocks_word} with only one version left out of the pairing")
-    if s.checks and found["scale"] == "ratio":
-        for side, label in ((a, "A"), (b, "B")):
-            notes += filter(None, (_warmup_warning(side, label, s.check_alpha, s.threshold),))
-    return _row(
-        task,
-        a,
-        b,
-        clusters=(int(blocks.size), int(blocks.size)),
-        scale=found["scale"],
-        change=found["change"],
-        low=found["low"],
-        high=found["high"],
-        p_value=found["p_value"],
-        method=found["method"],
-        notes=notes,
-    )
-
-
-def _spread(side: _Side) -> float:
-    """The side's spread relative to its centre: the SD of its batch statistics over ``|estimate|`` (of its
-    values when it has one batch); NaN with a single value or a centre of 0."""
-    spread = side.statistics if side.clusters > 1 else side.values
-    if spread.size < 2 or side.estimate == 0:
-        return math.nan
-    return float(spread.std(ddof=1) / abs(side.estimate))
 
 
 @dataclass(frozen=True, eq=False)
@@ -360,7 +157,11 @@ class Comparison(Result):
         return self.table.copy()
 
     def _repr_html_(self) -> str:
-        return _html(self)
+        return _html(_report_of(self))
+
+    def report(self) -> Report:
+        """What the comparison shows, as a :class:`Report` (rows and settings, no DataFrame)."""
+        return _report_of(self)
 
     @property
     def regressions(self) -> pd.DataFrame:
@@ -513,24 +314,21 @@ def compare(
     frame, warmup_dropped, excluded = _without_warmups(frame, by)
     if "iteration" in frame.columns:
         frame = frame.sort_values([cluster, "iteration"], kind="stable")
-    tasks, units, only_a, only_b = _tasks(
-        frame,
-        by=by,
-        value=value,
-        cluster=cluster,
-        labels=(a_label, b_label),
-        excluded=excluded,
-        settings=dict(
-            statistic=statistic,
-            confidence=confidence,
-            threshold=float(threshold),
-            replicates=replicates,
-            checks=checks,
-            block=block,
-            sequential=sequential,
-        ),
+    suite, units, only_a, only_b = _suite(
+        frame, by=by, value=value, cluster=cluster, labels=(a_label, b_label), excluded=excluded, block=block
     )
-    rows = map_tasks(_compare_one, tasks, rng=rng, executor=executor, progress=progress, desc="benchmarks")
+    settings = _Settings(
+        statistic=statistic,
+        confidence=confidence,
+        threshold=float(threshold),
+        replicates=replicates,
+        checks=checks,
+        cluster=cluster,
+        block=block,
+        sequential=sequential,
+        check_alpha=(1 - confidence) / max(1, len(suite.names)),  # Bonferroni over the benchmarks
+    )
+    rows = compare_suite(suite, settings, rng=rng, executor=executor, progress=progress, one=_compare_one)
     return Comparison(
         table=_table(rows, correction=correction, confidence=confidence, threshold=threshold),
         statistic=statistic,
@@ -592,12 +390,15 @@ def _without_warmups(frame: pd.DataFrame, by: str) -> tuple[pd.DataFrame, int, d
     return frame, int(flagged.sum()), excluded
 
 
-def _tasks(frame: pd.DataFrame, *, by: str, value: str, cluster: str, labels: tuple, excluded: dict, settings: dict):
-    """One :class:`_Task` per benchmark present in both versions, its values in one unit.
+def _suite(frame: pd.DataFrame, *, by: str, value: str, cluster: str, labels: tuple, excluded: dict, block):
+    """The benchmarks present in both versions as one :class:`perfstudy.comparison._suite._Suite`, each
+    benchmark's values in one unit.
 
-    Returns the tasks, the unit of each benchmark, and the benchmarks only in A and only in B;
+    Returns the suite, the unit of each benchmark, and the benchmarks only in A and only in B;
     ``excluded`` gains the benchmarks whose units do not convert.
     """
+    from perfstudy.comparison._suite import _Suite
+
     a_label, b_label = labels
     # positions of each (version, benchmark) in the frame's arrays: one groupby, no sub-frames
     positions = frame.groupby([by, "benchmark"], sort=False).indices
@@ -607,75 +408,72 @@ def _tasks(frame: pd.DataFrame, *, by: str, value: str, cluster: str, labels: tu
     only_a = tuple(sorted(map(str, set(sides[a_label]) - set(sides[b_label]) - set(excluded))))
     only_b = tuple(sorted(map(str, set(sides[b_label]) - set(sides[a_label]) - set(excluded))))
     names = [name for name in sides[a_label] if name in sides[b_label] and str(name) not in excluded]
-    check_size = (1 - settings["confidence"]) / max(1, len(names))  # Bonferroni over the benchmarks
-    shared = _Settings(**settings, cluster=cluster, check_alpha=check_size)
-    tasks = []
     units = {}
     # each benchmark's one unit and metadata, found once for all (a pandas concat per benchmark
     # took a third of the command's time on 200 benchmarks)
     metadata = {column: one_value_each(frame, column) for column in ("unit", "better", "assume")}
     unitless = set(frame.loc[frame["unit"].isna(), "benchmark"]) if "unit" in frame.columns else set()
-    all_values, all_labels = frame[value].to_numpy(dtype=float), frame[cluster].to_numpy()
-    block = settings["block"]
-    all_blocks = frame[block].to_numpy() if block else None
-    all_hosts = frame["host"].to_numpy() if block and "host" in frame.columns and block != "host" else None
+    all_values = frame[value].to_numpy(dtype=float)
+    kept, pieces, factors, better, exact = [], [], [], [], []
     for name in names:
         where_a, where_b = sides[a_label][name], sides[b_label][name]
-        values_a, values_b = all_values[where_a], all_values[where_b]
+        factor_a = factor_b = 1.0
         unit = None
         if name in metadata["unit"] and name not in unitless:
             unit = metadata["unit"][name]
             units[str(name)] = unit
         elif "unit" in frame.columns:
             unit_column = frame["unit"]
-            unit, factors_a, factors_b, reason = _common_unit(unit_column.iloc[where_a], unit_column.iloc[where_b])
+            unit_a, unit_b = (
+                [None if pd.isna(u) else str(u) for u in unit_column.iloc[where].tolist()]
+                for where in (where_a, where_b)
+            )
+            unit, factor_a, factor_b, reason = common_unit(unit_a, unit_b)
             if reason is not None:
                 excluded[str(name)] = reason
                 continue
-            values_a, values_b = values_a * factors_a, values_b * factors_b
             if unit is not None:
                 units[str(name)] = unit
-        better = higher_is_better(unit)
+        faster_up = higher_is_better(unit)
         if metadata["better"].get(name) in ("higher", "lower"):
-            better = metadata["better"][name] == "higher"
-        tasks.append(
-            _Task(
-                name=name,
-                values_a=values_a,
-                labels_a=all_labels[where_a],
-                values_b=values_b,
-                labels_b=all_labels[where_b],
-                higher_is_better=better,
-                settings=shared,
-                exact=metadata["assume"].get(name) == "exact",
-                blocks_a=None if all_blocks is None else all_blocks[where_a],
-                blocks_b=None if all_blocks is None else all_blocks[where_b],
-                hosts_b=None if all_hosts is None else all_hosts[where_b],
-            )
-        )
-    if not tasks:
+            faster_up = metadata["better"][name] == "higher"
+        kept.append(name)
+        pieces += [where_a, where_b]
+        factors += [
+            np.broadcast_to(np.asarray(factor_a, dtype=float), where_a.shape),
+            np.broadcast_to(np.asarray(factor_b, dtype=float), where_b.shape),
+        ]
+        better.append(faster_up)
+        exact.append(metadata["assume"].get(name) == "exact")
+    if not kept:
         reasons = "; ".join(f"{k}: {v}" for k, v in list(excluded.items())[:3])
         raise ValueError(
             f"benchmark: none can be compared between {by}={a_label!r} and {by}={b_label!r}"
             + (f" ({reasons})" if reasons else " (none is present in both)")
         )
-    return tasks, units, only_a, only_b
+    rows = np.concatenate(pieces)
+    bounds = np.cumsum([0] + [piece.size for piece in pieces])
+    hosts = None
+    if block and "host" in frame.columns and block != "host":
+        hosts = frame["host"].to_numpy()[rows]
+    suite = _Suite(
+        names=kept,
+        values=all_values[rows] * np.concatenate(factors),
+        labels=frame[cluster].to_numpy()[rows],
+        starts=bounds[0:-1:2],
+        middles=bounds[1::2],
+        ends=bounds[2::2],
+        higher_is_better=np.array(better, dtype=bool),
+        exact=np.array(exact, dtype=bool),
+        blocks=frame[block].to_numpy()[rows] if block else None,
+        hosts=hosts,
+    )
+    return suite, units, only_a, only_b
 
 
 def _table(rows, *, correction: Literal["holm", "bh", "none"], confidence: float, threshold: float) -> pd.DataFrame:
     """The per-benchmark rows as the comparison's table, with corrected p-values and the verdicts."""
-    alpha = 1.0 - confidence
-    table = pd.DataFrame(rows)
-    table.insert(table.columns.get_loc("method"), "p_adjusted", adjust_p_values(table["p_value"], correction))
-    table.insert(
-        list(table.columns).index("notes"),
-        "verdict",
-        [
-            _verdict(r.low, r.high, r.p_adjusted, alpha, threshold, r.higher_is_better, r.scale, r.estimate_a)
-            for r in each_row(table)
-        ],
-    )
-    return table
+    return pd.DataFrame(judged(rows, correction=correction, confidence=confidence, threshold=threshold))
 
 
 def verdict(
@@ -736,17 +534,3 @@ def _number(name: str, value) -> float:
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
         raise TypeError(f"{name}={value!r}: expected a real number")
     return float(value)
-
-
-def _verdict(low, high, p_value, alpha, threshold, higher_is_better, scale, estimate_a) -> str:
-    if not (math.isfinite(low) and math.isfinite(high)):
-        return "inconclusive"
-    band = threshold if scale == "ratio" else threshold * abs(estimate_a)
-    if low == high == 0.0 or (band > 0 and -band <= low and high <= band):
-        return "no change"
-    if p_value < alpha:
-        if low > band:
-            return "faster" if higher_is_better else "slower"
-        if high < -band:
-            return "slower" if higher_is_better else "faster"
-    return "inconclusive"

@@ -3,15 +3,97 @@
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType, SimpleNamespace
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
+from perfstudy._lib.checks import check_choice
 from perfstudy._lib.format import display_unit, si
-from perfstudy._lib.frames import each_row
+from perfstudy._lib.result import Result
 
 if TYPE_CHECKING:
     from perfstudy.comparison._compare import Comparison
+
+
+@dataclass(frozen=True, eq=False)
+class Report(Result):
+    """What a comparison shows, without pandas: its rows and what applies to all of them.
+
+    :meth:`Comparison.report` gives one; :func:`perfstudy.comparison.compare_go_files` builds one from two Go
+    files without importing pandas (what ``perfstudy compare base.txt new.txt`` prints).
+
+    Attributes
+    ----------
+    rows : tuple of dict
+        One per benchmark, the columns of :attr:`Comparison.table` in its order.
+    statistic, confidence, threshold, correction, cluster, labels, units, excluded, only_a, only_b, dropped, warmup_dropped
+        As :class:`Comparison` has them.
+    """
+
+    rows: tuple
+    statistic: str
+    confidence: float
+    threshold: float
+    correction: str
+    cluster: str
+    labels: Mapping = field(default_factory=lambda: MappingProxyType({}))
+    units: Mapping = field(default_factory=lambda: MappingProxyType({}))
+    excluded: Mapping = field(default_factory=lambda: MappingProxyType({}))
+    only_a: tuple = ()
+    only_b: tuple = ()
+    dropped: int = 0
+    warmup_dropped: int = 0
+
+    @property
+    def regressions(self) -> int:
+        """How many rows are ``"slower"``."""
+        return sum(row["verdict"] == "slower" for row in self.rows)
+
+    def format(self, format: Literal["table", "markdown", "json"] = "table") -> str:
+        """The report as :func:`format_comparison` gives it.
+
+        Parameters
+        ----------
+        format : {"table", "markdown", "json"}
+            An aligned table, Markdown for a pull request, or JSON (README, "The JSON output").
+        """
+        check_choice("format", format, FORMATS)
+        return render(self, format)
+
+    def to_frame(self):
+        """The rows as a DataFrame (:attr:`Comparison.table`'s columns)."""
+        import pandas as pd
+
+        return pd.DataFrame(list(self.rows))
+
+    def _repr_html_(self) -> str:
+        return _html(self)
+
+
+#: what :func:`format_comparison` writes
+FORMATS = ("table", "markdown", "json")
+
+
+def _report_of(result: Comparison) -> Report:
+    return Report(
+        rows=tuple(result.table.to_dict("records")),
+        statistic=result.statistic,
+        confidence=result.confidence,
+        threshold=result.threshold,
+        correction=result.correction,
+        cluster=result.cluster,
+        labels=result.labels,
+        units=result.units,
+        excluded=result.excluded,
+        only_a=result.only_a,
+        only_b=result.only_b,
+        dropped=result.dropped,
+        warmup_dropped=result.warmup_dropped,
+    )
+
 
 #: the version of the JSON that ``perfstudy compare --format json`` writes (README, "The JSON output");
 #: fields are only ever added within a version
@@ -31,11 +113,11 @@ def _count_text(values: int, clusters: int) -> str:
     return f"{clusters}×{values // clusters}" if values % clusters == 0 else f"{values} in {clusters}"
 
 
-def _unit_groups(result: Comparison) -> dict:
+def _unit_groups(result: Report) -> dict:
     """The table's rows grouped by the unit shown in the header: ``{shown unit: (factor, timed, rows)}``
     (:func:`perfstudy._lib.format.display_unit`)."""
     groups: dict = {}
-    for row in each_row(result.table):
+    for row in map(lambda r: SimpleNamespace(**r), result.rows):
         factor, shown, timed = display_unit(result.units.get(str(row.benchmark)))
         groups.setdefault(shown, (factor, timed, []))[2].append(row)
     return groups
@@ -52,7 +134,7 @@ def _geomean(rows) -> tuple[float, float, float] | None:
     return float(np.exp(a.mean())), float(np.exp(b.mean())), float(np.exp((b - a).mean()) - 1.0)
 
 
-def _side_names(result: Comparison) -> tuple[str, str]:
+def _side_names(result: Report) -> tuple[str, str]:
     """A and B as the table's header names them: ``A: base.json`` (the file's base name when that still tells
     the two apart, else the label whole), or plain ``A`` when the label is the letter itself."""
     import os
@@ -83,10 +165,15 @@ def format_comparison(result: Comparison, format: str = "table") -> str:
 
     if not isinstance(result, Comparison):
         raise TypeError(f"result: expected Comparison, got {type(result).__name__}")
+    if format not in ("table", "markdown", "json"):
+        raise ValueError(f"format={format!r}: expected 'table', 'markdown' or 'json'")
+    return render(_report_of(result), format)
+
+
+def render(result: Report, format: str = "table") -> str:
+    """:func:`format_comparison` of a :class:`Report`."""
     if format == "json":
         return _json(result)
-    if format not in ("table", "markdown"):
-        raise ValueError(f"format={format!r}: expected 'table', 'markdown' or 'json'")
     markdown = format == "markdown"
     footnotes: list[str] = []
     out: list[str] = []
@@ -106,7 +193,7 @@ def format_comparison(result: Comparison, format: str = "table") -> str:
     return "\n".join(out)
 
 
-def _unit_rows(result: Comparison, factor: float, small: bool, rows, footnotes: list) -> tuple[list, list]:
+def _unit_rows(result: Report, factor: float, small: bool, rows, footnotes: list) -> tuple[list, list]:
     """One unit's header and rows of cells; each benchmark's notes are added to ``footnotes`` (once each) and
     marked. ``small``: prefixes below one (a time: 70.31µ; a count or a percentage keeps its decimals)."""
 
@@ -160,13 +247,11 @@ def _unit_rows(result: Comparison, factor: float, small: bool, rows, footnotes: 
     return header, lines
 
 
-def _caption(result: Comparison, shown: str) -> str:
+def _caption(result: Report, shown: str) -> str:
     return f"{shown or 'no unit'}: {result.statistic} ± SD of the {result.cluster} {result.statistic}s"
 
 
-def _unit_table(
-    result: Comparison, shown: str, factor: float, small: bool, rows, footnotes: list, markdown: bool
-) -> list:
+def _unit_table(result: Report, shown: str, factor: float, small: bool, rows, footnotes: list, markdown: bool) -> list:
     """The lines of one unit's table (:func:`_unit_rows`), aligned text or Markdown."""
     header, lines = _unit_rows(result, factor, small, rows, footnotes)
     caption = _caption(result, shown)
@@ -191,9 +276,9 @@ def _unit_table(
 _HTML_ORDER = (0, 3, 5, 4, 1, 2, 6)
 
 
-def _general_lines(result: Comparison) -> list[str]:
+def _general_lines(result: Report) -> list[str]:
     """What applies to the whole comparison: which is A and B, the correction, the threshold, what was left out."""
-    count = len(result.table)
+    count = len(result.rows)
     threshold = (
         f"a change within ±{100 * result.threshold:g}% is no change"
         if result.threshold > 0
@@ -215,7 +300,7 @@ def _general_lines(result: Comparison) -> list[str]:
     return general
 
 
-def _html(result: Comparison) -> str:
+def _html(result: Report) -> str:
     """The notebook view: per unit a table led by benchmark, change [interval] and verdict, then p, A, B and
     n; the notes as numbered footnotes under it; then what applies to the whole comparison."""
     import html as h
@@ -249,16 +334,25 @@ def _html(result: Comparison) -> str:
     return "\n".join(parts)
 
 
-def _json(result: Comparison) -> str:
+def _plain(value):
+    """A cell as JSON has it: numpy scalars as Python's, a number that is not finite as null."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def _json(result: Report) -> str:
     """The comparison in the schema :data:`JSON_SCHEMA` (see the README)."""
     import json
 
     benchmarks = []
-    records = json.loads(result.table.drop(columns=["notes"]).to_json(orient="records"))
-    for record, notes in zip(records, result.table["notes"]):  # the records are the table's rows, in order
+    for row in result.rows:
+        record = {key: _plain(value) for key, value in row.items() if key != "notes"}
         record["unit"] = result.units.get(str(record["benchmark"]))
-        record["warnings"] = "; ".join(notes)  # the schema's text field, kept within its version
-        record["notes"] = list(notes)
+        record["warnings"] = "; ".join(row["notes"])  # the schema's text field, kept within its version
+        record["notes"] = list(row["notes"])
         benchmarks.append(record)
     geomeans = []
     for shown, (factor, _, rows) in _unit_groups(result).items():

@@ -1,0 +1,255 @@
+"""A suite compared at once: every benchmark's batches laid out in arrays, and the benchmarks that share a
+layout compared together.
+
+Two benchmarks share a *layout* when they have the same number of batches (clusters) in A and in B. Such a
+group gets one matrix of bootstrap draws, and its intervals, p-values, drift and odd-batch checks are array
+operations over all its benchmarks (:mod:`perfstudy.comparison._grouped`). Before this, each benchmark drew
+its own matrix in a Python loop: 1.6 ms a benchmark, most of ``perfstudy compare``'s time on 2,000.
+
+Sharing the draws leaves each benchmark's interval what it was: a benchmark's bootstrap distribution is
+its own, whichever resamples of batch positions it sees. The Monte Carlo errors of benchmarks in one group
+are correlated, which Holm's and Benjamini-Hochberg's corrections allow (Holm holds under any
+dependence; BH under the positive dependence shared resamples give). ``tests/comparison/test_suite.py``
+checks that a group gives the per-benchmark answer to 1e-12 on the same draws.
+
+Benchmarks that fit no group go through :func:`perfstudy.comparison._one._compare_one` one at a time,
+as before: Go's ``assume=exact``, paired blocks, zeros or negative values (the difference scale), a side
+with one batch, and the median of batches of more than one value.
+
+Random streams: the caller's ``rng`` gives one child (advancing it by one, as :func:`numpy.random.Generator.spawn`
+does); benchmark ``i``'s own stream (a benchmark compared alone, CONFIRM's trials) is that child's
+``(0, i)`` descendant, and the draws of the layout ``(C_a, C_b)`` its ``(1, C_a, C_b)`` descendant. Results
+depend on the seed and the benchmarks' positions, never on the executor.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from perfstudy._lib.types import Executor, Seed
+
+
+@dataclass(frozen=True, eq=False)
+class _Suite:
+    """The rows of every benchmark compared, in arrays: each benchmark's A rows then its B rows, in the order
+    of the input within each. ``starts[i]``, ``middles[i]``, ``ends[i]``: where benchmark ``i``'s A rows
+    start, where its B rows start and where they end."""
+
+    names: list
+    values: np.ndarray  # in the benchmark's one unit
+    labels: np.ndarray  # each row's cluster label, as given
+    starts: np.ndarray
+    middles: np.ndarray
+    ends: np.ndarray
+    higher_is_better: np.ndarray  # bool per benchmark
+    exact: np.ndarray  # bool per benchmark: Go's assume=exact
+    blocks: np.ndarray | None = None  # with compare(block=...): each row's block
+    hosts: np.ndarray | None = None  # with a block and a host column
+
+
+def _streams(rng: Seed) -> np.random.SeedSequence:
+    """One child of ``rng``, the root of a comparison's streams (module docstring)."""
+    return np.random.default_rng(rng).spawn(1)[0].bit_generator.seed_seq  # type: ignore[return-value]
+
+
+def _descendant(root: np.random.SeedSequence, *key: int) -> np.random.SeedSequence:
+    return np.random.SeedSequence(root.entropy, spawn_key=(*root.spawn_key, *key), pool_size=root.pool_size)
+
+
+def benchmark_stream(root: np.random.SeedSequence, index: int) -> np.random.SeedSequence:
+    """Benchmark ``index``'s own stream."""
+    return _descendant(root, 0, index)
+
+
+def layout_stream(root: np.random.SeedSequence, clusters_a: int, clusters_b: int) -> np.random.SeedSequence:
+    """The stream of the draws that the benchmarks of one layout share."""
+    return _descendant(root, 1, clusters_a, clusters_b)
+
+
+@dataclass(frozen=True, eq=False)
+class _Layout:
+    """Every benchmark's clusters: their sums and counts in arrays of *segments* (one per benchmark, side and
+    cluster, clusters in their labels' sorted order), where each side's segments start and how many."""
+
+    sums: np.ndarray  # per segment
+    counts: np.ndarray  # per segment
+    labels: np.ndarray  # per segment: the cluster's label
+    first: np.ndarray  # (2, benchmarks): index of the side's first segment
+    clusters: np.ndarray  # (2, benchmarks): how many segments (clusters) the side has
+    smallest: np.ndarray  # (2, benchmarks): the side's smallest value
+    totals: np.ndarray  # (2, benchmarks): the sum of the side's values
+    largest_count: np.ndarray  # (2, benchmarks): values in the side's largest cluster
+
+
+def _cluster_codes(labels: np.ndarray) -> np.ndarray:
+    """Integer codes of the labels in their sorted order (as :func:`numpy.unique` sorts them); labels of
+    mixed types that do not sort together are coded by their text."""
+    try:
+        return np.unique(labels, return_inverse=True)[1].reshape(-1)
+    except TypeError:
+        return np.unique(labels.astype(str), return_inverse=True)[1].reshape(-1)
+
+
+def lay_out(suite: _Suite) -> _Layout:
+    """The clusters of every benchmark and side, in one sort of all the rows."""
+    n = suite.values.size
+    count = len(suite.names)
+    bench = np.repeat(np.arange(count), suite.ends - suite.starts)
+    side = np.zeros(n, dtype=np.int8)
+    side[_ranges(suite.middles, suite.ends)] = 1
+    key = (2 * bench + side).astype(np.int64)  # benchmark-major, A before B
+    order = np.lexsort((_cluster_codes(suite.labels), key))  # stable: a cluster's values keep their order
+    codes = _cluster_codes(suite.labels)[order]
+    key, values = key[order], suite.values[order]
+    new = np.ones(n, dtype=bool)
+    new[1:] = (key[1:] != key[:-1]) | (codes[1:] != codes[:-1])
+    starts = np.flatnonzero(new)
+    counts = np.diff(np.append(starts, n))
+    sums = np.add.reduceat(values, starts)
+    segment_key = key[starts]
+    side_start = np.flatnonzero(np.r_[True, segment_key[1:] != segment_key[:-1]])
+    # every benchmark has both sides (compare keeps only those), so the sides are 0..2*count-1 in order
+    first = side_start.reshape(count, 2).T
+    clusters = np.diff(np.append(side_start, starts.size)).reshape(count, 2).T
+    row_start = starts[side_start]
+    smallest = np.minimum.reduceat(values, row_start).reshape(count, 2).T
+    totals = np.add.reduceat(values, row_start).reshape(count, 2).T
+    largest = np.maximum.reduceat(counts, side_start).reshape(count, 2).T
+    return _Layout(
+        sums=sums,
+        counts=counts.astype(float),
+        labels=suite.labels[order][starts],
+        first=first,
+        clusters=clusters,
+        smallest=smallest,
+        totals=totals,
+        largest_count=largest,
+    )
+
+
+def _ranges(starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """The concatenated ``arange(start, end)`` of each pair, without a Python loop."""
+    lengths = ends - starts
+    total = int(lengths.sum())
+    if total == 0:
+        return np.zeros(0, dtype=np.int64)
+    offsets = np.repeat(starts - np.cumsum(np.r_[0, lengths[:-1]]), lengths)
+    return np.arange(total) + offsets
+
+
+def groupable(suite: _Suite, layout: _Layout, statistic: str, blocked: bool) -> np.ndarray:
+    """Which benchmarks a layout group can compare: ratio scale (every value >= 0, every cluster statistic
+    > 0), at least two clusters a side, no ``assume=exact``, no blocks, and for the median one value a
+    batch (its batch statistic is then the value)."""
+    if blocked:
+        return np.zeros(len(suite.names), dtype=bool)
+    positive = np.logical_and.reduceat(layout.sums > 0, layout.first.T.reshape(-1)).reshape(-1, 2).T
+    ok = (layout.smallest >= 0).all(0) & positive.all(0) & (layout.clusters >= 2).all(0) & ~suite.exact
+    if statistic == "median":
+        ok &= (layout.largest_count == 1).all(0)
+    return ok
+
+
+def compare_suite(suite: _Suite, settings, *, rng: Seed, executor: Executor, progress: bool, one) -> list[dict]:
+    """Every benchmark's row (before the correction and verdict), in the suite's order: the groupable in
+    layout groups, the others by ``one(task, stream)`` (:func:`perfstudy.comparison._one._compare_one`)."""
+    from perfstudy.comparison._grouped import compare_group
+
+    root = _streams(rng)
+    layout = lay_out(suite)
+    ok = groupable(suite, layout, settings.statistic, settings.block is not None)
+    rows: list = [None] * len(suite.names)
+    alone = np.flatnonzero(~ok)
+    if alone.size:
+        from perfstudy._lib.parallel import map_tasks
+
+        tasks = [_task(suite, int(i), settings) for i in alone]
+        streams = [benchmark_stream(root, int(i)) for i in alone]
+        for i, row in zip(alone, map_tasks(_one_with_stream, list(zip(tasks, streams, [one] * len(tasks))),
+                                           executor=executor, progress=progress, desc="benchmarks")):  # fmt: skip
+            rows[int(i)] = row
+    together = np.flatnonzero(ok)
+    if together.size:
+        shape = layout.clusters[:, together]
+        keys = shape[0].astype(np.int64) * (int(shape[1].max()) + 1) + shape[1]
+        for key in sorted(set(keys.tolist())):  # np.unique would import numpy.ma (10 ms)
+            members = together[keys == key]
+            clusters_a, clusters_b = (int(c) for c in layout.clusters[:, members[0]])
+            for i, row in zip(members, compare_group(suite, layout, members, settings, root, clusters_a, clusters_b)):
+                rows[int(i)] = row
+    return rows
+
+
+def _one_with_stream(item, _unused_rng):
+    """Adapter for :func:`map_tasks`: a benchmark compared alone, on its own stream (not the executor's)."""
+    task, stream, one = item
+    return one(task, np.random.default_rng(stream))
+
+
+def _task(suite: _Suite, i: int, settings):
+    """Benchmark ``i`` as a :class:`perfstudy.comparison._one._Task`, its rows in the input's order."""
+    from perfstudy.comparison._one import _Task
+
+    a = slice(int(suite.starts[i]), int(suite.middles[i]))
+    b = slice(int(suite.middles[i]), int(suite.ends[i]))
+    return _Task(
+        name=suite.names[i],
+        values_a=suite.values[a],
+        labels_a=suite.labels[a],
+        values_b=suite.values[b],
+        labels_b=suite.labels[b],
+        higher_is_better=bool(suite.higher_is_better[i]),
+        settings=settings,
+        exact=bool(suite.exact[i]),
+        blocks_a=None if suite.blocks is None else suite.blocks[a],
+        blocks_b=None if suite.blocks is None else suite.blocks[b],
+        hosts_b=None if suite.hosts is None else suite.hosts[b],
+    )
+
+
+def judged(rows: list[dict], *, correction: str, confidence: float, threshold: float) -> list[dict]:
+    """The rows with their p-values corrected over the benchmarks (``p_adjusted``, before ``method``) and their
+    verdict (before ``notes``): the table of :class:`perfstudy.comparison._compare.Comparison`."""
+    from perfstudy.comparison._intervals import adjust_p_values
+
+    alpha = 1.0 - confidence
+    adjusted = adjust_p_values(np.array([row["p_value"] for row in rows], dtype=float), correction)  # type: ignore[arg-type]
+    out = []
+    for row, p in zip(rows, adjusted.tolist()):
+        new = {}
+        for key, value in row.items():
+            if key == "method":
+                new["p_adjusted"] = p
+            if key == "notes":
+                new["verdict"] = _verdict(
+                    row["low"],
+                    row["high"],
+                    p,
+                    alpha,
+                    threshold,
+                    row["higher_is_better"],
+                    row["scale"],
+                    row["estimate_a"],
+                )
+            new[key] = value
+        out.append(new)
+    return out
+
+
+def _verdict(low, high, p_value, alpha, threshold, higher_is_better, scale, estimate_a) -> str:
+    if not (math.isfinite(low) and math.isfinite(high)):
+        return "inconclusive"
+    band = threshold if scale == "ratio" else threshold * abs(estimate_a)
+    if low == high == 0.0 or (band > 0 and -band <= low and high <= band):
+        return "no change"
+    if p_value < alpha:
+        if low > band:
+            return "faster" if higher_is_better else "slower"
+        if high < -band:
+            return "slower" if higher_is_better else "faster"
+    return "inconclusive"

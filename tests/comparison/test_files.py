@@ -1,0 +1,118 @@
+"""``perfstudy compare base.txt new.txt`` of two Go files, without pandas (perfstudy.comparison._files),
+against the same files read into a DataFrame and given to compare(): the same table, Markdown and JSON."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from perfstudy.cli import main
+from perfstudy.comparison import Report, compare, compare_go_files, format_comparison
+from perfstudy.io import read
+
+
+def _go_file(path, *, runs, slower=0.0, unit="ns/op", allocs=0, extra="", rng=0):
+    """A go test output with what a comparison must handle: a group of 20-line benchmarks (the bootstrap),
+    a benchmark of ``runs`` lines (Welch-Fieller with few), B/op marked exact, MB/s better higher,
+    allocations that can be 0 (the difference scale), and the time unit given."""
+    rng = np.random.default_rng(rng)
+    factor = 1e-9 if unit == "sec/op" else 1.0
+    lines = ["goos: linux\ngoarch: amd64\npkg: example.com/m\n", "Unit B/op assume=exact\nUnit MB/s better=higher\n"]
+    for run in range(20):
+        for b in range(6):
+            ns = 1000 * (b + 1) * np.exp(rng.normal(0, 0.02)) * (1 + slower * (b == 0))
+            lines.append(
+                f"BenchmarkGroup{b}-2 \t1000\t{ns * factor:.6g} {unit}\t{1e9 / ns:.4g} MB/s\t512 B/op\t{allocs} allocs/op\n"
+            )
+        if run < runs:
+            lines.append(f"BenchmarkFew-2 \t1000\t{2000 * np.exp(rng.normal(0, 0.03)) * factor:.6g} {unit}\n")
+    lines.append(extra)
+    path.write_text("".join(lines))
+    return str(path)
+
+
+@pytest.fixture
+def files(tmp_path):
+    base = _go_file(
+        tmp_path / "base.txt", runs=6, rng=1, extra="BenchmarkGone-2 \t10\t5 ns/op\nBenchmarkOdd-2 \t10\t5 ns/op\n"
+    )
+    new = _go_file(tmp_path / "new.txt", runs=6, slower=0.05, unit="sec/op", allocs=3, rng=2,
+                   extra="BenchmarkOdd-2 \t10\t5 B/op\n")  # fmt: skip
+    return base, new
+
+
+def _frame_comparison(base, new, **options):
+    frame = pd.concat([read(base).assign(version=base), read(new).assign(version=new)], ignore_index=True)
+    return compare(frame, baseline=base, **options)
+
+
+@pytest.mark.parametrize("options", [dict(), dict(statistic="median", threshold=0.02, correction="bh", confidence=0.9)])
+def test_two_go_files_compare_as_their_frames_do(files, options):
+    base, new = files
+    lean = compare_go_files(base, new, labels=(base, new), replicates=999, rng=7, **options)
+    frame = _frame_comparison(base, new, replicates=999, rng=7, **options)
+    table = frame.table.to_dict("records")
+    assert [row["benchmark"] for row in lean.rows] == [row["benchmark"] for row in table]
+    for mine, theirs in zip(lean.rows, table):
+        assert mine.keys() == theirs.keys()
+        for key, value in theirs.items():
+            if isinstance(value, float):
+                assert mine[key] == pytest.approx(value, rel=1e-12, abs=1e-300, nan_ok=True), (mine["benchmark"], key)
+            else:
+                assert mine[key] == value, (mine["benchmark"], key)
+    assert dict(lean.units) == dict(frame.units) and dict(lean.excluded) == dict(frame.excluded)
+    assert (lean.only_a, lean.only_b) == (frame.only_a, frame.only_b)
+    assert isinstance(lean, Report)
+    for form in ("table", "markdown", "json"):
+        assert lean.format(form) == format_comparison(frame, form) == frame.report().format(form)
+    # what the files hold, seen through the lean path
+    rows = {row["benchmark"]: row for row in lean.rows}
+    assert rows["Group0-2"]["verdict"] == "slower" and rows["Group0-2"]["method"] == "bootstrap"
+    assert rows["Few-2"]["method"] == "t" and lean.units["Few-2"] == "ns/op"  # sec/op in B, converted to A's
+    assert rows["Group0-2 B/op"]["method"] == "exact" and rows["Group0-2 allocs/op"]["scale"] == "difference"
+    assert rows["Group0-2 MB/s"]["higher_is_better"] is True
+    assert lean.only_a == ("Gone-2",) and "Odd-2" in lean.excluded  # ns/op against B/op: no conversion
+
+
+def test_the_command_reads_two_go_files_without_pandas(files):
+    base, new = files
+    code = (
+        "import sys; from perfstudy.cli import main; status = main(['compare', sys.argv[1], sys.argv[2], "
+        "'--format', 'json', '--seed', '3']); print('pandas' in sys.modules, 'scipy' in sys.modules, status)"
+    )
+    out = subprocess.run([sys.executable, "-c", code, base, new], capture_output=True, text=True, check=True).stdout
+    *document, flags = out.strip().splitlines()
+    assert flags == "False False 0"
+    rows = {row["benchmark"]: row for row in json.loads("\n".join(document))["benchmarks"]}
+    assert rows["Group0-2"]["verdict"] == "slower"
+
+
+def test_the_command_gives_the_same_output_either_way(files, capsys, monkeypatch):
+    base, new = files
+    assert main(["compare", base, new, "--seed", "5", "--fail-on-regression"]) == 1
+    lean = capsys.readouterr().out
+    from perfstudy import cli
+
+    monkeypatch.setattr(cli, "_compare_go_files", lambda *args: None)  # the DataFrame path
+    assert main(["compare", base, new, "--seed", "5", "--fail-on-regression"]) == 1
+    assert capsys.readouterr().out == lean
+
+
+def test_bad_go_files_are_refused_as_the_reader_refuses_them(tmp_path, capsys):
+    base = tmp_path / "a.txt"
+    base.write_text("BenchmarkA 5 10 ns/op\nBenchmarkA 5 NaN ns/op\n")
+    good = tmp_path / "b.txt"
+    good.write_text("BenchmarkA 5 10 ns/op\n")
+    assert main(["compare", str(base), str(good)]) == 2
+    assert "1 of 2 values are null, NaN, infinite or not numbers" in capsys.readouterr().err
+    base.write_text("BenchmarkA 5 -10 ns/op\n")
+    assert main(["compare", str(base), str(good)]) == 2
+    assert "negative value(s) in units that cannot be negative" in capsys.readouterr().err
+    base.write_text("BenchmarkB 5 10 ns/op\n")
+    assert main(["compare", str(base), str(good)]) == 2
+    assert "none can be compared" in capsys.readouterr().err
