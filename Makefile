@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed-stamp
 # Without either, loaders use the user cache and download (and verify) on first use.
 export PERFSTUDY_DATA ?= $(wildcard $(abspath $(CURDIR)/../shared/datasets))
 
-.PHONY: report report-quick test test-fast lint wheel-check bench clean
+.PHONY: report report-quick test test-fast lint wheel-check bench bench-suite clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -44,6 +44,11 @@ wheel-check: $(STAMP)
 ## Speed benchmarks; prints medians against their targets.
 bench: $(STAMP)
 	$(PY) benchmarks/run.py --repeat 5
+
+## perfstudy compare beside benchstat at 200, 2,000 and 10,000 Go benchmarks ($$BENCHSTAT or PATH;
+## benchmarks/build_benchstat.sh builds it offline).
+bench-suite: $(STAMP)
+	$(PY) benchmarks/suite.py --repeat 5
 
 clean:
 	rm -rf build .pytest_cache
