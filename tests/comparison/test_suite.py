@@ -23,7 +23,8 @@ def _layouts() -> pd.DataFrame:
     """Benchmarks of every layout the comparison tests use, several per layout so that groups have more
     than one member: many values a batch (mean), one value a batch (Go lines; mean and median), few batches
     (Welch-Fieller), unequal batch counts between the versions, unequal batch sizes, zeros (the difference
-    scale, compared alone), a warm-up, a drift and an odd batch that the checks must name."""
+    scale, compared alone), a warm-up, a drift and an odd batch that the checks must name; units that
+    convert, units that do not (excluded), and harness-flagged warm-ups (left out)."""
     rng = np.random.default_rng(7)
     parts = []
 
@@ -52,7 +53,15 @@ def _layouts() -> pd.DataFrame:
     frame.loc[odd, "value"] *= 1.5
     zeros = pd.DataFrame(dict(benchmark="zeros", version=np.repeat([0, 1], 20), batch=np.tile(np.arange(20), 2),
                               value=np.r_[np.zeros(20), np.arange(20.0)]))  # fmt: skip
-    return pd.concat([frame, zeros], ignore_index=True).assign(unit="s")
+    frame = pd.concat([frame, zeros], ignore_index=True).assign(unit="s", warmup=False)
+    # go-2 measured in ms in A (converted to A's unit, ms: B's seconds x 1000); few-2 in B/op in B (excluded)
+    go2 = (frame.benchmark == "go-2") & (frame.version == 0)
+    frame.loc[go2, "value"] *= 1000.0
+    frame.loc[go2, "unit"] = "ms"
+    frame.loc[(frame.benchmark == "few-2") & (frame.version == 1), "unit"] = "B/op"
+    # harness-flagged warm-ups, left out before anything: a 10x value in each batch of uneven-0
+    flagged = frame[frame.benchmark == "uneven-0"].groupby(["version", "batch"]).head(1).assign(value=10.0, warmup=True)
+    return pd.concat([flagged, frame], ignore_index=True)
 
 
 def _alone(frame: pd.DataFrame, comparison, statistic: str, threshold: float) -> list[dict]:
@@ -64,8 +73,10 @@ def _alone(frame: pd.DataFrame, comparison, statistic: str, threshold: float) ->
     root = _streams(SEED)
     expected = []
     for i, name in enumerate(names):
-        rows = frame[frame.benchmark == name]
+        rows = frame[(frame.benchmark == name) & ~frame.warmup]
         a, b = rows[rows.version == 0], rows[rows.version == 1]
+        if name == "go-2":  # to A's unit
+            b = b.assign(value=b.value * 1000.0)
         task = _Task(name, a.value.to_numpy(), a.batch.to_numpy(), b.value.to_numpy(), b.batch.to_numpy(),
                      higher_is_better=False, settings=settings)  # fmt: skip
         row = _compare_one(task, np.random.default_rng(benchmark_stream(root, i)))
@@ -88,7 +99,8 @@ def test_groups_give_each_benchmarks_own_numbers_on_the_same_draws(statistic, th
     comparison = compare(frame, statistic=statistic, threshold=threshold, replicates=999, rng=SEED)
     expected = _alone(frame, comparison, statistic, threshold)
     table = comparison.table
-    assert len(table) == 14
+    assert len(table) == 13 and list(comparison.excluded) == ["few-2"] and comparison.warmup_dropped == 21 + 26
+    assert comparison.units["go-2"] == "ms"
     for row, want in zip(table.to_dict("records"), expected):
         assert row["benchmark"] == want["benchmark"]
         for key in ("n_a", "n_b", "clusters_a", "clusters_b", "scale", "method", "notes"):
