@@ -14,7 +14,7 @@ import math
 import numpy as np
 
 from perfstudy._lib.format import plural
-from perfstudy._lib.tdist import norm_ppf, t_ppf, t_sf
+from perfstudy._lib.tdist import norm_ppf, t_ppf, t_ppf_array, t_sf_array
 from perfstudy.comparison._intervals import MIN_BOOTSTRAP_CLUSTERS, MIN_TAIL_REPLICATES, _draw_counts, _t_p_value
 
 #: floats in one ``replicates x benchmarks`` matrix of a chunk (4 MB)
@@ -35,7 +35,10 @@ def compare_group(suite, layout, members: np.ndarray, settings, root, clusters_a
         draw_a = _draw_counts(clusters_a, settings.replicates, generator).astype(float)
         draws = (draw_a, draw_b)
     per_row = settings.replicates * (clusters_a + clusters_b if settings.statistic == "median" else 1)
-    chunk = max(1, CHUNK_FLOATS // per_row)
+    # Welch-Fieller holds no replicates: the whole group at once (its t tail and quantile iterate together)
+    chunk = (
+        max(1, CHUNK_FLOATS // per_row) if method == "bootstrap" else max(1, CHUNK_FLOATS // (clusters_a + clusters_b))
+    )
     rows = []
     for start in range(0, members.size, chunk):
         part = members[start : start + chunk]
@@ -117,31 +120,30 @@ def _bootstrap(a: _Sides, b: _Sides, draws, statistic: str, confidence: float, r
 
 
 def _welch_fieller(a: _Sides, b: _Sides, confidence: float):
-    """``(low, high, p)`` arrays: :func:`perfstudy.comparison._intervals._welch_fieller`, ratio scale."""
+    """``(low, high, p)`` arrays: :func:`perfstudy.comparison._intervals._welch_fieller`, ratio scale, its t tail
+    and quantile on every benchmark's Welch-Satterthwaite degrees of freedom at once."""
     alpha = 1.0 - confidence
     clusters_a, clusters_b = a.statistics.shape[1], b.statistics.shape[1]
     va = a.statistics.var(axis=1, ddof=1) / clusters_a
     vb = b.statistics.var(axis=1, ddof=1) / clusters_b
     se = np.sqrt(va + vb)
-    difference = b.estimate - a.estimate
-    low, high, p = np.empty(se.size), np.empty(se.size), np.empty(se.size)
-    for j in range(se.size):
-        if se[j] == 0.0:
-            change = b.estimate[j] / a.estimate[j] - 1.0
-            low[j] = high[j] = change
-            p[j] = 1.0 if difference[j] == 0.0 else 0.0
-            continue
-        df = (va[j] + vb[j]) ** 2 / (va[j] ** 2 / (clusters_a - 1) + vb[j] ** 2 / (clusters_b - 1))
-        p[j] = 2.0 * t_sf(abs(difference[j] / se[j]), df)
-        q = t_ppf(1.0 - alpha / 2, df)
-        ea, eb = a.estimate[j], b.estimate[j]
-        lead = ea**2 - q**2 * va[j]
-        if lead <= 0.0:
-            low[j] = high[j] = math.nan
-            continue
-        half_width = math.sqrt(max(0.0, (ea * eb) ** 2 - lead * (eb**2 - q**2 * vb[j])))
-        low[j] = max((ea * eb - half_width) / lead, 0.0) - 1.0
-        high[j] = (ea * eb + half_width) / lead - 1.0
+    ea, eb = a.estimate, b.estimate
+    difference = eb - ea
+    flat = se == 0.0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        df = (va + vb) ** 2 / (va**2 / (clusters_a - 1) + vb**2 / (clusters_b - 1))
+        df = np.where(flat, 1.0, df)
+        p = 2.0 * t_sf_array(np.abs(difference / np.where(flat, 1.0, se)), df)
+        q = t_ppf_array(1.0 - alpha / 2, df)
+        lead = ea**2 - q**2 * va
+        half_width = np.sqrt(np.maximum(0.0, (ea * eb) ** 2 - lead * (eb**2 - q**2 * vb)))
+        low = np.maximum((ea * eb - half_width) / lead, 0.0) - 1.0
+        high = (ea * eb + half_width) / lead - 1.0
+    unbounded = lead <= 0.0  # A itself not told from 0
+    low, high = np.where(unbounded, np.nan, low), np.where(unbounded, np.nan, high)
+    change = eb / ea - 1.0
+    low, high = np.where(flat, change, low), np.where(flat, change, high)
+    p = np.where(flat, np.where(difference == 0.0, 1.0, 0.0), p)
     return low, high, p
 
 

@@ -32,3 +32,16 @@ def test_the_normal_quantile_and_the_edges():
     assert _tdist.t_sf(np.inf, 5) == 0.0 and _tdist.t_sf(-np.inf, 5) == 1.0
     assert np.isnan(_tdist.t_sf(1.0, 0.0)) and np.isnan(_tdist.t_ppf(1.0, 5)) and np.isnan(_tdist.norm_ppf(0.0))
     assert _tdist.t_sf(2.0, np.inf) == pytest.approx(special.ndtr(-2.0), rel=1e-14)
+
+
+def test_the_array_forms_match_scipy_and_the_scalar_forms():
+    """t_sf_array and t_ppf_array: a suite's Welch degrees of freedom at once, the same numbers."""
+    t, df = np.meshgrid([-40.0, -7.0, -2.1, -0.3, 0.0, 0.01, 0.5, 1.96, 3.0, 6.5, 12.0, 60.0], DFS)
+    np.testing.assert_allclose(_tdist.t_sf_array(t, df), special.stdtr(df, -t), rtol=1e-10, atol=1e-300)
+    q, df = np.meshgrid([1e-9, 0.001, 0.025, 0.05, 0.3, 0.5, 0.8, 0.95, 0.975, 0.995, 1 - 1e-7], DFS)
+    np.testing.assert_allclose(_tdist.t_ppf_array(q, df), special.stdtrit(df, q), rtol=1e-9, atol=1e-12)
+    scalar = np.vectorize(_tdist.t_ppf)(q, df)
+    np.testing.assert_allclose(_tdist.t_ppf_array(q, df), scalar, rtol=1e-13)
+    edges = _tdist.t_sf_array([np.inf, -np.inf, 1.0, np.nan, 2.0], [5.0, 5.0, 0.0, 5.0, np.inf])
+    np.testing.assert_allclose(edges, [0.0, 1.0, np.nan, np.nan, special.ndtr(-2.0)], rtol=1e-14)
+    assert np.isnan(_tdist.t_ppf_array([0.0, 1.0, 0.5], [5.0, 5.0, -1.0])).all()
