@@ -382,11 +382,20 @@ def _without_warmups(frame: pd.DataFrame, by: str) -> tuple[pd.DataFrame, int, d
     excluded = {}
     if "warmup" not in frame.columns:
         return frame, 0, excluded
-    flagged = frame["warmup"].astype(bool)
-    before = set(frame.groupby([by, "benchmark"], sort=False).groups)
-    frame = frame[~flagged]
-    for version, name in before - set(frame.groupby([by, "benchmark"], sort=False).groups):
+    flagged = frame["warmup"].astype(bool).to_numpy()
+    if not flagged.any():
+        return frame, 0, excluded
+    # the (version, benchmark) pairs with a flagged row and no other: emptied by leaving warm-ups out
+    # (a set of the pairs, not groupby().groups, which built an index per group: 0.9 s on 10,000 benchmarks)
+    keys = [by, "benchmark"]
+    emptied = (
+        frame.loc[flagged, keys]
+        .drop_duplicates()
+        .merge(frame.loc[~flagged, keys].drop_duplicates(), how="left", indicator=True)
+    )
+    for version, name in emptied.loc[emptied["_merge"] == "left_only", keys].itertuples(index=False):
         excluded[str(name)] = f"no values left in {by}={version!r} once warm-ups are left out"
+    frame = frame[~flagged]
     return frame, int(flagged.sum()), excluded
 
 
