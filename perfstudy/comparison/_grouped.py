@@ -21,8 +21,12 @@ from perfstudy.comparison._intervals import MIN_BOOTSTRAP_CLUSTERS, MIN_TAIL_REP
 CHUNK_FLOATS = 500_000
 
 
-def compare_group(suite, layout, members: np.ndarray, settings, root, clusters_a: int, clusters_b: int) -> list[dict]:
-    """The rows of ``members``, benchmarks that all have ``clusters_a`` batches in A and ``clusters_b`` in B."""
+def compare_group(
+    suite, layout, members: np.ndarray, ratio: np.ndarray, settings, root, clusters_a: int, clusters_b: int
+) -> list[dict]:
+    """The rows of ``members``, benchmarks that all have ``clusters_a`` batches in A and ``clusters_b`` in B;
+    ``ratio`` says which are on the ratio scale (the others on the difference scale: zeros, negative values).
+    Both scales share the layout's draws."""
     from perfstudy.comparison._suite import benchmark_stream, layout_stream
 
     fewer = min(clusters_a, clusters_b)
@@ -46,10 +50,20 @@ def compare_group(suite, layout, members: np.ndarray, settings, root, clusters_a
             _sides(layout, part, side, clusters, settings.statistic)
             for side, clusters in ((0, clusters_a), (1, clusters_b))
         ]
-        streams = None
-        if settings.checks and settings.threshold > 0 and max(clusters_a, clusters_b) >= 10:
-            streams = [benchmark_stream(root, int(i)) for i in part]
-        rows += _rows(suite, layout, part, sides, method, draws, settings, streams)
+        on_ratio = ratio[start : start + chunk]
+        found: list = [None] * part.size
+        for scale, which in (("ratio", np.flatnonzero(on_ratio)), ("difference", np.flatnonzero(~on_ratio))):
+            if which.size == 0:
+                continue
+            streams = None
+            if scale == "ratio" and settings.checks and settings.threshold > 0 and max(clusters_a, clusters_b) >= 10:
+                streams = [benchmark_stream(root, int(i)) for i in part[which]]
+            subset = [side.take(which) for side in sides]
+            for k, row in zip(
+                which, _rows(suite, layout, part[which], subset, method, draws, settings, streams, scale)
+            ):
+                found[k] = row
+        rows += found
     return rows
 
 
@@ -62,6 +76,12 @@ class _Sides:
     def __init__(self, sums, counts, statistics, estimate, index, values):
         self.sums, self.counts, self.statistics, self.estimate = sums, counts, statistics, estimate
         self.index, self.values = index, values
+
+    def take(self, which: np.ndarray) -> _Sides:
+        """The benchmarks at positions ``which``."""
+        if which.size == self.estimate.size:
+            return self
+        return _Sides(*(getattr(self, k)[which] for k in self.__slots__))
 
 
 def _sides(layout, part: np.ndarray, side: int, clusters: int, statistic: str) -> _Sides:
@@ -94,34 +114,36 @@ def _resampled(side: _Sides, draw: np.ndarray, statistic: str) -> np.ndarray:
     return 0.5 * (ordered[columns, low] + ordered[columns, high])
 
 
-def _bootstrap(a: _Sides, b: _Sides, draws, statistic: str, confidence: float, replicates: int):
-    """``(low, high, p)`` arrays: :func:`perfstudy.comparison._intervals._interval` of every benchmark, ratio
-    scale, cluster bootstrap."""
+def _bootstrap(a: _Sides, b: _Sides, draws, statistic: str, confidence: float, replicates: int, scale: str):
+    """``(low, high, p)`` arrays: :func:`perfstudy.comparison._intervals._interval` of every benchmark, cluster
+    bootstrap: of ``B/A - 1`` computed on logs (ratio scale), or of ``B - A`` (difference scale)."""
     alpha = 1.0 - confidence
     clusters_a, clusters_b = a.statistics.shape[1], b.statistics.shape[1]
     fewer = min(clusters_a, clusters_b)
-    centre = np.log(b.estimate) - np.log(a.estimate)
-    replicated = np.log(_resampled(b, draws[1], statistic)) - np.log(_resampled(a, draws[0], statistic))
+    to_scale, back = (np.log, np.expm1) if scale == "ratio" else (np.asarray, np.asarray)
+    centre = to_scale(b.estimate) - to_scale(a.estimate)
+    replicated = to_scale(_resampled(b, draws[1], statistic)) - to_scale(_resampled(a, draws[0], statistic))
     df = clusters_a + clusters_b - 2
     inflation = math.sqrt(fewer / (fewer - 1))
     se = inflation * replicated.std(axis=0, ddof=1)
     stretch = inflation * t_ppf(1 - alpha / 2, df) / norm_ppf(1 - alpha / 2)
     replicated = centre + stretch * (replicated - centre)
-    low, high = np.expm1(np.quantile(replicated, [alpha / 2, 1.0 - alpha / 2], axis=0))
+    low, high = back(np.quantile(replicated, [alpha / 2, 1.0 - alpha / 2], axis=0))
     beyond = np.minimum(np.count_nonzero(replicated <= 0.0, axis=0), np.count_nonzero(replicated >= 0.0, axis=0))
     p = np.minimum(1.0, 2.0 * (1 + beyond) / (replicates + 1))
     for j in np.flatnonzero(beyond < MIN_TAIL_REPLICATES):  # the tail unresolved: the studentised estimate
         p[j] = _t_p_value(centre[j] / se[j], df) if se[j] > 0 else p[j]
     flat = se == 0.0
     if flat.any():  # every resample the same: the estimate itself, p 0 or 1
-        low[flat] = high[flat] = np.expm1(centre[flat])
+        low[flat] = high[flat] = back(centre[flat])
         p[flat] = np.where(centre[flat] == 0.0, 1.0, 0.0)
     return low, high, p
 
 
-def _welch_fieller(a: _Sides, b: _Sides, confidence: float):
-    """``(low, high, p)`` arrays: :func:`perfstudy.comparison._intervals._welch_fieller`, ratio scale, its t tail
-    and quantile on every benchmark's Welch-Satterthwaite degrees of freedom at once."""
+def _welch_fieller(a: _Sides, b: _Sides, confidence: float, scale: str):
+    """``(low, high, p)`` arrays: :func:`perfstudy.comparison._intervals._welch_fieller`, its t tail and quantile
+    on every benchmark's Welch-Satterthwaite degrees of freedom at once: Fieller's interval of ``B/A - 1``
+    (ratio scale), or Welch's of ``B - A`` (difference scale)."""
     alpha = 1.0 - confidence
     clusters_a, clusters_b = a.statistics.shape[1], b.statistics.shape[1]
     va = a.statistics.var(axis=1, ddof=1) / clusters_a
@@ -141,7 +163,9 @@ def _welch_fieller(a: _Sides, b: _Sides, confidence: float):
         high = (ea * eb + half_width) / lead - 1.0
     unbounded = lead <= 0.0  # A itself not told from 0
     low, high = np.where(unbounded, np.nan, low), np.where(unbounded, np.nan, high)
-    change = eb / ea - 1.0
+    if scale == "difference":
+        low, high = difference - q * se, difference + q * se
+    change = eb / ea - 1.0 if scale == "ratio" else difference
     low, high = np.where(flat, change, low), np.where(flat, change, high)
     p = np.where(flat, np.where(difference == 0.0, 1.0, 0.0), p)
     return low, high, p
@@ -180,6 +204,7 @@ def _odd(statistics: np.ndarray, alpha: float) -> list:
     if c < 5:
         return [[] for _ in range(count)]
     x = np.log(statistics)
+    x = x - x.mean(axis=1, keepdims=True)  # as odd_batches: identical batches deviate by exactly 0
     total, squares = x.sum(1, keepdims=True), (x**2).sum(1, keepdims=True)
     others_mean = (total - x) / (c - 1)
     others_var = np.maximum((squares - x**2 - (c - 1) * others_mean**2) / (c - 2), 0.0)
@@ -194,27 +219,34 @@ def _odd(statistics: np.ndarray, alpha: float) -> list:
     return found
 
 
-def _rows(suite, layout, part: np.ndarray, sides, method: str, draws, settings, streams) -> list[dict]:
+def _rows(suite, layout, part: np.ndarray, sides, method: str, draws, settings, streams, scale: str) -> list[dict]:
     a, b = sides
     s = settings
     if method == "bootstrap":
-        low, high, p = _bootstrap(a, b, draws, s.statistic, s.confidence, s.replicates)
+        low, high, p = _bootstrap(a, b, draws, s.statistic, s.confidence, s.replicates, scale)
     else:
-        low, high, p = _welch_fieller(a, b, s.confidence)
-    change = b.estimate / a.estimate - 1.0
-    spread = [side.statistics.std(axis=1, ddof=1) / np.abs(side.estimate) for side in sides]
+        low, high, p = _welch_fieller(a, b, s.confidence, scale)
+    change = b.estimate / a.estimate - 1.0 if scale == "ratio" else b.estimate - a.estimate
+    with np.errstate(divide="ignore", invalid="ignore"):  # a centre of 0 has no relative spread: NaN
+        spread = [
+            np.where(side.estimate == 0, np.nan, side.statistics.std(axis=1, ddof=1) / np.abs(side.estimate))
+            for side in sides
+        ]
     checks = [None, None]
-    if s.checks:
+    checked = s.checks and scale == "ratio"  # the checks compare batches by their ratios
+    if checked:
         checks = [(_drift(side.statistics, s.check_alpha), _odd(side.statistics, s.check_alpha)) for side in sides]
     rows = []
     for j, i in enumerate(part.tolist()):
         notes = []
+        if scale == "difference":
+            notes.append("a value or batch statistic of 0 or below: compared as the difference B - A, not a ratio")
         if method == "t":
             notes.append(
                 f"few {plural(s.cluster)} ({min(a.statistics.shape[1], b.statistics.shape[1])}): "
                 f"Welch t interval over the {plural(s.cluster)}"
             )
-        if s.checks:
+        if checked:
             notes += _notes(suite, layout, i, j, sides, checks, s, streams)
         rows.append(
             dict(
@@ -227,7 +259,7 @@ def _rows(suite, layout, part: np.ndarray, sides, method: str, draws, settings, 
                 estimate_b=float(b.estimate[j]),
                 spread_a=float(spread[0][j]),
                 spread_b=float(spread[1][j]),
-                scale="ratio",
+                scale=scale,
                 change=float(change[j]),
                 low=float(low[j]),
                 high=float(high[j]),

@@ -13,8 +13,8 @@ dependence; BH under the positive dependence shared resamples give). ``tests/com
 checks that a group gives the per-benchmark answer to 1e-12 on the same draws.
 
 Benchmarks that fit no group go through :func:`perfstudy.comparison._one._compare_one` one at a time,
-as before: Go's ``assume=exact``, paired blocks, zeros or negative values (the difference scale), a side
-with one batch, and the median of batches of more than one value.
+as before: Go's ``assume=exact``, paired blocks, a side with one batch, and the median of batches of more
+than one value. Zeros and negative values (the difference scale) are grouped too.
 
 Random streams: the caller's ``rng`` gives one child (advancing it by one, as :func:`numpy.random.Generator.spawn`
 does); benchmark ``i``'s own stream (a benchmark compared alone, CONFIRM's trials) is that child's
@@ -142,17 +142,20 @@ def _ranges(starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
     return np.arange(total) + offsets
 
 
-def groupable(suite: _Suite, layout: _Layout, statistic: str, blocked: bool) -> np.ndarray:
-    """Which benchmarks a layout group can compare: ratio scale (every value >= 0, every cluster statistic
-    > 0), at least two clusters a side, no ``assume=exact``, no blocks, and for the median one value a
-    batch (its batch statistic is then the value)."""
+def groupable(suite: _Suite, layout: _Layout, statistic: str, blocked: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Which benchmarks a layout group can compare, and which of those are on the ratio scale (every value
+    >= 0, every cluster statistic > 0; the others on the difference scale). A group takes at least two
+    clusters a side, no ``assume=exact``, no blocks, and for the median one value a batch (its batch
+    statistic is then the value)."""
+    count = len(suite.names)
     if blocked:
-        return np.zeros(len(suite.names), dtype=bool)
+        return np.zeros(count, dtype=bool), np.zeros(count, dtype=bool)
     positive = np.logical_and.reduceat(layout.sums > 0, layout.first.T.reshape(-1)).reshape(-1, 2).T
-    ok = (layout.smallest >= 0).all(0) & positive.all(0) & (layout.clusters >= 2).all(0) & ~suite.exact
+    ok = (layout.clusters >= 2).all(0) & ~suite.exact
     if statistic == "median":
         ok &= (layout.largest_count == 1).all(0)
-    return ok
+    ratio = np.asarray((layout.smallest >= 0).all(0) & positive.all(0), dtype=bool)
+    return ok, ratio
 
 
 def compare_suite(suite: _Suite, settings, *, rng: Seed, executor: Executor, progress: bool, one) -> list[dict]:
@@ -162,7 +165,7 @@ def compare_suite(suite: _Suite, settings, *, rng: Seed, executor: Executor, pro
 
     root = _streams(rng)
     layout = lay_out(suite)
-    ok = groupable(suite, layout, settings.statistic, settings.block is not None)
+    ok, ratio = groupable(suite, layout, settings.statistic, settings.block is not None)
     rows: list = [None] * len(suite.names)
     alone = np.flatnonzero(~ok)
     if alone.size:
@@ -180,7 +183,8 @@ def compare_suite(suite: _Suite, settings, *, rng: Seed, executor: Executor, pro
         for key in sorted(set(keys.tolist())):  # np.unique would import numpy.ma (10 ms)
             members = together[keys == key]
             clusters_a, clusters_b = (int(c) for c in layout.clusters[:, members[0]])
-            for i, row in zip(members, compare_group(suite, layout, members, settings, root, clusters_a, clusters_b)):
+            found = compare_group(suite, layout, members, ratio[members], settings, root, clusters_a, clusters_b)
+            for i, row in zip(members, found):
                 rows[int(i)] = row
     return rows
 

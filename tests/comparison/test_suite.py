@@ -53,7 +53,10 @@ def _layouts() -> pd.DataFrame:
     frame.loc[odd, "value"] *= 1.5
     zeros = pd.DataFrame(dict(benchmark="zeros", version=np.repeat([0, 1], 20), batch=np.tile(np.arange(20), 2),
                               value=np.r_[np.zeros(20), np.arange(20.0)]))  # fmt: skip
-    frame = pd.concat([frame, zeros], ignore_index=True).assign(unit="s", warmup=False)
+    # a difference of temperatures (values below 0) over few batches: the difference scale, Welch's t
+    below = pd.DataFrame(dict(benchmark="below-0", version=np.repeat([0, 1], 24), batch=np.tile(np.repeat(np.arange(6), 4), 2),
+                              value=np.r_[rng.normal(-2.0, 0.3, 24), rng.normal(-1.5, 0.3, 24)]))  # fmt: skip
+    frame = pd.concat([frame, zeros, below], ignore_index=True).assign(unit="s", warmup=False)
     # go-2 measured in ms in A (converted to A's unit, ms: B's seconds x 1000); few-2 in B/op in B (excluded)
     go2 = (frame.benchmark == "go-2") & (frame.version == 0)
     frame.loc[go2, "value"] *= 1000.0
@@ -81,13 +84,11 @@ def _alone(frame: pd.DataFrame, comparison, statistic: str, threshold: float) ->
                      higher_is_better=False, settings=settings)  # fmt: skip
         row = _compare_one(task, np.random.default_rng(benchmark_stream(root, i)))
         side_a, side_b = _side(task.values_a, task.labels_a, statistic), _side(task.values_b, task.labels_b, statistic)
-        grouped = row["scale"] == "ratio" and (
-            statistic == "mean" or max(side_a.counts.max(), side_b.counts.max()) == 1
-        )
-        if grouped:
+        grouped = statistic == "mean" or max(side_a.counts.max(), side_b.counts.max()) == 1
+        if grouped:  # both scales: the ratio, and the difference of zeros and negative values
             draws = np.random.default_rng(layout_stream(root, side_a.clusters, side_b.clusters))
             method = _method(side_a, side_b)
-            row["low"], row["high"], row["p_value"] = _interval(side_a, side_b, "ratio", method, statistic, 0.95, 999, draws)  # fmt: skip
+            row["low"], row["high"], row["p_value"] = _interval(side_a, side_b, row["scale"], method, statistic, 0.95, 999, draws)  # fmt: skip
         expected.append(row)
     return expected
 
@@ -99,7 +100,7 @@ def test_groups_give_each_benchmarks_own_numbers_on_the_same_draws(statistic, th
     comparison = compare(frame, statistic=statistic, threshold=threshold, replicates=999, rng=SEED)
     expected = _alone(frame, comparison, statistic, threshold)
     table = comparison.table
-    assert len(table) == 13 and list(comparison.excluded) == ["few-2"] and comparison.warmup_dropped == 21 + 26
+    assert len(table) == 14 and list(comparison.excluded) == ["few-2"] and comparison.warmup_dropped == 21 + 26
     assert comparison.units["go-2"] == "ms"
     for row, want in zip(table.to_dict("records"), expected):
         assert row["benchmark"] == want["benchmark"]
@@ -112,7 +113,9 @@ def test_groups_give_each_benchmarks_own_numbers_on_the_same_draws(statistic, th
     assert any(n.startswith("warm-up in A") for n in notes["many-0"])
     assert any(n.startswith("drift in B") for n in notes["go-0"])
     assert "batch 7 of B is unlike the others" in notes["go-1"]
-    assert table.set_index("benchmark").loc["zeros", "scale"] == "difference"
+    by_name = table.set_index("benchmark")
+    assert by_name.loc["zeros", "scale"] == by_name.loc["below-0", "scale"] == "difference"
+    assert by_name.loc["below-0", "method"] == "t" and by_name.loc["zeros", "method"] == "bootstrap"
 
 
 def test_shared_draws_move_an_interval_only_by_monte_carlo_error():
