@@ -87,6 +87,7 @@ def compare_go_files(
         _check_values(found)
     suite, units, only_a, only_b, excluded = _suite(files, labels)
     clusters = len(set(files[0].batch.tolist()) | set(files[1].batch.tolist()))  # compare()'s nunique
+    del files  # the suite holds what is compared: the files' columns go before the comparison's arrays come
     check_allocation("replicates", replicates, 8.0 * replicates * (4 + 2 * clusters))
     settings = _Settings(
         statistic=statistic,
@@ -152,15 +153,16 @@ def _suite(files, labels: tuple[str, str]):
     ranks = np.concatenate(
         [np.array([rank.get(name, -1) for name in found.distinct], dtype=np.int64)[found.codes] for found in files]
     )
-    sides = np.repeat([0, 1], [len(a.benchmark), len(b.benchmark)])
-    units_of_rows = [*a.unit, *b.unit]
-    factors = np.ones(ranks.size)
+    sides = np.repeat(np.array([0, 1], dtype=np.int8), [len(a.benchmark), len(b.benchmark)])
+    factors = None  # 1 for every row, unless a benchmark's units convert
     units, excluded, dropped = {}, {}, set()
-    found_units = set(units_of_rows)
+    found_units = set(a.unit) | set(b.unit)
     per_benchmark: dict = {}
+    units_of_rows: list = []
     if len(found_units) == 1:  # one unit throughout (go test's ns/op alone): nothing to convert
         per_benchmark = dict.fromkeys(range(len(names)), list(found_units))
     else:  # (benchmark, unit) pairs: a benchmark with one unit throughout needs no conversion
+        units_of_rows = [*a.unit, *b.unit]
         for i, unit in dict.fromkeys(zip(ranks.tolist(), units_of_rows)):
             if i >= 0:
                 per_benchmark.setdefault(i, []).append(unit)
@@ -179,6 +181,8 @@ def _suite(files, labels: tuple[str, str]):
             continue
         if unit is not None:
             units[str(name)] = unit
+        if factors is None:
+            factors = np.ones(ranks.size)
         factors[rows] = np.concatenate([np.broadcast_to(np.asarray(factor_a, dtype=float), len(unit_a)),
                                         np.broadcast_to(np.asarray(factor_b, dtype=float), len(unit_b))])  # fmt: skip
     kept = [i for i in range(len(names)) if i not in dropped]
@@ -200,7 +204,7 @@ def _suite(files, labels: tuple[str, str]):
     batches = np.concatenate([a.batch, b.batch])
     suite = _Suite(
         names=[names[i] for i in kept],
-        values=values[rows] * factors[rows],
+        values=values[rows] if factors is None else values[rows] * factors[rows],
         labels=batches[rows],
         starts=bounds[0:-1:2],
         middles=bounds[1::2],

@@ -247,7 +247,7 @@ _OTHER_BREAKS = "\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
 
 
 #: characters of result lines split at a time: the tokens of one piece, not of the file, are held at once
-PIECE = 1 << 20
+PIECE = 1 << 18
 
 
 def _blocks(text: str, where: str, parsed: _Lines) -> list[tuple[int, int, int]]:
