@@ -178,27 +178,34 @@ class _Lines:
         self.unit_meta: dict[tuple[str, str], str] = {}
 
 
+def _other_line(line: str, where: str, number: int, parsed: _Lines, config: dict) -> bool:
+    """A line that is not a result: a ``Unit`` line into ``parsed.unit_meta``, a configuration line into
+    ``config`` and a new snapshot of it; anything else ignored. True when the configuration changed."""
+    if line.startswith("Unit"):
+        fields = line.split()
+        if fields[0] == "Unit":
+            _unit_line(fields, where, number, parsed.unit_meta)
+            return False
+    found = _CONFIG.match(line)
+    if not found:
+        return False
+    key, value = found.group(1), found.group(2)
+    if value:
+        config[key] = value
+        parsed.keys[key] = None
+    else:
+        config.pop(key, None)
+    parsed.snapshots.append(dict(config))
+    return True
+
+
 def _settings(lines: list[str], where: str, is_result: np.ndarray, parsed: _Lines) -> np.ndarray:
     """Read every line that is not a result (configuration and ``Unit`` lines) into ``parsed``; return, for
     each line of the file, the configuration snapshot in force there (an index into ``parsed.snapshots``)."""
     config: dict[str, str] = {}
     changed_after = []  # the line after which each snapshot (from the second) holds
     for index in np.flatnonzero(~is_result).tolist():
-        line = lines[index]
-        if line.startswith("Unit"):
-            fields = line.split()
-            if fields[0] == "Unit":
-                _unit_line(fields, where, index + 1, parsed.unit_meta)
-                continue
-        match = _CONFIG.match(line)
-        if match:
-            key, value = match.group(1), match.group(2)
-            if value:
-                config[key] = value
-                parsed.keys[key] = None
-            else:
-                config.pop(key, None)
-            parsed.snapshots.append(dict(config))
+        if _other_line(lines[index], where, index + 1, parsed, config):
             changed_after.append(index)
     return np.searchsorted(np.asarray(changed_after, dtype=np.int64), np.arange(len(lines)), side="left")
 
@@ -257,20 +264,7 @@ def _blocks(text: str, where: str, parsed: _Lines) -> list[tuple[int, int, int]]
     blocks = []
 
     def other(line: str) -> None:
-        if line.startswith("Unit"):
-            fields = line.split()
-            if fields[0] == "Unit":
-                _unit_line(fields, where, 0, parsed.unit_meta)
-                return
-        found = _CONFIG.match(line)
-        if found:
-            key, value = found.group(1), found.group(2)
-            if value:
-                config[key] = value
-                parsed.keys[key] = None
-            else:
-                config.pop(key, None)
-            parsed.snapshots.append(dict(config))
+        _other_line(line, where, 0, parsed, config)  # line 0: an error is named by the line-by-line reading
 
     end = -1  # the line end before the next line
     if not text.startswith("Benchmark"):
