@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import signal
 import sys
@@ -520,13 +521,14 @@ def _compare(args) -> int:
     try:
         threshold = None if args.threshold is None else check_threshold(args.threshold, "--threshold")
         confidence = None if args.confidence is None else check_coverage(args.confidence, "--confidence")
+        report = None
         if args.new is not None and args.by is None and args.a_version is None:
             report = _compare_go_files(args, threshold, confidence)  # two Go files: no pandas
-            if report is not None:
-                return _print_report(report, args, said)
     except (ValueError, TypeError, OSError) as error:
         print(f"perfstudy compare: {_one_line(error)}", file=sys.stderr)
         return 2
+    if report is not None:  # printed outside the try: a closed pipe is not unusable input
+        return _print_report(report, args, said)
     return _compare_frames(args, threshold, confidence, said)
 
 
@@ -650,6 +652,15 @@ def main(argv=None) -> int:
         usage error or unusable input.
     """
     args = _parser().parse_args(argv)
+    try:
+        return _command(args)
+    except BrokenPipeError:  # `perfstudy compare a b | head`: the reader left; exit as a shell's SIGPIPE would
+        with contextlib.suppress(OSError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit
+        return 128 + signal.SIGPIPE
+
+
+def _command(args) -> int:
     if args.command == "report":
         from perfstudy.notebook.report import execute_notebooks, format_table
 

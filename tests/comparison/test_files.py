@@ -116,3 +116,14 @@ def test_bad_go_files_are_refused_as_the_reader_refuses_them(tmp_path, capsys):
     base.write_text("BenchmarkB 5 10 ns/op\n")
     assert main(["compare", str(base), str(good)]) == 2
     assert "none can be compared" in capsys.readouterr().err
+
+
+def test_a_reader_that_leaves_is_not_unusable_input(files):
+    """`perfstudy compare a b | head -1`: the closed pipe ends the command as SIGPIPE would (128 + 13),
+    without a traceback and without the exit status 2 of unusable input."""
+    base, new = files
+    code = "import sys; from perfstudy.cli import main; sys.exit(main(['compare', sys.argv[1], sys.argv[2], '--seed', '1']))"
+    process = subprocess.Popen([sys.executable, "-c", code, base, new], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    process.stdout.close()  # the reader is gone before the table is written
+    _, err = process.communicate()
+    assert process.returncode == 141 and err == b""
