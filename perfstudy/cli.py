@@ -473,7 +473,7 @@ def _compare_go_files(args, threshold, confidence):
     None when the files are not both Go text (or carry a perfstudy run's record), for the general path."""
     from pathlib import Path
 
-    from perfstudy.io import detect_format
+    from perfstudy.io import is_go_text
 
     if args.input_format not in ("auto", "go") or args.block is not None:
         return None
@@ -481,7 +481,7 @@ def _compare_go_files(args, threshold, confidence):
     for path in paths:
         if not path.is_file() or Path(f"{path}.json").exists():
             return None
-        if args.input_format == "auto" and detect_format(path) != "go":
+        if args.input_format == "auto" and not is_go_text(path):  # a JSON file is not parsed to tell
             return None
     from perfstudy.comparison import compare_go_files
 

@@ -341,6 +341,7 @@ def _valid(tmp):  # noqa: PLR0915 - one table
             go_text(tmp), go_text(tmp), labels=("a", "b"), replicates=99, rng=0
         ),
         "io.detect_format": lambda: call(go_text(tmp)),
+        "io.is_go_text": lambda: call(go_text(tmp)),
         "comparison.compare": lambda: call(runs_frame(), replicates=99, rng=0),
         "experiment.batches.command_argv": lambda: call("true --x"),
         "experiment.batches.command_text": lambda: call(("true", "a b")),

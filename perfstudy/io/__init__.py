@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from perfstudy._lib.lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from perfstudy.io._detect import detect_format
+    from perfstudy.io._detect import detect_format, is_go_text
     from perfstudy.io._formats import FORMATS, Format
     from perfstudy.io._json import MalformedFileError
     from perfstudy.io._read import COLUMNS, read, read_google_benchmark, read_hyperfine, read_jmh, read_pyperf
@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 _HOMES = {
     "Format": "._formats",
     "detect_format": "._detect",
+    "is_go_text": "._detect",
     "MalformedFileError": "._json",
     "COLUMNS": "._read",
     "FORMATS": "._formats",
@@ -40,6 +41,7 @@ __getattr__, __dir__ = lazy_exports(__name__, _HOMES)
 __all__ = [
     "Format",
     "detect_format",
+    "is_go_text",
     "MalformedFileError",
     "COLUMNS",
     "FORMATS",
