@@ -485,9 +485,7 @@ def _compare_go_files(args, threshold, confidence):
             return None
     from perfstudy.comparison import compare_go_files
 
-    names = [str(args.base), str(args.new)]
-    if names[0] == names[1]:
-        names = [f"{names[0]} (A)", f"{names[1]} (B)"]
+    names = _file_labels(args)
     return compare_go_files(
         args.base,
         args.new,
@@ -499,6 +497,15 @@ def _compare_go_files(args, threshold, confidence):
         replicates=args.replicates,
         rng=args.seed,
     )
+
+
+def _file_labels(args) -> list[str]:
+    """Each file is a version named by its path, so that the table and the JSON say which is which; the same
+    path twice is told apart as ``(A)`` and ``(B)``."""
+    names = [str(args.base), str(args.new)]
+    if names[0] == names[1]:
+        names = [f"{names[0]} (A)", f"{names[1]} (B)"]
+    return names
 
 
 def _print_report(report, args, said: list) -> int:
@@ -554,10 +561,7 @@ def _compare_frames(args, threshold, confidence, said: list) -> int:
                     )
             import pandas as pd
 
-            # each file is a version named by its path, so that the table and the JSON say which is which
-            names = [str(args.base), str(args.new)]
-            if names[0] == names[1]:
-                names = [f"{names[0]} (A)", f"{names[1]} (B)"]
+            names = _file_labels(args)
             frames = [read(path, args.input_format).assign(version=v) for v, path in zip(names, (args.base, args.new))]
             frame, by, baseline = pd.concat(frames, ignore_index=True), "version", names[0]
         elif is_run_file(args.base) and args.input_format in ("auto", "csv"):

@@ -166,10 +166,10 @@ def _suite(files, labels: tuple[str, str]):
         for i, unit in dict.fromkeys(zip(ranks.tolist(), units_of_rows)):
             if i >= 0:
                 per_benchmark.setdefault(i, []).append(unit)
-    for i, found_units in per_benchmark.items():
+    for i, its_units in per_benchmark.items():
         name = names[i]
-        if len(found_units) == 1 and isinstance(found_units[0], str):
-            units[str(name)] = found_units[0]
+        if len(its_units) == 1 and isinstance(its_units[0], str):
+            units[str(name)] = its_units[0]
             continue
         rows = np.flatnonzero(ranks == i)
         unit_a = [units_of_rows[r] for r in rows.tolist() if sides[r] == 0]
