@@ -108,6 +108,7 @@ def _parser() -> argparse.ArgumentParser:
         "--fail-on-regression", action="store_true", help="exit 1 if any benchmark is slower beyond the threshold"
     )
     _run_parser(commands)
+    _history_parser(commands)
     analysis = commands.add_parser(
         "analyze",
         help="a report on benchmark files: diagnostics, comparison, advice (executed notebook + HTML)",
@@ -618,6 +619,83 @@ def _compare_frames(args, threshold, confidence, said: list) -> int:
     return _print_report(result.report(), args, said)
 
 
+def _history_parser(commands) -> None:
+    history = commands.add_parser(
+        "history",
+        help="change points over a project's commits: which commit changed a benchmark, by how much",
+        description="Find where each benchmark's level (slower, faster) or spread (noisier, quieter) changed "
+        "over a project's commits. PATH is a tidy CSV/Parquet file (commit, value; benchmark, timestamp "
+        "optional), a perfstudy run's file, an asv results directory, or a folder of any harness's files "
+        "ordered by --manifest (a CSV of commit,path, oldest first) or by the dates they record. The "
+        "measurements of one commit are a cluster. False discoveries are held at --fdr across benchmarks "
+        "(Benjamini-Hochberg). Exit status 1 with --fail-on-regression when a benchmark became slower in its "
+        "newest --recent commits, 2 for unusable input.",
+    )
+    history.add_argument("path", metavar="PATH", help="a tidy file, a run's file, an asv results directory or a folder")
+    history.add_argument("--manifest", default=None, help="CSV of commit,path naming each file's commit, oldest first")
+    history.add_argument("--format", choices=("table", "markdown", "json", "html"), default="table")
+    history.add_argument("--out", default=None, help="write the report here instead of standard output")
+    history.add_argument("--commit", default="commit", help="the commit column of a tidy file (default: commit)")
+    history.add_argument("--value", default="value", help="the measured column (default: value)")
+    history.add_argument("--fdr", type=float, default=0.05, help="false discovery rate across benchmarks (0.05)")
+    history.add_argument("--threshold", default="1%", help="smallest level change reported: 1%% or 0.01 (default 1%%)")
+    history.add_argument("--min-side", type=int, default=5, help="fewest commits on either side of a change (5)")
+    history.add_argument(
+        "--fail-on-regression",
+        action="store_true",
+        help="exit 1 if a benchmark became slower in its newest --recent commits",
+    )
+    history.add_argument(
+        "--recent",
+        type=int,
+        default=None,
+        help="how many newest commits --fail-on-regression looks at (default: --min-side, the newest that can be "
+        "judged)",
+    )
+    history.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def _history(args) -> int:
+    from perfstudy.changes import history, read_history
+
+    try:
+        threshold = check_threshold(args.threshold, "--threshold")
+        frame = read_history(args.path, manifest=args.manifest)
+        timestamp = "timestamp" if frame.attrs.get("order") == "timestamp" else None
+        result = history(
+            frame,
+            commit=args.commit,
+            value=args.value,
+            timestamp=timestamp,
+            fdr=args.fdr,
+            threshold=threshold,
+            min_side=args.min_side,
+            progress=not args.no_progress and sys.stderr.isatty(),
+        )
+        recent = args.min_side if args.recent is None else args.recent
+        newest = result.newest(recent) if args.fail_on_regression else None
+    except (ValueError, TypeError, OSError, KeyError) as error:
+        print(f"perfstudy history: {_one_line(error)}", file=sys.stderr)
+        return 2
+    text = result.format(args.format)
+    if args.out:
+        with open(args.out, "w", encoding="utf-8") as handle:
+            handle.write(text + "\n")
+        print(f"perfstudy history: wrote {args.out}", file=sys.stderr)
+    else:
+        print(text)
+    if newest is None:
+        return 0
+    slower = newest[newest["verdict"] == "slower"]
+    judged = f"the newest {result.min_side - 1} commit(s) of each benchmark cannot be judged yet"
+    if len(slower):
+        names = ", ".join(f"{b} (commit {c})" for b, c in zip(slower["benchmark"], slower["commit"], strict=True))
+        print(f"perfstudy history: slower in the newest {recent} commit(s): {names}; {judged}", file=sys.stderr)
+        return 1
+    print(f"perfstudy history: no benchmark slower in its newest {recent} commit(s); {judged}", file=sys.stderr)
+    return 0
+
+
 def _baseline(column, chosen, by: str):
     """Version A of one file: ``--a-version`` (matched as text against the column's values), else the first of
     the two values in sorted order, never whichever row comes first."""
@@ -652,7 +730,8 @@ def main(argv=None) -> int:
     int
         The exit status. ``report``: 0 when every notebook ran, 1 when one failed. ``compare``: 0,
         or 1 with ``--fail-on-regression`` when a benchmark is slower beyond the threshold.
-        ``analyze``: 0, or 1 when its notebook failed. ``explore``: Voila's status when it stops. 2 on a
+        ``analyze``: 0, or 1 when its notebook failed. ``history``: 0, or 1 with ``--fail-on-regression``
+        when a benchmark became slower in its newest commits. ``explore``: Voila's status when it stops. 2 on a
         usage error or unusable input.
     """
     args = _parser().parse_args(argv)
@@ -695,6 +774,8 @@ def _command(args) -> int:
         return _run(args)
     if args.command == "explore":
         return _explore(args)
+    if args.command == "history":
+        return _history(args)
     return 2  # pragma: no cover - argparse rejects unknown commands
 
 

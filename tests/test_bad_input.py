@@ -231,6 +231,27 @@ DOTNET_JSON = {
 }  # fmt: skip
 
 
+def _history_frame():
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    y = rng.standard_normal(40) * 0.01
+    y[25:] += 0.2
+    return pd.DataFrame({"benchmark": "b", "commit": np.arange(40), "value": np.exp(y)})
+
+
+def _history():
+    from perfstudy.changes import history
+
+    return history(_history_frame())
+
+
+def _history_csv(folder) -> str:
+    path = os.path.join(folder, "history.csv")
+    _history_frame().to_csv(path, index=False)
+    return path
+
+
 def go_text(tmp) -> str:
     path = tmp / "go.txt"
     path.write_text("goos: linux\n" + "".join(f"BenchmarkX-2 100 {1000 + i} ns/op 0 allocs/op\n" for i in range(3)))
@@ -340,6 +361,13 @@ def _valid(tmp):  # noqa: PLR0915 - one table
         "comparison.compare_go_files": lambda: call(
             go_text(tmp), go_text(tmp), labels=("a", "b"), replicates=99, rng=0
         ),
+        "changes.history": lambda: call(_history_frame()),
+        "changes.History.format": lambda: call(_history(), "markdown"),
+        "changes.History.newest": lambda: call(_history(), 3),
+        "changes.History.to_frame": lambda: call(_history()),
+        "changes.format_history": lambda: call(_history(), "json"),
+        "changes.history_html": lambda: call(_history(), unchanged=1),
+        "changes.read_history": lambda: call(_history_csv(tmp)),
         "io.detect_format": lambda: call(go_text(tmp)),
         "io.is_go_text": lambda: call(go_text(tmp)),
         "comparison.compare": lambda: call(runs_frame(), replicates=99, rng=0),
@@ -825,6 +853,7 @@ EXTRA_ALLOWED = {
     "experiment.run": ("FileNotFoundError",),
     "experiment.read_run": ("FileNotFoundError",),
     "comparison.compare_go_files": ("FileNotFoundError",),
+    "changes.read_history": ("FileNotFoundError",),
 }
 #: arguments the library passes through without looking inside, with the reason; no battery for them
 OPAQUE = {

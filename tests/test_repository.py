@@ -86,7 +86,7 @@ LAYERS = (
     ("design", "diagnostics", "stability", "capacity"),
     ("comparison",),
     ("experiment",),
-    ("analysis",),
+    ("analysis", "changes"),
     ("notebook",),
     ("cli",),
     ("studies",),

@@ -1,0 +1,169 @@
+"""Change points of one series of commit summaries: greedy acceptance over rank scans at several widths.
+
+The procedure, for the level and then for the spread:
+
+1. Scan every boundary at every width ``W`` in ``widths`` (``_scan.rank_scan``), the windows clipped at the
+   change points accepted so far. A boundary's p-value is the two-sided normal tail of ``z_k`` times the number
+   of boundaries and widths scanned (Bonferroni over the scan: valid for exchangeable commits, conservative
+   because neighbouring windows overlap).
+2. Among the boundaries with at least ``min_side`` commits on each side and a p-value below ``alpha``, take the
+   largest ``|z_k|``. Accept it when the change is large enough to matter: the Hodges-Lehmann shift is at least
+   ``min_sigmas`` robust noise SDs (``1.4826 MAD`` about each window's median) and at least ``threshold`` in
+   relative terms. A boundary that fails is not tried again.
+3. Repeat until nothing is accepted.
+
+The spread is scanned the same way on the absolute residuals about the level segments' medians, so that a
+change of level is never taken for a change of spread; its size rule is a ratio of median absolute residuals of
+at least ``min_ratio``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from perfstudy._lib.tdist import norm_ppf
+from perfstudy.changes._scan import hodges_lehmann, rank_scan
+
+__all__ = ["Found", "find_changes"]
+
+#: the robust SD of a normal sample from its median absolute deviation
+MAD_SD = 1.4826
+
+
+@dataclass(frozen=True)
+class Found:
+    """One accepted boundary of one series (internal): what changed, where, and how sure."""
+
+    kind: str  # "level" or "spread"
+    boundary: int  # the first commit of the new level
+    width: int
+    z: float
+    p_value: float  # Bonferroni over the scan (module docstring)
+
+
+def _windows(y: np.ndarray, k: int, width: int, cuts: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    lo = max([0, k - width] + [c for c in cuts if c < k])
+    hi = min([y.size, k + width] + [c for c in cuts if c > k])
+    return y[lo:k], y[k:hi]
+
+
+def _robust_sd(before: np.ndarray, after: np.ndarray) -> float:
+    dev = np.concatenate([np.abs(before - np.median(before)), np.abs(after - np.median(after))])
+    return MAD_SD * float(np.median(dev))
+
+
+def _refine(y: np.ndarray, k: int, width: int, cuts: list[int], min_side: int) -> int:
+    """The boundary near ``k`` that best splits its window into two medians (least absolute deviations).
+
+    The scan's largest ``|z|`` can sit a commit or two off a step; the L1 two-segment fit over the same window
+    (within half a width of ``k``) puts it on the step, and stays robust to spikes.
+    """
+    lo = max([0, k - width] + [c for c in cuts if c < k])
+    hi = min([y.size, k + width] + [c for c in cuts if c > k])
+    best, cost = k, np.inf
+    for j in range(max(lo + min_side, k - width // 2), min(hi - min_side, k + width // 2) + 1):
+        a, b = y[lo:j], y[j:hi]
+        c = float(np.abs(a - np.median(a)).sum() + np.abs(b - np.median(b)).sum())
+        if c < cost - 1e-12 or (abs(c - cost) <= 1e-12 and abs(j - k) < abs(best - k)):
+            best, cost = j, c
+    return best
+
+
+def _scan(values, width, tests, cuts, alpha, min_side, tried, big_enough) -> Found | None:
+    """The boundary of largest |z| at one width that is significant and passes the size rule, or None."""
+    z, left, right = rank_scan(values, width, cuts)
+    usable = (left >= min_side) & (right >= min_side)
+    usable[np.asarray(cuts, dtype=int) - 1] = False
+    for k in tried.get(width, ()):
+        usable[k - 1] = False
+    # the tail is needed only where it can be small enough: |z| beyond the Bonferroni bound
+    bound = norm_ppf(1 - alpha / (2 * tests))
+    usable &= np.abs(z) >= bound
+    for i in np.flatnonzero(usable)[np.argsort(-np.abs(z[usable]), kind="stable")]:
+        k = int(i + 1)
+        if big_enough(k, width, cuts):
+            p = min(1.0, math.erfc(abs(z[i]) / math.sqrt(2.0)) * tests)
+            return Found("", k, width, float(z[i]), p)
+        tried.setdefault(width, set()).add(k)
+    return None
+
+
+def _best(values, widths, cuts, alpha, min_side, tried, big_enough) -> Found | None:
+    """The largest |z| over all widths that passes the size rule, or None."""
+    tests = len(widths) * (values.size - 1)
+    best = None
+    for width in widths:
+        found = _scan(values, width, tests, cuts, alpha, min_side, tried, big_enough)
+        if found is not None and (best is None or abs(found.z) > abs(best.z)):
+            best = found
+    return best
+
+
+def find_changes(
+    y: np.ndarray,
+    *,
+    widths: tuple[int, ...],
+    alpha: float,
+    min_side: int,
+    min_sigmas: float,
+    threshold: float,
+    min_ratio: float,
+) -> list[Found]:
+    """Level and spread change points of one series (module docstring), in boundary order.
+
+    Parameters
+    ----------
+    y : numpy.ndarray
+        One summary per commit, log scale for a ratio series.
+    widths : tuple of int
+        The scan widths ``W`` (commits each side, fewer where the series or a change point ends the window).
+    alpha : float
+        The per-series level of the scan (Bonferroni over boundaries and widths).
+    min_side : int
+        Fewest commits on either side of a change.
+    min_sigmas, threshold, min_ratio : float
+        The size rules of a level change (robust SDs, relative shift on ``y``'s scale) and of a spread change.
+    """
+    m = y.size
+    if m < 2 * min_side:
+        return []
+    # a width of m - 1 or more is the whole series: one scan of it is enough
+    widths = tuple(sorted({min(w, m - 1) for w in widths}))
+    found: list[Found] = []
+    cuts: list[int] = []
+    tried: dict[int, set[int]] = {}
+
+    def level_matters(k: int, width: int, cuts: list[int]) -> bool:
+        before, after = _windows(y, k, width, cuts)
+        shift = float(np.median((after[None, :] - before[:, None]).ravel()))
+        return abs(shift) >= max(min_sigmas * _robust_sd(before, after), threshold)
+
+    while (hit := _best(y, widths, cuts, alpha, min_side, tried, level_matters)) is not None:
+        k = _refine(y, hit.boundary, hit.width, cuts, min_side)
+        found.append(Found("level", k, hit.width, hit.z, hit.p_value))
+        cuts = sorted([*cuts, k])
+    bounds = [0, *cuts, m]
+    centre = np.concatenate([np.full(b - a, np.median(y[a:b])) for a, b in zip(bounds[:-1], bounds[1:], strict=True)])
+    spread = np.abs(y - centre)
+    tried = {}
+    spread_cuts = list(cuts)
+
+    def spread_matters(k: int, width: int, cuts: list[int]) -> bool:
+        before, after = _windows(spread, k, width, cuts)
+        low, high = np.median(before), np.median(after)
+        if low <= 0 or high <= 0:
+            return low != high
+        return abs(math.log(high / low)) >= math.log(min_ratio)
+
+    while (hit := _best(spread, widths, spread_cuts, alpha, min_side, tried, spread_matters)) is not None:
+        found.append(Found("spread", hit.boundary, hit.width, hit.z, hit.p_value))
+        spread_cuts = sorted([*spread_cuts, hit.boundary])
+    return sorted(found, key=lambda f: (f.boundary, f.kind))
+
+
+def interval(before: np.ndarray, after: np.ndarray, confidence: float) -> tuple[float, float, float]:
+    """Hodges-Lehmann shift of ``after`` against ``before`` with Moses' interval at ``confidence``."""
+    return hodges_lehmann(before, after, norm_ppf(0.5 + confidence / 2))

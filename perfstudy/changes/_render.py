@@ -1,0 +1,234 @@
+"""A history as people read it: a table, Markdown, JSON (``change_points``, each with ``benchmark`` and
+``index``), and an HTML report with the regressions first and one plot per benchmark that changed (SVG drawn
+here, so a report of thousands of series takes no plotting library and little time)."""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+from typing import TYPE_CHECKING, Literal
+
+import numpy as np
+
+from perfstudy._lib.checks import check_choice, check_instance, check_int
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from perfstudy.changes._history import History
+
+__all__ = ["HISTORY_FORMATS", "format_history", "history_html"]
+
+HISTORY_FORMATS = ("table", "markdown", "json", "html")
+_HEAD = ["benchmark", "index", "commit", "change", "verdict", "level", "spread", "q"]
+_COLOURS = {"slower": "#c0392b", "faster": "#1e8449", "noisier": "#b9770e", "quieter": "#2874a6"}
+
+
+def _pct(x: float) -> str:
+    return "" if not math.isfinite(x) else f"{100 * x:+.1f}%"
+
+
+def _ratio(x: float) -> str:
+    return "" if not math.isfinite(x) else f"x{x:.2f}"
+
+
+def _cells(row) -> list[str]:
+    level = ""
+    if row.change != "spread":
+        level = f"{_pct(row.level_change)} [{_pct(row.level_low)}, {_pct(row.level_high)}]"
+    spread = ""
+    if row.change != "level":
+        spread = f"{_ratio(row.spread_ratio)} [{_ratio(row.spread_low)}, {_ratio(row.spread_high)}]"
+    return [
+        str(row.benchmark),
+        str(row.index),
+        str(row.commit),
+        row.change,
+        row.verdict,
+        level,
+        spread,
+        f"{row.q_value:.2g}",
+    ]
+
+
+def _summary(result: History) -> str:
+    series = result.series
+    cp = result.change_points
+    counts = cp["verdict"].value_counts()
+    said = ", ".join(f"{int(counts[v])} {v}" for v in ("slower", "faster", "noisier", "quieter") if v in counts)  # pyright: ignore
+    return (
+        f"{len(cp)} change point(s) in {int((series['change_points'] > 0).sum())} of {len(series)} benchmark(s)"  # pyright: ignore
+        + (f": {said}" if said else "")
+        + f". False discovery rate {result.fdr:g} across benchmarks (Benjamini-Hochberg); intervals "
+        f"{100 * result.confidence:g}%; level changes under {100 * result.threshold:g}% not reported; the newest "
+        f"{result.min_side - 1} commit(s) of each benchmark cannot be judged yet."
+    )
+
+
+def _table(result: History, markdown: bool) -> str:
+    rows = [_cells(r) for r in result.change_points.itertuples(index=False)]
+    lines = [_summary(result), ""]
+    if not rows:
+        return "\n".join(lines[:1])
+    if markdown:
+        lines.append("| " + " | ".join(_HEAD) + " |")
+        lines.append("|" + "---|" * len(_HEAD))
+        lines += ["| " + " | ".join(c.replace("|", "\\|") for c in r) + " |" for r in rows]
+        return "\n".join(lines)
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(_HEAD)]
+    lines.append("  ".join(h.ljust(w) for h, w in zip(_HEAD, widths, strict=True)).rstrip())
+    lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
+    return "\n".join(lines)
+
+
+def _plain(value):
+    if value is None:
+        return None
+    if isinstance(value, (np.floating, float)):
+        return float(value) if math.isfinite(value) else None
+    if isinstance(value, np.integer):
+        return int(value)
+    if hasattr(value, "isoformat"):
+        return None if str(value) == "NaT" else value.isoformat()
+    return value if isinstance(value, (int, str, bool)) else str(value)
+
+
+def _json(result: History) -> str:
+    points = [{k: _plain(v) for k, v in row.items()} for row in result.change_points.to_dict("records")]
+    series = [{k: _plain(v) for k, v in row.items()} for row in result.series.to_dict("records")]
+    out = {
+        "summary": _summary(result),
+        "fdr": result.fdr,
+        "confidence": result.confidence,
+        "threshold": result.threshold,
+        "min_side": result.min_side,
+        "widths": list(result.widths),
+        "change_points": points,
+        "series": series,
+    }
+    return json.dumps(out, indent=2)
+
+
+def format_history(result, format: Literal["table", "markdown", "json", "html"] = "table") -> str:
+    """A :class:`History` as text: a table, Markdown, JSON or a whole HTML page.
+
+    Parameters
+    ----------
+    result : History
+    format : {"table", "markdown", "json", "html"}
+    """
+    from perfstudy.changes._history import History
+
+    check_instance("result", result, History)
+    check_choice("format", format, HISTORY_FORMATS)
+    if format == "json":
+        return _json(result)
+    if format == "html":
+        return history_html(result)
+    return _table(result, format == "markdown")
+
+
+def _svg(commits: pd.DataFrame, cps: pd.DataFrame, width: int = 640, height: int = 170) -> str:
+    y = commits["median"].to_numpy(dtype=float)
+    n = y.size
+    lo, hi = np.percentile(y, [0.5, 99.5]) if n > 1 else (y[0] * 0.9, y[0] * 1.1)
+    for r in cps.itertuples(index=False):
+        if r.change != "spread" and math.isfinite(r.before):  # pyright: ignore
+            lo = min(lo, r.before * (1 + r.level_low), r.before)  # pyright: ignore
+            hi = max(hi, r.before * (1 + r.level_high), r.after)  # pyright: ignore
+    pad = (hi - lo) * 0.08 or abs(hi) * 0.05 or 1.0
+    lo, hi = lo - pad, hi + pad
+    left, right, top, bottom = 56, 8, 8, 22
+
+    def px(i):
+        return left + (width - left - right) * (i / max(n - 1, 1))
+
+    def py(v):
+        v = min(max(v, lo), hi)
+        return top + (height - top - bottom) * (1 - (v - lo) / (hi - lo))
+
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" width="100%" '
+        f'style="max-width:{width}px" role="img">',
+        f'<rect x="{left}" y="{top}" width="{width - left - right}" height="{height - top - bottom}" '
+        'fill="#fff" stroke="#ccc"/>',
+    ]
+    for r in cps.itertuples(index=False):
+        colour = _COLOURS.get(r.verdict, "#555")  # pyright: ignore
+        k = r.commit_index  # pyright: ignore
+        x0, x1 = px(k - 0.5), px(min(k + r.commits_after, n) - 0.5)  # pyright: ignore
+        if r.change != "spread" and math.isfinite(r.level_low):  # pyright: ignore
+            ya, yb = py(r.before * (1 + r.level_high)), py(r.before * (1 + r.level_low))  # pyright: ignore
+            parts.append(
+                f'<rect x="{x0:.1f}" y="{ya:.1f}" width="{max(x1 - x0, 1):.1f}" height="{max(yb - ya, 1):.1f}" '
+                f'fill="{colour}" opacity="0.18"><title>{html.escape(r.verdict)}: '  # pyright: ignore
+                f"{_pct(r.level_change)} [{_pct(r.level_low)}, {_pct(r.level_high)}]</title></rect>"  # pyright: ignore
+            )
+        parts.append(
+            f'<line x1="{x0:.1f}" x2="{x0:.1f}" y1="{top}" y2="{height - bottom}" stroke="{colour}" '
+            f'stroke-dasharray="4 3"><title>index {r.index}, commit {html.escape(str(r.commit))}</title></line>'  # pyright: ignore
+        )
+    dots = "".join(f'<circle cx="{px(i):.1f}" cy="{py(v):.1f}" r="1.6"/>' for i, v in enumerate(y))
+    parts.append(f'<g fill="#333">{dots}</g>')
+    for v in (lo + pad, hi - pad):
+        parts.append(f'<text x="{left - 4}" y="{py(v) + 4:.1f}" text-anchor="end" font-size="10">{v:.4g}</text>')
+    parts.append(
+        f'<text x="{left}" y="{height - 6}" font-size="10">commit 0</text>'
+        f'<text x="{width - right}" y="{height - 6}" font-size="10" text-anchor="end">commit {n - 1}</text>'
+    )
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def history_html(result, *, unchanged: int = 0) -> str:
+    """A :class:`History` as one HTML page: the summary, the regressions first, then a plot per benchmark that
+    changed (each commit's median, the change points dashed, each new level's interval shaded).
+
+    Parameters
+    ----------
+    result : History
+    unchanged : int
+        How many benchmarks without a change point to plot as well (the first ones), for context.
+    """
+    from perfstudy.changes._history import History
+
+    check_instance("result", result, History)
+    unchanged = check_int("unchanged", unchanged, minimum=0)
+    cp = result.change_points
+    esc = html.escape
+    out = [
+        "<!doctype html><html><head><meta charset='utf-8'><title>perfstudy history</title>",
+        "<style>body{font-family:system-ui,sans-serif;max-width:1100px;margin:1em auto;padding:0 1em}"
+        "table{border-collapse:collapse;font-size:13px}td,th{border-bottom:1px solid #ddd;padding:2px 8px;"
+        "text-align:left}h2{font-size:16px;margin-top:1.4em}.slower{color:#c0392b}.faster{color:#1e8449}"
+        ".noisier{color:#b9770e}.quieter{color:#2874a6}</style></head><body>",
+        "<h1>History: change points over commits</h1>",
+        f"<p>{esc(_summary(result))}</p>",
+    ]
+    bad = result.regressions
+
+    def table(rows, title):
+        out.append(f"<h2>{esc(title)}</h2>")
+        if rows.empty:
+            out.append("<p>None.</p>")
+            return
+        out.append("<table><tr>" + "".join(f"<th>{esc(h)}</th>" for h in _HEAD) + "</tr>")
+        for r in rows.itertuples(index=False):
+            cells = _cells(r)
+            cells[4] = f"<span class='{esc(r.verdict)}'>{esc(r.verdict)}</span>"
+            out.append("<tr>" + "".join(f"<td>{c if i == 4 else esc(c)}</td>" for i, c in enumerate(cells)) + "</tr>")
+        out.append("</table>")
+
+    table(bad, f"Regressions ({len(bad)}): slower or noisier")
+    table(cp[~cp.index.isin(bad.index)], "Other change points")
+    names = list(dict.fromkeys(cp["benchmark"]))
+    quiet = [b for b in result.series["benchmark"] if b not in set(names)][:unchanged]
+    commits = result.commits
+    by_name = {name: frame for name, frame in commits.groupby("benchmark", sort=False)}
+    for name in names + quiet:
+        mine = cp[cp["benchmark"] == name]
+        out.append(f"<h2>{esc(str(name))}</h2>")
+        out.append(_svg(by_name[name], mine))
+    out.append("</body></html>")
+    return "\n".join(out)

@@ -1,0 +1,119 @@
+"""perfstudy history through the command line: a tidy file, Go files by a manifest, an asv results directory,
+a run's file; its formats and its CI gate."""
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from perfstudy.changes import read_history
+from perfstudy.cli import main
+
+
+def levels(n=60, at=40, step=0.2, seed=0):
+    rng = np.random.default_rng(seed)
+    y = rng.standard_normal(n) * 0.01
+    y[at:] += step
+    return np.exp(y)
+
+
+@pytest.fixture
+def tidy(tmp_path):
+    rows = [{"benchmark": "flat", "commit": f"c{i:03d}", "value": v} for i, v in enumerate(levels(step=0.0))]
+    rows += [{"benchmark": "step", "commit": f"c{i:03d}", "value": v} for i, v in enumerate(levels())]
+    path = tmp_path / "history.csv"
+    pd.DataFrame(rows).to_csv(path, index=False)
+    return path
+
+
+def test_json_lists_each_change_point_with_benchmark_and_index(tidy, capsys):
+    assert main(["history", str(tidy), "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert [(c["benchmark"], c["index"], c["commit"], c["verdict"]) for c in doc["change_points"]] == [
+        ("step", 40, "c040", "slower")
+    ]
+    assert doc["change_points"][0]["level_low"] > 0.15
+
+
+def test_table_markdown_and_html_say_the_same(tidy, capsys, tmp_path):
+    assert main(["history", str(tidy)]) == 0
+    table = capsys.readouterr().out
+    assert "1 change point(s) in 1 of 2 benchmark(s): 1 slower" in table and "c040" in table
+    assert main(["history", str(tidy), "--format", "markdown"]) == 0
+    assert "| step | 40 | c040 | level | slower |" in capsys.readouterr().out
+    out = tmp_path / "report.html"
+    assert main(["history", str(tidy), "--format", "html", "--out", str(out)]) == 0
+    page = out.read_text()
+    assert page.index("Regressions (1)") < page.index("<svg") and page.count("<svg") == 1
+
+
+def test_fail_on_regression_looks_at_the_newest_commits(tidy, capsys):
+    assert main(["history", str(tidy), "--fail-on-regression"]) == 0  # the change is 20 commits old
+    assert "no benchmark slower in its newest 5" in capsys.readouterr().err
+    assert main(["history", str(tidy), "--fail-on-regression", "--recent", "25"]) == 1
+    assert "step (commit c040)" in capsys.readouterr().err
+
+
+def test_unusable_input_exits_2_with_the_reason(tmp_path, capsys):
+    bad = tmp_path / "bad.csv"
+    pd.DataFrame({"value": [1.0, 2.0]}).to_csv(bad, index=False)
+    assert main(["history", str(bad)]) == 2
+    assert "needs a 'commit' column" in capsys.readouterr().err
+    assert main(["history", str(tmp_path / "missing.csv")]) == 2
+
+
+def go_text(name, values):
+    return "goos: linux\n" + "".join(f"{name}-8\t1000\t{v * 100:.3f} ns/op\n" for v in values)
+
+
+def test_go_files_ordered_by_a_manifest(tmp_path, capsys):
+    values = levels(n=30, at=20, step=0.3, seed=1)
+    rows = []
+    for i, v in enumerate(values):
+        rng = np.random.default_rng(i)
+        (tmp_path / f"r{i}.txt").write_text(go_text("BenchmarkX", v * np.exp(rng.standard_normal(3) * 0.002)))
+        rows.append({"commit": f"sha{i}", "path": f"r{i}.txt"})
+    manifest = tmp_path / "manifest.csv"
+    pd.DataFrame(rows[::-1]).iloc[::-1].to_csv(manifest, index=False)  # the manifest's order, not the names'
+    frame = read_history(tmp_path, manifest=manifest)
+    assert frame.attrs["order"] == "manifest" and frame["commit"].iloc[0] == "sha0" and len(frame) == 90
+    assert main(["history", str(tmp_path), "--manifest", str(manifest), "--format", "json"]) == 0
+    (cp,) = json.loads(capsys.readouterr().out)["change_points"]
+    # three measurements a commit: commit 20's first measurement is the 60th; the Go reader names it X-8
+    assert (cp["benchmark"], cp["commit"], cp["commit_index"], cp["index"]) == ("X-8", "sha20", 20, 60)
+
+
+def test_a_folder_without_manifest_or_dates_is_refused(tmp_path, capsys):
+    (tmp_path / "a.txt").write_text(go_text("BenchmarkX", [1.0]))
+    assert main(["history", str(tmp_path)]) == 2
+    assert "give a manifest" in capsys.readouterr().err
+
+
+def test_asv_results_directory_in_commit_date_order(tmp_path, capsys):
+    machine = tmp_path / "results" / "ci"
+    machine.mkdir(parents=True)
+    (machine / "machine.json").write_text("{}")
+    values = levels(n=24, at=12, step=-0.3, seed=2)
+    for i, v in enumerate(values):
+        doc = {
+            "commit_hash": f"h{i:02d}",
+            "date": 1_700_000_000_000 + 86_400_000 * i,
+            "env_name": "existing",
+            "result_columns": ["result", "params", "version", "started_at", "duration", "samples"],
+            "results": {"b.time_x": [[v], [], "v", 1_767_225_600_000, 0.5, [[v * 1e-3, v * 1.001e-3]]]},
+        }
+        # names sort against the dates: the order must come from the dates
+        (machine / f"{23 - i:02d}-existing.json").write_text(json.dumps(doc))
+    assert main(["history", str(tmp_path / "results"), "--format", "json"]) == 0
+    (cp,) = json.loads(capsys.readouterr().out)["change_points"]
+    assert (cp["benchmark"], cp["commit"], cp["verdict"]) == ("b.time_x", "h12", "faster")
+
+
+def test_a_run_file_is_two_commits_a_then_b(tmp_path):
+    from perfstudy.experiment import run
+
+    out = tmp_path / "run.csv"
+    run(["true"], ["true"], max_rounds=3, min_rounds=3, values=2, warmup=0, out=out, progress=False)
+    frame = read_history(out)
+    assert list(dict.fromkeys(frame["commit"])) == ["A: true", "B: true"]
