@@ -13,6 +13,9 @@ $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[test]'
+	# Apache Otava, a peer of notebook 10: its analysis needs only numpy and scipy, but the package pins
+	# numpy 2.2 and pulls in database and cloud clients, so it is installed without its dependencies.
+	$(PY) -m pip install --quiet --no-deps 'apache-otava==0.8.0'
 	touch $(STAMP)
 
 ## Run every notebook through papermill into build/, figures into figures/.

@@ -231,6 +231,27 @@ DOTNET_JSON = {
 }  # fmt: skip
 
 
+def _small_sap():
+    """Two series shaped like history_validation.sap_frame: one with a step at 40 (its truth), one without."""
+    rng = np.random.default_rng(0)
+    parts = []
+    for b, truth in (("s0", 40), ("s1", -1)):
+        y = rng.standard_normal(80) * 0.01 + (np.arange(80) >= 40) * 0.2 * (truth >= 0)
+        parts.append(
+            pd.DataFrame(
+                {"benchmark": b, "commit": np.arange(80) // 2, "value": np.exp(y), "label": "x", "truth": truth}
+            )
+        )
+    return pd.concat(parts, ignore_index=True)
+
+
+def _planted_table():
+    return pd.DataFrame(
+        {"detector": ["perfstudy", "perfherder"], "step_recall": [0.9, 0.5], "spread_recall": [0.5, 0.0],
+         "ramp_recall": [0.9, 0.1], "spikes_flagged": [0.0, 0.0]}
+    )  # fmt: skip
+
+
 def _history_frame():
     import pandas as pd
 
@@ -493,6 +514,8 @@ def _valid(tmp):  # noqa: PLR0915 - one table
         "_lib.parallel.map_tasks": lambda: call(_task, [1, 2], rng=0),
         "_lib.parallel.local_executor": lambda: call(1),
         "notebook.plots.savefig": lambda: call(plots.plot_clustered_se(), "fig", figures_dir=str(tmp / "figures")),
+        "studies.history_figures.plot_sap_series": lambda: call(_small_sap(), {"perfstudy": {"s0": [20]}}),
+        "studies.history_figures.plot_planted_recall": lambda: call(_planted_table()),
         "studies.bakshy2015_figures.plot_recovery": lambda: call(_recovery()),
         "studies.bakshy2015_figures.plot_variance_split": lambda: call(_split()),
         "studies.bakshy2015_figures.plot_interval_methods": lambda: call(_interval_methods()),
@@ -993,6 +1016,13 @@ def _study_valid():
         return _resolve(f"studies.{name}")(*args, **kwargs)
 
     calls = {
+        "history_validation.sap_frame": lambda: call(),
+        "history_validation.score_labels": lambda: call(_small_sap(), detectors=("perfstudy", "perfherder")),
+        "history_validation.score_planted": lambda: call(_small_sap(), rng=0, detectors=("perfstudy",)),
+        "history_validation.false_alarms": lambda: call(3, 40, noises=("normal",), rng=0),
+        "history_validation.real_false_alarms": lambda: call(),
+        "history_validation.cost_per_series": lambda: call(3, 40, rng=0, detectors=("perfstudy",)),
+        "history_validation.Scores.to_frame": lambda: call(result_of("history_validation.false_alarms")),
         "bakshy2015.table1": lambda: call(),
         "bakshy2015.figure2_repetition_ratio": lambda: call(E1),
         "bakshy2015.table3_standard_errors": lambda: call(E1),

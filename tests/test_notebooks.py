@@ -637,3 +637,19 @@ def test_no_output_is_a_stderr_warning_or_a_bare_repr(path, tmp_path_factory):
             assert not re.search(r"<th>(count|series|hosts|runs)</th>\s*<td>\d+\.0+</td>", page), (
                 f"{path.stem} cell {i}: a count printed as a float"
             )
+
+
+@pytest.mark.notebook
+def test_history_notebook_says_what_its_tables_hold(tmp_path_factory):
+    tmp, rec = run_quick(tmp_path_factory, "10_history")
+    assert rec["parameters"]["quick"] is True
+    labels = {row["detector"]: row for row in rec["labels"]}
+    planted = {row["detector"]: row for row in rec["planted"]}
+    summary = rec["said"]["summary"]["text"]
+    ours = labels["perfstudy"]
+    assert (ours["found"], ours["exact"], ours["false"]) == (5, 5, 0)
+    assert "perfstudy found 5 of 5 labelled regressions (5 at the exact index) with 0 false" in summary
+    assert f"Step F1 {planted['perfstudy']['step_F1']:.2f}" in summary
+    null_cp = sum(row["change_points"] for row in rec["null"])
+    assert f"{null_cp} false change points in" in summary
+    assert sorted(p.name for p in (tmp / "figures").glob("10_*.png")) == ["10_planted.png", "10_sap_series.png"]

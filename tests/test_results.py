@@ -170,6 +170,9 @@ def _make(name):  # noqa: C901 - one branch a class, read as a table
         ).t_confidence_sequence(X[:20]),
         "studies.running.PowerAndCost": lambda: running.power_and_cost(experiments=20, max_rounds=20, rng=0),
         "studies.running.RoundModel": lambda: running.RoundModel(),
+        "studies.history_validation.Scores": lambda: __import__(
+            "perfstudy.studies.history_validation"
+        ).studies.history_validation.false_alarms(3, 40, noises=("normal",), rng=0),
         "studies.running.StoppingCalibration": lambda: running.calibration(experiments=20, rounds=20, rng=0),
         "design.schedules.Schedule": lambda: schedules.schedule("fully_balanced", requests=8, hosts=4),
         "diagnostics.hosts.MMDTest": lambda: servers.mmd_test(X[:50], X[50:100], permutations=49, rng=0),

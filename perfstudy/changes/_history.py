@@ -7,8 +7,10 @@ units. What a change point says, and the rules behind it, are in :func:`history`
 
 from __future__ import annotations
 
+import concurrent.futures
 import math
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -21,7 +23,9 @@ from perfstudy._lib.checks import (
     check_real,
     check_threshold,
 )
+from perfstudy._lib.parallel import map_tasks
 from perfstudy._lib.result import Result
+from perfstudy._lib.types import Executor
 from perfstudy._lib.units import higher_is_better
 from perfstudy.changes._detect import Found, find_changes, interval
 from perfstudy.comparison import adjust_p_values
@@ -35,6 +39,8 @@ __all__ = ["CHANGE_VERDICTS", "DEFAULT_WIDTHS", "History", "history"]
 CHANGE_VERDICTS = ("slower", "faster", "noisier", "quieter")
 #: the scan widths, in commits on each side of a boundary
 DEFAULT_WIDTHS = (15, 40, 100)
+#: benchmarks per task when an executor runs them
+CHUNK_SERIES = 64
 
 _COLUMNS = [
     "benchmark",
@@ -146,7 +152,7 @@ def _order(frame: pd.DataFrame, commit: str, timestamp: str | None) -> pd.DataFr
     key["commit_index"] = key.groupby("benchmark", sort=False).cumcount()
     out = frame.merge(key[["benchmark", commit, "commit_index"]], on=["benchmark", commit], how="left")
     out["_row"] = np.arange(len(out))
-    out["_bench"] = out["benchmark"].map({b: i for i, b in enumerate(dict.fromkeys(out["benchmark"]))})  # pyright: ignore
+    out["_bench"] = pd.factorize(out["benchmark"])[0]
     out = out.sort_values(["_bench", "commit_index", "_row"], kind="stable").drop(columns="_bench")
     out["index"] = out.groupby("benchmark", sort=False).cumcount()
     return pd.DataFrame(out).drop(columns="_row")
@@ -179,15 +185,29 @@ def _segment(k: int, bounds: list[int], width: int) -> tuple[int, int]:
     return below, above
 
 
-def _one_series(y: np.ndarray, log: bool, settings: dict) -> list[dict]:
-    found = find_changes(y, **settings["detect"])
+def _one_series(
+    y: np.ndarray, log: bool, settings: dict, within: tuple[np.ndarray, np.ndarray] | None = None
+) -> list[dict]:
+    found = find_changes(y, **settings["detect"], within=within)
     rows = []
     bounds = sorted({f.boundary for f in found} | {0, y.size})
     levels = [f.boundary for f in found if f.kind == "level"]
     lb = [0, *levels, y.size]
     centre = np.concatenate([np.full(b - a, np.median(y[a:b])) for a, b in zip(lb[:-1], lb[1:], strict=True)])
-    resid = np.abs(y - centre)
+    if within is None:
+        resid = np.abs(y - centre)
+        edges = np.arange(y.size + 1)
+    else:
+        resid, starts = within
+        edges = np.r_[starts, resid.size]
     floor = max(float(np.median(resid[resid > 0])) if (resid > 0).any() else 1.0, 1e-300) * 1e-3
+
+    def spread_side(lo: int, hi: int) -> np.ndarray:
+        side = resid[edges[lo] : edges[hi]]
+        # a commit's median measurement deviates by exactly 0 when it has an odd count: not a spread
+        kept = side[side > 0] if within is not None and (side > 0).sum() >= 2 else side
+        return np.log(np.maximum(kept, floor))
+
     for k, lv, sp in _merge(found, settings["near"]):
         width = max(f.width for f in (lv, sp) if f is not None)
         a, b = _segment(k, bounds, width)
@@ -203,9 +223,7 @@ def _one_series(y: np.ndarray, log: bool, settings: dict) -> list[dict]:
             row |= {"before": med_b, "after": med_a}
             row |= {"level_change": shift / scale, "level_low": low / scale, "level_high": high / scale}
         if sp is not None:
-            ratio, r_low, r_high = interval(
-                np.log(np.maximum(resid[a:k], floor)), np.log(np.maximum(resid[k:b], floor)), settings["confidence"]
-            )
+            ratio, r_low, r_high = interval(spread_side(a, k), spread_side(k, b), settings["confidence"])
             row |= {"spread_ratio": math.exp(ratio), "spread_low": math.exp(r_low), "spread_high": math.exp(r_high)}
         else:
             row |= {"spread_ratio": float("nan"), "spread_low": float("nan"), "spread_high": float("nan")}
@@ -213,6 +231,16 @@ def _one_series(y: np.ndarray, log: bool, settings: dict) -> list[dict]:
         row["p_value"] = min(f.p_value for f in (lv, sp) if f is not None)
         rows.append(row)
     return rows
+
+
+def _chunk(chunk: list, rng=None, *, settings: dict) -> list[list[dict]]:
+    """The change points of each series of a chunk (a task of :func:`perfstudy._lib.parallel.map_tasks`; the
+    method draws nothing, so ``rng`` is unused)."""
+    out = []
+    for y, log, cut, within in chunk:
+        mine = {**settings, "detect": {**settings["detect"], "threshold": cut}}
+        out.append(_one_series(y, log, mine, within))
+    return out
 
 
 def _verdict(row: dict, better_up: bool) -> str:
@@ -237,6 +265,7 @@ def history(
     widths: tuple[int, ...] = DEFAULT_WIDTHS,
     confidence: float | str = 0.95,
     progress: bool = False,
+    executor: Executor = None,
 ) -> History:
     """Change points of each benchmark's level and spread over a project's commits.
 
@@ -282,7 +311,10 @@ def history(
     confidence : float or str
         Coverage of the intervals (Moses' distribution-free interval of the Hodges-Lehmann shift over commits).
     progress : bool
-        Show a progress bar over the benchmarks.
+        Show a progress bar over the benchmarks (chunks of ``CHUNK_SERIES``).
+    executor : concurrent.futures.Executor, optional
+        Runs the chunks of benchmarks (a process pool, Dask's ``Client.get_executor()``); None runs them here. The
+        result is the same either way.
 
     Returns
     -------
@@ -314,6 +346,8 @@ def history(
         raise ValueError("widths: expected at least one scan width, such as (15, 40, 100)")
     confidence = check_coverage(confidence)
     progress = check_bool("progress", progress)
+    if executor is not None and not isinstance(executor, concurrent.futures.Executor):
+        raise TypeError(f"executor: expected a concurrent.futures.Executor or None, got {type(executor).__name__}")
     values = data[value].to_numpy(dtype=float)
     bad = ~np.isfinite(values)
     if bad.any():
@@ -346,6 +380,11 @@ def history(
     grouped = frame.groupby(["benchmark", "commit_index"], sort=False)
     commits = grouped.agg(commit=("commit", "first"), index=("index", "min"), median=("value", "median"))
     commits["n"] = grouped.size()
+    # each measurement's absolute deviation from its commit's median (log scale for positive values)
+    positive = bool((frame["value"] > 0).all())
+    scaled = np.log(frame["value"]) if positive else frame["value"]
+    keys = [frame["benchmark"], frame["commit_index"]]
+    deviations = (scaled - scaled.groupby(keys, sort=False).transform("median")).abs().to_numpy()  # pyright: ignore
     if timestamp is not None:
         commits["timestamp"] = grouped["timestamp"].min()
     else:
@@ -353,22 +392,37 @@ def history(
     commits = commits.reset_index()
     rows: list[dict] = []
     series_rows: list[dict] = []
-    names = list(dict.fromkeys(frame["benchmark"]))
     bounds = np.flatnonzero(np.r_[True, commits["benchmark"].to_numpy()[1:] != commits["benchmark"].to_numpy()[:-1]])
     bounds = np.r_[bounds, len(commits)]
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
-
-        bar = tqdm(total=len(names), desc="history", unit="benchmark")
+    row_of = frame.reset_index(drop=True).groupby("benchmark", sort=False).indices
+    row_of = {b: int(rows_[0]) for b, rows_ in row_of.items()}
+    tasks, meta = [], []
     for start, stop in zip(bounds[:-1], bounds[1:], strict=True):
         name = commits["benchmark"].iat[start]
         med = commits["median"].to_numpy()[start:stop]
         log = bool((med > 0).all())
         y = np.log(med) if log else med
-        unit = str(frame.loc[frame["benchmark"] == name, "unit"].iat[0]) if units is not None else None
-        settings["detect"]["threshold"] = math.log1p(threshold) if log else threshold * float(np.median(np.abs(y)))
-        found = _one_series(y, log, settings)
+        cut = math.log1p(threshold) if log else threshold * float(np.median(np.abs(y)))
+        counts = commits["n"].to_numpy()[start:stop]
+        within = None
+        if log and np.median(counts) >= 2:
+            # several measurements a commit: its noise is seen within it, where no change of level can hide it
+            first_row = int(row_of[name])
+            starts = np.r_[0, np.cumsum(counts)[:-1]]
+            within = (deviations[first_row : first_row + int(counts.sum())], starts)
+        tasks.append((y, log, cut, within))
+        meta.append((name, start, stop))
+    # a task is a chunk of series, so that an executor's overhead is paid per chunk, not per series
+    chunks = [tasks[i : i + CHUNK_SERIES] for i in range(0, len(tasks), CHUNK_SERIES)]
+    found_all = [
+        found
+        for chunk in map_tasks(
+            partial(_chunk, settings=settings), chunks, executor=executor, progress=progress, desc="history"
+        )
+        for found in chunk
+    ]
+    for (name, start, stop), found in zip(meta, found_all, strict=True):
+        unit = str(frame["unit"].iat[row_of[name]]) if units is not None else None
         up = higher_is_better(unit)
         first_index = commits["index"].to_numpy()[start:stop]
         for row in found:
@@ -392,10 +446,6 @@ def history(
                 "judged_from": max(0, int(stop - start) - min_side + 1),
             }
         )
-        if bar is not None:
-            bar.update()
-    if bar is not None:
-        bar.close()
     series = pd.DataFrame(series_rows)
     series["q_value"] = adjust_p_values(series["p_value"].to_numpy(), "bh") if len(series) else []
     keep = set(series.loc[series["q_value"] <= fdr, "benchmark"])

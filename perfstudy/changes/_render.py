@@ -157,7 +157,8 @@ def _svg(commits: pd.DataFrame, cps: pd.DataFrame, width: int = 640, height: int
     for r in cps.itertuples(index=False):
         colour = _COLOURS.get(r.verdict, "#555")  # pyright: ignore
         k = r.commit_index  # pyright: ignore
-        x0, x1 = px(k - 0.5), px(min(k + r.commits_after, n) - 0.5)  # pyright: ignore
+        x0 = max(px(k - 0.5), left)
+        x1 = min(px(min(k + r.commits_after, n) - 0.5), width - right)  # pyright: ignore
         if r.change != "spread" and math.isfinite(r.level_low):  # pyright: ignore
             ya, yb = py(r.before * (1 + r.level_high)), py(r.before * (1 + r.level_low))  # pyright: ignore
             parts.append(
@@ -229,6 +230,12 @@ def history_html(result, *, unchanged: int = 0) -> str:
     for name in names + quiet:
         mine = cp[cp["benchmark"] == name]
         out.append(f"<h2>{esc(str(name))}</h2>")
+        said = [
+            f"<span class='{esc(r.verdict)}'>{esc(r.verdict)}</span> at commit {esc(str(r.commit))} (index {r.index}): "
+            + esc(" ".join(c for c in _cells(r)[5:7] if c))
+            for r in mine.itertuples(index=False)
+        ]
+        out.append("<p>" + ("<br>".join(said) or "No change point.") + "</p>")
         out.append(_svg(by_name[name], mine))
     out.append("</body></html>")
     return "\n".join(out)

@@ -9,42 +9,22 @@ and a window of ``W`` commits, the ``W`` commits before ``k`` are compared with 
 
 which is ``2U - n_L n_R`` of Mann-Whitney's U. Under exchangeable commits ``z_k`` is approximately standard normal
 whatever the distribution of the noise, and one spike moves ``S_k`` by at most ``n_R`` (or ``n_L``): ranks make
-the scan robust to spikes and heavy tails. Ties count 0 and the variance is left without the tie correction,
-which makes the test conservative for quantised values.
+the scan robust to spikes and heavy tails. Ties count 0; the variance's tie correction, ``sum(t^3 - t) / (N (N -
+1))`` in Mann-Whitney's variance, is taken at its expectation for a window drawn from the whole series (from the
+chances that two or three of its values are equal), so that quantised values (a timer's ticks) keep their power
+without counting the ties of every window.
 
 Windows never cross a change point already accepted: the pairs (i, j) with an accepted change point in
 ``(i, j]`` are left out, so that a second change near the first is judged on its own segment. All boundaries of
-a series are computed in ``O(m W)`` from the row-wise cumulative sums of the band of signs.
+a series are computed in ``O(m W)`` from the row-wise cumulative sums of the band of signs, and each accepted
+change point updates them in ``O(W^2)`` (:class:`RankScan`).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["boundary_counts", "hodges_lehmann", "rank_scan"]
-
-
-def _band(y: np.ndarray, width: int, cuts: np.ndarray) -> np.ndarray:
-    """Cumulative signs ``C[i + width, d] = sum_{1 <= e <= d} sign(y[i + e] - y[i])`` (a zero row block in front).
-
-    Pairs that reach past the end, or across an accepted change point (``cuts``), count 0.
-    """
-    m = y.size
-    span = 2 * width
-    d = np.arange(1, span)
-    j = np.arange(m)[:, None] + d[None, :]
-    inside = j < m
-    signs = np.zeros((m, span - 1), dtype=np.int8)
-    jj = np.where(inside, j, 0)
-    signs[inside] = np.sign(y[jj] - y[:, None])[inside].astype(np.int8)
-    if cuts.size:
-        # an accepted change point c in (i, i + d] cuts the pair: the first cut after i bounds d
-        first = np.searchsorted(cuts, np.arange(m), side="right")
-        nearest = np.where(first < cuts.size, cuts[np.minimum(first, cuts.size - 1)], m + span)
-        signs[j >= nearest[:, None]] = 0
-    out = np.zeros((m + width, span), dtype=np.int32)
-    np.cumsum(signs, axis=1, out=out[width:, 1:])
-    return out
+__all__ = ["RankScan", "boundary_counts", "hodges_lehmann", "rank_scan"]
 
 
 def boundary_counts(m: int, width: int, cuts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -66,7 +46,7 @@ def boundary_counts(m: int, width: int, cuts: np.ndarray) -> tuple[np.ndarray, n
     return left, right
 
 
-def rank_scan(y: np.ndarray, width: int, cuts=()) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def rank_scan(y: np.ndarray, width: int, cuts=(), at=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Standardised Mann-Whitney statistics ``z_k`` of every boundary ``k = 1..m-1`` (module docstring).
 
     Parameters
@@ -77,29 +57,104 @@ def rank_scan(y: np.ndarray, width: int, cuts=()) -> tuple[np.ndarray, np.ndarra
         ``W``, the commits on each side.
     cuts : array_like of int
         Accepted change points (boundaries) that no window crosses.
+    at : array_like of int, optional
+        Only these boundaries (default all, ``1..m-1``).
 
     Returns
     -------
     z, left, right : numpy.ndarray
         The statistic (0 at the accepted change points themselves) and the commits on each side, one entry per
-        boundary ``k = 1..m-1``.
+        boundary ``k = 1..m-1`` (or per boundary of ``at``).
     """
-    y = np.asarray(y, dtype=float)
-    m = y.size
-    cuts = np.unique(np.asarray(cuts, dtype=int))
-    band = _band(y, width, cuts)
-    k = np.arange(1, m)
-    a = np.arange(1, width + 1)
-    rows = (k[:, None] - a[None, :]) + width  # i = k - a, shifted past the zero block
-    # sum over j in [k, k + W) of sign(y_j - y_i) = C[i, a + W - 1] - C[i, a - 1], with d = j - i
-    total = band[rows, a[None, :] + width - 1] - band[rows, a[None, :] - 1]
-    s = total.sum(axis=1, dtype=np.int64).astype(float)
-    left, right = boundary_counts(m, width, cuts)
-    var = left * right * (left + right + 1) / 3.0
-    with np.errstate(invalid="ignore", divide="ignore"):
-        z = np.where(var > 0, s / np.sqrt(np.where(var > 0, var, 1.0)), 0.0)
-    z[cuts[(cuts >= 1) & (cuts < m)] - 1] = 0.0  # an accepted change point is not tested again
-    return z, left, right
+    scan = RankScan(y, width, at)
+    for c in np.unique(np.asarray(cuts, dtype=int)):
+        scan.cut(int(c))
+    return scan.z()
+
+
+class RankScan:
+    """The scans of one series at several widths, kept up to date as change points are accepted.
+
+    One band of cumulative signs, as wide as the widest scan, serves every width: width ``w`` reads
+    ``C[i, a + w - 1] - C[i, a - 1]``. Accepting a change point ``c`` zeroes the pairs that cross it (rows
+    ``c - 2W + 1 .. c - 1`` of the band) and recomputes, for each width ``w``, the boundaries whose windows held
+    such pairs (``c - w < k < c + w``): ``O(W^2)`` per change point instead of a new ``O(m W)`` scan.
+    :func:`rank_scan` is the same from scratch.
+
+    Parameters
+    ----------
+    y : numpy.ndarray
+        The series (no NaN).
+    widths : int or tuple of int
+        ``W``, the points on each side, one per scan.
+    at : array_like of int, optional
+        The boundaries that are tested (default all, ``1..m-1``).
+    """
+
+    def __init__(self, y: np.ndarray, widths, at=None):
+        self.y = np.asarray(y, dtype=float)
+        self.widths = tuple(int(w) for w in np.atleast_1d(widths))
+        top = max(self.widths)
+        m = self.y.size
+        span = 2 * top
+        self.at = np.arange(1, m) if at is None else np.asarray(at, dtype=int)
+        ahead = np.lib.stride_tricks.sliding_window_view(np.r_[self.y[1:], np.full(span, np.nan)], span - 1)[:m]
+        here = self.y[:, None]
+        self.signs = (ahead > here).view(np.int8) - (ahead < here).view(np.int8)
+        self.band = np.zeros((m + top, span), dtype=np.int32)
+        np.cumsum(self.signs, axis=1, out=self.band[top:, 1:])
+        self.sums = {w: self._sums(w, self.at) for w in self.widths}
+        self.cuts: list[int] = []
+        # ties: the chance that two (three) of the series' values drawn without replacement are equal
+        _, counts = np.unique(self.y, return_counts=True)
+        c = counts.astype(float)
+        self.tie2 = float((c * (c - 1)).sum()) / max(m * (m - 1), 1)
+        self.tie3 = float((c * (c - 1) * (c - 2)).sum()) / max(m * (m - 1) * (m - 2), 1)
+
+    def _sums(self, width: int, k: np.ndarray) -> np.ndarray:
+        top = max(self.widths)
+        a = np.arange(1, width + 1)
+        rows = (k[:, None] - a[None, :]) + top  # i = k - a, shifted past the zero block
+        # sum over j in [k, k + W) of sign(y_j - y_i) = C[i, a + W - 1] - C[i, a - 1], with d = j - i
+        total = self.band[rows, a[None, :] + width - 1] - self.band[rows, a[None, :] - 1]
+        return total.sum(axis=1, dtype=np.int64)
+
+    def cut(self, c: int) -> None:
+        """Accept a change point at boundary ``c``: no window crosses it from now on."""
+        top = max(self.widths)
+        lo = max(0, c - 2 * top + 1)
+        if lo < c:
+            reach = c - np.arange(lo, c)  # d >= reach crosses c
+            block = self.signs[lo:c]
+            block[np.arange(1, 2 * top)[None, :] >= reach[:, None]] = 0
+            np.cumsum(block, axis=1, out=self.band[top + lo : top + c, 1:])
+        for w in self.widths:
+            near = np.flatnonzero((self.at > c - w) & (self.at < c + w))
+            if near.size:
+                self.sums[w][near] = self._sums(w, self.at[near])
+        self.cuts = sorted({*self.cuts, int(c)})
+
+    def z(self, width: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``z, left, right`` of one width (the first by default) at the tested boundaries (:func:`rank_scan`'s
+        Returns).
+
+        Parameters
+        ----------
+        width : int, optional
+            One of ``widths``.
+        """
+        width = self.widths[0] if width is None else int(width)
+        cuts = np.asarray(self.cuts, dtype=int)
+        left, right = boundary_counts(self.y.size, width, cuts)
+        left, right = left[self.at - 1], right[self.at - 1]
+        n = left + right
+        # Var(2U - n_L n_R) with ties: n_L n_R / 3 [(N + 1) - sum(t^3 - t) / (N (N - 1))], the tie sum at its
+        # expectation for N values drawn from the series, (N - 2) tie3 + 3 tie2 (no ties: the plain formula)
+        var = left * right * np.maximum((n + 1) - (n - 2) * self.tie3 - 3 * self.tie2, 0.0) / 3.0
+        with np.errstate(invalid="ignore", divide="ignore"):
+            z = np.where(var > 0, self.sums[width] / np.sqrt(np.where(var > 0, var, 1.0)), 0.0)
+        z[np.isin(self.at, cuts)] = 0.0  # an accepted change point is not tested again
+        return z, left, right
 
 
 def hodges_lehmann(before: np.ndarray, after: np.ndarray, z_crit: float) -> tuple[float, float, float]:

@@ -134,3 +134,24 @@ def test_bad_arguments_are_refused_by_name(kwargs, message):
 def test_nan_values_are_refused_not_dropped():
     with pytest.raises(ValueError, match="NaN or infinite"):
         history(series([1.0, np.nan, 1.0]))
+
+
+def test_an_executor_gives_the_same_change_points():
+    from concurrent.futures import ThreadPoolExecutor
+
+    rng = np.random.default_rng(17)
+    frames = []
+    for i in range(150):  # three chunks of CHUNK_SERIES
+        y = rng.standard_normal(80) * 0.01
+        y[40:] += 0.1 * (i % 3 == 0)
+        frames.append(series(np.exp(y), f"b{i:03d}"))
+    frame = pd.concat(frames, ignore_index=True)
+    here = history(frame)
+    with ThreadPoolExecutor(2) as pool:
+        there = history(frame, executor=pool)
+    pd.testing.assert_frame_equal(here.change_points, there.change_points)
+    cp = here.change_points
+    planted = {f"b{i:03d}" for i in range(0, 150, 3)}
+    assert set(cp.loc[cp["index"] == 40, "benchmark"]) >= planted
+    # BH at 5% over 150 benchmarks with 50 changed: about 2.5 false discoveries expected among ~52
+    assert len(cp) - len(planted) <= 6

@@ -15,7 +15,12 @@ def slow_scan(y, width, cuts):
         hi = min([m, k + width] + [c for c in cuts if c > k])
         left, right = y[lo:k], y[k:hi]
         s = sum(np.sign(b - a) for a in left for b in right)
-        var = left.size * right.size * (left.size + right.size + 1) / 3
+        n = left.size + right.size
+        # the tie correction at its expectation over the whole series (module docstring)
+        _, c = np.unique(y, return_counts=True)
+        tie2 = sum(c * (c - 1)) / (m * (m - 1))
+        tie3 = sum(c * (c - 1) * (c - 2)) / (m * (m - 1) * (m - 2))
+        var = left.size * right.size * max((n + 1) - (n - 2) * tie3 - 3 * tie2, 0) / 3
         out.append((s / np.sqrt(var) if var and k not in cuts else 0.0, left.size, right.size))
     return np.array(out)
 
@@ -52,3 +57,20 @@ def test_hodges_lehmann_is_the_median_of_differences_with_moses_interval():
     assert shift == pytest.approx(np.median(diffs))
     # Moses: C = n m / 2 - z sqrt(n m (n + m + 1) / 12) = 90 - 1.96 * sqrt(180 * 28 / 12) = 49.83 -> 49
     assert (low, high) == (diffs[49], diffs[180 - 1 - 49])
+
+
+def test_accepting_change_points_one_at_a_time_equals_the_obvious_scan():
+    from perfstudy.changes._scan import RankScan
+
+    rng = np.random.default_rng(9)
+    y = np.round(rng.standard_normal(120), 1)
+    scan = RankScan(y, 12)
+    at = np.array([3, 30, 61, 100])
+    part = RankScan(y, 12, at)
+    for cut in (60, 20, 21, 110, 5):
+        scan.cut(cut)
+        part.cut(cut)
+        slow = slow_scan(y, 12, scan.cuts)
+        for got, want in zip(scan.z(), slow.T, strict=True):
+            np.testing.assert_allclose(got, want, atol=1e-12)
+        np.testing.assert_allclose(part.z()[0], slow[at - 1, 0], atol=1e-12)

@@ -43,7 +43,37 @@ def _have_data() -> bool:
 needs_data = pytest.mark.skipif(not _have_data(), reason="real datasets unavailable ($PERFSTUDY_DATA, cache)")
 
 
+def _history_validation():
+    from perfstudy.studies import history_validation
+
+    return history_validation
+
+
+def _history_frame():
+    """Two series shaped like history_validation.sap_frame, neither with a labelled regression."""
+    rng = np.random.default_rng(0)
+    parts = [
+        pd.DataFrame({"benchmark": b, "commit": np.arange(80) // 2, "value": np.exp(rng.standard_normal(80) * 0.01),
+                      "label": "x", "truth": -1})
+        for b in ("s0", "s1")
+    ]  # fmt: skip
+    return pd.concat(parts, ignore_index=True)
+
+
 STUDY_CALLS = {
+    "perfstudy.studies.history_validation.score_planted": lambda r: (
+        _history_validation()
+        .score_planted(_history_frame(), rng=r, detectors=("perfstudy",))
+        .table.drop(columns="seconds")
+    ),
+    "perfstudy.studies.history_validation.false_alarms": lambda r: (
+        _history_validation().false_alarms(3, 40, noises=("t3",), rng=r).table.drop(columns="seconds")
+    ),
+    "perfstudy.studies.history_validation.cost_per_series": lambda r: (
+        _history_validation()
+        .cost_per_series(3, 40, rng=r, detectors=("perfstudy",))
+        .table.drop(columns=["seconds", "seconds_per_1000_series"])
+    ),
     "perfstudy.design.type1_errors.aa_tests": lambda r: aa_tests(
         "fully_balanced", E1, requests=8, hosts=2, experiments=3, replicates=4, rng=r
     ),

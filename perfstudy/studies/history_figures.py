@@ -1,0 +1,101 @@
+"""Change points over commits (notebook 10): SAP's series with what each detector reported, and the planted
+changes' recall per detector.
+
+Each takes the study's frames, checks them at its top (perfstudy._lib.checks) and returns the matplotlib figure.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from perfstudy._lib.checks import check_frame, check_int, check_mapping
+from perfstudy.notebook.plots import panel_grid
+
+__all__ = ["plot_planted_recall", "plot_sap_series"]
+
+_MARKS = {"perfstudy": ("#c0392b", "-"), "perfherder": ("#1f77b4", "--"), "otava": ("#2ca02c", ":")}
+
+
+def _points(name: str, value) -> dict:
+    """``{benchmark: [index, ...]}`` with integer indices."""
+    value = check_mapping(name, value, entries=0)
+    out = {}
+    for key, indices in value.items():
+        if isinstance(indices, (str, bytes)) or not hasattr(indices, "__iter__"):
+            raise TypeError(f"{name}[{key!r}]: expected a list of change-point indices, got {type(indices).__name__}")
+        out[key] = [check_int(f"{name}[{key!r}]", i, minimum=0) for i in indices]
+    return out
+
+
+def plot_sap_series(frame, found, *, columns: int = 5):
+    """Every SAP series, its measurements in order, the labelled regression shaded and each detector's change
+    points as vertical lines (perfstudy solid red, Perfherder dashed blue, Otava dotted green).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        :func:`perfstudy.studies.history_validation.sap_frame`.
+    found : mapping of str to mapping of str to list of int
+        Detector name to ``{benchmark: [index, ...]}``.
+    columns : int
+        Panels to a row.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    check_frame("frame", frame, ["benchmark", "value", "label", "truth"], numeric=["value", "truth"])
+    if not np.isfinite(frame["value"].to_numpy(dtype=float)).all():
+        raise ValueError("frame: column 'value' has NaN or infinite values; expected sap_frame()'s measurements")
+    found = check_mapping("found", found, _points)
+    columns = check_int("columns", columns, maximum=12)
+    names = list(pd.unique(frame["benchmark"]))
+    fig, axes = panel_grid(len(names), columns, (3.0, 1.9))
+    for ax, name in zip(axes, names, strict=False):
+        rows = frame[frame["benchmark"] == name]
+        y = rows["value"].to_numpy()
+        ax.plot(np.arange(y.size), y, ".", ms=1.5, color="0.35")
+        lo, hi = np.percentile(y, [1, 99])
+        pad = (hi - lo) * 0.3 or abs(hi) * 0.05 or 1.0
+        ax.set_ylim(lo - pad, hi + pad)
+        truth = int(rows["truth"].iat[0])
+        if truth >= 0:
+            ax.axvspan(truth, y.size, color="#f5b7b1", alpha=0.35, lw=0)
+        for detector, points in found.items():
+            colour, style = _MARKS.get(detector, ("0.5", "-."))
+            for i in points.get(name, []):
+                ax.axvline(i, color=colour, ls=style, lw=1.0)
+        ax.set_title(f"{name} · {rows['label'].iat[0]}", fontsize=8)
+        ax.tick_params(labelsize=6)
+    fig.suptitle("SAP small_2021: labelled regression shaded; perfstudy (red), Perfherder (blue --), Otava (green :)")
+    fig.tight_layout()
+    return fig
+
+
+def plot_planted_recall(table):
+    """Recall per kind of planted change (step, spread, ramp) and the share of spikes flagged, per detector.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        :func:`perfstudy.studies.history_validation.score_planted`'s table.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    columns = ["step_recall", "spread_recall", "ramp_recall", "spikes_flagged"]
+    check_frame("table", table, ["detector"], numeric=columns)
+    fig, axes = panel_grid(1, 1, (7.5, 2.8))
+    ax = axes[0]
+    width = 0.8 / max(len(table), 1)
+    x = np.arange(len(columns))
+    for i, row in enumerate(table.itertuples(index=False)):
+        ax.bar(x + i * width, [getattr(row, c) for c in columns], width, label=row.detector)
+    ax.set_xticks(x + width * (len(table) - 1) / 2, ["step recall", "spread recall", "ramp recall", "spikes flagged"])
+    ax.set_ylim(0, 1.05)
+    ax.legend(fontsize=7, ncol=len(table), loc="upper center", bbox_to_anchor=(0.5, -0.14))
+    ax.set_title("Planted changes in SAP's 20 series without a regression")
+    fig.tight_layout()
+    return fig
