@@ -62,10 +62,11 @@ def plot_sap_series(frame, found, *, columns: int = 5):
         truth = int(rows["truth"].iat[0])
         if truth >= 0:
             ax.axvspan(truth, y.size, color="#f5b7b1", alpha=0.35, lw=0)
-        for detector, points in found.items():
+        # perfstudy last and wider, so that a peer's line at the same index does not hide it
+        for detector, points in sorted(found.items(), key=lambda item: item[0] == "perfstudy"):
             colour, style = _MARKS.get(detector, ("0.5", "-."))
             for i in points.get(name, []):
-                ax.axvline(i, color=colour, ls=style, lw=1.0)
+                ax.axvline(i, color=colour, ls=style, lw=1.8 if detector == "perfstudy" else 1.0)
         ax.set_title(f"{name} · {rows['label'].iat[0]}", fontsize=8)
         ax.tick_params(labelsize=6)
     fig.suptitle("SAP small_2021: labelled regression shaded; perfstudy (red), Perfherder (blue --), Otava (green :)")
