@@ -649,8 +649,7 @@ def _history_parser(commands) -> None:
         "--recent",
         type=int,
         default=None,
-        help="how many newest commits --fail-on-regression looks at (default: --min-side, the newest that can be "
-        "judged)",
+        help="how many newest commits --fail-on-regression looks at (default: --min-side)",
     )
     history.add_argument("--no-progress", action="store_true", help="no progress bar")
 
@@ -687,7 +686,11 @@ def _history(args) -> int:
     if newest is None:
         return 0
     slower = newest[newest["verdict"] == "slower"]
-    judged = f"the newest {result.min_side - 1} commit(s) of each benchmark cannot be judged yet"
+    need = result.series["commits_needed"]
+    judged = f"the newest {int(need.to_numpy().min()) - 1} commit(s) of each benchmark cannot be judged yet"
+    short = result.series[result.series["commits"] < 2 * need]
+    if len(short):
+        judged += f"; {len(short)} benchmark(s) are too short for any change to be found"
     if len(slower):
         names = ", ".join(f"{b} (commit {c})" for b, c in zip(slower["benchmark"], slower["commit"], strict=True))
         print(f"perfstudy history: slower in the newest {recent} commit(s): {names}; {judged}", file=sys.stderr)

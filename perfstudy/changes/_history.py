@@ -25,6 +25,7 @@ from perfstudy._lib.checks import (
 )
 from perfstudy._lib.parallel import map_tasks
 from perfstudy._lib.result import Result
+from perfstudy._lib.tdist import norm_ppf
 from perfstudy._lib.types import Executor
 from perfstudy._lib.units import higher_is_better
 from perfstudy.changes._detect import Found, find_changes, interval
@@ -77,8 +78,10 @@ class History(Result):
     series : pandas.DataFrame
         One row per benchmark: ``benchmark``, ``points`` (measurements), ``commits``, ``change_points``,
         ``p_value`` (its smallest scan p-value, 1 when nothing was a candidate), ``q_value`` (Benjamini-Hochberg
-        over the benchmarks), ``unit``, and ``judged_from`` (the index of the first commit after which a change
-        could no longer be seen: the newest ``min_side - 1`` commits cannot be judged yet).
+        over the benchmarks), ``unit``, ``commits_needed`` (the fewest commits on each side with which a change,
+        however large, can be found in this benchmark: a benchmark with fewer than twice as many commits can show
+        none), and ``judged_from`` (the first commit that a change cannot yet start at: the newest
+        ``commits_needed - 1`` commits cannot be judged yet).
     commits : pandas.DataFrame
         One row per commit of every benchmark: ``benchmark``, ``commit``, ``commit_index``, ``index`` (its first
         measurement's position), ``timestamp``, ``median``, ``n``. What the plots draw.
@@ -231,6 +234,21 @@ def _one_series(
         row["p_value"] = min(f.p_value for f in (lv, sp) if f is not None)
         rows.append(row)
     return rows
+
+
+def _commits_needed(m: int, widths: tuple[int, ...], fdr: float, min_side: int) -> int:
+    """The fewest commits on each side with which a change, however large, can be found in ``m`` commits.
+
+    With ``n`` commits a side and no ties the largest ``|z|`` is ``sqrt(3 n^2 / (2n + 1))`` (every pair
+    ordered); it must reach the Bonferroni bound of the scan, ``Phi^-1(1 - fdr / (2 tests))``. More than
+    ``m // 2``: no change can be found in the series at all.
+    """
+    tests = len({min(w, m - 1) for w in widths}) * max(m - 1, 1)
+    bound = norm_ppf(1 - fdr / (2 * tests))
+    n = min_side
+    while n <= m and math.sqrt(3 * n * n / (2 * n + 1)) < bound:
+        n += 1
+    return n
 
 
 def _chunk(chunk: list, rng=None, *, settings: dict) -> list[list[dict]]:
@@ -443,10 +461,14 @@ def history(
                 "commits": int(stop - start),
                 "p_value": min([r["p_value"] for r in found], default=1.0),
                 "unit": unit,
-                "judged_from": max(0, int(stop - start) - min_side + 1),
+                "commits_needed": _commits_needed(int(stop - start), widths, fdr, min_side),
             }
         )
     series = pd.DataFrame(series_rows)
+    if len(series):
+        series["judged_from"] = np.maximum(series["commits"] - series["commits_needed"] + 1, 0)
+    else:
+        series["commits_needed"] = series["judged_from"] = []
     series["q_value"] = adjust_p_values(series["p_value"].to_numpy(), "bh") if len(series) else []
     keep = set(series.loc[series["q_value"] <= fdr, "benchmark"])
     q_of = dict(zip(series["benchmark"], series["q_value"], strict=True))
@@ -454,7 +476,19 @@ def history(
     change_points = pd.DataFrame(rows, columns=_COLUMNS)
     counts = change_points.groupby("benchmark").size()
     series["change_points"] = series["benchmark"].map(counts).fillna(0).astype(int)  # pyright: ignore
-    series = series[["benchmark", "points", "commits", "change_points", "p_value", "q_value", "unit", "judged_from"]]
+    series = series[
+        [
+            "benchmark",
+            "points",
+            "commits",
+            "change_points",
+            "p_value",
+            "q_value",
+            "unit",
+            "commits_needed",
+            "judged_from",
+        ]
+    ]
     return History(
         change_points=change_points.reset_index(drop=True),
         series=series,  # pyright: ignore

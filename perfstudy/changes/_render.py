@@ -61,9 +61,31 @@ def _summary(result: History) -> str:
         f"{len(cp)} change point(s) in {int((series['change_points'] > 0).sum())} of {len(series)} benchmark(s)"  # pyright: ignore
         + (f": {said}" if said else "")
         + f". False discovery rate {result.fdr:g} across benchmarks (Benjamini-Hochberg); intervals "
-        f"{100 * result.confidence:g}%; level changes under {100 * result.threshold:g}% not reported; the newest "
-        f"{result.min_side - 1} commit(s) of each benchmark cannot be judged yet."
+        f"{100 * result.confidence:g}%; level changes under {100 * result.threshold:g}% not reported. "
+        + _needed(series)
     )
+
+
+def _needed(series) -> str:
+    """What the benchmarks' lengths allow: the commits a change needs on each side, and those too short."""
+    if series.empty:
+        return ""
+    need = series["commits_needed"]
+    low, high = int(need.min()), int(need.max())
+    span = f"{low}" if low == high else f"{low} to {high}"
+    short = series[series["commits"] < 2 * need]
+    text = (
+        f"A change needs {span} commits on each side to be found, so the newest {low - 1}"
+        + (f" to {high - 1}" if low != high else "")
+        + " commit(s) of a benchmark cannot be judged yet."
+    )
+    if len(short):
+        names = ", ".join(map(str, short["benchmark"].head(3))) + (", ..." if len(short) > 3 else "")
+        text += (
+            f" {len(short)} benchmark(s) are too short for any change to be found ({names}): "
+            "run more commits before reading their silence as no change."
+        )
+    return text
 
 
 def _table(result: History, markdown: bool) -> str:

@@ -113,7 +113,24 @@ def test_newest_commits_and_the_judged_limit():
     result = history(series(np.exp(y)))
     assert result.newest(8)["commit"].tolist() == [92]
     assert result.newest(5).empty
-    assert result.series["judged_from"].iloc[0] == 96
+    # 100 commits, widths 15/40/99: the Bonferroni bound is Phi^-1(1 - 0.05 / (2 * 297)) = 3.762; n commits a side
+    # all ordered give |z| = sqrt(3 n^2 / (2n + 1)): 3.576 at 9, 3.780 at 10
+    assert result.series["commits_needed"].iloc[0] == 10
+    assert result.series["judged_from"].iloc[0] == 91
+
+
+def test_a_series_too_short_for_any_change_says_so(capsys, tmp_path):
+    from perfstudy.cli import main
+
+    y = np.r_[np.ones(5), np.full(5, 3.0)] * np.exp(np.random.default_rng(1).standard_normal(10) * 0.01)
+    result = history(series(y))
+    assert result.change_points.empty and result.series["commits_needed"].iloc[0] == 6
+    text = result.format("table")
+    assert "1 benchmark(s) are too short for any change to be found (b)" in text
+    path = tmp_path / "short.csv"
+    series(y).to_csv(path, index=False)
+    assert main(["history", str(path), "--fail-on-regression"]) == 0
+    assert "1 benchmark(s) are too short for any change to be found" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(

@@ -2,6 +2,9 @@
 a run's file; its formats and its CI gate."""
 
 import json
+import os
+import shutil
+import subprocess
 
 import numpy as np
 import pandas as pd
@@ -117,3 +120,35 @@ def test_a_run_file_is_two_commits_a_then_b(tmp_path):
     run(["true"], ["true"], max_rounds=3, min_rounds=3, values=2, warmup=0, out=out, progress=False)
     frame = read_history(out)
     assert list(dict.fromkeys(frame["commit"])) == ["A: true", "B: true"]
+
+
+@pytest.mark.slow  # builds and runs go test 16 times
+@pytest.mark.skipif(shutil.which("go") is None, reason="go is not installed (Debian package 'golang-go')")
+def test_real_go_test_files_by_manifest_find_the_commit_that_slowed_down(tmp_path, capsys):
+    # sixteen "commits" of one module; from the ninth on, the benchmark's loop does three times the work
+    module = tmp_path / "m"
+    module.mkdir()
+    (module / "go.mod").write_text("module example.com/m\n\ngo 1.19\n")
+    env = dict(os.environ, GOCACHE=str(tmp_path / "cache"), GOPATH=str(tmp_path / "gopath"), GOFLAGS="-mod=mod")
+    env["GOPROXY"] = "off"
+    rows = []
+    for i in range(16):
+        loops = 20_000 if i < 8 else 60_000
+        (module / "m_test.go").write_text(
+            'package m\n\nimport "testing"\n\nvar sink float64\n\n'
+            "func BenchmarkWork(b *testing.B) {\n\tfor n := 0; n < b.N; n++ {\n\t\tx := 1.0\n"
+            f"\t\tfor i := 0; i < {loops}; i++ {{\n\t\t\tx = x*1.0000001 + 1e-9\n\t\t}}\n\t\tsink = x\n\t}}\n}}\n"
+        )
+        out = subprocess.run(
+            ["go", "test", "-run", "^$", "-bench", ".", "-count", "3", "-benchtime", "200x"],
+            cwd=module, env=env, capture_output=True, text=True, check=True,
+        ).stdout  # fmt: skip
+        (tmp_path / f"run{i}.txt").write_text(out)
+        rows.append({"commit": f"c{i}", "path": f"run{i}.txt"})
+    manifest = tmp_path / "manifest.csv"
+    pd.DataFrame(rows).to_csv(manifest, index=False)
+    assert main(["history", str(tmp_path), "--manifest", str(manifest), "--format", "json"]) == 0
+    points = json.loads(capsys.readouterr().out)["change_points"]
+    # the ns/op series changes at c8 (its 25th measurement: three a commit); nothing else changes
+    assert [(p["commit"], p["index"], p["verdict"]) for p in points] == [("c8", 24, "slower")]
+    assert 1.5 < 1 + points[0]["level_change"] < 4.5
