@@ -247,8 +247,9 @@ def _small_sap():
 
 def _planted_table():
     return pd.DataFrame(
-        {"detector": ["perfstudy", "perfherder"], "step_recall": [0.9, 0.5], "spread_recall": [0.5, 0.0],
-         "ramp_recall": [0.9, 0.1], "spikes_flagged": [0.0, 0.0]}
+        {"detector": ["perfstudy", "perfherder"], "step_recall": [0.9, 0.5], "step_F1": [0.9, 0.6],
+         "spread_recall": [0.5, 0.0], "ramp_recall": [0.9, 0.1], "spikes_flagged": [0.0, 0.0],
+         "false_per_copy": [0.1, 0.0]}
     )  # fmt: skip
 
 
