@@ -12,9 +12,10 @@ The procedure, for the level and then for the spread:
    relative terms. A boundary that fails is not tried again.
 3. Repeat until nothing is accepted.
 
-The spread is scanned the same way on the absolute residuals about the level segments' medians, so that a
-change of level is never taken for a change of spread; its size rule is a ratio of median absolute residuals of
-at least ``min_ratio``.
+The spread is scanned the same way, so that a change of level is never taken for a change of spread: where
+commits hold several measurements, on each measurement's absolute deviation from its commit's median (scaled by
+the design effect by commit); otherwise on the commits' absolute residuals about the level segments' medians. Its
+size rule is a ratio of median absolute deviations of at least ``min_ratio``.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ import numpy as np
 from perfstudy._lib.tdist import norm_ppf
 from perfstudy.changes._scan import RankScan, boundary_counts, hodges_lehmann
 
-__all__ = ["Found", "find_changes"]
+__all__ = ["Found", "find_changes", "interval", "window_bounds"]
 
 #: the robust SD of a normal sample from its median absolute deviation
 MAD_SD = 1.4826
@@ -48,9 +49,17 @@ class Found:
     p_value: float  # Bonferroni over the scan (module docstring)
 
 
-def _windows(y: np.ndarray, k: int, width: int, cuts: list[int]) -> tuple[np.ndarray, np.ndarray]:
+def window_bounds(k: int, width: int, cuts, m: int) -> tuple[int, int]:
+    """``lo, hi``: the window of boundary ``k`` is ``[lo, k)`` before and ``[k, hi)`` after, ``width`` commits
+    each side of ``m``, clipped at the change points ``cuts`` (the window of every size rule, refinement and
+    interval)."""
     lo = max([0, k - width] + [c for c in cuts if c < k])
-    hi = min([y.size, k + width] + [c for c in cuts if c > k])
+    hi = min([m, k + width] + [c for c in cuts if c > k])
+    return lo, hi
+
+
+def _windows(y: np.ndarray, k: int, width: int, cuts: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    lo, hi = window_bounds(k, width, cuts, y.size)
     return y[lo:k], y[k:hi]
 
 
@@ -65,8 +74,7 @@ def _refine(y: np.ndarray, k: int, width: int, cuts: list[int], min_side: int) -
     The scan's largest ``|z|`` can sit a commit or two off a step; the L1 two-segment fit over the same window
     (within ``REFINE`` commits of ``k``, and half a width) puts it on the step, and stays robust to spikes.
     """
-    lo = max([0, k - width] + [c for c in cuts if c < k])
-    hi = min([y.size, k + width] + [c for c in cuts if c > k])
+    lo, hi = window_bounds(k, width, cuts, y.size)
     best, cost = k, np.inf
     reach = min(width // 2, REFINE)
     for j in range(max(lo + min_side, k - reach), min(hi - min_side, k + reach) + 1):
@@ -145,8 +153,7 @@ def _measurement_scanner(deviations: np.ndarray, starts: np.ndarray, widths: tup
     """A scan of the measurements' own absolute deviations at the commits' boundaries.
 
     Widths are commits, made measurements at the mean commit size (at most ``SPREAD_POINTS``); the counts each
-    side are commits. The
-    statistic is divided by the square root of the deviations' design effect by commit (:func:`design_effect`),
+    side are commits. The statistic is divided by the square root of the deviations' design effect by commit (:func:`design_effect`),
     so that commits whose measurements are alike in spread do not count as independent evidence.
     """
     m = starts.size
@@ -241,8 +248,7 @@ def find_changes(
         spread_scanner = _measurement_scanner(deviations, starts, widths)
 
         def spread_windows(k: int, width: int, cuts: list[int]):
-            lo = max([0, k - width] + [c for c in cuts if c < k])
-            hi = min([m, k + width] + [c for c in cuts if c > k])
+            lo, hi = window_bounds(k, width, cuts, m)
             return deviations[edges[lo] : edges[k]], deviations[edges[k] : edges[hi]]
 
     def spread_matters(k: int, width: int, cuts: list[int]) -> bool:

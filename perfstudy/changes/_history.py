@@ -28,7 +28,7 @@ from perfstudy._lib.result import Result
 from perfstudy._lib.tdist import norm_ppf
 from perfstudy._lib.types import Executor
 from perfstudy._lib.units import higher_is_better
-from perfstudy.changes._detect import Found, find_changes, interval
+from perfstudy.changes._detect import Found, find_changes, interval, window_bounds
 from perfstudy.comparison import adjust_p_values
 
 if TYPE_CHECKING:
@@ -182,12 +182,6 @@ def _merge(found: list[Found], near: int) -> list[tuple[int, Found | None, Found
     return sorted(out, key=lambda t: t[0])
 
 
-def _segment(k: int, bounds: list[int], width: int) -> tuple[int, int]:
-    below = max([0, k - width] + [b for b in bounds if b < k])
-    above = min([k + width] + [b for b in bounds if b > k])
-    return below, above
-
-
 def _one_series(
     y: np.ndarray, log: bool, settings: dict, within: tuple[np.ndarray, np.ndarray] | None = None
 ) -> list[dict]:
@@ -213,7 +207,7 @@ def _one_series(
 
     for k, lv, sp in _merge(found, settings["near"]):
         width = max(f.width for f in (lv, sp) if f is not None)
-        a, b = _segment(k, bounds, width)
+        a, b = window_bounds(k, width, bounds, y.size)
         before, after = y[a:k], y[k:b]
         row = {"commit_index": k, "commits_before": k - a, "commits_after": b - k}
         shift, low, high = interval(before, after, settings["confidence"])
