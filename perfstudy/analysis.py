@@ -400,7 +400,8 @@ def analyze(
     replicates: int = 2000,
     baseline=None,
     block: str | None = None,
-    sequential: bool = False,
+    sequential: bool | str = False,
+    statistic: str = "mean",
     rng: Seed = None,
     progress: bool = False,
 ) -> Analysis:
@@ -429,10 +430,11 @@ def analyze(
         Of the independence and MMD tests.
     replicates : int
         Of the comparison's bootstrap.
-    baseline, block, sequential
+    baseline, block, sequential, statistic
         For the comparison, as :func:`perfstudy.comparison._compare.compare` takes them: which version is A (default: the
-        first in sorted order), the column whose blocks pair the versions (``"round"`` for a run's file), and
-        the anytime-valid interval of a run that looked after every round.
+        first in sorted order), the column whose blocks pair the versions (``"round"`` for a run's file), the
+        anytime-valid rule of a run that looked after every round (``"sign"`` or ``"t"``), and each batch's
+        statistic (a run's file gives all four: :attr:`perfstudy.experiment.RunFile.pairing`).
     rng : None, int, SeedSequence or Generator
     progress : bool
         A progress bar over the series.
@@ -502,7 +504,8 @@ def analyze(
             replicates=replicates,
             baseline=baseline,
             block=block,
-            sequential=sequential,
+            sequential=sequential,  # pyright: ignore[reportArgumentType]
+            statistic=statistic,  # pyright: ignore[reportArgumentType]
             rng=streams[-1],
         )
     advice = _advice(table, comparison, cluster)

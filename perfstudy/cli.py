@@ -88,7 +88,11 @@ def _parser() -> argparse.ArgumentParser:
         "unpaired)",
     )
     comparison.add_argument(
-        "--statistic", choices=["mean", "median"], default="mean", help="each batch's statistic (default: mean)"
+        "--statistic",
+        choices=["mean", "median", "min"],
+        default=None,
+        help="each batch's statistic (default: mean; for a perfstudy run's file, the run's own; min only paired "
+        "over rounds)",
     )
     comparison.add_argument(
         "--confidence",
@@ -215,6 +219,49 @@ def _run_parser(commands) -> None:
         "--ignore-failures", action="store_true", help="record a failing batch and go on (default: stop)"
     )
     experiment.add_argument(
+        "--statistic",
+        choices=("mean", "median", "min"),
+        default=None,
+        help=f"each batch's statistic, whose ratio B/A is the round's (default mean{resumed})",
+    )
+    experiment.add_argument(
+        "--rule",
+        choices=("sign", "t"),
+        default=None,
+        help="the anytime-valid rule: sign (median round; valid under heavy tails and contention, the default) "
+        f"or t (Lai's sequence for the mean round; quicker on a quiet machine only){resumed}",
+    )
+    experiment.add_argument(
+        "--metric",
+        action="append",
+        default=None,
+        metavar="METRIC",
+        help="what is judged: wall (default), cpu (user + system CPU time, from wait4) or rss (peak memory); "
+        "repeat or separate by commas for several (wall,cpu,rss), each judged as its own benchmark",
+    )
+    experiment.add_argument(
+        "--duet",
+        action="store_true",
+        default=None,
+        help="run A and B at the same time, each pinned to a CPU of its own, swapped at random each round "
+        "(duet benchmarking): both meet the same interference; needs 2 CPUs, better more",
+    )
+    experiment.add_argument(
+        "--prepare", metavar="CMD", default=None, help="a command run before every batch, untimed (default: none)"
+    )
+    experiment.add_argument(
+        "--setup",
+        metavar="CMD",
+        default=None,
+        help="a command run once per version before the first round (default: none)",
+    )
+    experiment.add_argument(
+        "--cleanup",
+        metavar="CMD",
+        default=None,
+        help="a command run once per version after the last round (default: none)",
+    )
+    experiment.add_argument(
         "--scheduler",
         metavar="ADDRESS",
         default=None,
@@ -245,8 +292,6 @@ def _format_option(parser) -> None:
 
 def _run(args) -> int:
     import warnings
-
-    from perfstudy.comparison import format_comparison
 
     try:
         threshold = None if args.threshold is None else check_threshold(args.threshold, "--threshold")
@@ -289,6 +334,13 @@ def _run(args) -> int:
                 scheduler=args.scheduler,
                 ignore_failures=args.ignore_failures,
                 timeout=timeout,
+                statistic=args.statistic,
+                rule=args.rule,
+                metric=None if args.metric is None else ",".join(args.metric),
+                duet=args.duet,
+                prepare=args.prepare,
+                setup=args.setup,
+                cleanup=args.cleanup,
                 progress=not args.no_progress,
             )
     except (ValueError, TypeError, OSError, ImportError) as error:
@@ -296,7 +348,7 @@ def _run(args) -> int:
         return 2
     if result.failure:
         print(f"perfstudy run: {result.failure}", file=sys.stderr)
-    if result.comparison is None:
+    if not result.verdicts and result.comparison is None:
         print(
             f"perfstudy run: stopped ({result.stopped}) before a round completed; rows in {result.path}",
             file=sys.stderr,
@@ -306,7 +358,9 @@ def _run(args) -> int:
     if args.output == "json":
         import json
 
-        document = json.loads(format_comparison(result.comparison, "json"))
+        from perfstudy.comparison import format_comparison
+
+        document = json.loads(format_comparison(result.comparison, "json"))  # pyright: ignore[reportArgumentType]
         document.update(
             rounds=result.rounds,
             stopped=result.stopped,
@@ -315,21 +369,35 @@ def _run(args) -> int:
             exit_status=result.exit_status,
             warnings=list(result.environment.get("warnings", ())),
             signal=None if result.signal is None else signal.Signals(result.signal).name,
+            rule=result.settings["rule"],
+            statistic=result.settings["statistic"],
         )
         print(json.dumps(document, indent=2))
+    elif not result.verdicts:  # no round had a ratio to judge (a time of 0): compare's table, on the difference scale
+        from perfstudy.comparison import format_comparison
+
+        print(format_comparison(result.comparison, args.output))  # pyright: ignore[reportArgumentType]
+        print(stopped)
     else:
-        print(format_comparison(result.comparison, args.output))
+        from perfstudy.experiment.run_table import markdown_table, text_table
+
+        print(markdown_table(result) if args.output == "markdown" else text_table(result))
         print(stopped)
     for text in result.environment.get("warnings", ()):  # again, beside the verdict
         print(f"perfstudy run: warning: {text}", file=sys.stderr)
     if result.exit_status:
         return result.exit_status
-    return 1 if args.fail_on_regression and len(result.comparison.regressions) else 0
+    regressed = (
+        any(row["verdict"] == "slower" for row in result.verdicts)
+        if result.verdicts
+        else bool(len(result.comparison.regressions))  # pyright: ignore[reportOptionalMemberAccess]
+    )
+    return 1 if args.fail_on_regression and regressed else 0
 
 
 def _stopped_text(result, resumed: bool) -> str:
     """The line under the table: why the run stopped, in words a CI log reader needs."""
-    where = f"every batch in {result.path}" if result.path else "no file written"
+    where = f"every batch in {result.path} (this table in {result.path}.md)" if result.path else "no file written"
     if result.stopped == "decided" and resumed and result.new_rounds == 0:
         return f"{result.rounds} rounds, already decided: no round run; {where}"
     if result.stopped == "interrupted":
@@ -491,7 +559,7 @@ def _compare_go_files(args, threshold, confidence):
         args.base,
         args.new,
         labels=(names[0], names[1]),
-        statistic=args.statistic,
+        statistic=args.statistic or "mean",
         confidence=0.95 if confidence is None else confidence,
         threshold=0.0 if threshold is None else threshold,
         correction=args.correction,
@@ -548,6 +616,7 @@ def _compare_frames(args, threshold, confidence, said: list) -> int:
 
     try:
         block, sequential = args.block, False
+        statistic = args.statistic or "mean"
         if args.new is not None:
             if args.by is not None or args.a_version is not None:
                 raise ValueError(
@@ -577,7 +646,10 @@ def _compare_frames(args, threshold, confidence, said: list) -> int:
             if run_file.failed_rows:
                 print(f"perfstudy compare: {run_file.failed_rows} rows of failed batches left out", file=sys.stderr)
             frame, by, baseline = run_file.frame, "version", run_file.baseline
-            block, sequential = block or "round", block in (None, "round")
+            block, sequential = block or "round", run_file.rule if block in (None, "round") else False
+            if args.statistic is None:
+                statistic = run_file.statistic
+                said.append(f"each batch's {statistic} (the run's own), rounds judged by the {run_file.rule} rule")
             if threshold is None:
                 threshold = run_file.threshold
                 said.append(f"threshold {100 * threshold:g}% (the run's own; --threshold overrides)")
@@ -604,13 +676,13 @@ def _compare_frames(args, threshold, confidence, said: list) -> int:
             by=by,
             baseline=baseline,
             cluster=args.cluster,
-            statistic=args.statistic,
+            statistic=statistic,  # pyright: ignore[reportArgumentType]
             confidence=0.95 if confidence is None else confidence,
             threshold=0.0 if threshold is None else threshold,
             correction=args.correction,
             replicates=args.replicates,
             block=block,
-            sequential=sequential,
+            sequential=sequential,  # pyright: ignore[reportArgumentType]
             rng=args.seed,
         )
     except (ValueError, TypeError, OSError) as error:

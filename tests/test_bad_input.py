@@ -336,6 +336,7 @@ def tidy_csv(tmp) -> str:
 
 def _valid(tmp):  # noqa: PLR0915 - one table
     from perfstudy.capacity import response_surface
+    from perfstudy.comparison.sign_sequence import RunningSign
     from perfstudy.design import bootstrap
     from perfstudy.design import standard_errors as designs
     from perfstudy.diagnostics import hosts as servers
@@ -421,6 +422,21 @@ def _valid(tmp):  # noqa: PLR0915 - one table
         "comparison.verdict": lambda: call(0.01, 0.03, 0.01, alpha=0.05, threshold=0.02),
         "comparison.warmup_check": lambda: call(x[:60], np.repeat(np.arange(6), 10), threshold=0.02),
         "comparison.sequential.rounds_needed": lambda: call(0.02, 0.01),
+        "comparison.sign_sequence.sign_confidence_sequence": lambda: call(x[:30]),
+        "comparison.sign_sequence.SignSequence.current": lambda: call(
+            result_of("comparison.sign_sequence.sign_confidence_sequence")
+        ),
+        "comparison.sign_sequence.SignSequence.to_frame": lambda: call(
+            result_of("comparison.sign_sequence.sign_confidence_sequence")
+        ),
+        "comparison.sign_sequence.RunningSign.add": lambda: call(RunningSign(), 0.1),
+        "experiment.run_table.text_table": lambda: call(result_of("experiment.run")),
+        "experiment.run_table.markdown_table": lambda: call(result_of("experiment.run")),
+        "comparison.sign_sequence.RunningSign.current": lambda: call(RunningSign()),
+        "experiment.batches.time_duet": lambda: call(
+            batches.Batch("A", ("true",), 0, 0, values=1, warmup=0),
+            batches.Batch("B", ("true",), 0, 1, values=1, warmup=0),
+        ),
         "comparison.sequential.ConfidenceSequence.to_frame": lambda: call(
             result_of("comparison.sequential.t_confidence_sequence")
         ),
@@ -1047,6 +1063,9 @@ def _study_valid():
         "running.sequential_layout": lambda: call("true", "true", batches=2, values=1, warmup=0),
         "running.power_and_cost": lambda: call(changes=(0.1,), experiments=20, max_rounds=20, rng=0),
         "running.simulate_round_ratios": lambda: call(running.RoundModel(), 5, 10, rng=0),
+        "running.simulate_contended_rounds": lambda: call(running.ContentionModel(), 5, 10, rng=0),
+        "running.rules_under_contention": lambda: call(changes=(0.0,), experiments=20, max_rounds=20, rng=0),
+        "running.RulesUnderContention.to_frame": lambda: call(result_of("running.rules_under_contention")),
         "running.StoppingCalibration.to_frame": lambda: call(result_of("running.calibration")),
         "running.PowerAndCost.to_frame": lambda: call(result_of("running.power_and_cost")),
         "public_data.Series.to_frame": lambda: call(next(public_data.iter_series(["sap-hana-0016"]))),

@@ -259,7 +259,7 @@ def test_the_verbs_choices_are_literals_and_their_tuples_come_from_them():
 
     from perfstudy import compare, read, run
     from perfstudy.comparison import STATISTICS, verdict
-    from perfstudy.comparison._intervals import CORRECTIONS, SCALES
+    from perfstudy.comparison._intervals import BLOCK_STATISTICS, CORRECTIONS, SCALES, SEQUENTIAL_RULES
     from perfstudy.experiment.batches import MEASURES
     from perfstudy.io import FORMATS
 
@@ -270,7 +270,10 @@ def test_the_verbs_choices_are_literals_and_their_tuples_come_from_them():
         return typing.get_args(literals[0])
 
     assert choices(read, "format") == FORMATS
-    assert choices(compare, "statistic") == STATISTICS
+    assert choices(compare, "statistic") == BLOCK_STATISTICS and set(STATISTICS) < set(BLOCK_STATISTICS)
+    assert choices(compare, "sequential") == SEQUENTIAL_RULES
+    assert choices(run, "statistic") == BLOCK_STATISTICS
+    assert choices(run, "rule") == SEQUENTIAL_RULES
     assert choices(compare, "correction") == CORRECTIONS
     assert choices(run, "measure") == MEASURES
     assert choices(verdict, "scale") == SCALES

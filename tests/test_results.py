@@ -165,11 +165,18 @@ def _make(name):  # noqa: C901 - one branch a class, read as a table
             "true", "true", values=1, warmup=0, min_rounds=3, max_rounds=3, progress=False
         ),
         "experiment.RunFile": lambda: _run_file(),
+        "comparison.sign_sequence.SignSequence": lambda: importlib.import_module(
+            "perfstudy.comparison.sign_sequence"
+        ).sign_confidence_sequence(X[:20]),
         "comparison.sequential.ConfidenceSequence": lambda: importlib.import_module(
             "perfstudy.comparison.sequential"
         ).t_confidence_sequence(X[:20]),
         "studies.running.PowerAndCost": lambda: running.power_and_cost(experiments=20, max_rounds=20, rng=0),
         "studies.running.RoundModel": lambda: running.RoundModel(),
+        "studies.running.ContentionModel": lambda: running.ContentionModel(),
+        "studies.running.RulesUnderContention": lambda: running.rules_under_contention(
+            changes=(0.0,), experiments=20, max_rounds=20, rng=0
+        ),
         "studies.history_validation.Scores": lambda: __import__(
             "perfstudy.studies.history_validation"
         ).studies.history_validation.false_alarms(3, 40, noises=("normal",), rng=0),

@@ -261,6 +261,12 @@ def _rng_calls():
             rng=r,
         ).table.drop(columns="notes"),
         "perfstudy.studies.running.calibration": lambda r: running.calibration(experiments=20, rounds=10, rng=r).table,
+        "perfstudy.studies.running.rules_under_contention": lambda r: (
+            running.rules_under_contention(changes=(0.0, 0.05), experiments=20, max_rounds=20, rng=r).table
+        ),
+        "perfstudy.studies.running.simulate_contended_rounds": lambda r: running.simulate_contended_rounds(
+            running.ContentionModel(), 4, 10, rng=r
+        ),
         "perfstudy.studies.running.power_and_cost": lambda r: (
             running.power_and_cost(changes=(0.1,), experiments=20, max_rounds=10, rng=r).table
         ),

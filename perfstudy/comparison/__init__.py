@@ -10,29 +10,34 @@ from perfstudy._lib.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from perfstudy.comparison._batch_checks import odd_batches, warmup_check
-    from perfstudy.comparison._compare import Comparison, compare, verdict
+    from perfstudy.comparison._compare import Comparison, compare
     from perfstudy.comparison._files import compare_go_files
     from perfstudy.comparison._intervals import (
+        BLOCK_STATISTICS,
         CORRECTIONS,
         MIN_BOOTSTRAP_CLUSTERS,
         SCALES,
+        SEQUENTIAL_RULES,
         STATISTICS,
         VERDICTS,
         adjust_p_values,
     )
     from perfstudy.comparison._paired import block_differences, host_and_round_variance
     from perfstudy.comparison._render import Report, format_comparison
+    from perfstudy.comparison._suite import verdict
     from perfstudy.comparison.sequential import DEFAULT_SCALE, ConfidenceSequence, rounds_needed, t_confidence_sequence
 
 _HOMES = {
     "STATISTICS": "._intervals",
+    "BLOCK_STATISTICS": "._intervals",
+    "SEQUENTIAL_RULES": "._intervals",
     "CORRECTIONS": "._intervals",
     "VERDICTS": "._intervals",
     "SCALES": "._intervals",
     "MIN_BOOTSTRAP_CLUSTERS": "._intervals",
     "Comparison": "._compare",
     "compare": "._compare",
-    "verdict": "._compare",
+    "verdict": "._suite",
     "adjust_p_values": "._intervals",
     "format_comparison": "._render",
     "Report": "._render",
@@ -49,6 +54,8 @@ _HOMES = {
 __getattr__, __dir__ = lazy_exports(__name__, _HOMES)
 __all__ = [
     "STATISTICS",
+    "BLOCK_STATISTICS",
+    "SEQUENTIAL_RULES",
     "CORRECTIONS",
     "VERDICTS",
     "SCALES",

@@ -45,7 +45,6 @@ are compared.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Literal
@@ -59,7 +58,6 @@ from perfstudy._lib.checks import (
     check_choice,
     check_column,
     check_fraction,
-    check_real,
     check_resamples,
     check_threshold,
 )
@@ -69,16 +67,18 @@ from perfstudy._lib.types import Executor, Seed
 from perfstudy._lib.units import common_unit, higher_is_better
 from perfstudy.comparison._batch_checks import odd_batches
 from perfstudy.comparison._intervals import (
+    BLOCK_STATISTICS,
     CORRECTIONS,
     MIN_BOOTSTRAP_CLUSTERS,
     SCALES,
+    SEQUENTIAL_RULES,
     STATISTICS,
     VERDICTS,
     adjust_p_values,
 )
 from perfstudy.comparison._one import _compare_one, _Settings
 from perfstudy.comparison._render import Report, _html, _report_of, format_comparison
-from perfstudy.comparison._suite import _verdict, compare_suite, judged
+from perfstudy.comparison._suite import compare_suite, judged, verdict
 
 __all__ = [
     "STATISTICS",
@@ -196,7 +196,7 @@ def compare(
     by: str = "version",
     value: str = "value",
     cluster: str = "batch",
-    statistic: Literal["mean", "median"] = "mean",
+    statistic: Literal["mean", "median", "min"] = "mean",
     confidence: float = 0.95,
     threshold: float | str = 0.0,
     correction: Literal["holm", "bh", "none"] = "holm",
@@ -205,7 +205,7 @@ def compare(
     dropna: bool = False,
     checks: bool = True,
     block: str | None = None,
-    sequential: bool = False,
+    sequential: bool | Literal["t", "sign"] = False,
     rng: Seed = None,
     executor: Executor = None,
     progress: bool = False,
@@ -230,8 +230,9 @@ def compare(
         (the ``scale`` column says which).
     cluster : str
         The unit that carries the dependence: pyperf's process, JMH's fork, a host (``batch``).
-    statistic : {"mean", "median"}
-        What is compared: the mean of all values of a version, or their median.
+    statistic : {"mean", "median", "min"}
+        What is compared: the mean of all values of a version, or their median; with ``block``, each
+        block's statistic, which may also be the minimum.
     confidence : float
         Coverage of the intervals; ``1 - confidence`` is the size of each test.
     threshold : float
@@ -260,9 +261,12 @@ def compare(
         :func:`perfstudy.experiment._run.run` writes: the comparison is then paired, on each block's ``B/A``
         (:mod:`perfstudy.comparison._paired`), ``clusters_a`` and ``clusters_b`` count the paired blocks and
         ``cluster`` is not resampled. With a ``host`` column, the host and round variances are split.
-    sequential : bool
-        With ``block``: the anytime-valid interval (:mod:`perfstudy.comparison.sequential`) of a run that looked
-        after every block and stopped when it knew; a fixed-level interval would be too narrow.
+    sequential : bool or {"t", "sign"}
+        With ``block``: the anytime-valid interval of a run that looked after every block and stopped when it
+        knew (a fixed-level interval would be too narrow). ``"t"`` (or True) is Lai's sequence for the mean of
+        the blocks' log-ratios (:mod:`perfstudy.comparison.sequential`), ``"sign"`` the sign sequence for their
+        median (:mod:`perfstudy.comparison.sign_sequence`), which a heavy-tailed, contended machine does not
+        mislead; a run's file says which it stopped by (:attr:`perfstudy.experiment.RunFile.pairing`).
     rng : None, int, SeedSequence or Generator
         Draws the bootstrap (one stream per benchmark, so the result does not depend on
         ``executor``).
@@ -284,14 +288,19 @@ def compare(
     """
     if not isinstance(df, pd.DataFrame):
         raise TypeError(f"df: expected a DataFrame, got {type(df).__name__}")
-    check_choice("statistic", statistic, STATISTICS)
+    check_choice("statistic", statistic, BLOCK_STATISTICS)
+    if statistic not in STATISTICS and block is None:
+        raise ValueError(
+            f"statistic={statistic!r}: the minimum is compared per block (block='round'), not over clusters, "
+            "whose bootstrap cannot resample a minimum soundly; use 'mean' or 'median'"
+        )
     check_choice("correction", correction, CORRECTIONS)
     dropna = check_bool("dropna", dropna)
     checks = check_bool("checks", checks)
     confidence = check_fraction("confidence", confidence)
     threshold = check_threshold(threshold)
     replicates = check_resamples("replicates", replicates, minimum=99)
-    sequential = check_bool("sequential", sequential)
+    sequential = _check_sequential(sequential)  # pyright: ignore[reportAssignmentType]
     if block is None and sequential:
         raise ValueError("sequential=True: a sequential interval is over blocks; give block= (e.g. 'round')")
     for name, column in (("by", by), ("value", value), ("cluster", cluster)) + ((("block", block),) if block else ()):
@@ -480,66 +489,15 @@ def _suite(frame: pd.DataFrame, *, by: str, value: str, cluster: str, labels: tu
     return suite, units, only_a, only_b
 
 
+def _check_sequential(sequential) -> str | bool:
+    """``False``, or the sequential rule's name: True is Lai's t sequence, as before the sign rule."""
+    if sequential is False or sequential is True:
+        return "t" if sequential else False
+    if isinstance(sequential, str) and sequential in SEQUENTIAL_RULES:
+        return sequential
+    raise ValueError(f"sequential={sequential!r}: expected False, True, or one of {list(SEQUENTIAL_RULES)}")
+
+
 def _table(rows, *, correction: Literal["holm", "bh", "none"], confidence: float, threshold: float) -> pd.DataFrame:
     """The per-benchmark rows as the comparison's table, with corrected p-values and the verdicts."""
     return pd.DataFrame(judged(rows, correction=correction, confidence=confidence, threshold=threshold))
-
-
-def verdict(
-    low: float,
-    high: float,
-    p_value: float,
-    *,
-    alpha: float = 0.05,
-    threshold: float = 0.0,
-    higher_is_better: bool = False,
-    scale: Literal["ratio", "difference"] = "ratio",
-    estimate_a: float = 1.0,
-) -> str:
-    """The verdict on one benchmark's change, as :func:`compare` and ``perfstudy run`` give it.
-
-    ``"no change"`` when the interval lies within ``+-threshold`` (times ``|estimate_a|`` on the
-    difference scale) or is the single point 0; ``"slower"``/``"faster"`` when ``p_value`` (adjusted for
-    the benchmarks compared with it) is below ``alpha`` and the interval lies beyond the threshold;
-    otherwise ``"inconclusive"``.
-
-    Parameters
-    ----------
-    low, high : float
-        The interval of the change: ``B/A - 1`` on the ratio scale, ``B - A`` on the difference scale.
-    p_value : float
-        The test of no change, adjusted for multiple comparisons.
-    alpha : float
-        The test's size, ``1 - confidence``.
-    threshold : float
-        The smallest relative change that matters, ``0 <= threshold < 1``.
-    higher_is_better : bool
-        The unit's direction (a rate); a positive change is then faster.
-    scale : {"ratio", "difference"}
-        How the change is measured.
-    estimate_a : float
-        A's statistic: the threshold's scale on the difference scale.
-
-    Returns
-    -------
-    str
-        One of :data:`VERDICTS`.
-    """
-    low, high, p_value = (_number(name, value) for name, value in (("low", low), ("high", high), ("p_value", p_value)))
-    alpha = check_fraction("alpha", alpha)
-    threshold = check_threshold(threshold)
-    higher_is_better = check_bool("higher_is_better", higher_is_better)
-    check_choice("scale", scale, SCALES)
-    estimate_a = check_real("estimate_a", estimate_a)
-    if math.isnan(low) or math.isnan(high) or low > high:
-        raise ValueError(f"low, high: [{low}, {high}] is not an interval")
-    if not 0 <= p_value <= 1:
-        raise ValueError(f"p_value={p_value!r}: expected a probability in [0, 1]")
-    return _verdict(low, high, p_value, alpha, threshold, higher_is_better, scale, estimate_a)
-
-
-def _number(name: str, value) -> float:
-    """A real number, infinities included (an interval may be unbounded); NaN is refused by the caller."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise TypeError(f"{name}={value!r}: expected a real number")
-    return float(value)

@@ -17,6 +17,15 @@ from perfstudy._lib.tdist import norm_ppf, t_ppf, t_sf
 
 STATISTICS = ("mean", "median")
 
+#: a block's statistic in a paired comparison over blocks (a run's rounds): the minimum too, which a
+#: bootstrap of clusters cannot resample soundly but a block's ratio can use
+BLOCK_STATISTICS = ("mean", "median", "min")
+
+#: the anytime-valid rules of a run that looked after every round: Lai's t sequence for the mean of the
+#: rounds' log-ratios (:mod:`perfstudy.comparison.sequential`), or the sign sequence for their median
+#: (:mod:`perfstudy.comparison.sign_sequence`)
+SEQUENTIAL_RULES = ("t", "sign")
+
 #: Multiple-comparison corrections: Holm's step-down (family-wise error), Benjamini-Hochberg (false
 #: discovery rate), or none.
 CORRECTIONS = ("holm", "bh", "none")
@@ -107,6 +116,10 @@ def _side(values: np.ndarray, labels: np.ndarray, statistic: str) -> _Side:
     if statistic == "mean":
         per_cluster = sums / counts
         estimate = float(values.mean())
+    elif statistic == "min":
+        per_cluster = np.full(codes.size, np.inf)
+        np.minimum.at(per_cluster, cluster, values)
+        estimate = float(values.min())
     else:
         order = np.lexsort((values, cluster))
         ordered, starts = values[order], np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)

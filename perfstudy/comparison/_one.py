@@ -29,7 +29,7 @@ class _Settings:
     checks: bool
     cluster: str
     block: str | None
-    sequential: bool
+    sequential: str | bool  # False, or the rule: "t" or "sign"
     check_alpha: float  # size of each diagnostic behind the warnings: Bonferroni over the benchmarks
 
 

@@ -39,14 +39,14 @@ def block_differences(values_a, blocks_a, values_b, blocks_b, *, statistic: str 
         One version's values.
     blocks_a, blocks_b : array_like
         The block (round) of each value.
-    statistic : {"mean", "median"}
+    statistic : {"mean", "median", "min"}
 
     Returns
     -------
     tuple of ndarray
         ``blocks`` (sorted), ``a``, ``b``.
     """
-    check_choice("statistic", statistic, ("mean", "median"))
+    check_choice("statistic", statistic, ("mean", "median", "min"))
     sides = []
     for side, values, blocks in (("a", values_a, blocks_a), ("b", values_b, blocks_b)):
         values = check_sample(f"values_{side}", values)
@@ -58,7 +58,7 @@ def block_differences(values_a, blocks_a, values_b, blocks_b, *, statistic: str 
 
 
 def paired_interval(
-    a, b, *, confidence: float, sequential: bool = False, hosts=None, check_alpha: float = 0.05
+    a, b, *, confidence: float, sequential: bool | str = False, hosts=None, check_alpha: float = 0.05
 ) -> dict[str, Any]:
     """The change B/A - 1 (or B - A) from paired block statistics, its interval and p-value (module text).
 
@@ -67,8 +67,9 @@ def paired_interval(
     a, b : ndarray
         Each block's statistic of version A and of version B, in the order the blocks ran.
     confidence : float
-    sequential : bool
-        Lai's confidence sequence and its anytime p-value instead of the paired t interval.
+    sequential : bool or {"t", "sign"}
+        An anytime-valid interval and p-value instead of the paired t interval: Lai's confidence sequence
+        for the mean log-ratio (``"t"`` or True), or the sign sequence for their median (``"sign"``).
     hosts : array_like, optional
         The host of each block.
     check_alpha : float
@@ -101,16 +102,26 @@ def paired_interval(
         )
     centre = float(d.mean())
     if sequential:
-        from perfstudy.comparison.sequential import t_confidence_sequence
+        if sequential == "sign":
+            from perfstudy.comparison.sign_sequence import sign_confidence_sequence
 
-        cs = t_confidence_sequence(d, confidence)
+            cs = sign_confidence_sequence(d, confidence)
+            centre = float(np.median(d))
+            what = (
+                "anytime-valid interval for the median round (the sign confidence sequence, intersected over the "
+                "rounds), valid however the run decided to stop and whatever the load did to single rounds"
+            )
+        else:
+            from perfstudy.comparison.sequential import t_confidence_sequence
+
+            cs = t_confidence_sequence(d, confidence)
+            what = (
+                "anytime-valid interval (Lai's confidence sequence, intersected over the rounds so that it agrees "
+                "with the anytime p-value), valid however the run decided to stop"
+            )
         low, high, p = cs.current()
-        method = "sequence"
-        notes.append(
-            f"paired over {n} rounds, each round's B/A; anytime-valid interval (Lai's confidence sequence, "
-            "intersected over the rounds so that it agrees with the anytime p-value), valid however the run "
-            "decided to stop"
-        )
+        method = "sign sequence" if sequential == "sign" else "sequence"
+        notes.append(f"paired over {n} rounds, each round's B/A; {what}")
         if math.isnan(float(cs.running_low[-1])):
             notes.append(
                 "the intervals of successive rounds share no point: the change did not stay constant over the "

@@ -26,9 +26,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
+
+from perfstudy._lib.checks import check_bool, check_choice, check_fraction, check_real, check_threshold
+from perfstudy.comparison._intervals import SCALES
 
 if TYPE_CHECKING:
     from perfstudy._lib.types import Executor, Seed
@@ -266,3 +269,63 @@ def _verdict(low, high, p_value, alpha, threshold, higher_is_better, scale, esti
         if high < -band:
             return "slower" if higher_is_better else "faster"
     return "inconclusive"
+
+
+def verdict(
+    low: float,
+    high: float,
+    p_value: float,
+    *,
+    alpha: float = 0.05,
+    threshold: float = 0.0,
+    higher_is_better: bool = False,
+    scale: Literal["ratio", "difference"] = "ratio",
+    estimate_a: float = 1.0,
+) -> str:
+    """The verdict on one benchmark's change, as :func:`compare` and ``perfstudy run`` give it.
+
+    ``"no change"`` when the interval lies within ``+-threshold`` (times ``|estimate_a|`` on the
+    difference scale) or is the single point 0; ``"slower"``/``"faster"`` when ``p_value`` (adjusted for
+    the benchmarks compared with it) is below ``alpha`` and the interval lies beyond the threshold;
+    otherwise ``"inconclusive"``.
+
+    Parameters
+    ----------
+    low, high : float
+        The interval of the change: ``B/A - 1`` on the ratio scale, ``B - A`` on the difference scale.
+    p_value : float
+        The test of no change, adjusted for multiple comparisons.
+    alpha : float
+        The test's size, ``1 - confidence``.
+    threshold : float
+        The smallest relative change that matters, ``0 <= threshold < 1``.
+    higher_is_better : bool
+        The unit's direction (a rate); a positive change is then faster.
+    scale : {"ratio", "difference"}
+        How the change is measured.
+    estimate_a : float
+        A's statistic: the threshold's scale on the difference scale.
+
+    Returns
+    -------
+    str
+        One of :data:`VERDICTS`.
+    """
+    low, high, p_value = (_number(name, value) for name, value in (("low", low), ("high", high), ("p_value", p_value)))
+    alpha = check_fraction("alpha", alpha)
+    threshold = check_threshold(threshold)
+    higher_is_better = check_bool("higher_is_better", higher_is_better)
+    check_choice("scale", scale, SCALES)
+    estimate_a = check_real("estimate_a", estimate_a)
+    if math.isnan(low) or math.isnan(high) or low > high:
+        raise ValueError(f"low, high: [{low}, {high}] is not an interval")
+    if not 0 <= p_value <= 1:
+        raise ValueError(f"p_value={p_value!r}: expected a probability in [0, 1]")
+    return _verdict(low, high, p_value, alpha, threshold, higher_is_better, scale, estimate_a)
+
+
+def _number(name: str, value) -> float:
+    """A real number, infinities included (an interval may be unbounded); NaN is refused by the caller."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name}={value!r}: expected a real number")
+    return float(value)

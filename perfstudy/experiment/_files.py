@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from perfstudy._lib.frames import float_values
 from perfstudy._lib.result import Result
 
 #: the columns of a run's file, in order
@@ -35,7 +34,13 @@ COLUMNS = (
     "exit_status",
     "load",
     "probe",
+    "cpu",
+    "rss",
 )
+
+#: the columns a run's file of an earlier perfstudy lacks (each run's CPU seconds and peak RSS in bytes):
+#: such a file is read with them empty
+NEWER_COLUMNS = ("cpu", "rss")
 
 
 #: the version names a run gives its two commands
@@ -43,7 +48,23 @@ NAMES = ("A", "B")
 
 
 #: the experiment's settings: a resumed run keeps the record's, and refuses a different one by name
-SETTINGS = ("threshold", "confidence", "values", "warmup", "measure", "name", "shell", "timeout")
+SETTINGS = (
+    "threshold",
+    "confidence",
+    "values",
+    "warmup",
+    "measure",
+    "name",
+    "shell",
+    "timeout",
+    "statistic",
+    "rule",
+    "metric",
+    "duet",
+    "prepare",
+    "setup",
+    "cleanup",
+)
 
 
 #: the budgets: a resumed run may extend them (a confidence sequence may be looked at again after any round)
@@ -64,8 +85,18 @@ DEFAULTS = MappingProxyType(
         min_rounds=5,
         max_rounds=100,
         max_time=None,
+        statistic="mean",
+        rule="sign",
+        metric=("wall",),
+        duet=False,
+        prepare=None,
+        setup=None,
+        cleanup=None,
     )
 )
+
+#: what a record written before a setting existed ran by (a run of an earlier perfstudy keeps its rule)
+LEGACY = MappingProxyType(dict(rule="t"))
 
 
 if TYPE_CHECKING:
@@ -135,6 +166,25 @@ class RunFile(Result):
         return float(self.record["settings"].get("confidence", DEFAULTS["confidence"]))
 
     @property
+    def statistic(self) -> str:
+        """Each batch's statistic the run judged its rounds by (``"mean"``, ``"median"``, ``"min"``)."""
+        return str(self.record["settings"].get("statistic", DEFAULTS["statistic"]))
+
+    @property
+    def rule(self) -> str:
+        """The anytime-valid rule the run stopped by: ``"sign"`` (median round) or ``"t"`` (mean round)."""
+        return str(self.record["settings"].get("rule", LEGACY["rule"]))
+
+    @property
+    def pairing(self) -> dict:
+        """What :func:`perfstudy.comparison.compare` and :func:`perfstudy.analysis.analyze` need to judge the
+        run as it judged itself: ``baseline``, ``block``, ``sequential`` (the rule), ``statistic`` and
+        ``confidence``."""
+        return dict(
+            baseline=NAMES[0], block="round", sequential=self.rule, statistic=self.statistic, confidence=self.confidence
+        )
+
+    @property
     def commands(self) -> dict:
         """``{"A": command, "B": command}``."""
         return dict(self.record["commands"])
@@ -173,9 +223,10 @@ def read_run(path) -> RunFile:
         frame = pd.read_csv(path)
     except (ValueError, pd.errors.ParserError) as error:
         raise ValueError(f"{path}: not a run's CSV file ({' '.join(str(error).split())})") from None
-    missing = [c for c in COLUMNS if c not in frame.columns]
+    missing = [c for c in COLUMNS if c not in frame.columns and c not in NEWER_COLUMNS]
     if missing:
         raise ValueError(f"{path} lacks the columns {missing}; is it a perfstudy run's file?")
+    frame = frame.reindex(columns=[*frame.columns, *(c for c in NEWER_COLUMNS if c not in frame.columns)])
     others = sorted(set(frame["version"].astype(str)) - set(NAMES))
     if others:
         raise ValueError(f"{path}: versions {others[:3]} are not a run's (A and B)")
@@ -191,6 +242,7 @@ def read_run(path) -> RunFile:
 
 def _numbers(column) -> np.ndarray:
     """A column as floats, NaN where it holds no number."""
+    from perfstudy._lib.frames import float_values
 
     return float_values(column)
 
@@ -214,9 +266,14 @@ def _existing(path: Path, commands: dict) -> tuple[list[dict], dict]:
         frame = pd.read_csv(path) if path.stat().st_size else pd.DataFrame(columns=list(COLUMNS))
     except (ValueError, pd.errors.ParserError) as error:
         raise ValueError(f"resume: {path}: not a run's CSV file ({' '.join(str(error).split())})") from None
-    missing = [c for c in COLUMNS if c not in frame.columns]
+    missing = [c for c in COLUMNS if c not in frame.columns and c not in NEWER_COLUMNS]
     if missing:
         raise ValueError(f"resume: {path} lacks the columns {missing}; is it a perfstudy run's file?")
+    if any(c not in frame.columns for c in NEWER_COLUMNS):
+        raise ValueError(
+            f"resume: {path} was written by an earlier perfstudy (no cpu and rss columns); start a new run in "
+            "another file, or compare this one as it is"
+        )
     status, values, rounds = _numbers(frame["exit_status"]), _numbers(frame["value"]), _numbers(frame["round"])
     versions = np.asarray(frame["version"].isin(NAMES), dtype=bool)
     bad = ((status == 0) & ~np.isfinite(values)) | np.isnan(rounds) | np.isnan(status) | ~versions

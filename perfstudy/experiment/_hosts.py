@@ -48,9 +48,7 @@ class _Hosts:
         if self.cluster is not None:
             self.cluster.close()
 
-    def rounds(
-        self, *, commands, benchmark, values, warmup, measure, timeout, seed, startup, first, wanted, should_stop
-    ):
+    def rounds(self, *, commands, template, seed, first, wanted, should_stop):
         from distributed import as_completed
 
         workers = sorted(self.client.scheduler_info()["workers"])
@@ -63,9 +61,7 @@ class _Hosts:
 
         def submit(worker, round_number, position, order, finished):
             version = NAMES[order[position]]
-            batch = _batch(
-                commands, version, round_number, position, benchmark, values, warmup, measure, timeout, startup
-            )
+            batch = _batch(template, commands, version, round_number, position)
             future = self.client.submit(time_batch, batch, workers=[worker], allow_other_workers=False, pure=False)
             state[future] = (worker, round_number, position, order, finished)
             pending.add(future)

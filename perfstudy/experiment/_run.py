@@ -23,6 +23,7 @@ continues it, and refuses a file from another experiment.
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import signal
@@ -31,11 +32,11 @@ import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
-from perfstudy._lib.checks import check_bool, check_choice, check_fraction, check_int, check_real, check_threshold
+from perfstudy._lib.checks import check_bool, check_int
 from perfstudy._lib.result import Result
 
 if TYPE_CHECKING:
@@ -43,11 +44,9 @@ if TYPE_CHECKING:
 
     from perfstudy.comparison import Comparison
 from perfstudy.experiment._files import (
-    BUDGETS,
     COLUMNS,
     DEFAULTS,
     NAMES,
-    SETTINGS,
     RunFile,
     _check_commands,
     _checked_record,
@@ -61,7 +60,8 @@ from perfstudy.experiment._files import (
 )
 from perfstudy.experiment._hosts import _Hosts
 from perfstudy.experiment._judge import _FAR, _describe, _Judge, _Stop
-from perfstudy.experiment.batches import MEASURES, Batch, Measure, command_argv, command_text, time_batch
+from perfstudy.experiment._settings import _check_combination, _checked_settings, _cpus
+from perfstudy.experiment.batches import Batch, Measure, command_argv, command_text, time_batch
 
 __all__ = ["run", "RunResult", "RunFile", "STOPS", "COLUMNS", "read_experiment", "read_run", "is_run_file"]
 
@@ -71,15 +71,18 @@ STOPS = ("decided", "max-rounds", "max-time", "interrupted", "failed")
 
 @dataclass(frozen=True)
 class RunResult(Result):
-    """A finished run: its rows, the paired comparison and why it stopped.
+    """A finished run: its rows, the stopping rule's verdicts, the paired comparison and why it stopped.
 
     Attributes
     ----------
-    frame : DataFrame
+    rows : tuple of dict
         Every row of the run's file (:data:`COLUMNS`), failed batches included.
-    comparison : Comparison or None
-        :func:`perfstudy.comparison._compare.compare` paired over the rounds with the anytime-valid interval
-        (``block="round", sequential=True``), on the batches that ran; None when no round completed.
+    verdicts : tuple of dict
+        The stopping rule's last state, one row per benchmark: ``benchmark``, ``unit``, ``a`` and ``b`` (each
+        version's statistic over all its values), ``change`` (the rule's centre: the median or mean round's
+        B/A - 1), ``low``, ``high``, ``p_value`` (anytime-valid, Holm over the benchmarks), ``verdict``,
+        ``rounds`` and ``sd`` (of the rounds' log-ratios). What the command line prints; computed without
+        pandas.
     rounds : int
         Rounds in which both versions ran.
     stopped : str
@@ -98,8 +101,8 @@ class RunResult(Result):
         The experiment's settings as run (:data:`SETTINGS` and :data:`BUDGETS`, durations in seconds).
     """
 
-    frame: pd.DataFrame
-    comparison: Comparison | None
+    rows: tuple
+    verdicts: tuple
     rounds: int
     stopped: str
     path: str | None = None
@@ -109,6 +112,40 @@ class RunResult(Result):
     signal: int | None = None
     settings: MappingProxyType = field(default_factory=lambda: MappingProxyType({}))
 
+    @functools.cached_property
+    def frame(self) -> pd.DataFrame:
+        """Every row of the run's file as a DataFrame (:data:`COLUMNS`), failed batches included."""
+        import pandas as pd
+
+        return (
+            pd.DataFrame(list(self.rows), columns=list(COLUMNS)) if self.rows else pd.DataFrame(columns=list(COLUMNS))
+        )
+
+    @functools.cached_property
+    def comparison(self) -> Comparison | None:
+        """:func:`perfstudy.comparison._compare.compare` paired over the rounds with the run's own statistic and
+        anytime-valid rule (``block="round", sequential=rule``), on the batches that ran; None when no round
+        completed. Its verdicts are the stopping rule's (:attr:`verdicts`)."""
+        from perfstudy.comparison import compare
+
+        frame = self.frame
+        ok = frame[frame["exit_status"].astype(float) == 0] if len(frame) else frame
+        if self.rounds < 1 or not len(ok):
+            return None
+        usable = ok.assign(value=ok["value"].astype(float))
+        return compare(
+            usable,
+            by="version",
+            baseline=NAMES[0],
+            cluster="batch",
+            block="round",
+            sequential=self.settings.get("rule", "t"),
+            statistic=self.settings.get("statistic", "mean"),
+            threshold=self.settings["threshold"],
+            confidence=self.settings["confidence"],
+            rng=0,
+        )
+
     def to_frame(self):
         """The run's rows (a copy)."""
         return self.frame.copy()
@@ -116,23 +153,19 @@ class RunResult(Result):
     @property
     def exit_status(self) -> int:
         """What the command line exits with before any regression gate: ``128 + signal`` for an
-        interrupted run (130 after SIGINT, 143 after SIGTERM), the failed command's exit status, else 0."""
+        interrupted run (130 after SIGINT, 143 after SIGTERM), the failed command's exit status, 2 for a run
+        the runner refused to go on with (a memory at the measuring floor, a failed ``--setup``), else 0."""
         if self.stopped == "interrupted":
             return 128 + int(self.signal if self.signal is not None else signal.SIGINT)
-        if not self.failure or self.frame is None:
+        if not self.failure:
             return 0
-        statuses = np.asarray(self.frame["exit_status"], dtype=float)
-        failed = statuses[statuses != 0]
-        return int(failed[-1]) if failed.size else 1
+        failed = [int(float(row["exit_status"])) for row in self.rows if float(row["exit_status"]) != 0]
+        return failed[-1] if failed else 2
 
 
 def _order(seed: int, round_number: int) -> list[int]:
     """The versions' order in a round: a permutation drawn from ``(seed, round)`` (the same on resume)."""
     return list(np.random.default_rng([seed, round_number]).permutation(len(NAMES)))
-
-
-#: the spread of a round's log-ratio B/A beyond which the run suggests longer batches or a robust statistic
-NOISY_ROUNDS = 0.10
 
 
 def run(
@@ -155,6 +188,13 @@ def run(
     scheduler: str | None = None,
     ignore_failures: bool = False,
     timeout=None,
+    statistic: Literal["mean", "median", "min"] | None = None,
+    rule: Literal["t", "sign"] | None = None,
+    metric=None,
+    duet: bool | None = None,
+    prepare: str | None = None,
+    setup: str | None = None,
+    cleanup: str | None = None,
     progress: bool = True,
 ) -> RunResult:
     """Run versions A and B in randomised interleaved rounds until every benchmark is decided.
@@ -205,6 +245,33 @@ def run(
     timeout : str or Timedelta, optional
         How long one run of a command may take (``"30s"``): its whole process group is then killed and
         the batch fails with exit status 124.
+    statistic : {"mean", "median", "min"}, optional
+        Each batch's statistic of its values, whose ratio B/A is the round's (default ``"mean"``). The
+        median and the minimum shrug off a run that met a burst of load; with one value a batch they are
+        all the same.
+    rule : {"sign", "t"}, optional
+        The anytime-valid rule (default ``"sign"``). ``"sign"``: the sign confidence sequence for the median
+        of the rounds' log-ratios (:mod:`perfstudy.comparison.sign_sequence`); it assumes only that each
+        round's log-ratio has the change as its median, which a random order within each round gives (the
+        noise of A against B is symmetric whatever the machine does), so heavy tails, bimodal contention and a
+        load that comes and goes do not make it wrong, and do not slow it much. ``"t"``: Lai's sequence for the
+        mean (:mod:`perfstudy.comparison.sequential`), exact for normal rounds, a little quicker on a quiet
+        machine and much slower on a contended one (notebook 09 measures both).
+    metric : str or sequence of str, optional
+        What is judged, with ``measure="time"``: ``"wall"`` (default), ``"cpu"`` (user + system CPU time of
+        the command and its children, ``os.wait4``), ``"rss"`` (their peak resident memory); several at once
+        give one benchmark each (``name``, ``name:cpu``, ``name:rss``). Every row records its run's ``cpu``
+        and ``rss`` whichever are judged.
+    duet : bool, optional
+        Run A and B at the same time, each pinned to a CPU of its own (``os.sched_setaffinity``), run ``i`` of
+        one starting with run ``i`` of the other, the CPUs swapped at random each round (Bulej et al., "Duet
+        Benchmarking", ICPE 2020): both meet the same interference at the same moment. Refused with fewer than
+        two CPUs or a callable; warned about with two (the run then has no CPU of its own).
+    prepare : str, optional
+        A shell command run before every batch, untimed (``PERFSTUDY_VERSION`` names the version).
+    setup, cleanup : str, optional
+        Shell commands run once per version at the start and at the end of this call (``PERFSTUDY_VERSION``
+        names it); a failing setup stops the run before its first round.
     progress : bool
         A progress bar: rounds, the current interval per benchmark, the rounds still needed.
 
@@ -224,8 +291,9 @@ def run(
     -----
     NoisyMachineWarning
         Before the first round, when the machine is loaded or its governor scales (and again in
-        :attr:`RunResult.environment`); once per benchmark when its rounds' log-ratios spread by more than
-        :data:`NOISY_ROUNDS`.
+        :attr:`RunResult.environment`); while the run goes on, once for each kind of interference it sees in
+        the rounds (bimodal rounds, a drifting platform probe, rounds that spread beyond the threshold), with
+        the remedy (:mod:`perfstudy.experiment._interference`).
     """
     given = dict(
         threshold=threshold,
@@ -239,6 +307,13 @@ def run(
         min_rounds=min_rounds,
         max_rounds=max_rounds,
         max_time=max_time,
+        statistic=statistic,
+        rule=rule,
+        metric=metric,
+        duet=duet,
+        prepare=prepare,
+        setup=setup,
+        cleanup=cleanup,
     )
     resume = check_bool("resume", resume)
     ignore_failures = check_bool("ignore_failures", ignore_failures)
@@ -254,6 +329,7 @@ def run(
     settings = _checked_settings(
         {key: value for key, value in given.items() if value is not None}, stored, resume=bool(record), path=path
     )
+    _check_combination(settings, commands)
     rows, record = _existing(path, texts) if resume else ([], {})  # type: ignore[arg-type]
     if record and seed is not None and record.get("seed") is not None and seed != record["seed"]:
         raise ValueError(f"resume: seed={seed} here, {record['seed']} in {path}.json; drop seed to continue the run")
@@ -262,6 +338,8 @@ def run(
         seed = int(np.random.SeedSequence().entropy % (2**32))  # type: ignore[operator]
     seed = check_int("seed", seed, minimum=0, maximum=2**63 - 1)
     if record.get("stopped") == "decided":  # already decided: nothing is run
+        judged = _Judge(settings["threshold"], settings["confidence"], settings["statistic"], settings["rule"])
+        judged.add_rows(rows)
         return _result(
             rows,
             "decided",
@@ -271,54 +349,69 @@ def run(
             dict(record.get("environment", {})),
             settings,
             new_rounds=0,
+            verdicts=judged.summary(),
         )
     hosts = _Hosts.connect(scheduler) if scheduler is not None else None  # refuses an unreachable one, before the file
     environment = dict(record.get("environment", {})) or _environment()
     if record:  # the machine now, warned about before the first round of this session too
         environment["warnings"] = _machine_warnings()
-    startup = record.get("shell_startup")
+    startup, cpu_startup = record.get("shell_startup"), record.get("shell_startup_cpu", 0.0)
     if startup is None:
         shelled = settings["measure"] == "time" and any(_shelled(c) for c in commands.values())
-        startup = _shell_startup() if shelled else 0.0
+        startup, cpu_startup = _shell_startup() if shelled else (0.0, 0.0)
     record = _experiment(texts, settings) | {
         "seed": seed,
         "environment": environment,
         "shell_startup": startup,
+        "shell_startup_cpu": cpu_startup,
+        "rss_floor": _rss_floor() if "rss" in settings["metric"] else None,
         "stopped": None,
         "rounds": record.get("rounds"),
     }
     writer = _Writer(path, fresh=not resume)
     _write_record(path, record)
-    judge = _Judge(settings["threshold"], settings["confidence"])
+    judge = _Judge(settings["threshold"], settings["confidence"], settings["statistic"], settings["rule"])
     completed = judge.add_rows(rows)
     already = len(completed)
     budget = None if settings["max_time"] is None else float(settings["max_time"])
     bar = _bar(progress, settings["max_rounds"], len(completed))
-    batches = dict(
-        commands=commands,
-        benchmark=settings["name"],
+    template = Batch(
+        version=NAMES[0],
+        command=commands[NAMES[0]],
+        round=0,
+        position=0,
         values=settings["values"],
         warmup=settings["warmup"],
         measure=settings["measure"],
+        benchmark=settings["name"],
         timeout=settings["timeout"],
-        seed=seed,
         startup=startup,
+        metrics=settings["metric"],
+        cpu_startup=cpu_startup,
+        prepare=None if settings["prepare"] is None else tuple(command_argv(settings["prepare"], "prepare")),  # type: ignore[arg-type]
     )
+    batches = dict(commands=commands, template=template, seed=seed)
+    driver = hosts.rounds if hosts is not None else (_duet_rounds if settings["duet"] else _local_rounds)
+    failure = _per_version(settings["setup"], "setup", settings["timeout"]) if settings["setup"] else ""
     try:
-        stopped, failure, signum = _loop(
-            hosts.rounds if hosts is not None else _local_rounds,
-            batches,
-            texts=texts,
-            rows=rows,
-            writer=writer,
-            judge=judge,
-            completed=completed,
-            bar=bar,
-            budget=budget,
-            ignore_failures=ignore_failures,
-            min_rounds=settings["min_rounds"],
-            max_rounds=settings["max_rounds"],
-        )
+        if failure:
+            stopped, signum = "failed", None
+        else:
+            stopped, failure, signum = _loop(
+                driver,
+                batches,
+                texts=texts,
+                rows=rows,
+                writer=writer,
+                judge=judge,
+                completed=completed,
+                bar=bar,
+                budget=budget,
+                ignore_failures=ignore_failures,
+                min_rounds=settings["min_rounds"],
+                max_rounds=settings["max_rounds"],
+                threshold=settings["threshold"],
+            )
     except BaseException as error:  # the runner itself broke (a full disk...): the record says so, not null
         record.update(stopped="failed", rounds=len(completed), error=f"{type(error).__name__}: {error}")
         _write_record(path, record)
@@ -329,12 +422,16 @@ def run(
             bar.close()
         if hosts is not None:
             hosts.close()
+        if settings["cleanup"]:
+            cleaned = _per_version(settings["cleanup"], "cleanup", settings["timeout"])
+            if cleaned:
+                warnings.warn(cleaned, RuntimeWarning, stacklevel=2)
     record["stopped"] = stopped
     record["rounds"] = len(completed)
     if signum is not None:
         record["signal"] = signal.Signals(signum).name
     _write_record(path, record)
-    return _result(
+    result = _result(
         rows,
         stopped,
         len(completed),
@@ -344,7 +441,13 @@ def run(
         settings,
         new_rounds=len(completed) - already,
         signum=signum,
+        verdicts=judge.summary(),
     )
+    if path is not None and result.verdicts:
+        from perfstudy.experiment.run_table import markdown_table
+
+        Path(f"{path}.md").write_text(markdown_table(result), encoding="utf-8")
+    return result
 
 
 def _shelled(command) -> bool:
@@ -353,81 +456,54 @@ def _shelled(command) -> bool:
     return isinstance(command, tuple) and len(command) == 3 and command[:2] == (SHELL, "-c")
 
 
-def _shell_startup() -> float:
-    from perfstudy.experiment.batches import shell_startup
+def _shell_startup() -> tuple[float, float]:
+    """The shell's start-up: its wall-clock and its CPU seconds, both subtracted from every run."""
+    from perfstudy.experiment.batches import _shell_startup as measured
 
-    return shell_startup()
-
-
-def _checked_settings(given: dict, stored: dict, *, resume: bool, path) -> dict[str, Any]:
-    """The experiment's settings (the record's ``settings``), checked: the given ones over the defaults, or
-    on resume the record's, with a given setting that differs from the record's refused by name."""
-    checked = _check_each(given)
-    if resume:
-        try:
-            previous = _check_each({key: value for key, value in stored.items() if key in DEFAULTS}, stored=True)
-        except (TypeError, ValueError) as error:
-            raise ValueError(f"resume: {path}.json: its settings are not a run's ({error})") from None
-        different = [
-            f"{key}={_shown(key, checked[key])} here, {_shown(key, previous.get(key, DEFAULTS[key]))} in the record"
-            for key in SETTINGS
-            if key in checked and checked[key] != previous.get(key, DEFAULTS[key])
-        ]
-        if different:
-            raise ValueError(
-                f"resume: {path} is the same commands with other settings ({'; '.join(different)}); a resumed run "
-                "keeps its settings: drop these options to continue it, or start a new run in another file"
-            )
-        checked = {**DEFAULTS, **previous, **{k: v for k, v in checked.items() if k in BUDGETS}}
-    else:
-        checked = {**DEFAULTS, **checked}
-    if checked["max_rounds"] < checked["min_rounds"]:
-        raise ValueError(f"max_rounds={checked['max_rounds']} is below min_rounds={checked['min_rounds']}")
-    return checked
+    return measured()
 
 
-def _shown(key: str, value) -> str:
-    if key == "threshold":
-        return f"{100 * value:g}%"
-    if key in ("timeout", "max_time") and value is not None:
-        return f"{value:g}s"
-    return repr(value)
+def _rss_floor() -> float:
+    from perfstudy.experiment.batches import rss_floor
+
+    return rss_floor()
 
 
-def _check_each(settings: dict, stored: bool = False) -> dict[str, Any]:
-    """Each setting checked; durations as seconds (``stored``: a record's, already seconds)."""
-    from perfstudy._lib.checks import check_duration
-
-    checks = dict(
-        threshold=check_threshold,
-        confidence=lambda v: check_fraction("confidence", v),
-        values=lambda v: check_int("values", v, minimum=1, maximum=1_000_000),
-        warmup=lambda v: check_int("warmup", v, minimum=0, maximum=1_000_000),
-        min_rounds=lambda v: check_int("min_rounds", v, minimum=2, maximum=10_000_000),
-        max_rounds=lambda v: check_int("max_rounds", v, minimum=2, maximum=10_000_000),
-        measure=lambda v: check_choice("measure", v, MEASURES),
-        name=lambda v: _check_name(v),
-        shell=lambda v: check_bool("shell", v),
-        timeout=lambda v: _seconds("timeout", v, check_duration, stored),
-        max_time=lambda v: _seconds("max_time", v, check_duration, stored),
-    )
-    return {key: checks[key](value) for key, value in settings.items()}
+#: a peak RSS within this share of the floor is the floor's, not the command's
+FLOOR_SHARE = 0.05
 
 
-def _seconds(name: str, value, check_duration, stored: bool) -> float | None:
-    """A duration in seconds: a string or Timedelta as :func:`check_duration` reads it (a bare number is
-    refused), or the seconds a record stores."""
-    if value is None:
-        return None
-    if stored:
-        return check_real(f"the record's {name}", value, positive=True)
-    return float(check_duration(name, value).total_seconds())
+def _at_the_floor(finished: dict, template: Batch) -> str:
+    """With ``metric`` rss: the sentence refusing a version whose peak memory is at the floor of the process
+    that measures it (:func:`perfstudy.experiment.batches.rss_floor`), where a change could not be seen; else ""."""
+    if "rss" not in template.metrics:
+        return ""
+    from perfstudy.experiment.batches import rss_floor
+
+    floor = rss_floor()
+    for version, side in finished.items():
+        for row in side:
+            if str(row["benchmark"]).endswith(":rss") and 0 < float(row["value"]) <= floor * (1 + FLOOR_SHARE):
+                return (
+                    f"--metric rss: version {version}'s peak memory ({float(row['value']) / 1e6:.1f} MB) is at the "
+                    f"floor of the process that spawns and measures it ({floor / 1e6:.1f} MB): its own peak is "
+                    "smaller, and a change below the floor would be reported as none. Measure this command's memory "
+                    "another way (GNU time -v), or drop rss"
+                )
+    return ""
 
 
-def _check_name(name) -> str:
-    if not isinstance(name, str) or not name.strip():
-        raise TypeError(f"name={name!r}: expected the benchmark's name, a non-empty string")
-    return name
+def _per_version(line: str, what: str, timeout) -> str:
+    """Run ``--setup`` or ``--cleanup`` once per version (``PERFSTUDY_VERSION`` set); the first failure's
+    sentence, or ""."""
+    from perfstudy.experiment.batches import _spawn_once
+
+    argv = command_argv(line, what)
+    for version in NAMES:
+        ran = _spawn_once(argv, capture=False, timeout=timeout, env={"PERFSTUDY_VERSION": version})  # type: ignore[arg-type]
+        if ran.status != 0:
+            return f"--{what} for version {version} exited with status {ran.status}: {ran.stderr.strip()}"
+    return ""
 
 
 def _checked_out(out, resume: bool) -> Path | None:
@@ -481,6 +557,7 @@ def _loop(
     ignore_failures,
     min_rounds,
     max_rounds,
+    threshold,
 ) -> tuple[str, str, int | None]:
     """Run rounds until the rule decides or a budget is spent: ``(stopped, failure, signal)``; rows go to
     ``writer`` and ``rows`` as each batch ends, completed rounds to ``judge`` and ``completed``."""
@@ -502,6 +579,7 @@ def _loop(
                 ignore_failures=ignore_failures,
                 min_rounds=min_rounds,
                 max_rounds=max_rounds,
+                threshold=threshold,
                 started=started,
                 next_round=next_round,
             )
@@ -524,12 +602,16 @@ def _rounds(
     ignore_failures,
     min_rounds,
     max_rounds,
+    threshold,
     started,
     next_round,
 ) -> tuple[str, str, int | None]:
     """The rounds of :func:`_loop`, under its signal handlers."""
+    from perfstudy.experiment._interference import Interference
+
     history: dict[str, list[int]] = {}
     hinted: set = set()
+    interference = Interference(threshold, duet=driver is _duet_rounds)
     ran = 0
 
     def should_stop(within: bool = False) -> bool:
@@ -562,13 +644,15 @@ def _rounds(
         state = judge.state()
         for key in sorted(judge.unjudged - hinted):
             hinted.add(key)
-            _zero_hint(key, batches.get("startup", 0.0))
-        for key, (_low, _high, verdict, to_go, sd) in state.items():
+            _zero_hint(key, batches["template"].startup)
+        for key, (_low, _high, verdict, to_go, _sd) in state.items():
             if verdict == "inconclusive" and 0 < to_go < _FAR:
                 history.setdefault(key, []).append(len(completed) + to_go)
-            if len(completed) >= min_rounds and key not in hinted and sd > NOISY_ROUNDS:
-                hinted.add(key)
-                _hint(key, sd)
+        floored = _at_the_floor(finished, batches["template"])
+        if floored:
+            return "failed", floored, None
+        if len(completed) >= min_rounds:
+            interference.check(judge, rows, state)
         if bar is not None:
             left = _rounds_left(max_rounds - len(completed), budget, started, ran)
             bar.total = len(completed) + left
@@ -613,41 +697,12 @@ def _zero_hint(name: str, startup: float) -> None:
     )
 
 
-def _hint(name: str, sd: float) -> None:
-    from perfstudy.experiment.environment import NoisyMachineWarning
-
-    warnings.warn(
-        f"{name}: the rounds' change B/A spreads by {100 * sd:.0f}% (SD of the log-ratio), which costs many rounds: "
-        "longer batches (more values) or a quieter machine would decide sooner",
-        NoisyMachineWarning,
-        stacklevel=4,
-    )
-
-
-def _result(rows, stopped, rounds, path, failure, environment, settings, *, new_rounds, signum=None) -> RunResult:
-    import pandas as pd
-
-    from perfstudy.comparison import compare
-
-    frame = pd.DataFrame(rows, columns=list(COLUMNS)) if rows else pd.DataFrame(columns=list(COLUMNS))
-    ok = frame[frame["exit_status"].astype(float) == 0] if len(frame) else frame
-    comparison = None
-    if rounds >= 1 and len(ok):
-        usable = ok.assign(value=ok["value"].astype(float))
-        comparison = compare(
-            usable,
-            by="version",
-            baseline=NAMES[0],
-            cluster="batch",
-            block="round",
-            sequential=True,
-            threshold=settings["threshold"],
-            confidence=settings["confidence"],
-            rng=0,
-        )
+def _result(
+    rows, stopped, rounds, path, failure, environment, settings, *, new_rounds, signum=None, verdicts=()
+) -> RunResult:
     return RunResult(
-        frame=frame,
-        comparison=comparison,
+        rows=tuple(rows),
+        verdicts=tuple(verdicts),
         rounds=rounds,
         stopped=stopped,
         path=None if path is None else str(path),
@@ -667,7 +722,7 @@ def _bar(progress: bool, total: int, done: int):
     return tqdm(total=total, initial=done, desc="rounds", unit="round", dynamic_ncols=True)
 
 
-def _local_rounds(*, commands, benchmark, values, warmup, measure, timeout, seed, startup, first, wanted, should_stop):
+def _local_rounds(*, commands, template, seed, first, wanted, should_stop):
     """Rounds on this machine, one after the other: yields ``(None, BatchResult)`` after each batch and
     ``({version: rows}, None)`` after each round."""
     for round_number in range(first, first + wanted):
@@ -676,9 +731,7 @@ def _local_rounds(*, commands, benchmark, values, warmup, measure, timeout, seed
         finished = {}
         for position, index in enumerate(_order(seed, round_number)):
             version = NAMES[index]
-            result = time_batch(
-                _batch(commands, version, round_number, position, benchmark, values, warmup, measure, timeout, startup)
-            )
+            result = time_batch(_batch(template, commands, version, round_number, position))
             yield None, result
             finished[version] = list(result.rows)
             if should_stop(within=True) and position < len(NAMES) - 1:
@@ -686,16 +739,37 @@ def _local_rounds(*, commands, benchmark, values, warmup, measure, timeout, seed
         yield finished, None
 
 
-def _batch(commands, version, round_number, position, benchmark, values, warmup, measure, timeout, startup) -> Batch:
-    return Batch(
+def _duet_rounds(*, commands, template, seed, first, wanted, should_stop):
+    """Duet rounds on this machine (:func:`perfstudy.experiment.batches.time_duet`): A and B at once, each on
+    a CPU of its own, which CPU drawn for the round from ``seed`` (the order of :func:`_order`); ``position``
+    records the CPU's place (0 or 1) among the two."""
+    from perfstudy.experiment.batches import time_duet
+
+    pair = tuple(_cpus()[:2])
+    for round_number in range(first, first + wanted):
+        if should_stop():
+            return
+        order = _order(seed, round_number)  # order[i]: the version on CPU slot i
+        slot = {NAMES[index]: position for position, index in enumerate(order)}
+        batch_a, batch_b = (_batch(template, commands, v, round_number, slot[v]) for v in NAMES)
+        cpus = (pair[slot[NAMES[0]]], pair[slot[NAMES[1]]])
+        result_a, result_b = time_duet(batch_a, batch_b, cpus=cpus)  # type: ignore[arg-type]
+        for result in (result_a, result_b):
+            yield None, result
+        yield {NAMES[0]: list(result_a.rows), NAMES[1]: list(result_b.rows)}, None
+
+
+def _batch(template: Batch, commands, version: str, round_number: int, position: int) -> Batch:
+    """The batch of ``version`` in a round: the run's template with the version's command and place."""
+    import dataclasses
+
+    command = commands[version]
+    return dataclasses.replace(
+        template,
         version=version,
-        command=commands[version],
+        command=command,
         round=round_number,
         position=position,
-        values=values,
-        warmup=warmup,
-        measure=measure,
-        benchmark=benchmark,
-        timeout=timeout,
-        startup=startup if not callable(commands[version]) else 0.0,
+        startup=template.startup if not callable(command) else 0.0,
+        cpu_startup=template.cpu_startup if not callable(command) else 0.0,
     )

@@ -26,7 +26,7 @@ import re
 import shlex
 import shutil
 import signal
-import subprocess
+import sys
 import tempfile
 import time
 import traceback
@@ -41,6 +41,12 @@ Measure = Literal[
     "time", "pyperf", "hyperfine", "google_benchmark", "jmh", "go", "criterion", "pytest_benchmark", "asv"
 ]
 MEASURES: tuple[str, ...] = get_args(Measure)
+#: what a batch of a command measures with ``measure="time"``: its wall-clock time, its CPU time (user plus
+#: system, from ``os.wait4``) and its peak resident memory
+METRICS = ("wall", "cpu", "rss")
+#: the unit of each metric's rows, and the suffix of its benchmark's name (wall keeps the name)
+METRIC_UNITS = {"wall": "s", "cpu": "s", "rss": "B"}
+METRIC_SUFFIXES = {"wall": "", "cpu": ":cpu", "rss": ":rss"}
 #: characters of a failing command's standard error kept for the report
 STDERR_TAIL = 2000
 #: the shell a command line runs through
@@ -62,9 +68,12 @@ __all__ = [
     "command_argv",
     "command_text",
     "time_batch",
+    "time_duet",
     "shell_startup",
+    "rss_floor",
     "stop_running",
     "MEASURES",
+    "METRICS",
     "SHELL",
 ]
 
@@ -230,6 +239,15 @@ class Batch(Result):
     startup : float
         Seconds subtracted from each measured time (the shell's start-up, :func:`shell_startup`); a time
         below it is recorded as 0.
+    metrics : tuple of str
+        With ``measure="time"``, what each run yields a row of (:data:`METRICS`): ``"wall"`` (the
+        wall-clock time, benchmark ``benchmark``), ``"cpu"`` (user plus system CPU time of the process and
+        its children, ``benchmark + ":cpu"``), ``"rss"`` (their peak resident memory in bytes,
+        ``benchmark + ":rss"``).
+    cpu_startup : float
+        CPU seconds subtracted from each CPU time (the shell's, as ``startup``).
+    prepare : tuple of str, optional
+        A command run before the batch, untimed (``--prepare``); its failure fails the batch.
     """
 
     version: str
@@ -242,6 +260,9 @@ class Batch(Result):
     benchmark: str = "command"
     timeout: float | None = None
     startup: float = 0.0
+    metrics: tuple = ("wall",)
+    cpu_startup: float = 0.0
+    prepare: tuple | None = None
 
 
 @dataclass(frozen=True)
@@ -277,70 +298,312 @@ class BatchResult(Result):
 
 
 def _host() -> str:
+    """The Dask worker's name on a worker (whose process has imported distributed), else this machine's."""
+    if "distributed" in sys.modules:
+        try:
+            from distributed import get_worker
+
+            return str(get_worker().name)
+        except (ImportError, ValueError):
+            pass
+    import socket
+
+    return socket.gethostname()
+
+
+@dataclass(frozen=True)
+class _Ran:
+    """One run of a command: exit status, wall and CPU seconds, peak RSS (bytes), standard output (when
+    captured) and the tail of standard error."""
+
+    status: int
+    seconds: float
+    cpu: float
+    rss: float
+    output: bytes
+    stderr: str
+
+
+def _run_once(batch: Batch, command=None, env: dict | None = None) -> _Ran:
+    """One run of the batch's command (or of ``command``, the batch's ``prepare``, with ``env`` added)."""
+    command = batch.command if command is None else command
+    if callable(command):
+        return _call_once(command)
+    capture = batch.measure != "time" and command is batch.command
+    memory = "rss" in batch.metrics and command is batch.command
+    return _spawn_once(command, capture=capture, timeout=batch.timeout, env=env, memory=memory)
+
+
+def _call_once(function) -> _Ran:
+    """A Python callable timed in this process: its CPU time is this process's; no RSS of its own."""
+    started, cpu = time.perf_counter(), time.process_time()
+    status, stderr = 0, ""
     try:
-        from distributed import get_worker
+        function()
+    except KeyboardInterrupt:  # a second Ctrl-C while a callable runs (:func:`stop_running`)
+        status, stderr = INTERRUPTED, "interrupted"
+    except SystemExit as exit:  # sys.exit() in the callable ends its run, not the runner
+        code = exit.code if isinstance(exit.code, int) else (0 if exit.code is None else 1)
+        if code != 0:
+            status, stderr = code, f"the callable called sys.exit({exit.code!r})"
+    except Exception:
+        status, stderr = 1, traceback.format_exc()[-STDERR_TAIL:]
+    return _Ran(status, time.perf_counter() - started, time.process_time() - cpu, float("nan"), b"", stderr)
 
-        return str(get_worker().name)
-    except (ImportError, ValueError):
-        import socket
 
-        return socket.gethostname()
+class _Spawned:
+    """A command's process in flight: its pid (its process group's too), for :func:`stop_running`."""
+
+    def __init__(self, pid: int):
+        self.pid = pid
+        self.stopped = False
 
 
-def _run_once(batch: Batch) -> tuple[int, float, bytes, str]:
-    """``(status, seconds, stdout, stderr tail)`` of one run of the batch's command."""
-    if callable(batch.command):
+class _ScratchFiles:
+    """Each thread's file for a command's standard error (and output), reused run after run, and removed
+    when the interpreter exits."""
+
+    def __init__(self):
+        import atexit
+        import threading
+
+        self.local = threading.local()
+        self.paths: list[str] = []
+        atexit.register(self.remove)
+
+    def path(self) -> str:
+        path = getattr(self.local, "path", None)
+        if path is None:
+            handle, path = tempfile.mkstemp(prefix="perfstudy-", suffix=".err")
+            os.close(handle)
+            self.local.path = path
+            self.paths.append(path)
+        return path
+
+    def remove(self):
+        for path in self.paths:
+            for name in (path, path + ".out"):
+                try:
+                    os.unlink(name)
+                except OSError:
+                    pass
+
+
+_SCRATCH = _ScratchFiles()
+
+
+def _spawn_once(
+    argv: tuple, *, capture: bool, timeout: float | None, env: dict | None = None, memory: bool = False
+) -> _Ran:
+    """Fork and exec ``argv`` (``posix_spawn``, as hyperfine pays), in a session of its own, and reap it with
+    ``os.wait4``: the wall-clock time around both, and the child's CPU time (its waited-for descendants
+    included).
+
+    The peak RSS that ``wait4`` reports of a child is at least the RSS of the process that spawned it (Linux
+    records the spawning address space's high-water mark when the child execs), which for this process,
+    numpy loaded, is tens of MB. So with ``memory`` the command is spawned by :class:`_Spawner`, a small
+    process of its own (about 8 MB, :data:`RSS_FLOOR` recorded), and without it the RSS is not recorded (NaN)
+    rather than recorded wrong."""
+    err_path = _SCRATCH.path()
+    out_path = err_path + ".out" if capture else os.devnull
+    if memory:
+        ran = _SPAWNERS.get().run(argv, out_path, err_path, timeout, env)
+        if isinstance(ran, _Ran):  # it could not be started
+            return ran
+        seconds, cpu, rss, wait_status, process = ran
+    else:
+        actions = [
+            (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
+            (os.POSIX_SPAWN_OPEN, 1, out_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600),
+            (os.POSIX_SPAWN_OPEN, 2, err_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600),
+        ]
         started = time.perf_counter()
         try:
-            batch.command()
-        except KeyboardInterrupt:  # a second Ctrl-C while a callable runs (:func:`stop_running`)
-            return INTERRUPTED, time.perf_counter() - started, b"", "interrupted"
-        except SystemExit as exit:  # sys.exit() in the callable ends its run, not the runner
-            code = exit.code if isinstance(exit.code, int) else (0 if exit.code is None else 1)
-            if code != 0:
-                return code, time.perf_counter() - started, b"", f"the callable called sys.exit({exit.code!r})"
-        except Exception:
-            return 1, time.perf_counter() - started, b"", traceback.format_exc()[-STDERR_TAIL:]
-        return 0, time.perf_counter() - started, b"", ""
-    capture = batch.measure != "time"
+            environment = os.environ if env is None else {**os.environ, **env}
+            pid = os.posix_spawnp(argv[0], list(argv), environment, file_actions=actions, setsid=True)
+        except OSError as error:
+            return _Ran(127, time.perf_counter() - started, float("nan"), float("nan"), b"", str(error))
+        process = _Spawned(pid)
+        _RUNNING.add(process)
+        timer = None
+        if timeout is not None:
+            import threading
+
+            timer = threading.Timer(timeout, _time_out, (process,))
+            timer.daemon = True
+            timer.start()
+        try:
+            _, wait_status, usage = os.wait4(pid, 0)
+        finally:
+            _RUNNING.discard(process)
+            if timer is not None:
+                timer.cancel()
+        seconds = time.perf_counter() - started
+        cpu, rss = usage.ru_utime + usage.ru_stime, float("nan")
+    output = b""
+    if capture:
+        with open(out_path, "rb") as handle:
+            output = handle.read()
+    if getattr(process, "timed_out", False):
+        return _Ran(TIMED_OUT, seconds, cpu, rss, b"", f"timed out after {timeout:g} s")
+    if process.stopped:
+        return _Ran(INTERRUPTED, seconds, cpu, rss, b"", "ended by a second interrupt")
+    status = os.waitstatus_to_exitcode(wait_status)
+    status = 128 - status if status < 0 else status  # killed by a signal: as a shell reports it
+    stderr = ""
+    if status != 0:
+        with open(err_path, "rb") as handle:
+            stderr = handle.read()[-STDERR_TAIL:].decode("utf-8", "replace")
+    return _Ran(status, seconds, cpu, rss, output, stderr)
+
+
+#: the spawner's program: reads one request a line (JSON), spawns it as :func:`_spawn_once` does, answers its
+#: pid at once (so that a second Ctrl-C can end its group) and then its wait status, times and resource use
+_SPAWNER = r"""
+import json, os, resource, signal, sys, threading, time
+signal.signal(signal.SIGINT, signal.SIG_IGN)
+def say(**fields):
+    sys.stdout.write(json.dumps(fields) + "\n")
+    sys.stdout.flush()
+def high_water():  # this address space's peak: what a child spawned from it starts from (getrusage would
+    try:            # also count the process that started this one)
+        for line in open("/proc/self/status"):
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1])
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+say(floor=high_water())
+for line in sys.stdin:
+    r = json.loads(line)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC
+    actions = [(os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
+               (os.POSIX_SPAWN_OPEN, 1, r["out"], flags, 0o600), (os.POSIX_SPAWN_OPEN, 2, r["err"], flags, 0o600)]
+    environment = os.environ if r["env"] is None else {**os.environ, **r["env"]}
     started = time.perf_counter()
     try:
-        process = subprocess.Popen(
-            batch.command,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE if capture else subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
+        pid = os.posix_spawnp(r["argv"][0], r["argv"], environment, file_actions=actions, setsid=True)
+    except OSError as error:
+        say(error=str(error), seconds=time.perf_counter() - started)
+        continue
+    say(pid=pid)
+    ended = []
+    def end():
+        ended.append(True)
+        try:
+            os.killpg(pid, signal.SIGKILL)
+        except OSError:
+            pass
+    timer = threading.Timer(r["timeout"], end) if r["timeout"] is not None else None
+    if timer is not None:
+        timer.daemon = True
+        timer.start()
+    _, status, usage = os.wait4(pid, 0)
+    seconds = time.perf_counter() - started
+    if timer is not None:
+        timer.cancel()
+    say(status=status, seconds=seconds, cpu=usage.ru_utime + usage.ru_stime, rss=usage.ru_maxrss, ended=bool(ended))
+"""
+
+
+class _Spawner:
+    """A small process that spawns commands for this one (:func:`_spawn_once` with ``memory``), so that their
+    peak RSS is theirs and not this process's; one per thread (a duet has two), ended at exit."""
+
+    def __init__(self):
+        import subprocess
+
+        self.process = subprocess.Popen(
+            [sys.executable, "-S", "-I", "-c", _SPAWNER],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            bufsize=1,
             start_new_session=True,
         )
-    except OSError as error:
-        return 127, time.perf_counter() - started, b"", str(error)
-    _RUNNING.add(process)
-    try:
-        out, err = process.communicate(timeout=batch.timeout)
-    except subprocess.TimeoutExpired:
-        _end_group(process)
-        return TIMED_OUT, time.perf_counter() - started, b"", f"timed out after {batch.timeout:g} s"
-    finally:
-        _RUNNING.discard(process)
-    seconds = time.perf_counter() - started
-    if getattr(process, "perfstudy_stopped", False):
-        return INTERRUPTED, seconds, b"", "ended by a second interrupt"
-    return process.returncode, seconds, out or b"", (err or b"")[-STDERR_TAIL:].decode("utf-8", "replace")
+        self.floor = _KIB * float(self._answer()["floor"])
+
+    def _answer(self) -> dict:
+        import json
+
+        line = self.process.stdout.readline()  # type: ignore[union-attr]
+        if not line:
+            raise RuntimeError(
+                f"the spawner process that measures peak memory ended (exit status {self.process.poll()}); "
+                "run without --metric rss, or report this"
+            )
+        return json.loads(line)
+
+    def run(self, argv, out_path, err_path, timeout, env):
+        import json
+
+        request = dict(argv=list(argv), out=out_path, err=err_path, timeout=timeout, env=env)
+        self.process.stdin.write(json.dumps(request) + "\n")  # type: ignore[union-attr]
+        self.process.stdin.flush()  # type: ignore[union-attr]
+        first = self._answer()
+        if "error" in first:
+            return _Ran(127, float(first["seconds"]), float("nan"), float("nan"), b"", str(first["error"]))
+        process = _Spawned(int(first["pid"]))
+        _RUNNING.add(process)
+        try:
+            done = self._answer()
+        finally:
+            _RUNNING.discard(process)
+        if done["ended"]:
+            process.timed_out = True  # type: ignore[attr-defined]
+        rss = _KIB * float(done["rss"])
+        return float(done["seconds"]), float(done["cpu"]), rss, int(done["status"]), process
+
+    def close(self):
+        try:
+            self.process.stdin.close()  # type: ignore[union-attr]
+            self.process.wait(timeout=5)
+        except Exception:
+            self.process.kill()
 
 
-def _end_group(process) -> None:
-    """SIGKILL the command's process group (its children too, which may hold its pipes open) and reap it."""
+class _Spawners:
+    """This process's spawners, one per thread, started when first needed."""
+
+    def __init__(self):
+        import atexit
+        import threading
+
+        self.local = threading.local()
+        self.started: list[_Spawner] = []
+        atexit.register(self.close)
+
+    def get(self) -> _Spawner:
+        spawner = getattr(self.local, "spawner", None)
+        if spawner is None or spawner.process.poll() is not None:
+            spawner = self.local.spawner = _Spawner()
+            self.started.append(spawner)
+        return spawner
+
+    def close(self):
+        for spawner in self.started:
+            spawner.close()
+
+
+_SPAWNERS = _Spawners()
+#: bytes in a unit of ``ru_maxrss``: KiB on Linux, bytes on macOS
+_KIB = 1.0 if sys.platform == "darwin" else 1024.0
+
+
+def rss_floor() -> float:
+    """The smallest peak RSS (bytes) a run can be measured with: that of the small process that spawns the
+    commands whose memory is measured (:func:`_spawn_once`); a command whose own peak is below it is
+    recorded at it."""
+    return _SPAWNERS.get().floor
+
+
+def _time_out(process: _Spawned) -> None:
+    """A run past its timeout: its whole process group is killed (its children too)."""
+    process.timed_out = True  # type: ignore[attr-defined]
     try:
         os.killpg(process.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
-    try:
-        process.communicate(timeout=1.0)
-    except subprocess.TimeoutExpired:  # a descendant that left the group still holds a pipe: stop reading
-        for stream in (process.stdout, process.stderr):
-            if stream is not None:
-                stream.close()
-        process.wait()
 
 
 def stop_running() -> bool:
@@ -349,7 +612,7 @@ def stop_running() -> bool:
     Their batches end with exit status :data:`INTERRUPTED`."""
     found = False
     for process in list(_RUNNING):
-        process.perfstudy_stopped = True
+        process.stopped = True
         try:
             os.killpg(process.pid, signal.SIGKILL)
             found = True
@@ -373,14 +636,20 @@ def shell_startup(runs: int = 30) -> float:
     float
         Seconds.
     """
+    return _shell_startup(runs)[0]
+
+
+def _shell_startup(runs: int = 30) -> tuple[float, float]:
+    """The median wall-clock and CPU seconds of ``/bin/sh -c ''`` (:func:`shell_startup`)."""
     if isinstance(runs, bool) or not isinstance(runs, int):
         raise TypeError(f"runs={runs!r}: expected a whole number of runs")
     if not 1 <= runs <= 10_000:
         raise ValueError(f"runs={runs!r}: expected 1 to 10000 runs (each takes about a millisecond)")
     batch = Batch(version="shell", command=(SHELL, "-c", ""), round=0, position=0, values=runs, warmup=3)
-    times = [_run_once(batch)[1] for _ in range(batch.warmup + runs)]
-    measured = sorted(times[batch.warmup :])
-    return float(measured[len(measured) // 2])
+    ran = [_run_once(batch) for _ in range(batch.warmup + runs)][batch.warmup :]
+    walls = sorted(r.seconds for r in ran)
+    cpus = sorted(r.cpu for r in ran)
+    return float(walls[len(walls) // 2]), float(cpus[len(cpus) // 2])
 
 
 def _parsed(output: bytes, measure: str) -> list[dict]:
@@ -401,7 +670,8 @@ def _parsed(output: bytes, measure: str) -> list[dict]:
 
 
 def time_batch(batch: Batch) -> BatchResult:
-    """Run ``batch.warmup`` warm-up runs and ``batch.values`` measured runs; stop at the first failure.
+    """Run ``batch.prepare`` (if any), ``batch.warmup`` warm-up runs and ``batch.values`` measured runs; stop at
+    the first failure.
 
     Parameters
     ----------
@@ -410,52 +680,162 @@ def time_batch(batch: Batch) -> BatchResult:
     Returns
     -------
     BatchResult
-        Rows with ``benchmark``, ``iteration`` (0-based, warm-ups first), ``warmup``, ``value`` and
-        ``unit``; ``status`` is the first non-zero exit status (0 if all ran).
+        Rows with ``benchmark``, ``iteration`` (0-based, warm-ups first), ``warmup``, ``value``, ``unit``, and
+        each run's ``cpu`` (seconds) and ``rss`` (bytes); ``status`` is the first non-zero exit status (0 if
+        all ran).
     """
-    from perfstudy.experiment.environment import load_average, probe
-
     if not isinstance(batch, Batch):
         raise TypeError(f"batch: expected a Batch, got {type(batch).__name__}")
-    rows = []
-    platform_speed = probe()
-    load = load_average()
-    start = time.time()
-    status, stderr = 0, ""
-    for iteration in range(batch.warmup + batch.values):
-        status, seconds, output, stderr = _run_once(batch)
-        if status != 0:
-            break
+    state = _BatchState(batch)
+    if state.prepared():
+        for iteration in range(batch.warmup + batch.values):
+            if not state.run(iteration):
+                break
+    return state.result()
+
+
+def time_duet(batch_a: Batch, batch_b: Batch, cpus: tuple[int, int] | None = None) -> tuple[BatchResult, BatchResult]:
+    """Two batches at the same time (duet benchmarking, Bulej et al., ICPE 2020): each in a thread of its
+    own pinned to one CPU, run ``i`` of one starting with run ``i`` of the other, so that both meet the same
+    interference at the same moment.
+
+    Parameters
+    ----------
+    batch_a, batch_b : Batch
+        Of the same ``values`` and ``warmup``.
+    cpus : tuple of two int, optional
+        The CPUs ``batch_a`` and ``batch_b`` are pinned to (``os.sched_setaffinity``, inherited by their
+        commands); None runs them unpinned.
+
+    Returns
+    -------
+    tuple of BatchResult
+        ``batch_a``'s and ``batch_b``'s; a failure in one ends both at that run.
+    """
+    import threading
+
+    for name, batch in (("batch_a", batch_a), ("batch_b", batch_b)):
+        if not isinstance(batch, Batch):
+            raise TypeError(f"{name}: expected a Batch, got {type(batch).__name__}")
+    if (batch_a.values, batch_a.warmup) != (batch_b.values, batch_b.warmup):
+        raise ValueError("batch_b: a duet's two batches need the same values and warmup, so that their runs pair")
+    if cpus is not None and not (
+        isinstance(cpus, tuple) and len(cpus) == 2 and all(isinstance(c, int) and c >= 0 for c in cpus)
+    ):
+        raise TypeError(f"cpus={cpus!r}: expected two CPU numbers, or None")
+    barrier = threading.Barrier(2)
+    results: list = [None, None]
+
+    def side(index: int, batch: Batch) -> None:
+        if cpus is not None and hasattr(os, "sched_setaffinity"):
+            os.sched_setaffinity(0, {cpus[index]})  # this thread; the commands it spawns inherit it
+        state = _BatchState(batch)
+        try:
+            ok = state.prepared()
+            for iteration in range(batch.warmup + batch.values):
+                barrier.wait()
+                if not ok or not state.run(iteration):
+                    break
+            if not ok or state.status != 0:
+                barrier.abort()
+        except threading.BrokenBarrierError:  # the other side failed: this one ends with it
+            pass
+        finally:
+            results[index] = state.result()
+
+    threads = [threading.Thread(target=side, args=(i, b), daemon=True) for i, b in enumerate((batch_a, batch_b))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        while thread.is_alive():
+            thread.join(0.1)  # wakes for a signal: the main thread's handlers run between joins
+    return results[0], results[1]
+
+
+class _BatchState:
+    """A batch as it runs: its rows so far, its status, and where it started."""
+
+    def __init__(self, batch: Batch):
+        from perfstudy.experiment.environment import load_average, probe
+
+        self.batch = batch
+        self.rows: list[dict] = []
+        self.platform_speed = probe()
+        self.load = load_average()
+        self.start = time.time()
+        self.status, self.stderr = 0, ""
+
+    def prepared(self) -> bool:
+        """Run ``prepare``; False (and the batch failed) if it fails."""
+        if self.batch.prepare is None:
+            return True
+        ran = _run_once(self.batch, self.batch.prepare, env={"PERFSTUDY_VERSION": self.batch.version})
+        if ran.status != 0:
+            self.status, self.stderr = ran.status, f"--prepare failed: {ran.stderr}"
+            return False
+        return True
+
+    def run(self, iteration: int) -> bool:
+        """One run; False at a failure."""
+        batch = self.batch
+        ran = _run_once(batch)
+        if ran.status != 0:
+            self.status, self.stderr = ran.status, ran.stderr
+            return False
         warmup = iteration < batch.warmup
         if batch.measure == "time":
-            found = [{"benchmark": batch.benchmark, "value": max(0.0, seconds - batch.startup), "unit": "s"}]
+            values = {
+                "wall": max(0.0, ran.seconds - batch.startup),
+                "cpu": max(0.0, ran.cpu - batch.cpu_startup),
+                "rss": ran.rss,
+            }
+            found = [
+                {"benchmark": batch.benchmark + METRIC_SUFFIXES[m], "value": values[m], "unit": METRIC_UNITS[m]}
+                for m in batch.metrics
+            ]
         else:
             try:
-                found = _parsed(output, batch.measure)
+                found = _parsed(ran.output, batch.measure)
             except (ValueError, OSError) as error:
-                status, stderr = 65, f"the output is not {batch.measure} benchmark data: {error}"
-                break
+                self.status, self.stderr = 65, f"the output is not {batch.measure} benchmark data: {error}"
+                return False
         for row in found:
-            row.update(iteration=iteration, warmup=warmup)
-        rows += found
-    end = time.time()
-    host = _host()
-    common = dict(
-        version=batch.version,
-        round=batch.round,
-        position=batch.position,
-        batch=f"{batch.round}-{batch.version}",
-        host=host,
-        start=start,
-        end=end,
-        exit_status=status,
-        load=load,
-        probe=platform_speed,
-    )
-    if status != 0:  # the failure is recorded: a row without a value, its status and where it stopped
-        rows.append(
-            {"benchmark": batch.benchmark, "value": float("nan"), "unit": None, "iteration": len(rows), "warmup": False}
+            row.update(iteration=iteration, warmup=warmup, cpu=ran.cpu, rss=ran.rss)
+        self.rows += found
+        return True
+
+    def result(self) -> BatchResult:
+        batch = self.batch
+        end = time.time()
+        host = _host()
+        common = dict(
+            version=batch.version,
+            round=batch.round,
+            position=batch.position,
+            batch=f"{batch.round}-{batch.version}",
+            host=host,
+            start=self.start,
+            end=end,
+            exit_status=self.status,
+            load=self.load,
+            probe=self.platform_speed,
         )
-    return BatchResult(
-        rows=tuple({**row, **common} for row in rows), status=status, stderr=stderr, start=start, end=end, host=host
-    )
+        rows = self.rows
+        if self.status != 0:  # the failure is recorded: a row without a value, its status and where it stopped
+            rows = rows + [
+                {
+                    "benchmark": batch.benchmark,
+                    "value": float("nan"),
+                    "unit": None,
+                    "iteration": len(rows),
+                    "warmup": False,
+                }
+            ]
+        return BatchResult(
+            rows=tuple({**row, **common} for row in rows),
+            status=self.status,
+            stderr=self.stderr,
+            start=self.start,
+            end=end,
+            host=host,
+        )

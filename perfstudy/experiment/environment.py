@@ -106,13 +106,13 @@ def machine_warnings(record: dict) -> list[str]:
     return found
 
 
-def probe(work: int = 5_000) -> float:
+def probe(work: int = 1_000) -> float:
     """Seconds a fixed piece of pure-Python work takes now: the platform's speed, for the drift record.
 
     Parameters
     ----------
     work : int
-        Loop iterations (about 0.4 ms at the default on this project's 2-core VM).
+        Loop iterations (about 0.1 ms at the default on this project's 2-core VM: a batch of /bin/true pays it).
     """
     from perfstudy._lib.checks import check_int
 

@@ -33,6 +33,10 @@ from perfstudy._lib.types import Seed
 from perfstudy.comparison.sequential import t_confidence_sequence
 
 __all__ = [
+    "ContentionModel",
+    "simulate_contended_rounds",
+    "RulesUnderContention",
+    "rules_under_contention",
     "RoundModel",
     "simulate_round_ratios",
     "StoppingCalibration",
@@ -393,6 +397,230 @@ for _ in range(spinners):
     started.append(subprocess.Popen([sys.executable, "-S", "-c", spin], start_new_session=True))
 time.sleep(max(0.0, deadline - time.monotonic()))
 """
+
+
+@dataclass(frozen=True)
+class ContentionModel(Result):
+    """A machine whose background load comes and goes (the bimodal rounds of a shared 2-core box).
+
+    Each batch slot is contended or not by a two-state Markov chain: contended a share ``share`` of the time,
+    in episodes of ``episode`` batches on average. An uncontended value is ``exp(N(0, value_sd))``; a
+    contended batch is slowed by ``exp(N(slowdown, slowdown_sd))`` (one draw a batch: the load of the moment)
+    and each of its values by a further ``exp(N(0, jitter))``. The defaults follow the trial of a 34.5 ms C
+    loop on this project's VM, whose contended runs took 50-190 ms (``slowdown`` 0.6 on the log scale, 1.8 times).
+
+    Parameters
+    ----------
+    share, episode, slowdown, slowdown_sd, jitter, value_sd : float
+    values : int
+        Values per batch.
+    """
+
+    share: float = 0.3
+    episode: float = 16.0
+    slowdown: float = 0.6
+    slowdown_sd: float = 0.3
+    jitter: float = 0.05
+    value_sd: float = 0.01
+    values: int = 3
+
+    def __post_init__(self):
+        for name in ("slowdown", "slowdown_sd", "jitter", "value_sd"):
+            object.__setattr__(self, name, check_real(name, getattr(self, name), nonnegative=True))
+        share = check_real("share", self.share, nonnegative=True)
+        if share >= 1:
+            raise ValueError(f"share={share!r}: expected a share of the time in [0, 1)")
+        object.__setattr__(self, "share", share)
+        episode = check_real("episode", self.episode, positive=True)
+        if episode < 1:
+            raise ValueError(f"episode={episode!r}: expected at least 1 batch")
+        object.__setattr__(self, "episode", episode)
+        object.__setattr__(self, "values", check_int("values", self.values))
+
+
+#: a batch's statistic of its values, vectorised over the last axis
+_BATCH_STATISTICS = {"mean": np.mean, "median": np.median, "min": np.min}
+
+
+def simulate_contended_rounds(
+    model: ContentionModel,
+    experiments: int,
+    rounds: int,
+    *,
+    change: float = 0.0,
+    statistic: str = "mean",
+    rng: Seed = None,
+) -> np.ndarray:
+    """Per-round ``log(stat(B) / stat(A))`` of interleaved runs on a contended machine, ``(experiments, rounds)``.
+
+    Round ``r`` runs A and B in slots ``2r`` and ``2r + 1`` in a random order (module text of
+    :class:`ContentionModel`); B is ``1 + change`` times A.
+
+    Parameters
+    ----------
+    model : ContentionModel
+    experiments, rounds : int
+    change : float
+    statistic : {"mean", "median", "min"}
+        Each batch's statistic of its values.
+    rng : None, int, SeedSequence or Generator
+
+    Returns
+    -------
+    ndarray
+    """
+    if not isinstance(model, ContentionModel):
+        raise TypeError(f"model: expected a ContentionModel, got {type(model).__name__}")
+    experiments = check_int("experiments", experiments, maximum=1_000_000)
+    rounds = check_int("rounds", rounds, minimum=2, maximum=100_000)
+    change = check_real("change", change)
+    if change <= -1:
+        raise ValueError(f"change={change!r}: expected a relative change above -1")
+    check_choice("statistic", statistic, tuple(_BATCH_STATISTICS))
+    generator = np.random.default_rng(rng)
+    slots = 2 * rounds
+    leave = 1.0 / model.episode
+    enter = model.share / ((1.0 - model.share) * model.episode) if model.share > 0 else 0.0
+    state = generator.random(experiments) < model.share
+    steps = generator.random((experiments, slots))
+    contended = np.empty((experiments, slots), dtype=bool)
+    for slot in range(slots):
+        contended[:, slot] = state
+        state = np.where(state, steps[:, slot] >= leave, steps[:, slot] < enter)
+    shape = (experiments, slots, model.values)
+    slowed = generator.normal(model.slowdown, model.slowdown_sd, (experiments, slots))[..., None]
+    logs = generator.normal(0.0, model.value_sd, shape) + contended[..., None] * (
+        slowed + generator.normal(0.0, model.jitter, shape)
+    )
+    batch = np.log(_BATCH_STATISTICS[statistic](np.exp(logs), axis=-1))
+    b_second = generator.random((experiments, rounds)) < 0.5
+    first, second = batch[:, 0::2], batch[:, 1::2]
+    at_a = np.where(b_second, first, second)
+    at_b = np.where(b_second, second, first)
+    return math.log1p(change) + at_b - at_a
+
+
+@dataclass(frozen=True)
+class RulesUnderContention(Result):
+    """The two stopping rules of ``perfstudy run`` on the same simulated contended rounds.
+
+    Attributes
+    ----------
+    table : DataFrame
+        One row per rule, batch statistic and planted change: ``rule``, ``statistic``, ``change``,
+        ``decided`` (share of runs decided within ``max_rounds``), ``wrong`` (share with a wrong verdict: any
+        change called on an A/A run; "no change" or the wrong direction on a planted one), ``mc_se`` (of
+        ``wrong``), ``median_rounds`` and ``mean_rounds`` (rounds to a verdict, counting ``max_rounds + 1``
+        for an undecided run) and ``round_sd`` (SD of a round's log-ratio).
+    model : ContentionModel
+    experiments, max_rounds, min_rounds : int
+    threshold, confidence : float
+    """
+
+    table: pd.DataFrame
+    model: ContentionModel
+    experiments: int
+    max_rounds: int
+    min_rounds: int
+    threshold: float
+    confidence: float
+
+    def to_frame(self):
+        """The table."""
+        return self.table.copy()
+
+
+def rules_under_contention(
+    model: ContentionModel | None = None,
+    *,
+    changes=(0.0, 0.02, 0.05, 0.10),
+    statistics=("mean", "median", "min"),
+    threshold: float = 0.01,
+    experiments: int = 1000,
+    max_rounds: int = 300,
+    min_rounds: int = 5,
+    confidence: float = 0.95,
+    rng: Seed = None,
+) -> RulesUnderContention:
+    """Lai's t sequence and the sign sequence on the same contended rounds: errors and rounds to decide.
+
+    Both rules see the same rounds of each experiment (one draw per statistic and change), looked at after
+    every round from ``min_rounds`` on, as :func:`perfstudy.experiment._run.run` looks.
+
+    Parameters
+    ----------
+    model : ContentionModel, optional
+    changes : sequence of float
+        B's true relative changes (0: A/A).
+    statistics : sequence of str
+        Batch statistics.
+    threshold : float
+        The "no change" band.
+    experiments, max_rounds, min_rounds : int
+    confidence : float
+    rng : None, int, SeedSequence or Generator
+
+    Returns
+    -------
+    RulesUnderContention
+    """
+    from perfstudy.comparison.sign_sequence import sign_confidence_sequence
+
+    model = ContentionModel() if model is None else model
+    changes = [float(c) for c in np.atleast_1d(np.asarray(check_each("changes", changes, check_real), dtype=float))]
+    if any(c <= -1 for c in changes):
+        raise ValueError(f"changes={changes!r}: expected relative changes above -1")
+    statistics = list(statistics) if not isinstance(statistics, str) else [statistics]
+    for statistic in statistics:
+        check_choice("statistics", statistic, tuple(_BATCH_STATISTICS))
+    threshold = check_real("threshold", threshold, nonnegative=True)
+    experiments = check_int("experiments", experiments, minimum=10, maximum=1_000_000)
+    max_rounds = check_int("max_rounds", max_rounds, minimum=2, maximum=100_000)
+    min_rounds = check_int("min_rounds", min_rounds, minimum=2, maximum=max_rounds)
+    confidence = check_fraction("confidence", confidence)
+    band = math.log1p(threshold)
+    streams = np.random.default_rng(rng).spawn(len(changes) * len(statistics))
+    rows = []
+    for index, (statistic, change) in enumerate((s, c) for s in statistics for c in changes):
+        d = simulate_contended_rounds(model, experiments, max_rounds, change=change, statistic=statistic,
+                                      rng=streams[index])  # fmt: skip
+        t = t_confidence_sequence(d, confidence)
+        sign = sign_confidence_sequence(d, confidence)
+        intervals = {
+            "t": (np.maximum.accumulate(t.low, axis=1), np.minimum.accumulate(t.high, axis=1)),
+            "sign": (sign.running_low, sign.running_high),
+        }
+        for rule, (low, high) in intervals.items():
+            used, verdict = _first_verdicts(low, high, band, min_rounds)
+            decided = verdict != 2  # _first_verdicts: 1 slower, -1 faster, 0 no change, 2 undecided
+            if change == 0:
+                wrong = np.isin(verdict, (1, -1))
+            else:
+                right = 1 if change > 0 else -1
+                wrong = np.isin(verdict, (-right, 0)) if abs(change) > threshold else verdict == -right
+            rate = float(wrong.mean())
+            rows.append(
+                dict(
+                    rule=rule,
+                    statistic=statistic,
+                    change=change,
+                    decided=float(decided.mean()),
+                    wrong=rate,
+                    mc_se=math.sqrt(max(rate * (1 - rate), 1.0 / experiments) / experiments),
+                    median_rounds=float(np.median(np.where(decided, used, max_rounds + 1))),
+                    mean_rounds=float(np.mean(np.where(decided, used, max_rounds + 1))),
+                    round_sd=float(d.std()),
+                )
+            )
+    return RulesUnderContention(
+        table=pd.DataFrame(rows),
+        model=model,
+        experiments=experiments,
+        max_rounds=max_rounds,
+        min_rounds=min_rounds,
+        threshold=threshold,
+        confidence=confidence,
+    )
 
 
 def ramping_load(seconds: float, *, spinners: int = 6, step: float = 1.0):

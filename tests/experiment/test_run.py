@@ -210,7 +210,7 @@ def test_compare_cli_pairs_a_run_file_by_round(tmp_path, capsys):
     run(work(100_000), work(100_000), max_rounds=6, min_rounds=6, values=1, warmup=0, out=out, progress=False)
     assert main(["compare", str(out), "--format", "json"]) == 0
     document = json.loads(capsys.readouterr().out)
-    assert document["cluster"] == "round" and document["benchmarks"][0]["method"] == "sequence"
+    assert document["cluster"] == "round" and document["benchmarks"][0]["method"] == "sign sequence"
 
 
 def test_run_batch_records_timing_columns():

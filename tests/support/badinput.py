@@ -45,6 +45,7 @@ CASE_MAX_BYTES = 1 << 30
 HUGE = 10**12
 #: names whose values may be negative or zero without being wrong
 SIGNED = {
+    "observation",  # a round's log-ratio
     "effect",
     "shift",
     "mu",

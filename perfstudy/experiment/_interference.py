@@ -1,0 +1,137 @@
+"""Interference a run sees in its own rounds, said while it goes on, each kind once, with the remedy.
+
+Three signs, each checked after every round from :data:`FIRST_LOOK` rounds on:
+
+- **bimodal batches**: a share of at least :data:`SLOW_SHARE` of a version's batches ran at least
+  :data:`SLOW_RATIO` times and 5 robust SDs slower than its median batch: the machine was contended part of
+  the time (another job, a noisy neighbour);
+- **a drifting platform**: the platform probe (:func:`perfstudy.experiment.environment.probe`, timed before
+  every batch) of the last quarter of the batches is at least :data:`DRIFT` slower or faster than that of
+  the first quarter (median against median, from 15 batches a quarter);
+- **noisy rounds**: the rounds' log-ratios B/A spread (SD) by more than twice the threshold (or
+  :data:`NOISY_ROUNDS` with no threshold), which costs many rounds.
+
+Interleaving keeps the verdicts valid through all three; the warnings are about time, not truth.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+__all__ = ["Interference", "SLOW_RATIO", "SLOW_SHARE", "DRIFT", "NOISY_ROUNDS", "FIRST_LOOK"]
+
+#: a batch this many times its version's median batch (and 5 robust SDs beyond it) ran contended
+SLOW_RATIO = 1.5
+#: the share of such batches that makes the rounds bimodal
+SLOW_SHARE = 0.05
+#: the relative change of the platform probe, last quarter against first, that is a drift
+DRIFT = 0.25
+#: the spread of a round's log-ratio that is noisy when the run has no threshold
+NOISY_ROUNDS = 0.10
+#: rounds before the first look
+FIRST_LOOK = 10
+
+
+def _median(values: list[float]) -> float:
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    return ordered[middle] if len(ordered) % 2 else 0.5 * (ordered[middle - 1] + ordered[middle])
+
+
+class Interference:
+    """The checks of the module text over a run's rows and its judge, warning once per kind."""
+
+    def __init__(self, threshold: float, *, duet: bool = False):
+        self.threshold = threshold
+        self.duet = duet
+        self.said: set = set()
+
+    def _remedy(self) -> str:
+        ways = [
+            "longer batches (--values)",
+            "--statistic median or min, which a burst that hits one run of a batch does not move",
+            "--metric cpu (CPU time is far steadier than wall time on a loaded machine for a CPU-bound command)",
+        ]
+        if not self.duet:
+            ways.insert(1, "--duet (A and B side by side meet the same interference)")
+        return "; ".join(ways)
+
+    def _warn(self, kind: str, text: str) -> None:
+        from perfstudy.experiment.environment import NoisyMachineWarning
+
+        if kind in self.said:
+            return
+        self.said.add(kind)
+        warnings.warn(f"{text}. The verdicts stay valid, but deciding takes longer: {self._remedy()}",
+                      NoisyMachineWarning, stacklevel=5)  # fmt: skip
+
+    def check(self, judge, rows: list[dict], state: dict) -> None:
+        """Look at the rounds so far (after :data:`FIRST_LOOK`)."""
+        rounds = max((len(d) for d in judge.d.values()), default=0)
+        if rounds < FIRST_LOOK or len(self.said) == 3:
+            return
+        self._bimodal(rows)
+        self._drift(rows)
+        limit = 2 * self.threshold if self.threshold > 0 else NOISY_ROUNDS
+        for name, (_low, _high, verdict, _to_go, sd) in state.items():
+            if verdict == "inconclusive" and math.isfinite(sd) and sd > limit:
+                self._warn(
+                    "noisy",
+                    f"{name}: the rounds' change B/A spreads by {100 * sd:.0f}% (SD of the log-ratio), more than "
+                    f"twice the {100 * self.threshold:g}% threshold",
+                )
+                break
+
+    def _bimodal(self, rows: list[dict]) -> None:
+        if "bimodal" in self.said:
+            return
+        from perfstudy.experiment._judge import _STATISTICS
+
+        per_batch: dict[tuple, list[float]] = {}
+        for row in rows:
+            if row.get("warmup") or float(row.get("exit_status") or 0) != 0:
+                continue
+            value = float(row["value"])
+            if value > 0:
+                per_batch.setdefault((row["benchmark"], row["version"], row["batch"]), []).append(value)
+        by_series: dict[tuple, list[float]] = {}
+        for (benchmark, version, _batch), values in per_batch.items():
+            by_series.setdefault((benchmark, version), []).append(math.log(_STATISTICS["median"](values)))
+        for (benchmark, version), logs in sorted(by_series.items(), key=str):
+            if len(logs) < FIRST_LOOK:
+                continue
+            centre = _median(logs)
+            spread = 1.4826 * _median([abs(x - centre) for x in logs])
+            cut = centre + max(math.log(SLOW_RATIO), 5 * spread)
+            slow = sum(x > cut for x in logs) / len(logs)
+            if slow >= SLOW_SHARE:
+                typical = [math.exp(x - centre) for x in logs if x > cut]
+                self._warn(
+                    "bimodal",
+                    f"{benchmark}: {100 * slow:.0f}% of version {version}'s batches ran {_median(typical):.1f} times "
+                    "as long as its typical batch: the machine is contended part of the time",
+                )
+                return
+
+    def _drift(self, rows: list[dict]) -> None:
+        if "drift" in self.said:
+            return
+        probes = []
+        seen = set()
+        for row in rows:
+            key = row["batch"]
+            if key not in seen and row.get("probe") is not None:
+                seen.add(key)
+                probes.append(float(row["probe"]))
+        quarter = len(probes) // 4
+        if quarter < 15:  # the probe is a 0.1 ms loop: a median of fewer is noise
+            return
+        first, last = _median(probes[:quarter]), _median(probes[-quarter:])
+        if first > 0 and abs(last / first - 1) >= DRIFT:
+            way = "slower" if last > first else "faster"
+            self._warn(
+                "drift",
+                f"the platform probe is {100 * abs(last / first - 1):.0f}% {way} in the last quarter of the batches "
+                "than in the first: the machine's speed drifts under the run",
+            )
