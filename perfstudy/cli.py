@@ -222,7 +222,7 @@ def _run_parser(commands) -> None:
         "--statistic",
         choices=("mean", "median", "min"),
         default=None,
-        help=f"each batch's statistic, whose ratio B/A is the round's (default mean{resumed})",
+        help=f"each batch's statistic, whose ratio B/A is the round's (default median{resumed})",
     )
     experiment.add_argument(
         "--rule",

@@ -543,6 +543,13 @@ def _valid(tmp):  # noqa: PLR0915 - one table
         "notebook.plots.plot_comparison": lambda: call(comparison().table, threshold=0.02),
         "studies.versions_figures.plot_detection": lambda: call(_detection()),
         "studies.running_figures.plot_layouts": lambda: call({"sequential": _layout_rows()}, {"sequential": "A/A"}),
+        "studies.running_figures.plot_rules": lambda: call(
+            importlib.import_module("perfstudy.studies.running")
+            .rules_under_contention(changes=(0.0, 0.1), experiments=20, max_rounds=20, rng=0)
+            .table,
+            limit=0.08,
+            max_rounds=20,
+        ),
         "studies.running_figures.plot_stopping_calibration": lambda: call(
             importlib.import_module("perfstudy.studies.running").calibration(experiments=20, rounds=10, rng=0).table
         ),
@@ -1066,6 +1073,9 @@ def _study_valid():
         "running.simulate_contended_rounds": lambda: call(running.ContentionModel(), 5, 10, rng=0),
         "running.rules_under_contention": lambda: call(changes=(0.0,), experiments=20, max_rounds=20, rng=0),
         "running.RulesUnderContention.to_frame": lambda: call(result_of("running.rules_under_contention")),
+        "running.toggled_load": lambda: call(0.5, busy=1, low=0.1, high=0.2),
+        "running.toggled_trial": lambda: call(1000, changes=(0.5,), seconds=0.5, threshold=0.05),
+        "running.ToggledTrial.to_frame": lambda: call(result_of("running.toggled_trial")),
         "running.StoppingCalibration.to_frame": lambda: call(result_of("running.calibration")),
         "running.PowerAndCost.to_frame": lambda: call(result_of("running.power_and_cost")),
         "public_data.Series.to_frame": lambda: call(next(public_data.iter_series(["sap-hana-0016"]))),

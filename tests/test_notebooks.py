@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy import stats
 
@@ -544,9 +545,22 @@ def test_running_an_experiment_notebook(tmp_path_factory):
     assert rec["interleaved"]["verdict"] not in ("faster", "slower")
     assert 5 <= rec["interleaved"]["rounds"] <= rec["parameters"]["max_rounds"]
     rules = {row["rule"]: row for row in rec["calibration"]}
-    assert rules["confidence sequence, every round"]["within"]
+    assert rules["t sequence, every round"]["within"] and rules["sign sequence, every round"]["within"]
     assert not rules["t interval, every round"]["within"]
-    assert sorted(p.name for p in (tmp / "figures").glob("*.png")) == ["09_calibration.png", "09_layouts.png"]
+    # the two rules on the same simulated contended rounds: both within the A/A limit, the sign rule far quicker
+    contended = pd.DataFrame(rec["rules_under_contention"])
+    aa = contended[contended.change == 0]
+    assert (aa.wrong <= rec["aa_limit"]).all()
+    planted = contended[contended.change > 0].pivot_table(index=["statistic", "change"], columns="rule",
+                                                          values="mean_rounds")  # fmt: skip
+    assert (planted["sign"] < planted["t"]).all(), planted  # 2x and more at full size: tests/comparison
+    # the real trial: every configuration ran each planted change, and its sentence quotes the table
+    trial = pd.DataFrame(rec["trial"])
+    assert len(trial) == len(rec["parameters"]["trial_changes"]) * (3 if rec["trial_cpus"] >= 2 else 2)
+    assert set(trial.stopped) <= {"decided", "max-time"} and (trial.rounds >= 1).all()
+    assert "sign rule, interleaved" in rec["said"]["rules"]["text"]
+    assert sorted(p.name for p in (tmp / "figures").glob("*.png")) == ["09_calibration.png", "09_layouts.png",
+                                                                        "09_rules.png"]  # fmt: skip
 
 
 REAL_DATA = {"02_bootstrap_type1_error", "03_normality_stationarity", "04_pt4cloud_convergence",

@@ -181,6 +181,9 @@ def _make(name):  # noqa: C901 - one branch a class, read as a table
             "perfstudy.studies.history_validation"
         ).studies.history_validation.false_alarms(3, 40, noises=("normal",), rng=0),
         "studies.running.StoppingCalibration": lambda: running.calibration(experiments=20, rounds=20, rng=0),
+        "studies.running.ToggledTrial": lambda: running.toggled_trial(
+            1000, changes=(0.5,), seconds=0.5, threshold=0.05
+        ),
         "design.schedules.Schedule": lambda: schedules.schedule("fully_balanced", requests=8, hosts=4),
         "diagnostics.hosts.MMDTest": lambda: servers.mmd_test(X[:50], X[50:100], permutations=49, rng=0),
         "diagnostics.hosts.Elimination": lambda: servers.eliminate_unrepresentative(_hosts(), permutations=99, rng=0),

@@ -85,7 +85,7 @@ DEFAULTS = MappingProxyType(
         min_rounds=5,
         max_rounds=100,
         max_time=None,
-        statistic="mean",
+        statistic="median",
         rule="sign",
         metric=("wall",),
         duet=False,
@@ -96,7 +96,7 @@ DEFAULTS = MappingProxyType(
 )
 
 #: what a record written before a setting existed ran by (a run of an earlier perfstudy keeps its rule)
-LEGACY = MappingProxyType(dict(rule="t"))
+LEGACY = MappingProxyType(dict(rule="t", statistic="mean"))
 
 
 if TYPE_CHECKING:
@@ -168,7 +168,7 @@ class RunFile(Result):
     @property
     def statistic(self) -> str:
         """Each batch's statistic the run judged its rounds by (``"mean"``, ``"median"``, ``"min"``)."""
-        return str(self.record["settings"].get("statistic", DEFAULTS["statistic"]))
+        return str(self.record["settings"].get("statistic", LEGACY["statistic"]))
 
     @property
     def rule(self) -> str:

@@ -8,9 +8,12 @@ layout round ``r`` runs A and B at times ``2r`` and ``2r + 1`` in a random order
 layout all of A runs first. The per-round log-ratio of batch means is what :func:`perfstudy.experiment._run.run`
 judges.
 
-- :func:`calibration`: sequential A/A runs; the share that ever reaches a verdict of change under
-  Lai's confidence sequence (:mod:`perfstudy.comparison.sequential`), beside a fixed 95% t interval recomputed
-  after every round (the naive rule) and used once at the end.
+- :func:`calibration`: sequential A/A runs; the share that ever reaches a verdict of change under the
+  sign sequence (:mod:`perfstudy.comparison.sign_sequence`, the run's default) and Lai's t sequence
+  (:mod:`perfstudy.comparison.sequential`), beside a fixed 95% t interval recomputed after every round (the
+  naive rule) and used once at the end.
+- :func:`rules_under_contention`: both sequences on the same simulated rounds of a contended machine
+  (:class:`ContentionModel`); :func:`toggled_trial`: real runs under :func:`toggled_load`.
 - :func:`power_and_cost`: planted changes; the rounds the sequential rule uses, against the fixed
   number of rounds a one-look paired t test needs for the same power (noncentral t, closed form).
 """
@@ -20,6 +23,8 @@ from __future__ import annotations
 import math
 import subprocess
 import sys
+import time
+import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -45,6 +50,10 @@ __all__ = [
     "power_and_cost",
     "LAYOUTS",
     "ramping_load",
+    "toggled_load",
+    "ToggledTrial",
+    "toggled_trial",
+    "TRIAL_CONFIGS",
     "sequential_layout",
 ]
 
@@ -218,8 +227,9 @@ def calibration(
     Returns
     -------
     StoppingCalibration
-        Rules: ``"confidence sequence, every round"`` (perfstudy run), ``"t interval, every round"`` (the
-        naive rule) and ``"t interval, once at the end"`` (a fixed design, for reference).
+        Rules: ``"sign sequence, every round"`` (``perfstudy run``'s default rule), ``"t sequence, every
+        round"`` (Lai's, ``--rule t``), ``"t interval, every round"`` (the naive rule) and ``"t interval, once
+        at the end"`` (a fixed design, for reference).
     """
     model = RoundModel() if model is None else model
     experiments = check_int("experiments", experiments, minimum=10, maximum=1_000_000)
@@ -231,8 +241,12 @@ def calibration(
     d = simulate_round_ratios(model, experiments, rounds, layout=layout, rng=rng)
     band = math.log1p(threshold)
     alpha = 1 - confidence
+    from perfstudy.comparison.sign_sequence import sign_confidence_sequence
+
     cs = t_confidence_sequence(d, confidence)
     _, sequence_verdict = _first_verdicts(cs.low, cs.high, band, min_rounds)
+    sign = sign_confidence_sequence(d, confidence)
+    _, sign_verdict = _first_verdicts(sign.running_low, sign.running_high, band, min_rounds)
     n = np.arange(1, rounds + 1)
     mean = np.cumsum(d, axis=1) / n
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -243,7 +257,8 @@ def calibration(
     end_low, end_high = (mean - half)[:, -1:], (mean + half)[:, -1:]
     once = (end_low[:, 0] > band) | (end_high[:, 0] < -band)
     rates = {
-        "confidence sequence, every round": np.isin(sequence_verdict, (1, -1)).mean(),
+        "sign sequence, every round": np.isin(sign_verdict, (1, -1)).mean(),
+        "t sequence, every round": np.isin(sequence_verdict, (1, -1)).mean(),
         "t interval, every round": np.isin(naive_verdict, (1, -1)).mean(),
         "t interval, once at the end": once.mean(),
     }
@@ -653,6 +668,187 @@ def ramping_load(seconds: float, *, spinners: int = 6, step: float = 1.0):
 @contextmanager
 def _ramping_load(seconds: float, spinners: int, step: float):
     launcher = subprocess.Popen([sys.executable, "-S", "-c", _LOAD, str(seconds), str(spinners), str(step)])
+    try:
+        yield launcher
+    finally:
+        launcher.terminate()  # it kills its busy processes
+        launcher.wait()
+
+
+#: the configurations of the rules' trial: (rule, duet)
+TRIAL_CONFIGS = (("t", False), ("sign", False), ("sign", True))
+
+
+@dataclass(frozen=True)
+class ToggledTrial(Result):
+    """Real runs of a loop and the same loop made longer, under a load switched on and off, each rule and
+    layout in turn (:func:`toggled_trial`).
+
+    Attributes
+    ----------
+    table : DataFrame
+        One row per planted change and configuration: ``change`` (B's extra loop iterations, relative; the
+        time grows a little less, by the interpreter's start-up), ``rule``, ``duet``, ``verdict``,
+        ``estimate``, ``low``, ``high``, ``rounds``, ``seconds`` (the run's wall time), ``round_sd`` (SD of the
+        rounds' log-ratios), ``stopped`` and ``wrong`` (a change called on an A/A pair; "faster" or "no
+        change" for a slower B).
+    loops : int
+    threshold : float
+    seconds : float
+        Each run's budget.
+    cpus : int
+    """
+
+    table: pd.DataFrame
+    loops: int
+    threshold: float
+    seconds: float
+    cpus: int
+
+    def to_frame(self):
+        """The table."""
+        return self.table.copy()
+
+
+def toggled_trial(
+    loops: int = 2_000_000,
+    *,
+    changes=(0.0, 0.05, 0.10),
+    seconds: float = 90.0,
+    threshold: float = 0.01,
+    busy: int = 2,
+    seed: int = 0,
+) -> ToggledTrial:
+    """Run A (a Python loop of ``loops`` iterations in a bare interpreter) against B (the same loop
+    ``1 + change`` times longer) with ``perfstudy run``, once per rule and layout of :data:`TRIAL_CONFIGS`
+    (Lai's t rule and the sign rule interleaved, the sign rule in duet rounds), each within ``seconds``,
+    while :func:`toggled_load` switches ``busy`` spinning processes on and off every 1-4 s.
+
+    Parameters
+    ----------
+    loops : int
+    changes : sequence of float
+        B's extra iterations, relative (0: an A/A pair).
+    seconds : float
+        Each run's budget (``max_time``).
+    threshold : float
+    busy : int
+    seed : int
+        The load's periods and each run's round orders.
+
+    Returns
+    -------
+    ToggledTrial
+    """
+    import os
+    import tempfile
+
+    from perfstudy.experiment import run
+
+    loops = check_int("loops", loops, maximum=10**10)
+    changes = [float(c) for c in np.atleast_1d(np.asarray(check_each("changes", changes, check_real), dtype=float))]
+    if any(c < 0 for c in changes):
+        raise ValueError(f"changes={changes!r}: expected extra iterations, 0 or more")
+    seconds = check_real("seconds", seconds, positive=True)
+    threshold = check_real("threshold", threshold, nonnegative=True)
+    busy = check_int("busy", busy, maximum=64)
+    seed = check_int("seed", seed, minimum=0, maximum=2**31)
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    configs = [(rule, duet) for rule, duet in TRIAL_CONFIGS if not duet or cpus >= 2]
+    rows = []
+    budget = seconds * len(changes) * len(configs) + 60.0
+    with tempfile.TemporaryDirectory() as folder, toggled_load(budget, busy=busy, seed=seed):
+        for index, (change, (rule, duet)) in enumerate((c, k) for c in changes for k in configs):
+            a = f"{sys.executable} -S -c 'for _ in range({loops}): pass'"
+            b = f"{sys.executable} -S -c 'for _ in range({round(loops * (1 + change))}): pass'"
+            started = time.monotonic()
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # the load is the point: its warnings are the trial's subject
+                result = run(a, b, values=1, warmup=0, threshold=threshold, max_time=f"{seconds}s",
+                             max_rounds=1_000_000, rule=rule, duet=duet, seed=seed + index,  # type: ignore[arg-type]
+                             out=os.path.join(folder, f"run{index}.csv"), progress=False)  # fmt: skip
+            elapsed = time.monotonic() - started
+            verdict = result.verdicts[0] if result.verdicts else None
+            said = verdict["verdict"] if verdict else "inconclusive"
+            wrong = said in ("faster", "slower") if change == 0 else said in ("faster", "no change")
+            rows.append(
+                dict(
+                    change=change,
+                    rule=rule,
+                    duet=duet,
+                    verdict=said,
+                    estimate=verdict["change"] if verdict else math.nan,
+                    low=verdict["low"] if verdict else -math.inf,
+                    high=verdict["high"] if verdict else math.inf,
+                    rounds=result.rounds,
+                    seconds=elapsed,
+                    round_sd=verdict["sd"] if verdict else math.nan,
+                    stopped=result.stopped,
+                    wrong=wrong,
+                )
+            )
+    return ToggledTrial(table=pd.DataFrame(rows), loops=loops, threshold=threshold, seconds=seconds, cpus=cpus)
+
+
+# The load of the rules' trial: ``busy`` spinning processes switched on and off at random every ``low`` to
+# ``high`` seconds (from ``seed``), each in a session of its own, all gone at the deadline or on SIGTERM.
+_TOGGLE = """
+import random, signal, subprocess, sys, time
+seconds, busy, low, high, seed = float(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5])
+rng = random.Random(seed)
+deadline = time.monotonic() + seconds
+spin = "import time\\nwhile time.monotonic() < %r: pass" % (deadline,)
+running = []
+def stop(*_):
+    for process in running:
+        process.kill()
+    sys.exit(0)
+signal.signal(signal.SIGTERM, stop)
+while time.monotonic() < deadline:
+    time.sleep(min(rng.uniform(low, high), max(0.0, deadline - time.monotonic())))
+    if running:
+        for process in running:
+            process.kill()
+        running = []
+    elif time.monotonic() < deadline:
+        running = [subprocess.Popen([sys.executable, "-S", "-c", spin], start_new_session=True) for _ in range(busy)]
+stop()
+"""
+
+
+def toggled_load(seconds: float, *, busy: int = 2, low: float = 1.0, high: float = 4.0, seed: int = 0):
+    """A CPU load switched on and off while the block runs: ``busy`` spinning processes, on for a random
+    ``low`` to ``high`` seconds, then off as long, and so on (the trial's machine: a shared box whose other
+    work comes and goes).
+
+    Parameters
+    ----------
+    seconds : float
+        The load's bound in time.
+    busy : int
+        Spinning processes while it is on.
+    low, high : float
+        The range of each on and off period, in seconds.
+    seed : int
+        Draws the periods.
+
+    Returns
+    -------
+    context manager
+    """
+    seconds = check_real("seconds", seconds, positive=True)
+    busy = check_int("busy", busy, maximum=64)
+    low = check_real("low", low, positive=True)
+    high = check_real("high", high, positive=True)
+    if high < low:
+        raise ValueError(f"high={high!r} is below low={low!r}")
+    seed = check_int("seed", seed, minimum=0, maximum=2**32 - 1)
+    return _process_load([str(seconds), str(busy), str(low), str(high), str(seed)], _TOGGLE)
+
+
+@contextmanager
+def _process_load(arguments: list[str], program: str):
+    launcher = subprocess.Popen([sys.executable, "-S", "-c", program, *arguments])
     try:
         yield launcher
     finally:

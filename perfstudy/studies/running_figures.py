@@ -10,7 +10,7 @@ import pandas as pd
 from perfstudy._lib.checks import check_frame, check_mapping, check_text
 from perfstudy.notebook.plots import panel_grid
 
-__all__ = ["plot_layouts", "plot_stopping_calibration"]
+__all__ = ["plot_layouts", "plot_stopping_calibration", "plot_rules"]
 
 
 def plot_layouts(frames, titles):
@@ -82,5 +82,49 @@ def plot_stopping_calibration(table: pd.DataFrame, *, title: str = ""):
     ax.set_xlabel("A/A runs ever called faster or slower")
     ax.legend(frameon=False, fontsize=8)
     ax.set_title(title, fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def plot_rules(table: pd.DataFrame, *, limit: float, max_rounds: int, title: str = ""):
+    """The two stopping rules on the same contended rounds: the share of wrong verdicts per planted change
+    (A/A against ``limit``), and the mean rounds to a verdict (an undecided run counts ``max_rounds + 1``),
+    one line per rule and batch statistic.
+
+    Parameters
+    ----------
+    table : DataFrame
+        :attr:`perfstudy.studies.running.RulesUnderContention.table`.
+    limit : float
+        The A/A limit, 5% plus 3 MC SE.
+    max_rounds : int
+        The budget: the rounds axis ends there.
+    title : str
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    check_frame("table", table, ("rule", "statistic"), numeric=("change", "wrong", "mc_se", "mean_rounds"))
+    check_text("title", title)
+    fig, axes = panel_grid(2, 2, (5.0, 3.2))
+    styles = {"t": "--", "sign": "-"}
+    for (rule, statistic), group in table.groupby(["rule", "statistic"], sort=False):  # pyright: ignore[reportGeneralTypeIssues]
+        group = group.sort_values("change")
+        label = f"{rule} rule, batch {statistic}"
+        changes = 100 * group["change"]
+        axes[0].errorbar(changes, group["wrong"], yerr=2 * group["mc_se"], ls=styles.get(str(rule), "-"), marker="o",
+                         ms=3, label=label)  # fmt: skip
+        axes[1].plot(changes, group["mean_rounds"], ls=styles.get(str(rule), "-"), marker="o", ms=3, label=label)
+    axes[0].axhline(limit, color="tab:red", lw=0.8, ls=":", label="A/A limit (5% + 3 MC SE)")
+    axes[0].set_xlabel("planted change (%)")
+    axes[0].set_ylabel("share of runs with a wrong verdict")
+    axes[1].axhline(max_rounds + 1, color="0.6", lw=0.8, ls=":", label="budget (undecided)")
+    axes[1].set_yscale("log")
+    axes[1].set_xlabel("planted change (%)")
+    axes[1].set_ylabel("mean rounds to a verdict")
+    axes[1].legend(frameon=False, fontsize=7)
+    axes[0].legend(frameon=False, fontsize=7)
+    fig.suptitle(title, fontsize=10)
     fig.tight_layout()
     return fig
