@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed-stamp
 # Without either, loaders use the user cache and download (and verify) on first use.
 export PERFSTUDY_DATA ?= $(wildcard $(abspath $(CURDIR)/../shared/datasets))
 
-.PHONY: report report-quick test test-fast lint wheel-check bench bench-suite clean
+.PHONY: report report-quick test test-fast lint wheel-check bench bench-suite bench-run clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -52,6 +52,10 @@ bench: $(STAMP)
 ## benchmarks/build_benchstat.sh builds it offline).
 bench-suite: $(STAMP)
 	$(PY) benchmarks/suite.py --repeat 5
+
+## perfstudy run's own cost beside hyperfine's: 200 runs of /bin/true and of a 5 ms command (needs hyperfine).
+bench-run: $(STAMP)
+	$(PY) benchmarks/run_overhead.py --repeat 7
 
 clean:
 	rm -rf build .pytest_cache

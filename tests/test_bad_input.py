@@ -433,6 +433,7 @@ def _valid(tmp):  # noqa: PLR0915 - one table
         "experiment.run_table.text_table": lambda: call(result_of("experiment.run")),
         "experiment.run_table.markdown_table": lambda: call(result_of("experiment.run")),
         "comparison.sign_sequence.RunningSign.current": lambda: call(RunningSign()),
+        "experiment.batches.rss_floor": lambda: call(),
         "experiment.batches.time_duet": lambda: call(
             batches.Batch("A", ("true",), 0, 0, values=1, warmup=0),
             batches.Batch("B", ("true",), 0, 1, values=1, warmup=0),

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from perfstudy._lib.checks import check_frame, check_mapping, check_text
+from perfstudy._lib.checks import check_fraction, check_frame, check_int, check_mapping, check_text
 from perfstudy.notebook.plots import panel_grid
 
 __all__ = ["plot_layouts", "plot_stopping_calibration", "plot_rules"]
@@ -107,6 +107,8 @@ def plot_rules(table: pd.DataFrame, *, limit: float, max_rounds: int, title: str
     """
     check_frame("table", table, ("rule", "statistic"), numeric=("change", "wrong", "mc_se", "mean_rounds"))
     check_text("title", title)
+    limit = check_fraction("limit", limit)
+    max_rounds = check_int("max_rounds", max_rounds, maximum=10**7)
     fig, axes = panel_grid(2, 2, (5.0, 3.2))
     styles = {"t": "--", "sign": "-"}
     for (rule, statistic), group in table.groupby(["rule", "statistic"], sort=False):  # pyright: ignore[reportGeneralTypeIssues]
