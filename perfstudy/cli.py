@@ -243,8 +243,9 @@ def _run_parser(commands) -> None:
         "--duet",
         action="store_true",
         default=None,
-        help="run A and B at the same time, each pinned to a CPU of its own, swapped at random each round "
-        "(duet benchmarking): both meet the same interference; needs 2 CPUs, better more",
+        help="run A and B at the same time, each pinned to a CPU of its own, each round twice with the CPUs "
+        "swapped (duet benchmarking): both meet the same interference; needs 2 CPUs, better more "
+        "(default: interleaved rounds)",
     )
     experiment.add_argument(
         "--prepare", metavar="CMD", default=None, help="a command run before every batch, untimed (default: none)"

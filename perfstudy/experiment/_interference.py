@@ -11,7 +11,12 @@ Three signs, each checked after every round from :data:`FIRST_LOOK` rounds on:
 - **noisy rounds**: the rounds' log-ratios B/A spread (SD) by more than twice the threshold (or
   :data:`NOISY_ROUNDS` with no threshold), which costs many rounds.
 
-Interleaving keeps the verdicts valid through all three; the warnings are about time, not truth.
+In duet rounds a fourth: **unequal slots**, when the runs of one slot (CPU and thread) are at least
+:data:`SLOT_GAP` slower than those of the other, beside each other (on a VM whose two vCPUs share a core: a
+loop of 35 ms alone took 53 ms in one slot and 36 ms in the other). The crossover of duet rounds keeps the
+verdict fair, but the rounds noisy: interleaved rounds may decide sooner.
+
+Interleaving keeps the verdicts valid through all of them; the warnings are about time, not truth.
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ from __future__ import annotations
 import math
 import warnings
 
-__all__ = ["Interference", "SLOW_RATIO", "SLOW_SHARE", "DRIFT", "NOISY_ROUNDS", "FIRST_LOOK"]
+__all__ = ["Interference", "SLOW_RATIO", "SLOW_SHARE", "DRIFT", "NOISY_ROUNDS", "FIRST_LOOK", "SLOT_GAP"]
 
 #: a batch this many times its version's median batch (and 5 robust SDs beyond it) ran contended
 SLOW_RATIO = 1.5
@@ -31,6 +36,8 @@ DRIFT = 0.25
 NOISY_ROUNDS = 0.10
 #: rounds before the first look
 FIRST_LOOK = 10
+#: the relative gap between a duet's two slots (their median runs) that is worth a warning
+SLOT_GAP = 0.10
 
 
 def _median(values: list[float]) -> float:
@@ -69,17 +76,24 @@ class Interference:
     def check(self, judge, rows: list[dict], state: dict) -> None:
         """Look at the rounds so far (after :data:`FIRST_LOOK`)."""
         rounds = max((len(d) for d in judge.d.values()), default=0)
-        if rounds < FIRST_LOOK or len(self.said) == 3:
+        if rounds < FIRST_LOOK or len(self.said) == 4:
             return
         self._bimodal(rows)
         self._drift(rows)
+        if self.duet:
+            self._slots(rows)
         limit = 2 * self.threshold if self.threshold > 0 else NOISY_ROUNDS
         for name, (_low, _high, verdict, _to_go, sd) in state.items():
             if verdict == "inconclusive" and math.isfinite(sd) and sd > limit:
+                beyond = (
+                    f"more than twice the {100 * self.threshold:g}% threshold"
+                    if self.threshold > 0
+                    else f"more than {100 * NOISY_ROUNDS:g}%"
+                )
                 self._warn(
                     "noisy",
-                    f"{name}: the rounds' change B/A spreads by {100 * sd:.0f}% (SD of the log-ratio), more than "
-                    f"twice the {100 * self.threshold:g}% threshold",
+                    f"{name}: the rounds' change B/A spreads by {100 * sd:.0f}% (SD of the log-ratio), {beyond}, "
+                    "and no verdict yet",
                 )
                 break
 
@@ -111,6 +125,36 @@ class Interference:
                     "bimodal",
                     f"{benchmark}: {100 * slow:.0f}% of version {version}'s batches ran {_median(typical):.1f} times "
                     "as long as its typical batch: the machine is contended part of the time",
+                )
+                return
+
+    def _slots(self, rows: list[dict]) -> None:
+        if "slots" in self.said:
+            return
+        by_slot: dict[tuple, list[float]] = {}
+        for row in rows:
+            if not row.get("warmup") and float(row.get("exit_status") or 0) == 0 and float(row["value"]) > 0:
+                by_slot.setdefault((row["benchmark"], row["version"], int(row["position"])), []).append(
+                    float(row["value"])
+                )
+        for (benchmark, version, slot), values in sorted(by_slot.items(), key=str):
+            other = by_slot.get((benchmark, version, 1 - slot))
+            if slot != 0 or not other or len(values) < FIRST_LOOK or len(other) < FIRST_LOOK:
+                continue
+            gap = _median(other) / _median(values) - 1
+            if abs(gap) >= SLOT_GAP:
+                slower = 1 if gap > 0 else 0
+                self.said.add("slots")
+                from perfstudy.experiment.environment import NoisyMachineWarning
+
+                warnings.warn(
+                    f"{benchmark}: side by side, version {version}'s runs in slot {slower} took "
+                    f"{100 * abs(gap):.0f}% longer than in slot {1 - slower}: this machine's two CPUs are not "
+                    "independent (SMT siblings, or vCPUs that share a host core). The crossover of duet rounds "
+                    "keeps the verdict fair, but the rounds are noisy: interleaved rounds (without --duet) may "
+                    "decide sooner",
+                    NoisyMachineWarning,
+                    stacklevel=5,
                 )
                 return
 

@@ -265,9 +265,10 @@ def run(
         and ``rss`` whichever are judged.
     duet : bool, optional
         Run A and B at the same time, each pinned to a CPU of its own (``os.sched_setaffinity``), run ``i`` of
-        one starting with run ``i`` of the other, the CPUs swapped at random each round (Bulej et al., "Duet
-        Benchmarking", ICPE 2020): both meet the same interference at the same moment. Refused with fewer than
-        two CPUs or a callable; warned about with two (the run then has no CPU of its own).
+        one starting with run ``i`` of the other (Bulej et al., "Duet Benchmarking", ICPE 2020): both meet the
+        same interference at the same moment. Each round runs the pair twice with the CPUs swapped, which half
+        first drawn from ``seed`` (:func:`_duet_rounds`), so that each batch holds runs on both CPUs. Refused
+        with fewer than two CPUs or a callable; warned about with two (the run then has no CPU of its own).
     prepare : str, optional
         A shell command run before every batch, untimed (``PERFSTUDY_VERSION`` names the version).
     setup, cleanup : str, optional
@@ -741,23 +742,54 @@ def _local_rounds(*, commands, template, seed, first, wanted, should_stop):
 
 
 def _duet_rounds(*, commands, template, seed, first, wanted, should_stop):
-    """Duet rounds on this machine (:func:`perfstudy.experiment.batches.time_duet`): A and B at once, each on
-    a CPU of its own, which CPU drawn for the round from ``seed`` (the order of :func:`_order`); ``position``
-    records the CPU's place (0 or 1) among the two."""
+    """Duet rounds on this machine (:func:`perfstudy.experiment.batches.time_duet`): A and B at once, in two
+    halves with their places swapped, so that each version's batch holds runs from both.
+
+    A place (slot 0 or 1) is everything that could favour one side: its CPU, its thread, and with it who is
+    first through the barrier. On this project's 2-vCPU VM the slot that ran a loop in 35 ms alone ran it in
+    53 ms beside the other: a slot effect of +-40% on every round's B/A, which drawn at random is fair but
+    leaves the rounds bimodal and the sign rule without power. So a round runs the duet twice, the places
+    swapped between the halves (a crossover), and each version's batch is its runs in both places: the slot
+    effect falls on A and B alike. Which half comes first is drawn for the round from ``seed`` (the order of
+    :func:`_order`), so that under A/A the round's B/A is symmetric about 0. ``position`` records each run's
+    slot."""
     from perfstudy.experiment.batches import time_duet
 
     pair = tuple(_cpus()[:2])
     for round_number in range(first, first + wanted):
         if should_stop():
             return
-        order = _order(seed, round_number)  # order[i]: the version on CPU slot i
-        slot = {NAMES[index]: position for position, index in enumerate(order)}
-        batch_a, batch_b = (_batch(template, commands, v, round_number, slot[v]) for v in NAMES)
-        cpus = (pair[slot[NAMES[0]]], pair[slot[NAMES[1]]])
-        result_a, result_b = time_duet(batch_a, batch_b, cpus=cpus)  # type: ignore[arg-type]
-        for result in (result_a, result_b):
-            yield None, result
-        yield {NAMES[0]: list(result_a.rows), NAMES[1]: list(result_b.rows)}, None
+        order = _order(seed, round_number)  # the first half's slots: order[i] is the version in slot i
+        halves = []
+        for versions in ([NAMES[i] for i in order], [NAMES[i] for i in reversed(order)]):
+            batches = [_batch(template, commands, v, round_number, position) for position, v in enumerate(versions)]
+            results = time_duet(batches[0], batches[1], cpus=(pair[0], pair[1]))  # type: ignore[arg-type]
+            halves.append(dict(zip(versions, results)))
+            if any(result.status != 0 for result in results) or should_stop(within=True):
+                break
+        merged = {version: _joined([half[version] for half in halves]) for version in NAMES}
+        for version in NAMES:
+            yield None, merged[version]
+        yield {version: list(merged[version].rows) for version in NAMES}, None
+
+
+def _joined(results: list):
+    """A version's batch of a duet round: the runs of its halves, one batch (its first failure's status)."""
+    from perfstudy.experiment.batches import BatchResult
+
+    if len(results) == 1:
+        return results[0]
+    failed = next((r for r in results if r.status != 0), None)
+    start, end = min(r.start for r in results), max(r.end for r in results)
+    rows = tuple({**row, "start": start, "end": end} for r in results for row in r.rows)
+    return BatchResult(
+        rows=rows,
+        status=failed.status if failed else 0,
+        stderr=failed.stderr if failed else "",
+        start=start,
+        end=end,
+        host=results[0].host,
+    )
 
 
 def _batch(template: Batch, commands, version: str, round_number: int, position: int) -> Batch:

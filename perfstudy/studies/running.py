@@ -99,6 +99,18 @@ class RoundModel(Result):
             raise ValueError(f"slow_share={self.slow_share!r}: expected a share in [0, 1]")
 
 
+def _simulation(model, kind: type, experiments, rounds, change, most: int) -> tuple[int, int, float]:
+    """A simulation's model, sizes and planted change, checked."""
+    if not isinstance(model, kind):
+        raise TypeError(f"model: expected a {kind.__name__}, got {type(model).__name__}")
+    experiments = check_int("experiments", experiments, maximum=most)
+    rounds = check_int("rounds", rounds, minimum=2, maximum=100_000)
+    change = check_real("change", change)
+    if change <= -1:
+        raise ValueError(f"change={change!r}: expected a relative change above -1")
+    return experiments, rounds, change
+
+
 def simulate_round_ratios(
     model: RoundModel,
     experiments: int,
@@ -123,13 +135,7 @@ def simulate_round_ratios(
     -------
     ndarray
     """
-    if not isinstance(model, RoundModel):
-        raise TypeError(f"model: expected a RoundModel, got {type(model).__name__}")
-    experiments = check_int("experiments", experiments, maximum=10_000_000)
-    rounds = check_int("rounds", rounds, minimum=2, maximum=100_000)
-    change = check_real("change", change)
-    if change <= -1:
-        raise ValueError(f"change={change!r}: expected a relative change above -1")
+    experiments, rounds, change = _simulation(model, RoundModel, experiments, rounds, change, 10_000_000)
     check_choice("layout", layout, LAYOUTS)
     generator = np.random.default_rng(rng)
     batches = 2 * rounds
@@ -484,13 +490,7 @@ def simulate_contended_rounds(
     -------
     ndarray
     """
-    if not isinstance(model, ContentionModel):
-        raise TypeError(f"model: expected a ContentionModel, got {type(model).__name__}")
-    experiments = check_int("experiments", experiments, maximum=1_000_000)
-    rounds = check_int("rounds", rounds, minimum=2, maximum=100_000)
-    change = check_real("change", change)
-    if change <= -1:
-        raise ValueError(f"change={change!r}: expected a relative change above -1")
+    experiments, rounds, change = _simulation(model, ContentionModel, experiments, rounds, change, 1_000_000)
     check_choice("statistic", statistic, tuple(_BATCH_STATISTICS))
     generator = np.random.default_rng(rng)
     slots = 2 * rounds

@@ -4,11 +4,13 @@ test toggles."""
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from perfstudy.cli import main
@@ -68,7 +70,12 @@ def test_a_duet_runs_both_versions_at_once_on_their_own_cpus(tmp_path):
         a, b = sides["A"], sides["B"]
         assert {a["position"], b["position"]} == {0, 1}, "each version on a CPU slot of its own"
         assert a["start"] < b["end"] and b["start"] < a["end"], "the two batches overlap in time"
-    assert len({sides["A"]["position"] for sides in by_round.values()}) == 2, "the CPUs swap between rounds"
+    assert len({sides["A"]["position"] for sides in by_round.values()}) == 2, "the halves' order is drawn"
+    slots = {}
+    for row in result.rows:
+        slots.setdefault((row["round"], row["version"]), set()).add(row["position"])
+    assert all(found == {0, 1} for found in slots.values()), "a round's two halves swap the slots (the crossover)"
+    assert all(sum(1 for r in result.rows if (r["round"], r["version"]) == key) == 4 for key in slots), "2 x values"
 
 
 class _nothing:
@@ -171,3 +178,73 @@ def test_real_aa_runs_under_a_toggled_load_make_no_more_false_calls_than_the_rul
         load.kill()
         load.wait()
     assert len(false_calls) <= 2, false_calls
+
+
+def _rows(values_a, values_b, probes=None):
+    rows = []
+    for r, (a, b) in enumerate(zip(values_a, values_b)):
+        for version, value in (("A", a), ("B", b)):
+            probe = probes[r] if probes is not None else 1e-4
+            rows.append(dict(benchmark="command", version=version, batch=f"{r}-{version}", round=r, value=value,
+                             warmup=False, exit_status=0, probe=probe, unit="s"))  # fmt: skip
+    return rows
+
+
+def _judge_of(rows, threshold=0.01):
+    from perfstudy.experiment._judge import _Judge
+
+    judge = _Judge(threshold, 0.95, "median", "sign")
+    judge.add_rows(rows)
+    return judge
+
+
+def test_interference_is_said_once_per_kind_with_its_remedy():
+    """Bimodal batches (a fifth of them 3x slower), a probe that slows by 60% over the run, rounds that spread
+    by far more than 10% with no threshold (so no verdict of no change): each is warned about once, naming --duet
+    and --metric cpu; a quiet run is not."""
+    import numpy as np
+
+    from perfstudy.experiment._interference import Interference
+
+    rng = np.random.default_rng(1)
+    n = 80
+    slow = rng.random((2, n)) < 0.2
+    values = 0.035 * np.where(slow, 3.0, 1.0) * rng.lognormal(0, 0.005, (2, n))
+    probes = np.linspace(1e-4, 1.6e-4, n)
+    rows = _rows(values[0], values[1], probes)
+    judge = _judge_of(rows, threshold=0.0)
+    check = Interference(0.0)
+    with pytest.warns(NoisyMachineWarning) as caught:
+        check.check(judge, rows, judge.state())
+        check.check(judge, rows, judge.state())  # said once, not again
+    said = [str(w.message) for w in caught]
+    assert len(said) == 3, said
+    assert any("batches ran 3.0 times as long" in s for s in said)
+    assert any(re.search(r"probe is [3-6]\d% slower in the last quarter", s) for s in said)
+    assert any(re.search(r"spreads by \d+% .*more than 10%, and no verdict yet", s) for s in said)
+    assert all("--duet" in s and "--metric cpu" in s for s in said)
+    quiet = _rows(0.035 * rng.lognormal(0, 0.003, n), 0.035 * rng.lognormal(0, 0.003, n))
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        Interference(0.01).check(_judge_of(quiet), quiet, _judge_of(quiet).state())
+
+
+def test_a_run_file_of_an_earlier_perfstudy_reads_back_by_its_own_rule(tmp_path, capsys):
+    """A file without the cpu and rss columns and a record without rule or statistic: compare reads it with
+    Lai's t rule and the batch mean, the way it was run, and resume refuses it by name."""
+    out = tmp_path / "old.csv"
+    run(spins(100_000), spins(100_000), values=1, warmup=0, min_rounds=4, max_rounds=4, out=out, progress=False)
+    frame = pd.read_csv(out).drop(columns=["cpu", "rss"])
+    frame.to_csv(out, index=False)
+    record = json.loads(Path(f"{out}.json").read_text())
+    for key in ("rule", "statistic", "metric", "duet", "prepare", "setup", "cleanup"):
+        record["settings"].pop(key)
+    Path(f"{out}.json").write_text(json.dumps(record))
+    assert main(["compare", str(out), "--format", "json"]) == 0
+    back = json.loads(capsys.readouterr().out)
+    assert back["benchmarks"][0]["method"] == "sequence"
+    assert "each batch's mean (the run's own), rounds judged by the t rule" in back["said"]
+    with pytest.raises(ValueError, match="written by an earlier perfstudy"):
+        run(spins(100_000), spins(100_000), out=out, resume=True, progress=False)
