@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import os
 import signal
 import sys
 import time
+from typing import Any
 
 from perfstudy._lib.checks import check_coverage, check_threshold, parse_duration
 from perfstudy.io import FORMATS
@@ -164,6 +166,15 @@ def _run_parser(commands) -> None:
     )
     experiment.add_argument("--b", metavar="CMD", help="version B's command")
     experiment.add_argument(
+        "--parameter-list",
+        nargs=2,
+        metavar=("NAME", "VALUES"),
+        default=None,
+        help="run --a with {NAME} replaced by each of VALUES (comma-separated), each value against the first in "
+        "its own interleaved run, the verdicts Holm-adjusted together; --out names the runs' files "
+        "(runs.NAME=VALUE.csv) (default: two versions, --a and --b)",
+    )
+    experiment.add_argument(
         "-N",
         "--no-shell",
         dest="shell",
@@ -308,7 +319,10 @@ def _run(args) -> int:
             print(format_plan(plan))
             return 0
         for option, command in (("--a", args.a), ("--b", args.b)):
-            if command is None or not command.strip():
+            if args.parameter_list is not None and option == "--b":
+                if command is not None:
+                    raise ValueError("--parameter-list: the versions are --a's command with each value; drop --b")
+            elif command is None or not command.strip():
                 raise ValueError(f"{option}: missing; give the command of version {option[2:].upper()}")
         max_time = None if args.max_time is None else f"{parse_duration(args.max_time, '--max-time')}s"
         timeout = None if args.timeout is None else f"{parse_duration(args.timeout, '--timeout')}s"
@@ -316,9 +330,13 @@ def _run(args) -> int:
 
         with warnings.catch_warnings():
             warnings.showwarning = _show_warning  # the machine's warnings as they are found: before round 1
-            result = run(
-                args.a,
-                args.b,
+            if args.parameter_list is not None:
+                from perfstudy.experiment.parameters import run_parameters
+
+                launch: Any = functools.partial(run_parameters, args.a, *args.parameter_list)
+            else:
+                launch = functools.partial(run, args.a, args.b)
+            result = launch(
                 name=args.name,
                 threshold=threshold,
                 confidence=confidence,
@@ -347,6 +365,8 @@ def _run(args) -> int:
     except (ValueError, TypeError, OSError, ImportError) as error:
         print(f"perfstudy run: {_one_line(error)}", file=sys.stderr)
         return 2
+    if args.parameter_list is not None:
+        return _parameter_output(result, args)
     if result.failure:
         print(f"perfstudy run: {result.failure}", file=sys.stderr)
     if not result.verdicts and result.comparison is None:
@@ -394,6 +414,25 @@ def _run(args) -> int:
         else bool(len(result.comparison.regressions))  # pyright: ignore[reportOptionalMemberAccess]
     )
     return 1 if args.fail_on_regression and regressed else 0
+
+
+def _parameter_output(result, args) -> int:
+    """The table of a parameter list, its Markdown beside the runs' files, and the exit status."""
+    from pathlib import Path
+
+    from perfstudy.experiment.parameters import parameter_table
+
+    statuses = [run.exit_status for run in result.runs if run.exit_status]
+    for failure in filter(None, (run.failure for run in result.runs)):
+        print(f"perfstudy run: {failure}", file=sys.stderr)
+    print(parameter_table(result, args.output))
+    files = [run.path for run in result.runs if run.path]
+    if files:
+        Path(f"{args.out}.md").write_text(parameter_table(result, "markdown"), encoding="utf-8")
+        print(f"{len(result.runs)} runs, every batch in {', '.join(files)} (this table in {args.out}.md)")
+    if statuses:
+        return statuses[-1]
+    return 1 if args.fail_on_regression and any(row["verdict"] == "slower" for row in result.rows) else 0
 
 
 def _stopped_text(result, resumed: bool) -> str:
