@@ -13,8 +13,10 @@ assumed; the load may come and go as it likes), each sign is a fair coin, and th
 
     M_n(m) = 2^n B(k + c, n - k + c) / B(c, c),
 
-is a nonnegative martingale with ``M_0 = 1`` (Robbins 1970; the sign-test form of the betting
-sequences of Waudby-Smith & Ramdas 2023, JRSS-B 86(1), with the bet integrated over a Beta prior).
+is a nonnegative martingale with ``M_0 = 1`` (Robbins 1970, "Statistical methods related to the law of
+the iterated logarithm", the method of mixtures; the sign-test form of the betting sequences of
+Waudby-Smith & Ramdas, "Estimating means of bounded random variables by betting", JRSS-B 86(1), 2024,
+with the bet integrated over a Beta prior).
 Ville's inequality gives ``P(exists n: M_n(median) >= 1/alpha) <= alpha``. ``{m: M_n(m) < 1/alpha}``
 is the interval between two order statistics of the first ``n`` observations, symmetric in their
 ranks; the sequence returned is the running intersection of these intervals, and
