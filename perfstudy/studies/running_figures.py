@@ -121,12 +121,19 @@ def plot_rules(table: pd.DataFrame, *, limit: float, max_rounds: int, title: str
     axes[0].axhline(limit, color="tab:red", lw=0.8, ls=":", label="A/A limit (5% + 3 MC SE)")
     axes[0].set_xlabel("planted change (%)")
     axes[0].set_ylabel("share of runs with a wrong verdict")
-    axes[1].axhline(max_rounds + 1, color="0.6", lw=0.8, ls=":", label="budget (undecided)")
+    from matplotlib.ticker import NullFormatter, ScalarFormatter
+
+    axes[1].axhline(max_rounds + 1, color="0.6", lw=0.8, ls=":")
+    axes[1].annotate("budget: an undecided run counts here", (0, max_rounds + 1), xytext=(2, -10),
+                     textcoords="offset points", fontsize=7, color="0.4")  # fmt: skip
     axes[1].set_yscale("log")
+    ticks = [t for t in (5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000) if t <= 2 * (max_rounds + 1)]
+    axes[1].set_yticks(ticks)
+    axes[1].yaxis.set_major_formatter(ScalarFormatter())
+    axes[1].yaxis.set_minor_formatter(NullFormatter())
     axes[1].set_xlabel("planted change (%)")
     axes[1].set_ylabel("mean rounds to a verdict")
-    axes[1].legend(frameon=False, fontsize=7)
-    axes[0].legend(frameon=False, fontsize=7)
+    axes[0].legend(frameon=False, fontsize=7, loc="center right")
     fig.suptitle(title, fontsize=10)
     fig.tight_layout()
     return fig
