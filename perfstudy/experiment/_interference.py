@@ -1,6 +1,7 @@
 """Interference a run sees in its own rounds, said while it goes on, each kind once, with the remedy.
 
-Three signs, each checked after every round from :data:`FIRST_LOOK` rounds on:
+Three signs, each checked after every round from :data:`FIRST_LOOK` rounds on (every tenth round after
+40, since a look reads every row so far):
 
 - **bimodal batches**: a share of at least :data:`SLOW_SHARE` of a version's batches ran at least
   :data:`SLOW_RATIO` times and 5 robust SDs slower than its median batch: the machine was contended part of
@@ -76,7 +77,9 @@ class Interference:
     def check(self, judge, rows: list[dict], state: dict) -> None:
         """Look at the rounds so far (after :data:`FIRST_LOOK`)."""
         rounds = max((len(d) for d in judge.d.values()), default=0)
-        if rounds < FIRST_LOOK or len(self.said) == 4:
+        kinds = 4 if self.duet else 3
+        # every round at first, then every tenth: each look reads every row so far
+        if rounds < FIRST_LOOK or len(self.said) == kinds or (rounds > 4 * FIRST_LOOK and rounds % FIRST_LOOK):
             return
         self._bimodal(rows)
         self._drift(rows)
