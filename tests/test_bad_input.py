@@ -435,7 +435,7 @@ def _valid(tmp):  # noqa: PLR0915 - one table
         "comparison.sign_sequence.RunningSign.current": lambda: call(RunningSign()),
         "experiment.batches.rss_floor": lambda: call(),
         "experiment.parameters.run_parameters": lambda: call(
-            "true {x}", "x", ["1", "2"], values=1, warmup=0, min_rounds=2, max_rounds=2, progress=False
+            "sleep 0.00{x}", "x", ["1", "2"], values=1, warmup=0, min_rounds=2, max_rounds=2, progress=False
         ),
         "experiment.parameters.ParameterRuns.to_frame": lambda: call(result_of("experiment.parameters.run_parameters")),
         "experiment.parameters.parameter_table": lambda: call(result_of("experiment.parameters.run_parameters")),

@@ -183,7 +183,9 @@ def _make(name):  # noqa: C901 - one branch a class, read as a table
         "studies.running.StoppingCalibration": lambda: running.calibration(experiments=20, rounds=20, rng=0),
         "experiment.parameters.ParameterRuns": lambda: importlib.import_module(
             "perfstudy.experiment.parameters"
-        ).run_parameters("true {x}", "x", ["1", "2"], values=1, warmup=0, min_rounds=2, max_rounds=2, progress=False),
+        ).run_parameters(
+            "sleep 0.00{x}", "x", ["1", "2"], values=1, warmup=0, min_rounds=2, max_rounds=2, progress=False
+        ),
         "studies.running.ToggledTrial": lambda: running.toggled_trial(
             1000, changes=(0.5,), seconds=0.5, threshold=0.05
         ),

@@ -54,10 +54,24 @@ class ParameterRuns(Result):
     threshold: float
 
     def to_frame(self):
-        """The rows."""
+        """The rows (with their columns when no round could be judged)."""
         import pandas as pd
 
-        return pd.DataFrame(list(self.rows))
+        columns = [
+            "value",
+            "benchmark",
+            "unit",
+            "a",
+            "b",
+            "change",
+            "low",
+            "high",
+            "p_value",
+            "verdict",
+            "rounds",
+            "sd",
+        ]
+        return pd.DataFrame(list(self.rows), columns=columns if not self.rows else None)
 
 
 def _checked(command, parameter, levels) -> tuple[str, str, tuple[str, ...]]:
