@@ -25,6 +25,8 @@ from __future__ import annotations
 import math
 import warnings
 
+from perfstudy.experiment._judge import _median
+
 __all__ = ["Interference", "SLOW_RATIO", "SLOW_SHARE", "DRIFT", "NOISY_ROUNDS", "FIRST_LOOK", "SLOT_GAP"]
 
 #: a batch this many times its version's median batch (and 5 robust SDs beyond it) ran contended
@@ -39,12 +41,6 @@ NOISY_ROUNDS = 0.10
 FIRST_LOOK = 10
 #: the relative gap between a duet's two slots (their median runs) that is worth a warning
 SLOT_GAP = 0.10
-
-
-def _median(values: list[float]) -> float:
-    ordered = sorted(values)
-    middle = len(ordered) // 2
-    return ordered[middle] if len(ordered) % 2 else 0.5 * (ordered[middle - 1] + ordered[middle])
 
 
 class Interference:
@@ -103,8 +99,6 @@ class Interference:
     def _bimodal(self, rows: list[dict]) -> None:
         if "bimodal" in self.said:
             return
-        from perfstudy.experiment._judge import _STATISTICS
-
         per_batch: dict[tuple, list[float]] = {}
         for row in rows:
             if row.get("warmup") or float(row.get("exit_status") or 0) != 0:
@@ -114,7 +108,7 @@ class Interference:
                 per_batch.setdefault((row["benchmark"], row["version"], row["batch"]), []).append(value)
         by_series: dict[tuple, list[float]] = {}
         for (benchmark, version, _batch), values in per_batch.items():
-            by_series.setdefault((benchmark, version), []).append(math.log(_STATISTICS["median"](values)))
+            by_series.setdefault((benchmark, version), []).append(math.log(_median(values)))
         for (benchmark, version), logs in sorted(by_series.items(), key=str):
             if len(logs) < FIRST_LOOK:
                 continue

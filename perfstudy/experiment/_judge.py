@@ -93,7 +93,12 @@ class _Judge:
         return low, high, p, float(cs.mean[-1])
 
     def state(self) -> dict:
-        """``{benchmark: (low, high, verdict, rounds still needed, sd)}`` on the relative scale; ``sd`` is the
+        """``{benchmark: (low, high, verdict, rounds still needed, sd)}`` (:meth:`_judged`)."""
+        return {name: judged[:5] for name, judged in self._judged().items()}
+
+    def _judged(self) -> dict:
+        """``{benchmark: (low, high, verdict, rounds still needed, sd, adjusted p, centre)}`` on the relative
+        scale (the centre on the log scale); ``sd`` is the
         standard deviation of the rounds' log-ratios. The interval is the intersection of the sequence's
         intervals so far, as :func:`perfstudy.comparison._compare.compare` shows it, so that it agrees with the p-value."""
         from perfstudy.comparison import adjust_p_values, verdict
@@ -134,24 +139,16 @@ class _Judge:
                     to_go = max(1, needed - d.size) if needed < _FAR else _FAR
                 else:
                     to_go = max(1, rounds_needed(sd, gap, self.confidence, limit=_FAR) - d.size)
-            state[name] = (math.expm1(low), math.expm1(high), said, to_go, sd)
+            state[name] = (math.expm1(low), math.expm1(high), said, to_go, sd, float(p), centre)
         return state
 
     def summary(self) -> list[dict]:
         """One row per judged benchmark for the run's own table (no pandas): A's and B's statistic over all
         their values, the change (the rule's centre), its interval, the Holm-adjusted anytime p-value and the
         verdict."""
-        state = self.state()
         summary = _STATISTICS[self.statistic]
         rows = []
-        names = sorted(self.d)
-        p_values = [self._sequence(name)[2] for name in names]
-        from perfstudy.comparison import adjust_p_values
-
-        adjusted = adjust_p_values(p_values, "holm")
-        for name, p in zip(names, adjusted):
-            low, high, verdict, _to_go, sd = state[name]
-            centre = self._sequence(name)[3]
+        for name, (low, high, verdict, _to_go, sd, p, centre) in self._judged().items():
             rows.append(
                 dict(
                     benchmark=name,
@@ -161,7 +158,7 @@ class _Judge:
                     change=math.expm1(centre),
                     low=low,
                     high=high,
-                    p_value=float(p),
+                    p_value=p,
                     verdict=verdict,
                     rounds=len(self.d[name]),
                     sd=sd,
