@@ -380,6 +380,18 @@ class _ScratchFiles:
             self.paths.append(path)
         return path
 
+    def release(self):
+        """Remove this thread's file now (a duet's threads live for one round half each)."""
+        path = getattr(self.local, "path", None)
+        if path is not None:
+            self.local.path = None
+            self.paths.remove(path)
+            for name in (path, path + ".out"):
+                try:
+                    os.unlink(name)
+                except OSError:
+                    pass
+
     def remove(self):
         for path in self.paths:
             for name in (path, path + ".out"):
@@ -742,6 +754,7 @@ def time_duet(batch_a: Batch, batch_b: Batch, cpus: tuple[int, int] | None = Non
             pass
         finally:
             results[index] = state.result()
+            _SCRATCH.release()
 
     threads = [threading.Thread(target=side, args=(i, b), daemon=True) for i, b in enumerate((batch_a, batch_b))]
     for thread in threads:
