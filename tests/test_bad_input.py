@@ -31,6 +31,7 @@ from support.badinput import ALLOWED, battery, run_forked, verdict
 from support.walk import CALLABLES
 
 from perfstudy import PERFLAB_ENDPOINTS, CostModel, VarianceComponents
+from perfstudy.changes import HistorySettings
 
 E1 = PERFLAB_ENDPOINTS[1]
 COSTS = CostModel(setup=600.0, request=2.0, repetition=0.5, host=60.0)
@@ -391,6 +392,10 @@ def _valid(tmp):  # noqa: PLR0915 - one table
         "changes.format_history": lambda: call(_history(), "json"),
         "changes.history_html": lambda: call(_history(), unchanged=1),
         "changes.read_history": lambda: call(_history_csv(tmp)),
+        "changes.HistorySettings.name": lambda: call(HistorySettings(spelling="cli"), "fdr"),
+        "changes.HistorySettings.advice": lambda: call(HistorySettings(), "dropna"),
+        "changes.HistorySettings.replace": lambda: call(HistorySettings(), fdr=0.1),
+        "changes.HistorySettings.standard": lambda: call(HistorySettings(), ordered=True),
         "io.detect_format": lambda: call(go_text(tmp)),
         "io.is_go_text": lambda: call(go_text(tmp)),
         "comparison.compare": lambda: call(runs_frame(), replicates=99, rng=0),

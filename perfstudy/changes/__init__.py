@@ -8,19 +8,30 @@ from typing import TYPE_CHECKING
 from perfstudy._lib.lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from perfstudy.changes._history import CHANGE_VERDICTS, DEFAULT_WIDTHS, History, history
+    from perfstudy.changes._history import CHANGE_VERDICTS, History, history
     from perfstudy.changes._inputs import read_history
     from perfstudy.changes._render import format_history, history_html
+    from perfstudy.changes._settings import DEFAULT_WIDTHS, HistorySettings
 
 _HOMES = {
     "CHANGE_VERDICTS": "._history",
-    "DEFAULT_WIDTHS": "._history",
+    "DEFAULT_WIDTHS": "._settings",
     "History": "._history",
     "history": "._history",
     "read_history": "._inputs",
     "format_history": "._render",
     "history_html": "._render",
+    "HistorySettings": "._settings",
 }
 __getattr__, __dir__ = lazy_exports(__name__, _HOMES)
 
-__all__ = ["CHANGE_VERDICTS", "DEFAULT_WIDTHS", "History", "history", "read_history", "format_history", "history_html"]
+__all__ = [
+    "CHANGE_VERDICTS",
+    "DEFAULT_WIDTHS",
+    "History",
+    "HistorySettings",
+    "history",
+    "read_history",
+    "format_history",
+    "history_html",
+]

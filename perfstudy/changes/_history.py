@@ -11,35 +11,27 @@ import concurrent.futures
 import math
 from dataclasses import dataclass, field
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from perfstudy._lib.checks import (
-    check_bool,
-    check_coverage,
-    check_frame,
-    check_int,
-    check_real,
-    check_threshold,
-)
+from perfstudy._lib.checks import check_frame, check_int
 from perfstudy._lib.parallel import map_tasks
 from perfstudy._lib.result import Result
 from perfstudy._lib.tdist import norm_ppf
 from perfstudy._lib.types import Executor
-from perfstudy._lib.units import higher_is_better
+from perfstudy._lib.units import conversion_factor, higher_is_better
 from perfstudy.changes._detect import Found, find_changes, interval, window_bounds
+from perfstudy.changes._settings import DEFAULT_WIDTHS, HistorySettings, parse_times
 from perfstudy.comparison import adjust_p_values
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["CHANGE_VERDICTS", "DEFAULT_WIDTHS", "History", "history"]
+__all__ = ["CHANGE_VERDICTS", "History", "history"]
 
 #: what a change point says: the level (slower, faster) or the spread (noisier, quieter)
 CHANGE_VERDICTS = ("slower", "faster", "noisier", "quieter")
-#: the scan widths, in commits on each side of a boundary
-DEFAULT_WIDTHS = (15, 40, 100)
 #: benchmarks per task when an executor runs them
 CHUNK_SERIES = 64
 
@@ -95,6 +87,9 @@ class History(Result):
         Fewest commits on either side of a change point.
     threshold : float
         Smallest relative change of level reported.
+    notes : tuple of str
+        What was done to the input before the scan, in sentences: measurements without a value left out (with
+        ``dropna``), units converted.
     """
 
     change_points: pd.DataFrame = field(repr=False)
@@ -105,6 +100,7 @@ class History(Result):
     widths: tuple[int, ...]
     min_side: int
     threshold: float
+    notes: tuple[str, ...] = ()
 
     def to_frame(self) -> pd.DataFrame:
         """The change points, one row each."""
@@ -262,6 +258,107 @@ def _verdict(row: dict, better_up: bool) -> str:
     return "faster" if up == better_up else "slower"
 
 
+def _same(a, b) -> bool:
+    try:
+        return bool(a == b) and type(a) is type(b)
+    except (TypeError, ValueError):
+        return False
+
+
+def _measurements(data, settings: HistorySettings) -> tuple[pd.DataFrame, list[str]]:
+    """``commit, value, benchmark`` (and ``timestamp``, ``unit``) from the user's columns, checked: values real
+    and finite (gaps left out and counted with ``dropna``), commits present, timestamps times, units converted
+    per benchmark."""
+    import pandas as pd
+
+    s = settings
+    named = [c for c in (s.commit, s.benchmark, s.timestamp) if c is not None]
+    if isinstance(data, pd.DataFrame) and s.benchmark is not None and s.benchmark not in data.columns:
+        if s.benchmark == "benchmark":
+            named.remove(s.benchmark)  # the default: a frame without the column is one series
+    check_frame("data", data, named + [s.value])
+    column = data[s.value]
+    if pd.api.types.is_complex_dtype(column) or not (
+        pd.api.types.is_numeric_dtype(column) and not pd.api.types.is_bool_dtype(column)
+    ):
+        raise TypeError(f"data: column {s.value!r} holds {column.dtype} values; expected real numbers")
+    values = column.to_numpy(dtype=float)
+    notes: list[str] = []
+    infinite = np.isinf(values)
+    if infinite.any():
+        raise ValueError(
+            f"data: column {s.value!r} has {int(infinite.sum())} infinite value(s) (e.g. row "
+            f"{data.index[np.flatnonzero(infinite)[0]]!r}); a measurement is finite"
+        )
+    missing = np.isnan(values)
+    keep = ~missing
+    if missing.any():
+        if not s.dropna:
+            raise ValueError(
+                f"data: column {s.value!r} has {int(missing.sum())} measurement(s) without a value (NaN, e.g. row "
+                f"{data.index[np.flatnonzero(missing)[0]]!r}): gaps and failed runs; leave them out with "
+                f"{s.advice('dropna')}"
+            )
+        notes.append(f"{int(missing.sum())} measurement(s) without a value left out")
+    earlier = int(getattr(data, "attrs", {}).get("dropped", 0) or 0)
+    if earlier:
+        notes.append(f"{earlier} value(s) without a number left out when the files were read")
+    if data[s.commit].isna().any():  # pyright: ignore
+        raise ValueError(f"data: column {s.commit!r} has missing commits; every measurement needs its commit")
+    frame = pd.DataFrame({"commit": data[s.commit].to_numpy(), "value": values})
+    has_bench = s.benchmark is not None and s.benchmark in data.columns
+    frame["benchmark"] = data[s.benchmark].astype(str).to_numpy() if has_bench else "series"
+    if s.timestamp is not None:
+        frame["timestamp"] = parse_times(data[s.timestamp], s)
+    if s.unit is not None and s.unit in data.columns:
+        frame["unit"] = data[s.unit].to_numpy()
+    frame = pd.DataFrame(frame[keep]).reset_index(drop=True)
+    if frame.empty:
+        raise ValueError(f"data: no measurement has a value in column {s.value!r}")
+    if "unit" in frame.columns:
+        frame, converted = _convert_units(frame, s)
+        notes += converted
+    return frame, notes
+
+
+def _convert_units(frame: pd.DataFrame, settings: HistorySettings) -> tuple[pd.DataFrame, list[str]]:
+    """Each benchmark's values in one unit: the unit most of its values are in (of equally many, the first in
+    sorted order). A benchmark whose units do not convert is refused by name."""
+    units = frame["unit"].astype(object).where(frame["unit"].notna(), None)
+    frame = frame.assign(unit=units)
+    notes, refused = [], []
+    factors = np.ones(len(frame))
+    for name, rows in frame.groupby("benchmark", sort=False).indices.items():
+        present = units.iloc[rows]
+        kinds = present.value_counts(dropna=False)
+        if len(kinds) <= 1:
+            continue
+        if present.isna().any():
+            refused.append(f"{name} (some values have a unit and some none)")
+            continue
+        most = max(kinds.items(), key=lambda kv: (kv[1], -sorted(kinds.index).index(kv[0])))[0]
+        each = {u: conversion_factor(u, most) for u in kinds.index}
+        wrong = sorted(str(u) for u, f in each.items() if f is None)
+        if wrong:
+            refused.append(f"{name} ({', '.join(sorted(map(str, kinds.index)))} do not convert)")
+            continue
+        factors[rows] = present.map(each).to_numpy(dtype=float)
+        frame.loc[frame.index[rows], "unit"] = most
+        notes.append(
+            f"{name}: values in {', '.join(sorted(str(u) for u in kinds.index if u != most))} converted to {most}"
+        )
+    if refused:
+        raise ValueError(
+            f"data: {len(refused)} benchmark(s) mix units that do not convert: {'; '.join(refused[:3])}"
+            + ("; ..." if len(refused) > 3 else "")
+            + "; give each benchmark one unit, or split them into benchmarks of their own"
+        )
+    frame["value"] = frame["value"].to_numpy() * factors
+    if len(notes) > 3:
+        notes = [*notes[:3], f"and {len(notes) - 3} more benchmark(s) converted"]
+    return frame, notes
+
+
 def history(
     data: pd.DataFrame,
     *,
@@ -269,15 +366,18 @@ def history(
     value: str = "value",
     benchmark: str | None = "benchmark",
     timestamp: str | None = None,
-    fdr: float = 0.05,
-    threshold: float | str = 0.01,
+    fdr: float = HistorySettings.fdr,
+    threshold: float | str = HistorySettings.threshold,
     min_sigmas: float = 2.0,
     min_ratio: float = 1.5,
-    min_side: int = 5,
+    min_side: int = HistorySettings.min_side,
     widths: tuple[int, ...] = DEFAULT_WIDTHS,
-    confidence: float | str = 0.95,
+    confidence: float | str = HistorySettings.confidence,
     progress: bool = False,
     executor: Executor = None,
+    unit: str | None = "unit",
+    dropna: bool = False,
+    settings: HistorySettings | None = None,
 ) -> History:
     """Change points of each benchmark's level and spread over a project's commits.
 
@@ -327,6 +427,16 @@ def history(
     executor : concurrent.futures.Executor, optional
         Runs the chunks of benchmarks (a process pool, Dask's ``Client.get_executor()``); None runs them here. The
         result is the same either way.
+    unit : str or None
+        The column of each value's unit, where there is one. A benchmark whose values are in units that convert
+        (``s`` and ``ms``) is converted to the unit most of its values are in, and the result's ``notes`` say so;
+        one whose units do not convert (``s`` and ``B``) is refused by name.
+    dropna : bool
+        Leave out measurements without a value (NaN: a failed run, a gap in the history); ``notes`` counts them.
+        Without it they are refused.
+    settings : HistorySettings, optional
+        Every option above in one checked object (what ``perfstudy history`` passes); then no other option may
+        be given.
 
     Returns
     -------
@@ -341,43 +451,41 @@ def history(
     """
     import pandas as pd
 
-    check_frame("data", data, [c for c in (commit, benchmark, timestamp) if c is not None], numeric=[value])
-    fdr = check_real("fdr", fdr, positive=True)
-    if fdr >= 1:
-        raise ValueError(f"fdr={fdr!r}: expected a rate in (0, 1), such as 0.05")
-    threshold = check_threshold(threshold)
-    min_sigmas = check_real("min_sigmas", min_sigmas, nonnegative=True)
-    min_ratio = check_real("min_ratio", min_ratio, positive=True)
-    if min_ratio < 1:
-        raise ValueError(f"min_ratio={min_ratio!r}: expected a ratio of at least 1, such as 1.5")
-    min_side = check_int("min_side", min_side, minimum=2)
-    if isinstance(widths, (int, np.integer)):
-        widths = (int(widths),)
-    widths = tuple(check_int("widths", w, minimum=min_side) for w in widths)
-    if not widths:
-        raise ValueError("widths: expected at least one scan width, such as (15, 40, 100)")
-    confidence = check_coverage(confidence)
-    progress = check_bool("progress", progress)
+    given: dict[str, Any] = dict(
+        commit=commit,
+        value=value,
+        benchmark=benchmark,
+        timestamp=timestamp,
+        fdr=fdr,
+        threshold=threshold,
+        min_sigmas=min_sigmas,
+        min_ratio=min_ratio,
+        min_side=min_side,
+        widths=widths,
+        confidence=confidence,
+        progress=progress,
+        unit=unit,
+        dropna=dropna,
+    )
+    if settings is None:
+        settings = HistorySettings(**given)
+    else:
+        if not isinstance(settings, HistorySettings):
+            raise TypeError(f"settings: expected a HistorySettings, got {type(settings).__name__}")
+        plain = HistorySettings()
+        both = [k for k, v in given.items() if not _same(v, getattr(plain, k))]
+        if both:
+            raise TypeError(f"settings is given, and so are {both}: give every option in one place")
     if executor is not None and not isinstance(executor, concurrent.futures.Executor):
         raise TypeError(f"executor: expected a concurrent.futures.Executor or None, got {type(executor).__name__}")
-    values = data[value].to_numpy(dtype=float)
-    bad = ~np.isfinite(values)
-    if bad.any():
-        raise ValueError(
-            f"data: column {value!r} has {int(bad.sum())} value(s) that are NaN or infinite (e.g. row "
-            f"{data.index[np.flatnonzero(bad)[0]]!r}); drop or fix them first"
-        )
-    if data[commit].isna().any():  # pyright: ignore
-        raise ValueError(f"data: column {commit!r} has missing commits; every measurement needs its commit")
-    frame = pd.DataFrame({"commit": data[commit].to_numpy(), "value": values})
-    frame["benchmark"] = data[benchmark].astype(str).to_numpy() if benchmark is not None else "series"
-    if timestamp is not None:
-        frame["timestamp"] = data[timestamp].to_numpy()
-    units = data["unit"].astype(str).to_numpy() if "unit" in data.columns else None
-    if units is not None:
-        frame["unit"] = units
-    frame = _order(frame, "commit", "timestamp" if timestamp is not None else None)
-    settings = {
+    frame, notes = _measurements(data, settings)
+    fdr, threshold, confidence = settings.fdr, float(settings.threshold), float(settings.confidence)
+    min_side, widths, progress = settings.min_side, settings.widths, settings.progress
+    min_sigmas, min_ratio = settings.min_sigmas, settings.min_ratio
+    units = frame["unit"].to_numpy() if "unit" in frame.columns else None
+    timestamp = "timestamp" if "timestamp" in frame.columns else None
+    frame = _order(frame, "commit", timestamp)
+    scan = {
         "detect": {
             "widths": widths,
             "alpha": fdr,
@@ -429,12 +537,13 @@ def history(
     found_all = [
         found
         for chunk in map_tasks(
-            partial(_chunk, settings=settings), chunks, executor=executor, progress=progress, desc="history"
+            partial(_chunk, settings=scan), chunks, executor=executor, progress=progress, desc="history"
         )
         for found in chunk
     ]
     for (name, start, stop), found in zip(meta, found_all, strict=True):
-        unit = str(frame["unit"].iat[row_of[name]]) if units is not None else None
+        unit = units[row_of[name]] if units is not None else None
+        unit = None if unit is None or unit != unit else str(unit)
         up = higher_is_better(unit)
         first_index = commits["index"].to_numpy()[start:stop]
         for row in found:
@@ -492,4 +601,5 @@ def history(
         widths=widths,
         min_side=min_side,
         threshold=threshold,
+        notes=tuple(notes),
     )

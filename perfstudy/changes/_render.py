@@ -63,6 +63,7 @@ def _summary(result: History) -> str:
         + f". False discovery rate {result.fdr:g} across benchmarks (Benjamini-Hochberg); intervals "
         f"{100 * result.confidence:g}%; level changes under {100 * result.threshold:g}% not reported. "
         + _needed(series)
+        + "".join(f" {note[0].upper() + note[1:]}." for note in getattr(result, "notes", ()))
     )
 
 
@@ -126,6 +127,7 @@ def _json(result: History) -> str:
         "threshold": result.threshold,
         "min_side": result.min_side,
         "widths": list(result.widths),
+        "notes": list(result.notes),
         "change_points": points,
         "series": series,
     }

@@ -148,9 +148,11 @@ def test_bad_arguments_are_refused_by_name(kwargs, message):
         history(series(np.ones(20)), **kwargs)
 
 
-def test_nan_values_are_refused_not_dropped():
-    with pytest.raises(ValueError, match="NaN or infinite"):
+def test_nan_values_are_refused_naming_dropna():
+    with pytest.raises(ValueError, match=r"1 measurement\(s\) without a value .* dropna=True"):
         history(series([1.0, np.nan, 1.0]))
+    with pytest.raises(ValueError, match="infinite"):
+        history(series([1.0, np.inf, 1.0]), dropna=True)
 
 
 def test_an_executor_gives_the_same_change_points():

@@ -62,7 +62,7 @@ def test_unusable_input_exits_2_with_the_reason(tmp_path, capsys):
     bad = tmp_path / "bad.csv"
     pd.DataFrame({"value": [1.0, 2.0]}).to_csv(bad, index=False)
     assert main(["history", str(bad)]) == 2
-    assert "needs a 'commit' column" in capsys.readouterr().err
+    assert "no column for --commit 'commit'" in capsys.readouterr().err
     assert main(["history", str(tmp_path / "missing.csv")]) == 2
 
 

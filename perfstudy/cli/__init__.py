@@ -12,6 +12,10 @@ import time
 from typing import Any
 
 from perfstudy._lib.checks import check_coverage, check_threshold, parse_duration
+from perfstudy._lib.defaults import default
+from perfstudy.cli import _history
+from perfstudy.cli._common import in_help
+from perfstudy.cli._common import one_line as _one_line
 from perfstudy.io import FORMATS
 
 __all__ = ["main"]
@@ -78,7 +82,8 @@ def _parser() -> argparse.ArgumentParser:
     comparison.add_argument(
         "--threshold",
         default=None,
-        help="smallest change that matters: 2%% or 0.02 (default 0; for a perfstudy run's file, the run's own)",
+        help="smallest change that matters: 2%% or 0.02 "
+        f"(default {in_help('compare', 'threshold')}; for a perfstudy run's file, the run's own)",
     )
     comparison.add_argument("--cluster", default="batch", help="the column to resample (default: batch)")
     comparison.add_argument(
@@ -114,7 +119,7 @@ def _parser() -> argparse.ArgumentParser:
         "--fail-on-regression", action="store_true", help="exit 1 if any benchmark is slower beyond the threshold"
     )
     _run_parser(commands)
-    _history_parser(commands)
+    _history.add_parser(commands)
     analysis = commands.add_parser(
         "analyze",
         help="a report on benchmark files: diagnostics, comparison, advice (executed notebook + HTML)",
@@ -130,7 +135,8 @@ def _parser() -> argparse.ArgumentParser:
     analysis.add_argument(
         "--threshold",
         default=None,
-        help="smallest change that matters: 2%% or 0.02 (default 2%%; for a perfstudy run's file, the run's own)",
+        help="smallest change that matters: 2%% or 0.02 "
+        f"(default {in_help('analyze', 'threshold')}; for a perfstudy run's file, the run's own)",
     )
     analysis.add_argument("--quick", action="store_true", help="fewer replicates and permutations")
     analysis.add_argument("--no-html", action="store_true", help="skip the HTML rendering")
@@ -187,7 +193,9 @@ def _run_parser(commands) -> None:
     experiment.add_argument("--name", default=None, help="the benchmark's name (default: command)")
     resumed = "; on --resume, the run's own"
     experiment.add_argument(
-        "--threshold", default=None, help=f"smallest change that matters: 5%% or 0.05 (default 5%%{resumed})"
+        "--threshold",
+        default=None,
+        help=f"smallest change that matters: 5%% or 0.05 (default {in_help('run', 'threshold')}{resumed})",
     )
     experiment.add_argument(
         "--confidence", default=None, help=f"coverage at every round at once: 0.95 or 95%% (default 0.95{resumed})"
@@ -313,7 +321,7 @@ def _run(args) -> int:
 
             plan = plan_rounds(
                 args.plan,
-                threshold=0.05 if threshold is None else threshold,
+                threshold=default("run", "threshold") if threshold is None else threshold,
                 confidence=0.95 if confidence is None else confidence,
             )
             print(format_plan(plan))
@@ -601,7 +609,7 @@ def _compare_go_files(args, threshold, confidence):
         labels=(names[0], names[1]),
         statistic=args.statistic or "mean",
         confidence=0.95 if confidence is None else confidence,
-        threshold=0.0 if threshold is None else threshold,
+        threshold=default("compare", "threshold") if threshold is None else threshold,
         correction=args.correction,
         replicates=args.replicates,
         rng=args.seed,
@@ -718,7 +726,7 @@ def _compare_frames(args, threshold, confidence, said: list) -> int:
             cluster=args.cluster,
             statistic=statistic,  # pyright: ignore[reportArgumentType]
             confidence=0.95 if confidence is None else confidence,
-            threshold=0.0 if threshold is None else threshold,
+            threshold=default("compare", "threshold") if threshold is None else threshold,
             correction=args.correction,
             replicates=args.replicates,
             block=block,
@@ -731,86 +739,6 @@ def _compare_frames(args, threshold, confidence, said: list) -> int:
     return _print_report(result.report(), args, said)
 
 
-def _history_parser(commands) -> None:
-    history = commands.add_parser(
-        "history",
-        help="change points over a project's commits: which commit changed a benchmark, by how much",
-        description="Find where each benchmark's level (slower, faster) or spread (noisier, quieter) changed "
-        "over a project's commits. PATH is a tidy CSV/Parquet file (commit, value; benchmark, timestamp "
-        "optional), a perfstudy run's file, an asv results directory, or a folder of any harness's files "
-        "ordered by --manifest (a CSV of commit,path, oldest first) or by the dates they record. The "
-        "measurements of one commit are a cluster. False discoveries are held at --fdr across benchmarks "
-        "(Benjamini-Hochberg). Exit status 1 with --fail-on-regression when a benchmark became slower in its "
-        "newest --recent commits, 2 for unusable input.",
-    )
-    history.add_argument("path", metavar="PATH", help="a tidy file, a run's file, an asv results directory or a folder")
-    history.add_argument("--manifest", default=None, help="CSV of commit,path naming each file's commit, oldest first")
-    history.add_argument("--format", choices=("table", "markdown", "json", "html"), default="table")
-    history.add_argument("--out", default=None, help="write the report here instead of standard output")
-    history.add_argument("--commit", default="commit", help="the commit column of a tidy file (default: commit)")
-    history.add_argument("--value", default="value", help="the measured column (default: value)")
-    history.add_argument("--fdr", type=float, default=0.05, help="false discovery rate across benchmarks (0.05)")
-    history.add_argument("--threshold", default="1%", help="smallest level change reported: 1%% or 0.01 (default 1%%)")
-    history.add_argument("--min-side", type=int, default=5, help="fewest commits on either side of a change (5)")
-    history.add_argument(
-        "--fail-on-regression",
-        action="store_true",
-        help="exit 1 if a benchmark became slower in its newest --recent commits",
-    )
-    history.add_argument(
-        "--recent",
-        type=int,
-        default=None,
-        help="how many newest commits --fail-on-regression looks at (default: --min-side)",
-    )
-    history.add_argument("--no-progress", action="store_true", help="no progress bar")
-
-
-def _history(args) -> int:
-    from perfstudy.changes import history, read_history
-
-    try:
-        threshold = check_threshold(args.threshold, "--threshold")
-        frame = read_history(args.path, manifest=args.manifest)
-        timestamp = "timestamp" if frame.attrs.get("order") == "timestamp" else None
-        result = history(
-            frame,
-            commit=args.commit,
-            value=args.value,
-            timestamp=timestamp,
-            fdr=args.fdr,
-            threshold=threshold,
-            min_side=args.min_side,
-            progress=not args.no_progress and sys.stderr.isatty(),
-        )
-        recent = args.min_side if args.recent is None else args.recent
-        newest = result.newest(recent) if args.fail_on_regression else None
-    except (ValueError, TypeError, OSError, KeyError) as error:
-        print(f"perfstudy history: {_one_line(error)}", file=sys.stderr)
-        return 2
-    text = result.format(args.format)
-    if args.out:
-        with open(args.out, "w", encoding="utf-8") as handle:
-            handle.write(text + "\n")
-        print(f"perfstudy history: wrote {args.out}", file=sys.stderr)
-    else:
-        print(text)
-    if newest is None:
-        return 0
-    slower = newest[newest["verdict"] == "slower"]
-    need = result.series["commits_needed"]
-    judged = f"the newest {int(need.to_numpy().min()) - 1} commit(s) of each benchmark cannot be judged yet"
-    short = result.series[result.series["commits"] < 2 * need]
-    if len(short):
-        judged += f"; {len(short)} benchmark(s) are too short for any change to be found"
-    if len(slower):
-        names = ", ".join(f"{b} (commit {c})" for b, c in zip(slower["benchmark"], slower["commit"], strict=True))
-        print(f"perfstudy history: slower in the newest {recent} commit(s): {names}; {judged}", file=sys.stderr)
-        return 1
-    print(f"perfstudy history: no benchmark slower in its newest {recent} commit(s); {judged}", file=sys.stderr)
-    return 0
-
-
 def _baseline(column, chosen, by: str):
     """Version A of one file: ``--a-version`` (matched as text against the column's values), else the first of
     the two values in sorted order, never whichever row comes first."""
@@ -821,15 +749,6 @@ def _baseline(column, chosen, by: str):
     if not matches:
         raise ValueError(f"--a-version {chosen}: not a value of {by} (it has {[str(v) for v in values][:5]})")
     return matches[0]
-
-
-def _one_line(error: BaseException) -> str:
-    """An error as one line: an OSError's own message without errno's prefix."""
-    if isinstance(error, OSError) and error.strerror:
-        text = f"{error.strerror}" + (f": {error.filename}" if error.filename else "")
-    else:
-        text = str(error)
-    return " ".join(text.split())
 
 
 def main(argv=None) -> int:
@@ -890,7 +809,7 @@ def _command(args) -> int:
     if args.command == "explore":
         return _explore(args)
     if args.command == "history":
-        return _history(args)
+        return _history.history_command(args)
     return 2  # pragma: no cover - argparse rejects unknown commands
 
 

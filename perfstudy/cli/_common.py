@@ -1,0 +1,54 @@
+"""What every command of ``perfstudy`` shares: an error as one line in the command line's words, and an
+output file checked before any work."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from perfstudy._lib.defaults import shown
+
+__all__ = ["check_output", "in_help", "one_line"]
+
+
+def in_help(verb: str, option: str) -> str:
+    """A default from the table of defaults as argparse's help text needs it (a percent sign doubled)."""
+    return shown(verb, option).replace("%", "%%")
+
+
+#: the library's advice as the command line says it: a message names the option, never a Python argument
+_ADVICE = (
+    ("pass dropna=True", "pass --dropna"),
+    ("with dropna=True", "with --dropna"),
+    ("(dropna=True)", "(--dropna)"),
+    ("dropna=True", "--dropna"),
+    ("say which with format=", "say which with --input-format"),
+)
+
+
+def one_line(error: BaseException) -> str:
+    """An error as one line: an OSError's own message without errno's prefix, the library's advice in options."""
+    if isinstance(error, OSError) and error.strerror:
+        text = f"{error.strerror}" + (f": {error.filename}" if error.filename else "")
+    else:
+        text = str(error)
+    for library, option in _ADVICE:
+        text = text.replace(library, option)
+    return " ".join(text.split())
+
+
+def check_output(path, option: str) -> None:
+    """An output file that can be written, checked before any work: not a folder, in a folder that exists and
+    that this process may write in."""
+    if path is None:
+        return
+    target = Path(path)
+    if target.is_dir():
+        raise ValueError(f"{option} {path}: a folder; give a file's path")
+    folder = target.parent if str(target.parent) else Path(".")
+    if not folder.is_dir():
+        raise ValueError(f"{option} {path}: the folder {folder} does not exist")
+    if target.exists() and not os.access(target, os.W_OK):
+        raise ValueError(f"{option} {path}: the file cannot be written (no permission)")
+    if not target.exists() and not os.access(folder, os.W_OK | os.X_OK):
+        raise ValueError(f"{option} {path}: the folder {folder} cannot be written in (no permission)")

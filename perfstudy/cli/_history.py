@@ -1,0 +1,134 @@
+"""``perfstudy history``: its options and what it prints."""
+
+from __future__ import annotations
+
+import sys
+
+from perfstudy._lib.checks import check_int
+from perfstudy._lib.defaults import default, shown
+from perfstudy.cli._common import check_output, in_help, one_line
+
+__all__ = ["add_parser", "history_command"]
+
+
+def add_parser(commands) -> None:
+    history = commands.add_parser(
+        "history",
+        help="change points over a project's commits: which commit changed a benchmark, by how much",
+        description="Find where each benchmark's level (slower, faster) or spread (noisier, quieter) changed "
+        "over a project's commits. PATH is a tidy CSV/Parquet file (commit, value; benchmark, timestamp "
+        "optional), a perfstudy run's file, an asv results directory, or a folder of any harness's files "
+        "ordered by --manifest (a CSV of commit,path, oldest first) or by the dates they record. The "
+        "measurements of one commit are a cluster. False discoveries are held at --fdr across benchmarks "
+        "(Benjamini-Hochberg). Exit status 1 with --fail-on-regression when a benchmark became slower in its "
+        "newest --recent commits, 2 for unusable input.",
+    )
+    history.add_argument("path", metavar="PATH", help="a tidy file, a run's file, an asv results directory or a folder")
+    history.add_argument("--manifest", default=None, help="CSV of commit,path naming each file's commit, oldest first")
+    history.add_argument("--format", choices=("table", "markdown", "json", "html"), default="table")
+    history.add_argument("--out", default=None, help="write the report here instead of standard output")
+    history.add_argument("--commit", default="commit", help="the commit column of a tidy file (default: commit)")
+    history.add_argument("--value", default="value", help="the measured column of a tidy file (default: value)")
+    history.add_argument(
+        "--benchmark",
+        default="benchmark",
+        help="the benchmark column of a tidy file (default: benchmark; none: one series)",
+    )
+    history.add_argument(
+        "--timestamp",
+        default=None,
+        help="a column of dates that orders a tidy file's commits (default: 'timestamp' where present, else the rows' order)",
+    )
+    history.add_argument(
+        "--unit",
+        default="unit",
+        help="the unit column of a tidy file (default: unit); units that convert are converted",
+    )
+    history.add_argument(
+        "--dropna",
+        action="store_true",
+        help="leave out measurements without a value (gaps, failed runs), and count them",
+    )
+    history.add_argument(
+        "--fdr", type=float, default=default("history", "fdr"), help="false discovery rate across benchmarks (0.05)"
+    )
+    history.add_argument(
+        "--threshold",
+        default=shown("history", "threshold"),
+        help=f"smallest level change reported: 1%% or 0.01 (default {in_help('history', 'threshold')})",
+    )
+    history.add_argument(
+        "--confidence", default=shown("history", "confidence"), help="coverage of the intervals (default 0.95)"
+    )
+    history.add_argument(
+        "--min-side",
+        type=int,
+        default=default("history", "min_side"),
+        help="fewest commits on either side of a change (5)",
+    )
+    history.add_argument(
+        "--fail-on-regression",
+        action="store_true",
+        help="exit 1 if a benchmark became slower in its newest --recent commits",
+    )
+    history.add_argument(
+        "--recent",
+        type=int,
+        default=None,
+        help="how many newest commits --fail-on-regression looks at (default: --min-side)",
+    )
+    history.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def history_command(args) -> int:
+    from perfstudy.changes import HistorySettings, history, read_history
+
+    try:
+        check_output(args.out, "--out")
+        settings = HistorySettings(
+            commit=args.commit,
+            value=args.value,
+            benchmark=None if args.benchmark in ("", "none") else args.benchmark,
+            timestamp=args.timestamp,
+            unit=args.unit,
+            dropna=args.dropna,
+            fdr=args.fdr,
+            threshold=args.threshold,
+            confidence=args.confidence,
+            min_side=args.min_side,
+            progress=not args.no_progress and sys.stderr.isatty(),
+            spelling="cli",
+        )
+        frame = read_history(args.path, manifest=args.manifest, settings=settings)
+        ordered = "timestamp" in frame.columns and frame.attrs.get("order") == "timestamp"
+        result = history(frame, settings=settings.standard(ordered=ordered))
+        recent = args.min_side if args.recent is None else check_int("--recent", args.recent, maximum=2**31)
+        newest = result.newest(recent) if args.fail_on_regression else None
+    except (ValueError, TypeError, OSError, KeyError) as error:
+        print(f"perfstudy history: {one_line(error)}", file=sys.stderr)
+        return 2
+    text = result.format(args.format)
+    if args.out:
+        try:
+            with open(args.out, "w", encoding="utf-8") as handle:
+                handle.write(text + "\n")
+        except OSError as error:
+            print(f"perfstudy history: --out: {one_line(error)}", file=sys.stderr)
+            return 2
+        print(f"perfstudy history: wrote {args.out}", file=sys.stderr)
+    else:
+        print(text)
+    if newest is None:
+        return 0
+    slower = newest[newest["verdict"] == "slower"]
+    need = result.series["commits_needed"]
+    judged = f"the newest {int(need.to_numpy().min()) - 1} commit(s) of each benchmark cannot be judged yet"
+    short = result.series[result.series["commits"] < 2 * need]
+    if len(short):
+        judged += f"; {len(short)} benchmark(s) are too short for any change to be found"
+    if len(slower):
+        names = ", ".join(f"{b} (commit {c})" for b, c in zip(slower["benchmark"], slower["commit"], strict=True))
+        print(f"perfstudy history: slower in the newest {recent} commit(s): {names}; {judged}", file=sys.stderr)
+        return 1
+    print(f"perfstudy history: no benchmark slower in its newest {recent} commit(s); {judged}", file=sys.stderr)
+    return 0
