@@ -398,6 +398,15 @@ def check_allocation(name: str, value, nbytes: float, *, what: str = "", hint: s
         )
 
 
+def check_executor(executor, name: str = "executor"):
+    """A ``concurrent.futures.Executor`` or None, refused by name whether or not any work would reach it."""
+    import concurrent.futures
+
+    if executor is not None and not isinstance(executor, concurrent.futures.Executor):
+        raise TypeError(f"{name}: expected a concurrent.futures.Executor or None, got {type(executor).__name__}")
+    return executor
+
+
 def check_directory(name: str, directory, *, probe: bool = False):
     """``directory`` as a resolved Path, created if need be; with ``probe``, also written to once. A
     folder that cannot be made or written is an OSError whose message names the argument."""

@@ -7,7 +7,6 @@ units. What a change point says, and the rules behind it, are in :func:`history`
 
 from __future__ import annotations
 
-import concurrent.futures
 import math
 from dataclasses import dataclass, field
 from functools import partial
@@ -15,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from perfstudy._lib.checks import check_frame, check_int
+from perfstudy._lib.checks import check_executor, check_frame, check_int
 from perfstudy._lib.parallel import map_tasks
 from perfstudy._lib.result import Result
 from perfstudy._lib.tdist import norm_ppf
@@ -476,8 +475,7 @@ def history(
         both = [k for k, v in given.items() if not _same(v, getattr(plain, k))]
         if both:
             raise TypeError(f"settings is given, and so are {both}: give every option in one place")
-    if executor is not None and not isinstance(executor, concurrent.futures.Executor):
-        raise TypeError(f"executor: expected a concurrent.futures.Executor or None, got {type(executor).__name__}")
+    check_executor(executor)
     frame, notes = _measurements(data, settings)
     fdr, threshold, confidence = settings.fdr, float(settings.threshold), float(settings.confidence)
     min_side, widths, progress = settings.min_side, settings.widths, settings.progress

@@ -87,6 +87,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     comparison.add_argument("--cluster", default="batch", help="the column to resample (default: batch)")
     comparison.add_argument(
+        "--dropna",
+        action="store_true",
+        help="leave out values that are missing or not numbers (a failed benchmark), and say how many",
+    )
+    comparison.add_argument(
         "--block",
         metavar="COLUMN",
         default=None,
@@ -592,7 +597,7 @@ def _compare_go_files(args, threshold, confidence):
 
     from perfstudy.io import is_go_text
 
-    if args.input_format not in ("auto", "go") or args.block is not None:
+    if args.input_format not in ("auto", "go") or args.block is not None or args.dropna:
         return None
     paths = [Path(args.base), Path(args.new)]
     for path in paths:
@@ -640,7 +645,16 @@ def _print_report(report, args, said: list) -> int:
     return 1 if args.fail_on_regression and report.regressions else 0
 
 
+def _compare_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """A warning of compare's (values left out with --dropna) as one line in the command line's words."""
+    text = str(message).replace("; attrs['dropped'] counts them", "")
+    print(f"perfstudy compare: warning: {_one_line(ValueError(text))}", file=sys.stderr)
+
+
 def _compare(args) -> int:
+    import warnings
+
+    warnings.showwarning = _compare_warning
     said = []  # where the threshold and confidence came from, said under the table
     try:
         threshold = None if args.threshold is None else check_threshold(args.threshold, "--threshold")
@@ -665,6 +679,7 @@ def _compare_frames(args, threshold, confidence, said: list) -> int:
     try:
         block, sequential = args.block, False
         statistic = args.statistic or "mean"
+        read_dropped = 0
         if args.new is not None:
             if args.by is not None or args.a_version is not None:
                 raise ValueError(
@@ -680,8 +695,12 @@ def _compare_frames(args, threshold, confidence, said: list) -> int:
             import pandas as pd
 
             names = _file_labels(args)
-            frames = [read(path, args.input_format).assign(version=v) for v, path in zip(names, (args.base, args.new))]
+            frames = [
+                read(path, args.input_format, dropna=args.dropna).assign(version=v)
+                for v, path in zip(names, (args.base, args.new))
+            ]
             frame, by, baseline = pd.concat(frames, ignore_index=True), "version", names[0]
+            read_dropped = sum(int(f.attrs.get("dropped", 0)) for f in frames)
         elif is_run_file(args.base) and args.input_format in ("auto", "csv"):
             # perfstudy run's file: A and B as its record says, its failed batches left out, paired by round
             # with the anytime interval (it looked after every round), judged by its own threshold
@@ -711,7 +730,8 @@ def _compare_frames(args, threshold, confidence, said: list) -> int:
             commands = run_file.commands
             said.append(f"A: {commands['A']}; B: {commands['B']}")
         else:
-            frame, by = read(args.base, args.input_format), args.by or "version"
+            frame, by = read(args.base, args.input_format, dropna=args.dropna), args.by or "version"
+            read_dropped = int(frame.attrs.get("dropped", 0))
             if by not in frame.columns:
                 keys = [c for c in frame.columns if c not in ("value", "iteration", "warmup")]
                 raise ValueError(
@@ -731,8 +751,11 @@ def _compare_frames(args, threshold, confidence, said: list) -> int:
             replicates=args.replicates,
             block=block,
             sequential=sequential,  # pyright: ignore[reportArgumentType]
+            dropna=args.dropna,
             rng=args.seed,
         )
+        if read_dropped:
+            said.append(f"{read_dropped} value(s) without a number left out when the files were read (--dropna)")
     except (ValueError, TypeError, OSError) as error:
         print(f"perfstudy compare: {_one_line(error)}", file=sys.stderr)
         return 2

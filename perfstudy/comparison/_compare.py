@@ -57,6 +57,7 @@ from perfstudy._lib.checks import (
     check_bool,
     check_choice,
     check_column,
+    check_executor,
     check_fraction,
     check_resamples,
     check_threshold,
@@ -297,6 +298,7 @@ def compare(
     check_choice("correction", correction, CORRECTIONS)
     dropna = check_bool("dropna", dropna)
     checks = check_bool("checks", checks)
+    check_executor(executor)
     confidence = check_fraction("confidence", confidence)
     threshold = check_threshold(threshold)
     replicates = check_resamples("replicates", replicates, minimum=99)

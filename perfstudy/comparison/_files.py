@@ -23,7 +23,7 @@ from perfstudy._lib.checks import (
     check_resamples,
     check_threshold,
 )
-from perfstudy._lib.units import common_unit, higher_is_better, never_negative
+from perfstudy._lib.units import common_unit, higher_is_better
 from perfstudy.comparison._intervals import CORRECTIONS, STATISTICS
 from perfstudy.comparison._render import Report
 
@@ -79,12 +79,14 @@ def compare_go_files(
     replicates = check_resamples("replicates", replicates, minimum=99)
     if not (isinstance(labels, tuple) and len(labels) == 2 and all(isinstance(x, str) for x in labels)):
         raise TypeError(f"labels={labels!r}: expected the names of A and B, a tuple of two texts")
+    if not all(label.strip() for label in labels) or labels[0] == labels[1]:
+        raise ValueError(
+            f"labels={labels!r}: A and B need two different, non-empty names, or the table cannot say which is which"
+        )
     for name, path in (("base", base), ("new", new)):
         if not isinstance(path, (str, os.PathLike)):
             raise TypeError(f"{name}={path!r}: expected the path of a Go benchmark file")
-    files = [go_columns(path) for path in (base, new)]
-    for found in files:
-        _check_values(found)
+    files = [go_columns(path) for path in (base, new)]  # values checked there, as read_go checks them
     suite, units, only_a, only_b, excluded = _suite(files, labels)
     clusters = len(set(files[0].batch.tolist()) | set(files[1].batch.tolist()))  # compare()'s nunique
     del files  # the suite holds what is compared: the files' columns go before the comparison's arrays come
@@ -114,28 +116,6 @@ def compare_go_files(
         only_a=only_a,
         only_b=only_b,
     )
-
-
-def _check_values(found) -> None:
-    """The checks :func:`perfstudy.io.go.read_go` makes of its values, with its messages: no value that is not
-    finite, none below 0 in a unit that cannot be."""
-    bad = ~np.isfinite(found.value)
-    if bad.any():
-        names = sorted({str(found.benchmark[i]) for i in np.flatnonzero(bad).tolist()})
-        detail = f" (benchmarks {names[:3]}{' ...' if len(names) > 3 else ''})"
-        raise ValueError(
-            f"source: {int(bad.sum())} of {found.value.size} values are null, NaN, infinite or not numbers{detail}; "
-            "pass dropna=True to leave them out"
-        )
-    negative = np.flatnonzero(found.value < 0).tolist()
-    signless = [i for i in negative if never_negative(found.unit[i])]
-    if signless:
-        first = signless[0]
-        raise ValueError(
-            f"source: {len(signless)} negative value(s) in units that cannot be negative (first: "
-            f"{found.benchmark[first]!s}, {found.value[first]:g} {found.unit[first]}); the file is damaged or not "
-            "what it seems"
-        )
 
 
 def _suite(files, labels: tuple[str, str]):

@@ -86,6 +86,7 @@ def paired_interval(
     n = d.size
     notes = []
     back = (lambda x: math.expm1(x)) if ratio else (lambda x: x)
+    each = "each round's B/A" if ratio else "each round's B - A (a value of 0 or below: no ratio)"
     rounds = "rounds" if n != 1 else "round"
     host_labels = np.asarray([] if hosts is None else hosts)
     several = np.unique(host_labels).size > 1
@@ -121,7 +122,7 @@ def paired_interval(
             )
         low, high, p = cs.current()
         method = "sign sequence" if sequential == "sign" else "sequence"
-        notes.append(f"paired over {n} rounds, each round's B/A; {what}")
+        notes.append(f"paired over {n} rounds, {each}; {what}")
         if math.isnan(float(cs.running_low[-1])):
             notes.append(
                 "the intervals of successive rounds share no point: the change did not stay constant over the "
@@ -144,7 +145,7 @@ def paired_interval(
         p = float(2 * stats.t.sf(abs(t), df)) if math.isfinite(t) else 0.0
         method = "paired t"
         where = f" on {np.unique(host_labels).size} hosts (host and round variance split)" if several else ""
-        notes.append(f"paired over {n} rounds{where}, each round's B/A")
+        notes.append(f"paired over {n} rounds{where}, {each}")
     return dict(
         change=back(centre),
         low=back(low) if math.isfinite(low) else low,

@@ -321,6 +321,11 @@ def verdict(
         raise ValueError(f"low, high: [{low}, {high}] is not an interval")
     if not 0 <= p_value <= 1:
         raise ValueError(f"p_value={p_value!r}: expected a probability in [0, 1]")
+    if scale == "ratio" and low < -1:
+        raise ValueError(
+            f"low={low!r}: a change B/A - 1 below -100% is impossible on the ratio scale (B would be below 0); "
+            "give the interval of B/A - 1, or scale='difference' for B - A"
+        )
     return _verdict(low, high, p_value, alpha, threshold, higher_is_better, scale, estimate_a)
 
 

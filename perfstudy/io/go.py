@@ -224,8 +224,10 @@ def _line_by_line(lines: list[str], where: str) -> _Lines:
             iterations = int(fields[1])
         except ValueError:
             raise ValueError(f"source: {where}:{number}: iteration count {fields[1]!r} is not an integer") from None
-        if iterations < 1:
-            raise ValueError(f"source: {where}:{number}: iteration count {iterations} is not a positive integer")
+        if not 1 <= iterations <= _MAX_ITERATIONS:
+            raise ValueError(
+                f"source: {where}:{number}: iteration count {iterations} is not a positive integer below 2^63"
+            )
         pairs = fields[2:]
         if not pairs or len(pairs) % 2:
             raise ValueError(f"source: {where}:{number}: expected 'value unit' pairs after the iteration count")
@@ -348,14 +350,16 @@ def _vectorised(text: str, where: str) -> _Lines:
 @_reader("Go benchmark", accepts="text")
 def go_columns(source, *, dropna: bool = False) -> GoColumns:
     """Go benchmark text as :class:`GoColumns`, by the rules of :func:`read_go` (whose docstring states them),
-    without pandas. The values' checks (finite, signs) are the caller's: :func:`read_go` makes them.
+    without pandas. Its values are checked as :func:`read_go` checks them: none below 0 in a unit that cannot
+    be, and none NaN or infinite unless ``dropna``.
 
     Parameters
     ----------
     source : str, path or file-like
         The text file.
     dropna : bool
-        Accepted for the reader protocol; the values are returned as they are.
+        Keep values that are NaN or infinite for the caller to leave out and count (:func:`read_go` does);
+        without it they are refused, naming how many.
     """
     text, where = _text(source)
     try:
@@ -390,12 +394,14 @@ def go_columns(source, *, dropna: bool = False) -> GoColumns:
         found = _PROCS.search(name)
         procs_of[name] = int(found.group(1)) if found else None
     codes, distinct = _codes(benchmark)
+    values = np.asarray(parsed.values, dtype=float)
+    _check_values(benchmark, values, units, dropna)
     return GoColumns(
         benchmark=benchmark,
         codes=codes,
         distinct=distinct,
         batch=_occurrence(codes),
-        value=np.asarray(parsed.values, dtype=float),
+        value=values,
         unit=units,
         iterations=np.asarray(parsed.iterations, dtype=np.int64)[metric_line],
         procs=list(map(procs_of.__getitem__, row_names)),
@@ -404,6 +410,33 @@ def go_columns(source, *, dropna: bool = False) -> GoColumns:
         row_snapshot=snapshot[metric_line],
         unit_meta=dict(parsed.unit_meta),
     )
+
+
+#: the largest iteration count an int64 holds (go test's b.N is an int)
+_MAX_ITERATIONS = 2**63 - 1
+
+
+def _check_values(benchmark: list, value: np.ndarray, unit: list, dropna: bool) -> None:
+    """The one check of a Go file's values, for :func:`read_go` and ``compare`` of two Go files alike: no value
+    below 0 in a unit that cannot be (the file is damaged), none NaN or infinite unless ``dropna``."""
+    from perfstudy._lib.units import never_negative
+
+    negative = np.flatnonzero(value < 0).tolist()
+    signless = [i for i in negative if never_negative(unit[i])]
+    if signless:
+        first = signless[0]
+        raise ValueError(
+            f"source: {len(signless)} negative value(s) in units that cannot be negative (first: "
+            f"{benchmark[first]!s}, {value[first]:g} {unit[first]}); the file is damaged or not what it seems"
+        )
+    bad = ~np.isfinite(value)
+    if bad.any() and not dropna:
+        names = sorted({str(benchmark[i]) for i in np.flatnonzero(bad).tolist()})
+        detail = f" (benchmarks {names[:3]}{' ...' if len(names) > 3 else ''})"
+        raise ValueError(
+            f"source: {int(bad.sum())} of {value.size} values are null, NaN, infinite or not numbers{detail}; "
+            "pass dropna=True to leave them out"
+        )
 
 
 def _codes(names: list) -> tuple[np.ndarray, list]:

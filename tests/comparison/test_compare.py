@@ -12,7 +12,7 @@ from scipy import stats
 from support.frames import clustered, suite
 
 from perfstudy._lib.units import higher_is_better
-from perfstudy.comparison import Comparison, adjust_p_values, compare, format_comparison
+from perfstudy.comparison import Comparison, adjust_p_values, compare, format_comparison, verdict
 from perfstudy.comparison import _intervals as cmp
 
 # --- calibration: Type I error of A/A comparisons at 5% -----------------------------------------
@@ -531,3 +531,34 @@ def test_fieller_interval_never_reaches_below_minus_100_percent():
     q = stats.t.ppf(0.975, df)
     roots = np.roots([np.mean(a) ** 2 - q**2 * va, -2 * np.mean(a) * np.mean(b), np.mean(b) ** 2 - q**2 * vb])
     assert row.high == pytest.approx(max(roots) - 1, rel=1e-6) and min(roots) < 0  # the raw set went below 0
+
+
+def test_a_version_of_zeros_is_compared_as_a_difference_and_says_so():
+    """Every A value 0: no ratio exists, so the paired rounds are B - A, and the footnote says so rather than
+    'each round's B/A'."""
+    n = 30
+    frame = pd.DataFrame(
+        {
+            "version": ["A"] * n + ["B"] * n,
+            "round": list(range(n)) * 2,
+            "batch": list(range(n)) * 2,
+            "value": np.r_[np.zeros(n), np.full(n, 0.02)],
+        }
+    )
+    for rule in ("sign", "t"):
+        row = compare(frame, block="round", sequential=rule, baseline="A", rng=0).table.iloc[0]
+        assert row["scale"] == "difference" and row["change"] == pytest.approx(0.02)
+        notes = " ".join(row["notes"])
+        assert "each round's B - A" in notes and "B/A" not in notes
+
+
+def test_verdict_refuses_a_ratio_change_below_minus_100_percent():
+    with pytest.raises(ValueError, match="below -100% is impossible on the ratio scale"):
+        verdict(-2.0, -1.5, 0.01)
+    assert verdict(-2.0, -1.5, 0.01, scale="difference", estimate_a=10.0) == "faster"
+
+
+def test_an_executor_that_is_not_one_is_refused_even_when_nothing_uses_it():
+    frame = pd.DataFrame({"version": [0, 0, 1, 1], "batch": [0, 1, 0, 1], "value": [1.0, 1.1, 1.0, 1.1]})
+    with pytest.raises(TypeError, match="executor: expected a concurrent.futures.Executor"):
+        compare(frame, executor="x")

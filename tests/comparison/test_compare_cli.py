@@ -287,3 +287,22 @@ def test_analyze_on_real_pyperf_and_hyperfine_files(pyperf_files, tmp_path, caps
     assert "A is h1.json" in text and re.search(r"median, 95% interval \(distribution-free\) [\d.]+ ms \[", text)
     # 12 runs, each its own process (a batch of one): CONFIRM counts them, never "more than 12 values"
     assert "values (batches) 12 (12)" in text
+
+
+def test_dropna_on_the_command_line_leaves_out_a_nan_and_says_so(tmp_path, capsys):
+    """The refusal of a file with a NaN names --dropna, and --dropna exists: it compares the rest and counts what
+    it left out, in one line of the command's words."""
+    base, new = tmp_path / "a.txt", tmp_path / "b.txt"
+    base.write_text("goos: linux\n" + "".join(f"BenchmarkA-8\t1000\t{v} ns/op\n" for v in ("10", "NaN", "11", "10.5")))
+    new.write_text("goos: linux\n" + "".join(f"BenchmarkA-8\t1000\t{v} ns/op\n" for v in ("10", "10.2", "11")))
+    assert main(["compare", str(base), str(new)]) == 2
+    err = capsys.readouterr().err
+    assert "pass --dropna to leave them out" in err and "dropna=True" not in err
+    assert main(["compare", str(base), str(new), "--dropna", "--format", "json", "--seed", "1"]) == 0
+    captured = capsys.readouterr()
+    assert "1 of 4 values were null, NaN" in captured.err and "(--dropna)" in captured.err
+    assert "dropna=True" not in captured.err and "attrs" not in captured.err
+    document = json.loads(captured.out)
+    (row,) = document["benchmarks"]
+    assert row["n_a"] == 3 and row["n_b"] == 3
+    assert "1 value(s) without a number left out when the files were read (--dropna)" in document["said"]

@@ -97,3 +97,31 @@ def test_names_and_units_are_shared_objects_one_per_distinct_value():
         "example.com/a.Case0-8 allocs/op",
     ]
     assert found.batch.tolist() == np.repeat([0, 1, 2, 0, 1, 2], 15).tolist()
+
+
+def test_go_columns_checks_its_values_as_read_go_does(tmp_path):
+    """One value check for both paths: a NaN, an infinity or a negative time is refused by go_columns as by
+    read_go, and an iteration count beyond int64 is refused by its line, not an OverflowError."""
+    from perfstudy.io.go import go_columns, read_go
+
+    for text, message in [
+        ("BenchmarkA-8\t100\tNaN ns/op\n", "1 of 1 values are null, NaN, infinite"),
+        ("BenchmarkA-8\t100\t+Inf ns/op\n", "1 of 1 values are null, NaN, infinite"),
+        ("BenchmarkA-8\t100\t-5 ns/op\n", "negative value"),
+        ("BenchmarkA-8\t123456789012345678901\t10 ns/op\n", ":2: iteration count 123456789012345678901 is not"),
+    ]:
+        path = tmp_path / "bench.txt"
+        path.write_text("goos: linux\n" + text)
+        for reader in (go_columns, read_go):
+            with pytest.raises(ValueError, match=message):
+                reader(path)
+
+
+def test_compare_go_files_refuses_labels_that_do_not_tell_a_from_b(tmp_path):
+    from perfstudy.comparison import compare_go_files
+
+    path = tmp_path / "a.txt"
+    path.write_text("goos: linux\nBenchmarkA-8\t100\t10 ns/op\n")
+    for labels in (("a", "a"), ("", ""), (" ", "b")):
+        with pytest.raises(ValueError, match="two different, non-empty names"):
+            compare_go_files(path, path, labels=labels)
