@@ -331,6 +331,8 @@ def _run(args) -> int:
             )
             print(format_plan(plan))
             return 0
+        if args.resume and args.parameter_list is None and args.a is None and args.b is None:
+            args.a, args.b = _resumed_commands(args.out)  # --help: resume continues "with its commands"
         for option, command in (("--a", args.a), ("--b", args.b)):
             if args.parameter_list is not None and option == "--b":
                 if command is not None:
@@ -405,6 +407,7 @@ def _run(args) -> int:
             signal=None if result.signal is None else signal.Signals(result.signal).name,
             rule=result.settings["rule"],
             statistic=result.settings["statistic"],
+            cleanup=result.cleanup or None,
         )
         print(json.dumps(document, indent=2))
     elif not result.verdicts:  # no round had a ratio to judge (a time of 0): compare's table, on the difference scale
@@ -427,6 +430,23 @@ def _run(args) -> int:
         else bool(len(result.comparison.regressions))  # pyright: ignore[reportOptionalMemberAccess]
     )
     return 1 if args.fail_on_regression and regressed else 0
+
+
+def _resumed_commands(out) -> tuple[str, str]:
+    """A and B of the run in ``out``, from its record, for ``--resume`` without ``--a`` and ``--b``."""
+    from perfstudy.experiment import read_experiment
+
+    try:
+        record = read_experiment(out)
+    except (OSError, ValueError):
+        raise ValueError(
+            f"--resume: {out}.json, the run's record, is missing or unreadable; give --a and --b, or the --out of a "
+            "run to continue"
+        ) from None
+    commands = record.get("commands") if isinstance(record, dict) else None
+    if not (isinstance(commands, dict) and all(isinstance(commands.get(v), str) for v in ("A", "B"))):
+        raise ValueError(f"--resume: {out}.json names no commands A and B; is {out} a perfstudy run's file?")
+    return commands["A"], commands["B"]
 
 
 def _parameter_output(result, args) -> int:

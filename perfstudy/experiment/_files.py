@@ -230,6 +230,7 @@ def read_run(path) -> RunFile:
     others = sorted(set(frame["version"].astype(str)) - set(NAMES))
     if others:
         raise ValueError(f"{path}: versions {others[:3]} are not a run's (A and B)")
+    _check_values(frame, record, str(path))
     failed = _numbers(frame["exit_status"]) != 0
     frame = frame.loc[~failed].copy()
     values, start = _numbers(frame["value"]), _numbers(frame["start"])
@@ -283,6 +284,7 @@ def _existing(path: Path, commands: dict) -> tuple[list[dict], dict]:
             f"resume: {path}: {int(bad.sum())} row(s) with a missing or non-numeric value, round, exit status or "
             f"version (first on line {line}); a perfstudy run writes none, so the file was edited"
         )
+    _check_values(frame, record, f"resume: {path}")
     frame = frame.assign(value=values, round=rounds.astype(int), exit_status=status.astype(int))
     rows = frame.astype(object).where(frame.notna(), None).to_dict("records")
     return rows, record
@@ -319,7 +321,53 @@ def _checked_record(path: Path, what: str = "resume") -> dict:
         raise ValueError(f"{where}: its commands should map A and B to command lines, found {commands!r}")
     if not isinstance(settings, dict):
         raise ValueError(f"{where}: its settings should be a mapping, found {settings!r}")
+    _check_read_back(settings, where)
     return record
+
+
+def _check_read_back(settings: dict, where: str) -> None:
+    """The settings a run's file is read back by (its rule, statistic, threshold, confidence, measure), refused
+    by name where the record holds something no run writes: a record that was edited or damaged."""
+    from perfstudy._lib.checks import check_choice, check_coverage, check_threshold
+    from perfstudy.comparison import BLOCK_STATISTICS, SEQUENTIAL_RULES
+    from perfstudy.experiment.batches import MEASURES
+
+    checks = {
+        "rule": lambda v: check_choice("rule", v, SEQUENTIAL_RULES),
+        "statistic": lambda v: check_choice("statistic", v, BLOCK_STATISTICS),
+        "threshold": lambda v: check_threshold(v),
+        "confidence": lambda v: check_coverage(v),
+        "measure": lambda v: check_choice("measure", v, MEASURES),
+    }
+    for key, check in checks.items():
+        if key in settings:
+            try:
+                check(settings[key])
+            except (TypeError, ValueError) as error:
+                raise ValueError(f"{where}: its settings are not a run's ({error}); was the record edited?") from None
+
+
+def _check_values(frame, record: dict, where: str) -> None:
+    """The measurements of the batches that ran, refused by name where no run writes them: a value that is not
+    finite, a time, CPU time or peak memory below 0."""
+    status = _numbers(frame["exit_status"])
+    ran = status == 0
+    checks = [("value", "value", _numbers(frame["value"]))]
+    checks += [
+        (c, {"cpu": "CPU time", "rss": "peak memory"}[c], _numbers(frame[c])) for c in NEWER_COLUMNS if c in frame
+    ]
+    timed = record.get("settings", {}).get("measure", "time") == "time"
+    for column, what, values in checks:
+        present = ran & ~np.isnan(values) if column != "value" else ran
+        bad = present & ~np.isfinite(values)
+        if column != "value" or timed:
+            bad |= present & (values < 0)
+        if bad.any():
+            line = int(np.flatnonzero(bad)[0]) + 2
+            raise ValueError(
+                f"{where}: {int(bad.sum())} batch(es) that ran have a {what} that is infinite or below 0 (first on "
+                f"line {line}, {column}={values[bad][0]!r}); a perfstudy run writes none, so the file was edited"
+            )
 
 
 def _cut_partial_line(path: Path) -> None:

@@ -99,6 +99,9 @@ class RunResult(Result):
         The signal that interrupted the run (SIGINT, SIGTERM), if one did.
     settings : mapping
         The experiment's settings as run (:data:`SETTINGS` and :data:`BUDGETS`, durations in seconds).
+    cleanup : str
+        How ``cleanup`` failed (its version, exit status or time-out, and standard error's tail), "" if it
+        did not or none was given. The verdicts stand; what cleanup should have undone may not be.
     """
 
     rows: tuple
@@ -111,6 +114,7 @@ class RunResult(Result):
     new_rounds: int = 0
     signal: int | None = None
     settings: MappingProxyType = field(default_factory=lambda: MappingProxyType({}))
+    cleanup: str = ""
 
     @functools.cached_property
     def frame(self) -> pd.DataFrame:
@@ -332,6 +336,17 @@ def run(
         {key: value for key, value in given.items() if value is not None}, stored, resume=bool(record), path=path
     )
     _check_combination(settings, commands)
+    if scheduler is not None and settings["duet"]:
+        raise ValueError(
+            "duet with a scheduler: a scheduler's workers run rounds one after the other, each on its own host, "
+            "so A and B would not run at once; run the duet on this machine (drop --scheduler), or interleaved "
+            "rounds on the scheduler (drop --duet)"
+        )
+    # the hooks follow A's and B's command rules (the shell, or none with shell=False), checked before any file
+    hooks = {
+        key: None if settings[key] is None else command_argv(settings[key], key, shell=shell)
+        for key in ("prepare", "setup", "cleanup")
+    }
     rows, record = _existing(path, texts) if resume else ([], {})  # type: ignore[arg-type]
     if record and seed is not None and record.get("seed") is not None and seed != record["seed"]:
         raise ValueError(f"resume: seed={seed} here, {record['seed']} in {path}.json; drop seed to continue the run")
@@ -390,11 +405,12 @@ def run(
         startup=startup,
         metrics=settings["metric"],
         cpu_startup=cpu_startup,
-        prepare=None if settings["prepare"] is None else tuple(command_argv(settings["prepare"], "prepare")),  # type: ignore[arg-type]
+        prepare=None if hooks["prepare"] is None else tuple(hooks["prepare"]),  # type: ignore[arg-type]
     )
     batches = dict(commands=commands, template=template, seed=seed)
     driver = hosts.rounds if hosts is not None else (_duet_rounds if settings["duet"] else _local_rounds)
-    failure = _per_version(settings["setup"], "setup", settings["timeout"]) if settings["setup"] else ""
+    failure = _per_version(hooks["setup"], "setup", settings["timeout"]) if hooks["setup"] else ""
+    cleaned = ""
     try:
         if failure:
             stopped, signum = "failed", None
@@ -424,9 +440,10 @@ def run(
             bar.close()
         if hosts is not None:
             hosts.close()
-        if settings["cleanup"]:
-            cleaned = _per_version(settings["cleanup"], "cleanup", settings["timeout"])
+        if hooks["cleanup"]:
+            cleaned = _per_version(hooks["cleanup"], "cleanup", settings["timeout"])
             if cleaned:
+                record["cleanup"] = cleaned
                 warnings.warn(cleaned, RuntimeWarning, stacklevel=2)
     record["stopped"] = stopped
     record["rounds"] = len(completed)
@@ -444,6 +461,7 @@ def run(
         new_rounds=len(completed) - already,
         signum=signum,
         verdicts=judge.summary(),
+        cleanup=cleaned,
     )
     if path is not None and result.verdicts:
         from perfstudy.experiment.run_table import markdown_table
@@ -495,12 +513,11 @@ def _at_the_floor(finished: dict, template: Batch) -> str:
     return ""
 
 
-def _per_version(line: str, what: str, timeout) -> str:
-    """Run ``--setup`` or ``--cleanup`` once per version (``PERFSTUDY_VERSION`` set); the first failure's
-    sentence, or ""."""
+def _per_version(argv, what: str, timeout) -> str:
+    """Run ``--setup`` or ``--cleanup`` (its argument vector) once per version (``PERFSTUDY_VERSION`` set); the
+    first failure's sentence, or ""."""
     from perfstudy.experiment.batches import _spawn_once
 
-    argv = command_argv(line, what)
     for version in NAMES:
         ran = _spawn_once(argv, capture=False, timeout=timeout, env={"PERFSTUDY_VERSION": version})  # type: ignore[arg-type]
         if ran.status != 0:
@@ -700,7 +717,7 @@ def _zero_hint(name: str, startup: float) -> None:
 
 
 def _result(
-    rows, stopped, rounds, path, failure, environment, settings, *, new_rounds, signum=None, verdicts=()
+    rows, stopped, rounds, path, failure, environment, settings, *, new_rounds, signum=None, verdicts=(), cleanup=""
 ) -> RunResult:
     return RunResult(
         rows=tuple(rows),
@@ -713,6 +730,7 @@ def _result(
         new_rounds=new_rounds,
         signal=signum,
         settings=MappingProxyType(dict(settings)),
+        cleanup=cleanup,
     )
 
 

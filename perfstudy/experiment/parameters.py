@@ -24,6 +24,8 @@ from perfstudy._lib.result import Result
 __all__ = ["ParameterRuns", "run_parameters", "parameter_table"]
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+#: a placeholder in a command: {name}, not a shell variable's ${name}
+_PLACEHOLDER = re.compile(r"(?<!\$)\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
 @dataclass(frozen=True)
@@ -40,7 +42,9 @@ class ParameterRuns(Result):
         One per value after the first, in order.
     rows : tuple of dict
         One per value and benchmark: ``value`` and the run's verdict row (:attr:`RunResult.verdicts`), with
-        ``p_value`` Holm-adjusted over all rows and ``verdict`` recomputed from it.
+        ``p_value`` Holm-adjusted over all rows and ``verdict`` recomputed from it, and ``failure`` (the run's
+        failed batch, "" if none). A value whose run failed before a round was judged has one row, its verdict
+        ``"failed"``, its numbers NaN, and it does not count in Holm's family.
     confidence : float
         The family's: every run stopped at ``1 - (1 - confidence) / (k - 1)``.
     threshold : float
@@ -70,6 +74,7 @@ class ParameterRuns(Result):
             "verdict",
             "rounds",
             "sd",
+            "failure",
         ]
         return pd.DataFrame(list(self.rows), columns=columns if not self.rows else None)
 
@@ -82,6 +87,12 @@ def _checked(command, parameter, levels) -> tuple[str, str, tuple[str, ...]]:
         raise ValueError(f"parameter={name!r}: expected a parameter name (letters, digits, _), as in {{threads}}")
     if f"{{{name}}}" not in command:
         raise ValueError(f"command: {command!r} has no {{{name}}} to put the values in")
+    others = sorted({m for m in _PLACEHOLDER.findall(command) if m != name})
+    if others:
+        raise ValueError(
+            f"command: {command!r} has {', '.join('{' + m + '}' for m in others)} besides {{{name}}}, which no "
+            "value fills (one parameter a list); write it out, or use a shell variable such as ${" + others[0] + "}"
+        )
     if isinstance(values, str):
         values = values.split(",")
     if not isinstance(values, (list, tuple)) or not all(isinstance(v, (str, int, float)) for v in values):
@@ -91,7 +102,30 @@ def _checked(command, parameter, levels) -> tuple[str, str, tuple[str, ...]]:
         raise ValueError(f"levels={values!r}: expected two or more values, none empty (the first is the baseline)")
     if len(set(values)) != len(values):
         raise ValueError(f"levels={values!r}: a value given twice would be compared with itself")
+    numbers: dict[float, str] = {}
+    for value in values:
+        number = _number(value)
+        if number is not None and number in numbers:
+            raise ValueError(
+                f"levels={values!r}: {numbers[number]!r} and {value!r} are the same number, so the value would be "
+                "compared with itself; give each value once"
+            )
+        if number is not None:
+            numbers[number] = value
     return command, name, values
+
+
+def _number(text: str) -> float | None:
+    try:
+        number = float(text)
+    except ValueError:
+        return None
+    return number if math.isfinite(number) else None
+
+
+def _plain(row: dict) -> dict:
+    """A row for JSON: NaN (a failed value's numbers) as null, which JSON has."""
+    return {k: None if isinstance(v, float) and not math.isfinite(v) else v for k, v in row.items()}
 
 
 def _path(out, name: str, value: str) -> Path | None:
@@ -136,23 +170,45 @@ def run_parameters(command: str, parameter: str, levels, *, out=None, **options)
     command, name, values = _checked(command, parameter, levels)
     if "a" in options or "b" in options:
         raise TypeError("run_parameters: the commands come from command and values; give neither a nor b")
-    from perfstudy._lib.checks import check_fraction
+    from perfstudy._lib.checks import check_coverage
 
-    confidence = check_fraction("confidence", options.pop("confidence", None) or 0.95)
+    given = options.pop("confidence", None)
+    confidence = 0.95 if given is None else check_coverage(given)
     each = 1 - (1 - confidence) / (len(values) - 1)
     runs = []
     for value in values[1:]:
         a = command.replace(f"{{{name}}}", values[0])
         b = command.replace(f"{{{name}}}", value)
         runs.append(run(a, b, out=_path(out, name, value), confidence=each, **options))
-    rows: list[dict[str, Any]] = [
-        dict(value=value, **row) for value, result in zip(values[1:], runs) for row in result.verdicts
-    ]
+    rows: list[dict[str, Any]] = []
+    for value, result in zip(values[1:], runs):
+        if result.verdicts:
+            rows += [dict(value=value, **row, failure=result.failure) for row in result.verdicts]
+        else:  # it failed (or stopped) before a round was judged: a row that says so, not a gap in the table
+            nan = math.nan
+            rows.append(
+                dict(
+                    value=value,
+                    benchmark=result.settings.get("name", "command"),
+                    unit=None,
+                    a=nan,
+                    b=nan,
+                    change=nan,
+                    low=nan,
+                    high=nan,
+                    p_value=nan,
+                    verdict="failed",
+                    rounds=result.rounds,
+                    sd=nan,
+                    failure=result.failure or f"stopped ({result.stopped}) before a round was judged",
+                )
+            )
     threshold = float(runs[0].settings["threshold"])
-    adjusted = adjust_p_values([row["p_value"] for row in rows], "holm") if rows else []
+    judged = [row for row in rows if row["verdict"] != "failed"]
+    adjusted = adjust_p_values([row["p_value"] for row in judged], "holm") if judged else []
     from perfstudy._lib.units import higher_is_better
 
-    for row, p in zip(rows, adjusted):
+    for row, p in zip(judged, adjusted):
         row["p_value"] = float(p)
         if math.isfinite(row["low"]) and math.isfinite(row["high"]):
             row["verdict"] = verdict(
@@ -191,7 +247,7 @@ def parameter_table(result: ParameterRuns, output: Literal["table", "markdown", 
         import json
 
         document = dict(parameter=result.parameter, levels=list(result.levels), confidence=result.confidence,
-                        threshold=result.threshold, rows=list(result.rows))  # fmt: skip
+                        threshold=result.threshold, rows=[_plain(row) for row in result.rows])  # fmt: skip
         return json.dumps(document, indent=2, default=str)
     markdown = output == "markdown"
     header = [
@@ -210,18 +266,20 @@ def parameter_table(result: ParameterRuns, output: Literal["table", "markdown", 
             str(row["benchmark"]),
             _value(row["a"], row["unit"]),
             _value(row["b"], row["unit"]),
-            _percent(row["change"]),
-            f"[{_percent(row['low'])}, {_percent(row['high'])}]",
-            f"{row['p_value']:.2g}",
+            _percent(row["change"]) if not math.isnan(row["change"]) else "-",
+            f"[{_percent(row['low'])}, {_percent(row['high'])}]" if not math.isnan(row["low"]) else "-",
+            f"{row['p_value']:.2g}" if not math.isnan(row["p_value"]) else "-",
             _said(row["verdict"], row["unit"]),
         ]
         for row in result.rows
     ]
+    failed = [row for row in result.rows if row["verdict"] == "failed"]
     each = 1 - (1 - result.confidence) / max(1, len(result.levels) - 1)
     footer = (
         f"each value against {result.parameter}={result.levels[0]} in its own interleaved run, each stopped at "
         f"{100 * each:.4g}% confidence (Bonferroni over {len(result.levels) - 1}); p adjusted (holm) over all "
-        f"{len(result.rows)} comparisons; a change within ±{100 * result.threshold:g}% is no change."
+        f"{len(result.rows) - len(failed)} comparisons; a change within ±{100 * result.threshold:g}% is no change."
+        + "".join(f"\n{result.parameter}={row['value']} FAILED: {row['failure']}" for row in failed)
     )
     if markdown:
         text = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]

@@ -85,6 +85,14 @@ def _footer(result) -> str:
     )
 
 
+def _cleanup(result) -> str:
+    """A failed cleanup, said under the table: the verdicts stand, what it should have undone may not."""
+    failed = getattr(result, "cleanup", "")
+    return (
+        f"\nCLEANUP FAILED: {failed}; the verdicts stand, but what it should undo may not be undone." if failed else ""
+    )
+
+
 def text_table(result) -> str:
     """The table in aligned columns, and a line saying how it was judged.
 
@@ -95,7 +103,7 @@ def text_table(result) -> str:
     header, rows = _cells(result)
     widths = [max(len(line[i]) for line in [header, *rows]) for i in range(len(header))]
     lines = ["  ".join(cell.ljust(width) for cell, width in zip(line, widths)).rstrip() for line in [header, *rows]]
-    return "\n".join(lines) + "\n\n" + _footer(result)
+    return "\n".join(lines) + "\n\n" + _footer(result) + _cleanup(result)
 
 
 def markdown_table(result) -> str:
@@ -119,4 +127,12 @@ def markdown_table(result) -> str:
         for row in result.rows:
             seen.setdefault(row["version"], row.get("command"))
         commands = "\n".join(f"- **{version}**: `{command}`" for version, command in sorted(seen.items())) + "\n\n"
-    return commands + "\n".join(lines) + "\n\n" + _footer(result) + f" Stopped: {result.stopped}.\n"
+    return (
+        commands
+        + "\n".join(lines)
+        + "\n\n"
+        + _footer(result)
+        + f" Stopped: {result.stopped}."
+        + _cleanup(result)
+        + "\n"
+    )
