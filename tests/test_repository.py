@@ -288,3 +288,52 @@ def test_every_test_folder_is_collected():
     folders = {f"tests/{p.name}" for p in (ROOT / "tests").iterdir() if p.is_dir() and p.name[0] not in "._"}
     folders |= {"tests/_lib"} if (ROOT / "tests" / "_lib").is_dir() else set()
     assert folders - {"tests/support"} <= set(paths), sorted(folders - set(paths) - {"tests/support"})
+
+
+def _module_imports() -> dict[str, set[str]]:
+    """Each perfstudy module's imports of other perfstudy modules, at any depth (inside functions and
+    ``if TYPE_CHECKING:`` too), relative imports resolved."""
+    import ast
+
+    modules = {}
+    for path in sorted((ROOT / "perfstudy").rglob("*.py")):
+        parts = list(path.relative_to(ROOT).with_suffix("").parts)
+        modules[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    found = {}
+    for name, path in modules.items():
+        names = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                names.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                module = node.module or ""
+                if node.level:
+                    base = name.split(".")[: len(name.split(".")) - node.level + (path.name == "__init__.py")]
+                    module = ".".join(base + ([module] if module else []))
+                names.add(module)
+                names.update(f"{module}.{alias.name}" for alias in node.names)
+        found[name] = {n for n in names if n in modules and n != name}
+    return found
+
+
+def test_no_two_modules_import_each_other():
+    """Imports within a package go one way too: two modules that import each other are one concept split in two,
+    or a third concept (settings, streams, rounds) that both need. A package's ``__init__`` and its modules are
+    exempt (the package names its exports; a module may use its package's public names)."""
+    graph = _module_imports()
+    pairs = sorted(
+        {
+            tuple(sorted((a, b)))
+            for a, targets in graph.items()
+            for b in targets
+            if a in graph.get(b, set()) and not (a.startswith(b + ".") or b.startswith(a + "."))
+        }
+    )
+    assert not pairs, pairs
+
+
+def test_the_mutual_import_check_can_fail():
+    """The check above sees a relative import and an import inside ``if TYPE_CHECKING:``."""
+    graph = _module_imports()
+    assert "perfstudy.comparison._task" in graph["perfstudy.comparison._batch_checks"]  # under TYPE_CHECKING
+    assert "perfstudy.changes._history" in graph["perfstudy.changes._render"]

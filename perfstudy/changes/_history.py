@@ -119,7 +119,7 @@ class History(Result):
         ----------
         format : {"table", "markdown", "json", "html"}
         """
-        from perfstudy.changes._render import format_history
+        from perfstudy.changes import format_history  # the package: _render imports this module
 
         return format_history(self, format)  # type: ignore[arg-type]
 

@@ -10,7 +10,7 @@ from perfstudy._lib.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from perfstudy.comparison._batch_checks import odd_batches, warmup_check
-    from perfstudy.comparison._compare import Comparison, compare
+    from perfstudy.comparison._compare import Comparison, compare, format_comparison
     from perfstudy.comparison._files import compare_go_files
     from perfstudy.comparison._intervals import (
         BLOCK_STATISTICS,
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
         adjust_p_values,
     )
     from perfstudy.comparison._paired import block_differences, host_and_round_variance
-    from perfstudy.comparison._render import Report, format_comparison
+    from perfstudy.comparison._render import Report
     from perfstudy.comparison._suite import verdict
     from perfstudy.comparison.sequential import DEFAULT_SCALE, ConfidenceSequence, rounds_needed, t_confidence_sequence
 
@@ -39,7 +39,7 @@ _HOMES = {
     "compare": "._compare",
     "verdict": "._suite",
     "adjust_p_values": "._intervals",
-    "format_comparison": "._render",
+    "format_comparison": "._compare",
     "Report": "._render",
     "compare_go_files": "._files",
     "odd_batches": "._batch_checks",

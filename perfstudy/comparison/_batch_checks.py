@@ -19,7 +19,7 @@ from perfstudy._lib.tdist import t_ppf
 from perfstudy.comparison._intervals import WARMUP_SHARE, _Side, _side, _t_p_value
 
 if TYPE_CHECKING:
-    from perfstudy.comparison._one import _Settings
+    from perfstudy.comparison._task import _Settings
 
 
 def _warmup_test(side: _Side, alpha: float, threshold: float) -> tuple[int, float, float] | None:

@@ -77,9 +77,10 @@ from perfstudy.comparison._intervals import (
     VERDICTS,
     adjust_p_values,
 )
-from perfstudy.comparison._one import _compare_one, _Settings
-from perfstudy.comparison._render import Report, _html, _report_of, format_comparison
+from perfstudy.comparison._one import _compare_one
+from perfstudy.comparison._render import Report, _html, render
 from perfstudy.comparison._suite import compare_suite, judged, verdict
+from perfstudy.comparison._task import _Settings
 
 __all__ = [
     "STATISTICS",
@@ -503,3 +504,44 @@ def _check_sequential(sequential) -> str | bool:
 def _table(rows, *, correction: Literal["holm", "bh", "none"], confidence: float, threshold: float) -> pd.DataFrame:
     """The per-benchmark rows as the comparison's table, with corrected p-values and the verdicts."""
     return pd.DataFrame(judged(rows, correction=correction, confidence=confidence, threshold=threshold))
+
+
+def _report_of(result: Comparison) -> Report:
+    return Report(
+        rows=tuple(result.table.to_dict("records")),
+        statistic=result.statistic,
+        confidence=result.confidence,
+        threshold=result.threshold,
+        correction=result.correction,
+        cluster=result.cluster,
+        labels=result.labels,
+        units=result.units,
+        excluded=result.excluded,
+        only_a=result.only_a,
+        only_b=result.only_b,
+        dropped=result.dropped,
+        warmup_dropped=result.warmup_dropped,
+    )
+
+
+def format_comparison(result: Comparison, format: str = "table") -> str:
+    """The comparison as people read it, in benchstat's manner.
+
+    One table per unit, the unit once in its header and each value with an SI prefix (``70.31µ``): each
+    benchmark's A and B as centre ± spread (the SD of the batch statistics relative to the centre), the
+    change with its interval, the adjusted p-value, the verdict, and n as batches×values per batch for A
+    and B; a geomean row over the benchmarks on the ratio scale. A benchmark's notes are numbered
+    footnotes under the tables, one line each; then what applies to the whole comparison.
+
+    Parameters
+    ----------
+    result : Comparison
+    format : {"table", "markdown", "json"}
+        Aligned text for a terminal; a Markdown table ready for a pull-request comment; or JSON in the
+        schema :data:`JSON_SCHEMA` (documented in the README), stable across versions.
+    """
+    if not isinstance(result, Comparison):
+        raise TypeError(f"result: expected Comparison, got {type(result).__name__}")
+    if format not in ("table", "markdown", "json"):
+        raise ValueError(f"format={format!r}: expected 'table', 'markdown' or 'json'")
+    return render(_report_of(result), format)

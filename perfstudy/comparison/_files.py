@@ -68,8 +68,9 @@ def compare_go_files(
         A file that is not Go benchmark text, values that are not finite or below 0 in a unit that cannot be,
         no benchmark present in both (as :func:`perfstudy.io.go.read_go` and :func:`compare` refuse them).
     """
-    from perfstudy.comparison._one import _compare_one, _Settings
+    from perfstudy.comparison._one import _compare_one
     from perfstudy.comparison._suite import compare_suite, judged
+    from perfstudy.comparison._task import _Settings
     from perfstudy.io.go import go_columns
 
     check_choice("statistic", statistic, STATISTICS)

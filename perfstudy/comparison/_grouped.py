@@ -27,7 +27,7 @@ def compare_group(
     """The rows of ``members``, benchmarks that all have ``clusters_a`` batches in A and ``clusters_b`` in B;
     ``ratio`` says which are on the ratio scale (the others on the difference scale: zeros, negative values).
     Both scales share the layout's draws."""
-    from perfstudy.comparison._suite import benchmark_stream, layout_stream
+    from perfstudy.comparison._streams import benchmark_stream, layout_stream
 
     fewer = min(clusters_a, clusters_b)
     method = "t" if fewer < MIN_BOOTSTRAP_CLUSTERS else "bootstrap"

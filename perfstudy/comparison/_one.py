@@ -6,7 +6,6 @@ No pandas: ``perfstudy compare`` of two Go files runs without it."""
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -18,36 +17,7 @@ from perfstudy.comparison._batch_checks import (
     _warmup_warning,
 )
 from perfstudy.comparison._intervals import _change, _interval, _method, _scale, _Side, _side
-
-
-@dataclass(frozen=True)
-class _Settings:
-    statistic: str
-    confidence: float
-    threshold: float
-    replicates: int
-    checks: bool
-    cluster: str
-    block: str | None
-    sequential: str | bool  # False, or the rule: "t" or "sign"
-    check_alpha: float  # size of each diagnostic behind the warnings: Bonferroni over the benchmarks
-
-
-@dataclass(frozen=True, eq=False)
-class _Task:
-    """One benchmark's values and cluster labels in both versions (picklable, for an executor)."""
-
-    name: object
-    values_a: np.ndarray
-    labels_a: np.ndarray
-    values_b: np.ndarray
-    labels_b: np.ndarray
-    higher_is_better: bool
-    settings: _Settings
-    exact: bool = False  # Go's "Unit ... assume=exact": the values have no distribution
-    blocks_a: np.ndarray | None = None  # with compare(block=...): each value's block (round)
-    blocks_b: np.ndarray | None = None
-    hosts_b: np.ndarray | None = None  # each of B's values' host, where a host column says
+from perfstudy.comparison._task import _Task
 
 
 def _compare_one(task: _Task, rng) -> dict:

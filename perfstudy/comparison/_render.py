@@ -6,16 +6,13 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType, SimpleNamespace
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 import numpy as np
 
 from perfstudy._lib.checks import check_choice
 from perfstudy._lib.format import display_unit, si
 from perfstudy._lib.result import Result
-
-if TYPE_CHECKING:
-    from perfstudy.comparison._compare import Comparison
 
 
 @dataclass(frozen=True, eq=False)
@@ -77,24 +74,6 @@ class Report(Result):
 FORMATS = ("table", "markdown", "json")
 
 
-def _report_of(result: Comparison) -> Report:
-    return Report(
-        rows=tuple(result.table.to_dict("records")),
-        statistic=result.statistic,
-        confidence=result.confidence,
-        threshold=result.threshold,
-        correction=result.correction,
-        cluster=result.cluster,
-        labels=result.labels,
-        units=result.units,
-        excluded=result.excluded,
-        only_a=result.only_a,
-        only_b=result.only_b,
-        dropped=result.dropped,
-        warmup_dropped=result.warmup_dropped,
-    )
-
-
 #: the version of the JSON that ``perfstudy compare --format json`` writes (README, "The JSON output");
 #: fields are only ever added within a version
 JSON_SCHEMA = "perfstudy.compare/1"
@@ -143,31 +122,6 @@ def _side_names(result: Report) -> tuple[str, str]:
     short = [os.path.basename(label.rstrip("/")) or label for label in labels]
     names = short if short[0] != short[1] else labels
     return tuple(side if name == side else f"{side}: {name}" for side, name in zip("AB", names))
-
-
-def format_comparison(result: Comparison, format: str = "table") -> str:
-    """The comparison as people read it, in benchstat's manner.
-
-    One table per unit, the unit once in its header and each value with an SI prefix (``70.31µ``): each
-    benchmark's A and B as centre ± spread (the SD of the batch statistics relative to the centre), the
-    change with its interval, the adjusted p-value, the verdict, and n as batches×values per batch for A
-    and B; a geomean row over the benchmarks on the ratio scale. A benchmark's notes are numbered
-    footnotes under the tables, one line each; then what applies to the whole comparison.
-
-    Parameters
-    ----------
-    result : Comparison
-    format : {"table", "markdown", "json"}
-        Aligned text for a terminal; a Markdown table ready for a pull-request comment; or JSON in the
-        schema :data:`JSON_SCHEMA` (documented in the README), stable across versions.
-    """
-    from perfstudy.comparison._compare import Comparison
-
-    if not isinstance(result, Comparison):
-        raise TypeError(f"result: expected Comparison, got {type(result).__name__}")
-    if format not in ("table", "markdown", "json"):
-        raise ValueError(f"format={format!r}: expected 'table', 'markdown' or 'json'")
-    return render(_report_of(result), format)
 
 
 def render(result: Report, format: str = "table") -> str:

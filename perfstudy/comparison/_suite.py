@@ -32,6 +32,7 @@ import numpy as np
 
 from perfstudy._lib.checks import check_bool, check_choice, check_fraction, check_real, check_threshold
 from perfstudy.comparison._intervals import SCALES
+from perfstudy.comparison._streams import _streams, benchmark_stream
 
 if TYPE_CHECKING:
     from perfstudy._lib.types import Executor, Seed
@@ -53,25 +54,6 @@ class _Suite:
     exact: np.ndarray  # bool per benchmark: Go's assume=exact
     blocks: np.ndarray | None = None  # with compare(block=...): each row's block
     hosts: np.ndarray | None = None  # with a block and a host column
-
-
-def _streams(rng: Seed) -> np.random.SeedSequence:
-    """One child of ``rng``, the root of a comparison's streams (module docstring)."""
-    return np.random.default_rng(rng).spawn(1)[0].bit_generator.seed_seq  # type: ignore[return-value]
-
-
-def _descendant(root: np.random.SeedSequence, *key: int) -> np.random.SeedSequence:
-    return np.random.SeedSequence(root.entropy, spawn_key=(*root.spawn_key, *key), pool_size=root.pool_size)
-
-
-def benchmark_stream(root: np.random.SeedSequence, index: int) -> np.random.SeedSequence:
-    """Benchmark ``index``'s own stream."""
-    return _descendant(root, 0, index)
-
-
-def layout_stream(root: np.random.SeedSequence, clusters_a: int, clusters_b: int) -> np.random.SeedSequence:
-    """The stream of the draws that the benchmarks of one layout share."""
-    return _descendant(root, 1, clusters_a, clusters_b)
 
 
 @dataclass(frozen=True, eq=False)
@@ -209,7 +191,7 @@ def _one_with_stream(item, _unused_rng):
 
 def _task(suite: _Suite, i: int, settings):
     """Benchmark ``i`` as a :class:`perfstudy.comparison._one._Task`, its rows in the input's order."""
-    from perfstudy.comparison._one import _Task
+    from perfstudy.comparison._task import _Task
 
     a = slice(int(suite.starts[i]), int(suite.middles[i]))
     b = slice(int(suite.middles[i]), int(suite.ends[i]))

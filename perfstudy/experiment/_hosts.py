@@ -57,7 +57,7 @@ class _Hosts:
         state = {}  # future -> (worker, round, position, order, finished rows)
 
         from perfstudy.experiment._files import NAMES
-        from perfstudy.experiment._run import _batch, _order
+        from perfstudy.experiment._rounds import _batch, _order
 
         def submit(worker, round_number, position, order, finished):
             version = NAMES[order[position]]

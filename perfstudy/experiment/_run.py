@@ -29,10 +29,11 @@ import os
 import signal
 import time
 import warnings
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
@@ -60,8 +61,9 @@ from perfstudy.experiment._files import (
 )
 from perfstudy.experiment._hosts import _Hosts
 from perfstudy.experiment._judge import _FAR, _describe, _Judge, _Stop
-from perfstudy.experiment._settings import _check_combination, _checked_settings, _cpus
-from perfstudy.experiment.batches import Batch, Measure, command_argv, command_text, time_batch
+from perfstudy.experiment._rounds import _duet_rounds, _local_rounds
+from perfstudy.experiment._settings import _check_combination, _checked_settings
+from perfstudy.experiment.batches import Batch, Measure, command_argv, command_text
 
 __all__ = ["run", "RunResult", "RunFile", "STOPS", "COLUMNS", "read_experiment", "read_run", "is_run_file"]
 
@@ -165,11 +167,6 @@ class RunResult(Result):
             return 0
         failed = [int(float(row["exit_status"])) for row in self.rows if float(row["exit_status"]) != 0]
         return failed[-1] if failed else 2
-
-
-def _order(seed: int, round_number: int) -> list[int]:
-    """The versions' order in a round: a permutation drawn from ``(seed, round)`` (the same on resume)."""
-    return list(np.random.default_rng([seed, round_number]).permutation(len(NAMES)))
 
 
 def run(
@@ -359,12 +356,11 @@ def run(
         judged.add_rows(rows)
         return _result(
             rows,
-            "decided",
-            int(record.get("rounds") or 0),
-            path,
-            "",
-            dict(record.get("environment", {})),
             settings,
+            dict(record.get("environment", {})),
+            stopped="decided",
+            rounds=int(record.get("rounds") or 0),
+            path=path,
             new_rounds=0,
             verdicts=judged.summary(),
         )
@@ -415,9 +411,9 @@ def run(
         if failure:
             stopped, signum = "failed", None
         else:
-            stopped, failure, signum = _loop(
-                driver,
-                batches,
+            session = _Session(
+                driver=driver,
+                batches=batches,
                 texts=texts,
                 rows=rows,
                 writer=writer,
@@ -426,10 +422,9 @@ def run(
                 bar=bar,
                 budget=budget,
                 ignore_failures=ignore_failures,
-                min_rounds=settings["min_rounds"],
-                max_rounds=settings["max_rounds"],
-                threshold=settings["threshold"],
+                settings=settings,
             )
+            stopped, failure, signum = _loop(session)
     except BaseException as error:  # the runner itself broke (a full disk...): the record says so, not null
         record.update(stopped="failed", rounds=len(completed), error=f"{type(error).__name__}: {error}")
         _write_record(path, record)
@@ -452,14 +447,14 @@ def run(
     _write_record(path, record)
     result = _result(
         rows,
-        stopped,
-        len(completed),
-        path,
-        failure,
-        environment,
         settings,
+        environment,
+        stopped=stopped,
+        rounds=len(completed),
+        path=path,
+        failure=failure,
         new_rounds=len(completed) - already,
-        signum=signum,
+        signal=signum,
         verdicts=judge.summary(),
         cleanup=cleaned,
     )
@@ -562,92 +557,72 @@ def _environment() -> dict:
     return environment
 
 
-def _loop(
-    driver,
-    batches: dict,
-    *,
-    texts,
-    rows,
-    writer,
-    judge,
-    completed,
-    bar,
-    budget,
-    ignore_failures,
-    min_rounds,
-    max_rounds,
-    threshold,
-) -> tuple[str, str, int | None]:
+@dataclass(eq=False)
+class _Session:
+    """What the loop of one run's rounds works with: the driver of its rounds and the batches it runs, where
+    each batch's rows go (``writer``, ``rows``), the rule that judges them (``judge``, ``completed``), the
+    progress bar, the budgets and the settings the loop reads. Built once by :func:`run`."""
+
+    driver: object
+    batches: dict
+    texts: dict
+    rows: list
+    writer: _Writer
+    judge: _Judge
+    completed: list
+    bar: object
+    budget: float | None
+    ignore_failures: bool
+    settings: Mapping
+
+    @property
+    def min_rounds(self) -> int:
+        return int(self.settings["min_rounds"])
+
+    @property
+    def max_rounds(self) -> int:
+        return int(self.settings["max_rounds"])
+
+
+def _loop(session: _Session) -> tuple[str, str, int | None]:
     """Run rounds until the rule decides or a budget is spent: ``(stopped, failure, signal)``; rows go to
-    ``writer`` and ``rows`` as each batch ends, completed rounds to ``judge`` and ``completed``."""
+    the session's ``writer`` and ``rows`` as each batch ends, completed rounds to its ``judge`` and ``completed``."""
     started = time.monotonic()
-    next_round = 1 + max((int(row["round"]) for row in rows), default=-1)
+    next_round = 1 + max((int(row["round"]) for row in session.rows), default=-1)
     with _Stop() as stop:
         try:
-            return _rounds(
-                driver,
-                batches,
-                stop,
-                texts=texts,
-                rows=rows,
-                writer=writer,
-                judge=judge,
-                completed=completed,
-                bar=bar,
-                budget=budget,
-                ignore_failures=ignore_failures,
-                min_rounds=min_rounds,
-                max_rounds=max_rounds,
-                threshold=threshold,
-                started=started,
-                next_round=next_round,
-            )
+            return _rounds(session, stop, started=started, next_round=next_round)
         except KeyboardInterrupt:  # a second Ctrl-C with nothing of ours to kill (a callable, Dask workers)
             return "interrupted", "", stop.signal if stop.signal is not None else int(signal.SIGINT)
 
 
-def _rounds(
-    driver,
-    batches: dict,
-    stop,
-    *,
-    texts,
-    rows,
-    writer,
-    judge,
-    completed,
-    bar,
-    budget,
-    ignore_failures,
-    min_rounds,
-    max_rounds,
-    threshold,
-    started,
-    next_round,
-) -> tuple[str, str, int | None]:
+def _rounds(session: _Session, stop, *, started: float, next_round: int) -> tuple[str, str, int | None]:
     """The rounds of :func:`_loop`, under its signal handlers."""
     from perfstudy.experiment._interference import Interference
 
+    s = session
+    min_rounds, max_rounds, budget, judge, completed = s.min_rounds, s.max_rounds, s.budget, s.judge, s.completed
     history: dict[str, list[int]] = {}
     hinted: set = set()
-    interference = Interference(threshold, duet=driver is _duet_rounds)
+    interference = Interference(s.settings["threshold"], duet=bool(s.settings["duet"]))
     ran = 0
 
     def should_stop(within: bool = False) -> bool:
         spent = budget is not None and time.monotonic() - started > budget
         return stop.requested or (not within and spent)
 
+    driver: Any = s.driver
     for finished, result in driver(
-        **batches, first=next_round, wanted=max_rounds - len(completed), should_stop=should_stop
+        **s.batches, first=next_round, wanted=max_rounds - len(completed), should_stop=should_stop
     ):
         if result is not None:  # a batch ended
             for row in result.rows:
-                row["command"] = texts[row["version"]]
-            writer.write(result.rows)
-            rows.extend(result.rows)
+                row["command"] = s.texts[row["version"]]
+            s.writer.write(result.rows)
+            s.rows.extend(result.rows)
             if stop.requested and result.status != 0:  # ended by a second interrupt
                 return "interrupted", "", stop.signal
-            if result.status != 0 and not ignore_failures:
+            if result.status != 0 and not s.ignore_failures:
                 version = result.rows[0]["version"]
                 return (
                     "failed",
@@ -663,15 +638,16 @@ def _rounds(
         state = judge.state()
         for key in sorted(judge.unjudged - hinted):
             hinted.add(key)
-            _zero_hint(key, batches["template"].startup)
+            _zero_hint(key, s.batches["template"].startup)
         for key, (_low, _high, verdict, to_go, _sd) in state.items():
             if verdict == "inconclusive" and 0 < to_go < _FAR:
                 history.setdefault(key, []).append(len(completed) + to_go)
-        floored = _at_the_floor(finished, batches["template"])
+        floored = _at_the_floor(finished, s.batches["template"])
         if floored:
             return "failed", floored, None
         if len(completed) >= min_rounds:
-            interference.check(judge, rows, state)
+            interference.check(judge, s.rows, state)
+        bar: Any = s.bar
         if bar is not None:
             left = _rounds_left(max_rounds - len(completed), budget, started, ran)
             bar.total = len(completed) + left
@@ -716,21 +692,17 @@ def _zero_hint(name: str, startup: float) -> None:
     )
 
 
-def _result(
-    rows, stopped, rounds, path, failure, environment, settings, *, new_rounds, signum=None, verdicts=(), cleanup=""
-) -> RunResult:
+def _result(rows, settings, environment, **fields) -> RunResult:
+    """The :class:`RunResult` of a run's ``rows``: ``fields`` are its other fields (``stopped``, ``rounds``,
+    ``path``, ``failure``, ``new_rounds``, ``signal``, ``verdicts``, ``cleanup``)."""
+    path = fields.pop("path", None)
     return RunResult(
         rows=tuple(rows),
-        verdicts=tuple(verdicts),
-        rounds=rounds,
-        stopped=stopped,
+        verdicts=tuple(fields.pop("verdicts", ())),
         path=None if path is None else str(path),
-        failure=failure,
         environment=MappingProxyType(environment),
-        new_rounds=new_rounds,
-        signal=signum,
         settings=MappingProxyType(dict(settings)),
-        cleanup=cleanup,
+        **fields,
     )
 
 
@@ -740,87 +712,3 @@ def _bar(progress: bool, total: int, done: int):
     from tqdm.auto import tqdm
 
     return tqdm(total=total, initial=done, desc="rounds", unit="round", dynamic_ncols=True)
-
-
-def _local_rounds(*, commands, template, seed, first, wanted, should_stop):
-    """Rounds on this machine, one after the other: yields ``(None, BatchResult)`` after each batch and
-    ``({version: rows}, None)`` after each round."""
-    for round_number in range(first, first + wanted):
-        if should_stop():
-            return
-        finished = {}
-        for position, index in enumerate(_order(seed, round_number)):
-            version = NAMES[index]
-            result = time_batch(_batch(template, commands, version, round_number, position))
-            yield None, result
-            finished[version] = list(result.rows)
-            if should_stop(within=True) and position < len(NAMES) - 1:
-                return
-        yield finished, None
-
-
-def _duet_rounds(*, commands, template, seed, first, wanted, should_stop):
-    """Duet rounds on this machine (:func:`perfstudy.experiment.batches.time_duet`): A and B at once, in two
-    halves with their places swapped, so that each version's batch holds runs from both.
-
-    A place (slot 0 or 1) is everything that could favour one side: its CPU, its thread, and with it who is
-    first through the barrier. On this project's 2-vCPU VM the slot that ran a loop in 35 ms alone ran it in
-    53 ms beside the other: a slot effect of +-40% on every round's B/A, which drawn at random is fair but
-    leaves the rounds bimodal and the sign rule without power. So a round runs the duet twice, the places
-    swapped between the halves (a crossover), and each version's batch is its runs in both places: the slot
-    effect falls on A and B alike. Which half comes first is drawn for the round from ``seed`` (the order of
-    :func:`_order`), so that under A/A the round's B/A is symmetric about 0. ``position`` records each run's
-    slot."""
-    from perfstudy.experiment.batches import time_duet
-
-    pair = tuple(_cpus()[:2])
-    for round_number in range(first, first + wanted):
-        if should_stop():
-            return
-        order = _order(seed, round_number)  # the first half's slots: order[i] is the version in slot i
-        halves = []
-        for versions in ([NAMES[i] for i in order], [NAMES[i] for i in reversed(order)]):
-            batches = [_batch(template, commands, v, round_number, position) for position, v in enumerate(versions)]
-            results = time_duet(batches[0], batches[1], cpus=(pair[0], pair[1]))  # type: ignore[arg-type]
-            halves.append(dict(zip(versions, results)))
-            if any(result.status != 0 for result in results) or should_stop(within=True):
-                break
-        merged = {version: _joined([half[version] for half in halves]) for version in NAMES}
-        for version in NAMES:
-            yield None, merged[version]
-        yield {version: list(merged[version].rows) for version in NAMES}, None
-
-
-def _joined(results: list):
-    """A version's batch of a duet round: the runs of its halves, one batch (its first failure's status)."""
-    from perfstudy.experiment.batches import BatchResult
-
-    if len(results) == 1:
-        return results[0]
-    failed = next((r for r in results if r.status != 0), None)
-    start, end = min(r.start for r in results), max(r.end for r in results)
-    rows = tuple({**row, "start": start, "end": end} for r in results for row in r.rows)
-    return BatchResult(
-        rows=rows,
-        status=failed.status if failed else 0,
-        stderr=failed.stderr if failed else "",
-        start=start,
-        end=end,
-        host=results[0].host,
-    )
-
-
-def _batch(template: Batch, commands, version: str, round_number: int, position: int) -> Batch:
-    """The batch of ``version`` in a round: the run's template with the version's command and place."""
-    import dataclasses
-
-    command = commands[version]
-    return dataclasses.replace(
-        template,
-        version=version,
-        command=command,
-        round=round_number,
-        position=position,
-        startup=template.startup if not callable(command) else 0.0,
-        cpu_startup=template.cpu_startup if not callable(command) else 0.0,
-    )

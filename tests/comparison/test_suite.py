@@ -13,8 +13,9 @@ from support.frames import clustered
 
 from perfstudy.comparison import compare
 from perfstudy.comparison._intervals import _interval, _method, _side
-from perfstudy.comparison._one import _compare_one, _Settings, _Task
-from perfstudy.comparison._suite import _streams, benchmark_stream, layout_stream
+from perfstudy.comparison._one import _compare_one
+from perfstudy.comparison._streams import _streams, benchmark_stream, layout_stream
+from perfstudy.comparison._task import _Settings, _Task
 
 SEED = 20261125
 

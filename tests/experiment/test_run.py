@@ -21,7 +21,6 @@ PYTHON = sys.executable
 #: real commands under the clock: `make test` runs them, `make test-fast` does not
 pytestmark = [
     pytest.mark.filterwarnings("ignore::perfstudy.experiment.environment.NoisyMachineWarning"),
-    pytest.mark.slow,
 ]
 
 
@@ -30,6 +29,7 @@ def work(loops: int) -> str:
     return f"{PYTHON} -S -c 'for _ in range({loops}): pass'"
 
 
+@pytest.mark.slow  # over 3 s on 2 cores
 def test_aa_pair_of_identical_commands_reaches_no_change_verdict(tmp_path):
     out = tmp_path / "aa.csv"
     result = run(work(300_000), work(300_000), threshold=0.10, values=2, warmup=1, max_rounds=20, out=out, seed=1,
@@ -48,6 +48,7 @@ def test_aa_pair_of_identical_commands_reaches_no_change_verdict(tmp_path):
     assert record["stopped"] == result.stopped and record["environment"]["cpu_count"] == os.cpu_count()
 
 
+@pytest.mark.slow  # over 3 s on 2 cores
 def test_fifty_percent_more_work_is_called_slower_before_the_budget(tmp_path):
     result = run(work(1_000_000), work(2_000_000), threshold=0.05, values=2, warmup=1, max_rounds=30, seed=2,
                  progress=False)  # fmt: skip
@@ -161,6 +162,7 @@ def test_unreachable_scheduler_names_address_and_timeout(tmp_path, monkeypatch):
     assert not out.exists()
 
 
+@pytest.mark.slow  # over 3 s on 2 cores
 def test_local_cluster_spreads_rounds_over_worker_processes(tmp_path, capsys):
     pytest.importorskip("distributed")
     out = tmp_path / "runs.csv"
@@ -177,6 +179,7 @@ def test_local_cluster_spreads_rounds_over_worker_processes(tmp_path, capsys):
     assert document["benchmarks"][0]["verdict"] == "slower"
 
 
+@pytest.mark.slow  # over 3 s on 2 cores
 def test_a_command_printing_go_benchmarks_yields_many_benchmarks_per_round(tmp_path):
     script = tmp_path / "bench.py"
     script.write_text(

@@ -158,6 +158,7 @@ for p in on: p.kill()
 """
 
 
+@pytest.mark.slow  # 12 real runs under a toggled load: about 18 s
 def test_real_aa_runs_under_a_toggled_load_make_no_more_false_calls_than_the_rule_allows(tmp_path):
     """12 A/A runs of a real 4 ms command while three busy processes are switched on and off every 0.3-1 s.
     With the sign rule each run calls a change with probability at most 5%; more than 2 of 12 would happen

@@ -20,14 +20,14 @@ from perfstudy.cli import _parser, main
 from perfstudy.comparison import compare
 from perfstudy.comparison.sequential import t_confidence_sequence
 from perfstudy.experiment import batches
-from perfstudy.experiment._run import _describe, _order, _rounds_left, read_run, run
+from perfstudy.experiment._rounds import _order
+from perfstudy.experiment._run import _describe, _rounds_left, read_run, run
 from perfstudy.experiment.environment import NoisyMachineWarning
 
 PYTHON = sys.executable
 #: real commands under the clock: `make test` runs them, `make test-fast` does not
 pytestmark = [
     pytest.mark.filterwarnings("ignore::perfstudy.experiment.environment.NoisyMachineWarning"),
-    pytest.mark.slow,
 ]
 
 
@@ -42,6 +42,7 @@ def _seed_that_runs_b_first() -> int:
 # ---- 1, 2: a run's file is the run -------------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # over 3 s on 2 cores
 def test_a_run_whose_first_batch_is_b_reads_back_with_its_own_labels_change_threshold_and_verdict(tmp_path, capsys):
     out = tmp_path / "runs.csv"
     seed = _seed_that_runs_b_first()
