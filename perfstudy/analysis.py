@@ -232,9 +232,10 @@ def _ordered(frame: pd.DataFrame, cluster: str) -> pd.DataFrame:
     return frame.sort_values(keys, kind="stable") if keys else frame
 
 
-def _one(
-    series: pd.DataFrame, *, cluster, confidence, alpha, odd_alpha, warmup_alpha, threshold, permutations, rng
-) -> dict:
+def _one(series: pd.DataFrame, *, cluster, confidence, levels: dict, threshold, permutations, rng) -> dict:
+    """One benchmark's card: ``levels`` holds the tests' sizes, ``alpha`` (each diagnostic), ``odd`` (the odd
+    batches, Bonferroni over the cards) and ``warmup`` (compare's warm-up check, as compare sizes it)."""
+    alpha, odd_alpha, warmup_alpha = levels["alpha"], levels["odd"], levels["warmup"]
     x = series["value"].to_numpy(dtype=float)
     batches = series[cluster].to_numpy() if cluster in series.columns else np.zeros(x.size)
     n_batches = int(pd.unique(batches).size)
@@ -483,9 +484,11 @@ def analyze(
                 _ordered(series, cluster),
                 cluster=cluster,
                 confidence=confidence,
-                alpha=alpha,
-                odd_alpha=alpha / len(groups),
-                warmup_alpha=(1 - confidence) / kept["benchmark"].nunique(),  # as compare() checks it
+                levels=dict(
+                    alpha=alpha,
+                    odd=alpha / len(groups),
+                    warmup=(1 - confidence) / pd.Series(kept["benchmark"]).nunique(),  # as compare() checks it
+                ),
                 threshold=threshold,
                 permutations=permutations,
                 rng=stream,

@@ -337,6 +337,7 @@ def tidy_csv(tmp) -> str:
 
 def _valid(tmp):  # noqa: PLR0915 - one table
     from perfstudy.capacity import response_surface
+    from perfstudy.comparison.running import RunningT
     from perfstudy.comparison.sign_sequence import RunningSign
     from perfstudy.design import bootstrap
     from perfstudy.design import standard_errors as designs
@@ -438,6 +439,12 @@ def _valid(tmp):  # noqa: PLR0915 - one table
         "experiment.run_table.text_table": lambda: call(result_of("experiment.run")),
         "experiment.run_table.markdown_table": lambda: call(result_of("experiment.run")),
         "comparison.sign_sequence.RunningSign.current": lambda: call(RunningSign()),
+        "comparison.sign_sequence.RunningSign.rounds_needed": lambda: call(RunningSign(), 0.01, limit=500),
+        "comparison.sign_sequence.sign_rounds_needed": lambda: call(-0.1, 0.1, 20, 0.02, limit=1000, confidence=0.9),
+        "comparison.running.RunningT.add": lambda: call(RunningT(), 0.1),
+        "comparison.running.RunningT.current": lambda: call(RunningT()),
+        "comparison.running.RunningT.rounds_needed": lambda: call(RunningT(), 0.01, limit=500),
+        "comparison.running.running_rule": lambda: call("sign", 0.9),
         "experiment.batches.rss_floor": lambda: call(),
         "experiment.parameters.run_parameters": lambda: call(
             "sleep 0.00{x}", "x", ["1", "2"], values=1, warmup=0, min_rounds=2, max_rounds=2, progress=False
@@ -923,6 +930,14 @@ OPAQUE = {
         "comparison.verdict",
         "high",
     ): "an interval may be unbounded: inf is a bound, and the verdict is then inconclusive",
+    (
+        "comparison.sign_sequence.sign_rounds_needed",
+        "low",
+    ): "an interval may be unbounded: -inf is a bound, and the rounds needed are then the limit",
+    (
+        "comparison.sign_sequence.sign_rounds_needed",
+        "high",
+    ): "an interval may be unbounded: inf is a bound, and the rounds needed are then the limit",
     ("_lib.parallel.map_tasks", "tasks"): "tasks go to the caller's fn as they are",
     (
         "notebook.records.Recorder.__call__",

@@ -337,3 +337,59 @@ def test_the_mutual_import_check_can_fail():
     graph = _module_imports()
     assert "perfstudy.comparison._task" in graph["perfstudy.comparison._batch_checks"]  # under TYPE_CHECKING
     assert "perfstudy.changes._history" in graph["perfstudy.changes._render"]
+
+
+def test_no_private_function_takes_more_than_eight_parameters():
+    """A function that takes more is passing a settings object's fields by hand: bundle them (a run's _Session,
+    compare's _Settings) so that an option cannot fall through a gap between two keyword lists."""
+    import ast
+
+    found = {}
+    for path in sorted((ROOT / "perfstudy").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name.startswith("_"):
+                if node.name.startswith("__"):
+                    continue
+                args = node.args
+                names = [a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)]
+                count = len(names) - (names[:1] in (["self"], ["cls"]))
+                if count > 8:
+                    found[f"{path.relative_to(ROOT)}:{node.name}"] = count
+    assert not found, found
+
+
+def test_the_command_line_is_split_by_command_each_part_small():
+    """One module per command (and what they share), none over 400 lines: the command line grew 200 lines in
+    eight commits when it was one file."""
+    parts = {p.name: len(p.read_text().splitlines()) for p in (ROOT / "perfstudy" / "cli").glob("*.py")}
+    assert {"_compare.py", "_run.py", "_history.py", "_analyze.py", "_explore.py", "_common.py"} <= set(parts)
+    assert max(parts.values()) <= 400, parts
+
+
+def test_each_packages_three_lists_of_exports_agree():
+    """A package names its exports for the static checker (``if TYPE_CHECKING:`` imports), for the lazy import
+    (``_HOMES``) and for ``import *`` (``__all__``): the three lists hold the same names, and each home holds
+    its name."""
+    import ast
+    import importlib
+
+    checked = 0
+    for init in sorted((ROOT / "perfstudy").rglob("__init__.py")):
+        tree = ast.parse(init.read_text())
+        homes = typed = exported = None
+        for node in tree.body:
+            if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name):
+                if node.targets[0].id == "_HOMES":
+                    homes = ast.literal_eval(node.value)
+                elif node.targets[0].id == "__all__":
+                    exported = ast.literal_eval(node.value)
+            elif isinstance(node, ast.If) and getattr(node.test, "id", None) == "TYPE_CHECKING":
+                typed = {a.asname or a.name for n in node.body if isinstance(n, ast.ImportFrom) for a in n.names}
+        if homes is None:
+            continue
+        checked += 1
+        package = ".".join(init.relative_to(ROOT).parent.parts)
+        assert set(homes) == set(exported or ()) == set(typed or ()), package
+        for name, home in homes.items():
+            assert hasattr(importlib.import_module(home, package), name), (package, name)
+    assert checked >= 8

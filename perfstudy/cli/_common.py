@@ -8,7 +8,7 @@ from pathlib import Path
 
 from perfstudy._lib.defaults import shown
 
-__all__ = ["check_output", "in_help", "one_line"]
+__all__ = ["check_output", "format_option", "in_help", "one_line"]
 
 
 def in_help(verb: str, option: str) -> str:
@@ -52,3 +52,14 @@ def check_output(path, option: str) -> None:
         raise ValueError(f"{option} {path}: the file cannot be written (no permission)")
     if not target.exists() and not os.access(folder, os.W_OK | os.X_OK):
         raise ValueError(f"{option} {path}: the folder {folder} cannot be written in (no permission)")
+
+
+def format_option(parser) -> None:
+    """The --format option of compare and run: a table, Markdown or JSON (into ``args.output``)."""
+    parser.add_argument(
+        "--format",
+        choices=["table", "markdown", "json"],
+        default="table",
+        dest="output",
+        help="the output: a table, Markdown for a pull request, or JSON (default: table)",
+    )

@@ -60,7 +60,7 @@ def compare_group(
                 streams = [benchmark_stream(root, int(i)) for i in part[which]]
             subset = [side.take(which) for side in sides]
             for k, row in zip(
-                which, _rows(suite, layout, part[which], subset, method, draws, settings, streams, scale)
+                which, _rows(suite, layout, part[which], subset, (method, draws), settings, streams, scale)
             ):
                 found[k] = row
         rows += found
@@ -219,7 +219,10 @@ def _odd(statistics: np.ndarray, alpha: float) -> list:
     return found
 
 
-def _rows(suite, layout, part: np.ndarray, sides, method: str, draws, settings, streams, scale: str) -> list[dict]:
+def _rows(suite, layout, part: np.ndarray, sides, how: tuple, settings, streams, scale: str) -> list[dict]:
+    """The rows of ``part``: ``how`` is the interval's method and the group's bootstrap draws (None for
+    Welch-Fieller)."""
+    method, draws = how
     a, b = sides
     s = settings
     if method == "bootstrap":

@@ -63,23 +63,15 @@ def _compare_one(task: _Task, rng) -> dict:
                     _confirm_warning(side, label, s, confirm_rng),
                 ),
             )
-    return _row(
-        task,
-        a,
-        b,
-        clusters=(a.clusters, b.clusters),
-        scale=scale,
-        change=_change(a, b, scale),
-        low=low,
-        high=high,
-        p_value=p,
-        method=method,
-        notes=notes,
-    )
+    found = dict(scale=scale, change=_change(a, b, scale), low=low, high=high, p_value=p, method=method)
+    return _row(task, a, b, (a.clusters, b.clusters), found | {"notes": notes})
 
 
-def _row(task: _Task, a: _Side, b: _Side, *, clusters, scale, change, low, high, p_value, method, notes) -> dict:
-    """One benchmark's row of :class:`Comparison`'s table, before the correction and verdict."""
+def _row(task: _Task, a: _Side, b: _Side, clusters: tuple[int, int], found: dict) -> dict:
+    """One benchmark's row of :class:`Comparison`'s table, before the correction and verdict: ``found`` holds
+    its interval (``scale``, ``change``, ``low``, ``high``, ``p_value``, ``method``) and ``notes``."""
+    scale, change, low, high = found["scale"], found["change"], found["low"], found["high"]
+    p_value, method, notes = found["p_value"], found["method"], found["notes"]
     return dict(
         benchmark=task.name,
         n_a=int(a.values.size),
@@ -129,19 +121,7 @@ def _paired_row(task: _Task, a: _Side, b: _Side) -> dict:
     if s.checks and found["scale"] == "ratio":
         for side, label in ((a, "A"), (b, "B")):
             notes += filter(None, (_warmup_warning(side, label, s.check_alpha, s.threshold),))
-    return _row(
-        task,
-        a,
-        b,
-        clusters=(int(blocks.size), int(blocks.size)),
-        scale=found["scale"],
-        change=found["change"],
-        low=found["low"],
-        high=found["high"],
-        p_value=found["p_value"],
-        method=found["method"],
-        notes=notes,
-    )
+    return _row(task, a, b, (int(blocks.size), int(blocks.size)), found | {"notes": notes})
 
 
 def _spread(side: _Side) -> float:

@@ -42,13 +42,14 @@ from functools import cache
 
 import numpy as np
 
-from perfstudy._lib.checks import check_fraction, check_numbers, check_real
+from perfstudy._lib.checks import check_fraction, check_int, check_numbers, check_real
 from perfstudy._lib.result import Result
 
 __all__ = [
     "SignSequence",
     "sign_confidence_sequence",
     "RunningSign",
+    "sign_rounds_needed",
     "DEFAULT_CONCENTRATION",
 ]
 
@@ -299,7 +300,78 @@ class RunningSign:
             return math.nan
         return 0.5 * (self.ordered[(t - 1) // 2] + self.ordered[t // 2])
 
+    @property
+    def centre(self) -> float:
+        """The rule's centre: the median observation (:class:`perfstudy.comparison.running.RunningRule`)."""
+        return self.median
+
+    def rounds_needed(self, gap: float, *, limit: int = 100_000) -> int:
+        """About how many observations the interval needs before its half-width is below ``gap``
+        (:func:`sign_rounds_needed` on the interval now), for a progress bar.
+
+        Parameters
+        ----------
+        gap : float
+            The half-width that decides.
+        limit : int
+            The answer when the interval is unbounded or no ``n`` up to ``limit`` is enough.
+        """
+        gap = check_real("gap", gap, positive=True)
+        limit = check_int("limit", limit, minimum=2, maximum=10**12)
+        low, high, _ = self.current()
+        return sign_rounds_needed(low, high, len(self.ordered), gap, limit=limit, confidence=self.confidence)
+
     def current(self) -> tuple[float, float, float]:
         """``(low, high, p_value)`` as :meth:`SignSequence.current` gives them after the same observations."""
         low, high = (self.low, self.high) if self.low <= self.high else (self.last_low, self.last_high)
         return low, high, min(1.0, math.exp(-self.log_m_max))
+
+
+def sign_rounds_needed(
+    low: float, high: float, rounds: int, gap: float, *, limit: int = 100_000, confidence: float = 0.95
+) -> int:
+    """About how many observations the sign sequence needs before its half-width is below ``gap``.
+
+    The half-width of an interval between order statistics shrinks as ``sqrt(log(n) / n)`` of the
+    rank distance; this scales the current half-width by the ratio of that rate at ``n`` to the rate
+    now, and is meant for a progress bar, not for a decision.
+
+    Parameters
+    ----------
+    low, high : float
+        The current interval.
+    rounds : int
+        The observations it uses.
+    gap : float
+        The half-width that decides.
+    limit : int
+        The answer when the interval is unbounded or no ``n`` up to ``limit`` is enough.
+    confidence : float
+
+    Returns
+    -------
+    int
+    """
+    for name, value in (("low", low), ("high", high)):
+        if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) or value != value:
+            raise TypeError(f"{name}={value!r}: expected a bound (a real number, or an infinity)")
+    if low > high:
+        raise ValueError(f"low, high: [{low}, {high}] is not an interval")
+    rounds = check_int("rounds", rounds, minimum=0, maximum=10**12)
+    gap = check_real("gap", gap, positive=True)
+    limit = check_int("limit", limit, minimum=2, maximum=10**12)
+    confidence = check_fraction("confidence", confidence)
+    if not (math.isfinite(low) and math.isfinite(high)) or rounds < 2:
+        return limit
+    half = (high - low) / 2
+    if half <= gap:
+        return rounds
+    # half(n) ~ half(rounds) * sqrt(log(n / alpha) * rounds / (n * log(rounds / alpha)))
+    alpha = 1 - confidence
+    now = math.log(rounds / alpha) / rounds
+    n = rounds
+    while n < limit:
+        n = min(limit, int(n * 1.25) + 1)
+        if half * math.sqrt(math.log(n / alpha) / n / now) <= gap:
+            return n
+    return limit

@@ -41,8 +41,10 @@ def _median(values: list[float]) -> float:
 class _Judge:
     """The stopping rule after every round (module text), per benchmark, on the rounds in the order they ended.
 
-    Each round's batch statistic (``statistic``) of A and of B gives the round's log-ratio; ``rule`` is the
-    anytime-valid sequence over them: ``"sign"`` for their median, ``"t"`` (Lai) for their mean."""
+    Each round's batch statistic (``statistic``) of A and of B gives the round's log-ratio; ``rule`` names the
+    anytime-valid sequence over them (``"sign"`` for their median, ``"t"`` (Lai) for their mean), which the
+    judge builds once per benchmark and then uses only through its protocol
+    (:class:`perfstudy.comparison.running.RunningRule`)."""
 
     def __init__(self, threshold: float, confidence: float, statistic: str = "mean", rule: str = "t"):
         self.threshold, self.confidence = threshold, confidence
@@ -53,7 +55,7 @@ class _Judge:
         self.units: dict[str, str | None] = {}
         self.higher: dict[str, bool] = {}
         self.unjudged: set = set()  # benchmarks with a round whose statistic was 0: no ratio B/A to judge
-        self.running: dict = {}  # the sign sequence of each benchmark, kept up round by round
+        self.running: dict = {}  # each benchmark's stopping rule, kept up round by round
 
     def add_round(self, rows_a: list[dict], rows_b: list[dict]) -> None:
         from perfstudy._lib.units import higher_is_better
@@ -67,10 +69,11 @@ class _Judge:
             stat_a, stat_b = summary(a), summary(b)
             if stat_a > 0 and stat_b > 0:
                 self.d.setdefault(name, []).append(math.log(stat_b / stat_a))
-                if self.rule == "sign":
-                    from perfstudy.comparison.sign_sequence import RunningSign
+                if name not in self.running:
+                    from perfstudy.comparison.running import running_rule
 
-                    self.running.setdefault(name, RunningSign(self.confidence)).add(self.d[name][-1])
+                    self.running[name] = running_rule(self.rule, self.confidence)
+                self.running[name].add(self.d[name][-1])
                 self.a.setdefault(name, []).extend(a)
                 self.b.setdefault(name, []).extend(b)
                 unit = next((r.get("unit") for r in rows_a if r["benchmark"] == name), None)
@@ -80,17 +83,10 @@ class _Judge:
                 self.unjudged.add(name)
 
     def _sequence(self, name: str) -> tuple[float, float, float, float]:
-        """``(low, high, p, centre)`` of the rule on the log scale."""
-        if self.rule == "sign":
-            running = self.running[name]
-            low, high, p = running.current()
-            return low, high, p, running.median
-        d = np.asarray(self.d[name])
-        from perfstudy.comparison.sequential import t_confidence_sequence
-
-        cs = t_confidence_sequence(d, self.confidence)
-        low, high, p = cs.current()
-        return low, high, p, float(cs.mean[-1])
+        """``(low, high, p, centre)`` of the rule on the log scale (:class:`perfstudy.comparison.running.RunningRule`)."""
+        running = self.running[name]
+        low, high, p = running.current()
+        return low, high, p, running.centre
 
     def state(self) -> dict:
         """``{benchmark: (low, high, verdict, rounds still needed, sd)}`` (:meth:`_judged`)."""
@@ -102,7 +98,6 @@ class _Judge:
         standard deviation of the rounds' log-ratios. The interval is the intersection of the sequence's
         intervals so far, as :func:`perfstudy.comparison._compare.compare` shows it, so that it agrees with the p-value."""
         from perfstudy.comparison import adjust_p_values, verdict
-        from perfstudy.comparison.sequential import rounds_needed
 
         names = sorted(self.d)
         if not names:
@@ -134,11 +129,9 @@ class _Judge:
                 gap = band - abs(centre) if abs(centre) < band else abs(centre) - band
                 if gap <= 0 or not math.isfinite(sd):
                     to_go = _FAR
-                elif self.rule == "sign":
-                    needed = _sign_rounds_needed(low, high, d.size, gap, limit=_FAR, confidence=self.confidence)
-                    to_go = max(1, needed - d.size) if needed < _FAR else _FAR
                 else:
-                    to_go = max(1, rounds_needed(sd, gap, self.confidence, limit=_FAR) - d.size)
+                    needed = self.running[name].rounds_needed(gap, limit=_FAR)
+                    to_go = max(1, needed - d.size) if needed < _FAR else _FAR
             state[name] = (math.expm1(low), math.expm1(high), said, to_go, sd, float(p), centre)
         return state
 
@@ -230,44 +223,3 @@ def _describe(state: dict, history: dict, *, rounds: int, min_rounds: int, left:
     if len(state) > limit:
         parts.append(f"{sum(v[2] != 'inconclusive' for v in state.values())}/{len(state)} decided")
     return "; ".join(parts)
-
-
-def _sign_rounds_needed(
-    low: float, high: float, rounds: int, gap: float, *, limit: int = 100_000, confidence: float = 0.95
-) -> int:
-    """About how many observations the sign sequence needs before its half-width is below ``gap``.
-
-    The half-width of an interval between order statistics shrinks as ``sqrt(log(n) / n)`` of the
-    rank distance; this scales the current half-width by the ratio of that rate at ``n`` to the rate
-    now, and is meant for a progress bar, not for a decision.
-
-    Parameters
-    ----------
-    low, high : float
-        The current interval.
-    rounds : int
-        The observations it uses.
-    gap : float
-        The half-width that decides.
-    limit : int
-        The answer when the interval is unbounded or no ``n`` up to ``limit`` is enough.
-    confidence : float
-
-    Returns
-    -------
-    int
-    """
-    if not (math.isfinite(low) and math.isfinite(high)) or gap <= 0 or rounds < 2:
-        return limit
-    half = (high - low) / 2
-    if half <= gap:
-        return rounds
-    # half(n) ~ half(rounds) * sqrt(log(n / alpha) * rounds / (n * log(rounds / alpha)))
-    alpha = 1 - confidence
-    now = math.log(rounds / alpha) / rounds
-    n = rounds
-    while n < limit:
-        n = min(limit, int(n * 1.25) + 1)
-        if half * math.sqrt(math.log(n / alpha) / n / now) <= gap:
-            return n
-    return limit

@@ -236,11 +236,11 @@ def _to_html(notebook_path: Path, *, code: bool = True) -> Path:
     return html_path
 
 
-def _execute(
-    path: Path, output: Path, parameters: dict, *, cwd, kernel_name, timeout, html, progress, code: bool = True
-) -> NotebookRun:
+def _execute(path: Path, output: Path, parameters: dict, *, cwd, kernel: dict, html, code: bool = True) -> NotebookRun:
     """Execute one notebook with papermill into ``output`` (and its HTML); a failure is reported in
-    the result, never raised."""
+    the result, never raised. ``kernel`` is how papermill runs it: ``name``, ``timeout`` (a cell's) and
+    ``progress`` (papermill's bar)."""
+    kernel_name, timeout, progress = kernel["name"], kernel["timeout"], kernel["progress"]
     import papermill as pm
 
     from perfstudy.notebook._kernel import BatchKernelManager
@@ -356,10 +356,8 @@ def execute_notebooks(
                 output,
                 parameters,
                 cwd=path.parent,
-                kernel_name=kernel_name,
-                timeout=timeout,
+                kernel=dict(name=kernel_name, timeout=timeout, progress=progress),
                 html=html,
-                progress=progress,
             )
         )
     summary = [{**run.__dict__, "output": str(run.output), "html": str(run.html) if run.html else None} for run in runs]
@@ -441,10 +439,8 @@ def execute_analysis(
         output,
         parameters,
         cwd=out,
-        kernel_name=kernel_name,
-        timeout=timeout,
+        kernel=dict(name=kernel_name, timeout=timeout, progress=progress),
         html=html,
-        progress=progress,
         code=False,
     )
 

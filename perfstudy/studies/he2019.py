@@ -393,9 +393,12 @@ def reduction_study(
     return pd.DataFrame(map_tasks(work, names, executor=executor, progress=progress, desc="configurations"))
 
 
-def _baselines(
-    name: str, rng, *, periods_hours, spans_hours, threshold, margin, step_hours, confidence, replicates
-) -> dict:
+def _baselines(name: str, rng, *, sota1_grid: tuple, threshold, sota2_options: dict) -> dict:
+    """SOTA1 at its best period and span of ``sota1_grid`` (periods, spans in hours), and SOTA2 with ``sota2_options``'
+    ``margin``, ``step_hours``, ``confidence`` and ``replicates``, on configuration ``name``."""
+    periods_hours, spans_hours = sota1_grid
+    margin, step_hours = sota2_options["margin"], sota2_options["step_hours"]
+    confidence, replicates = sota2_options["confidence"], sota2_options["replicates"]
     c = configuration(name)
     best = None
     for period in periods_hours:
@@ -481,13 +484,9 @@ def baseline_study(
     names = configurations() if names is None else list(names)
     work = partial(
         _baselines,
-        periods_hours=list(periods_hours),
-        spans_hours=list(spans_hours),
+        sota1_grid=(list(periods_hours), list(spans_hours)),
         threshold=threshold,
-        margin=margin,
-        step_hours=step_hours,
-        confidence=confidence,
-        replicates=replicates,
+        sota2_options=dict(margin=margin, step_hours=step_hours, confidence=confidence, replicates=replicates),
     )
     return pd.DataFrame(map_tasks(work, names, rng=rng, executor=executor, progress=progress, desc="configurations"))
 

@@ -13,8 +13,8 @@ from perfstudy.comparison.sign_sequence import (
     RunningSign,
     _log_sign_martingale,
     sign_confidence_sequence,
+    sign_rounds_needed,
 )
-from perfstudy.experiment._judge import _sign_rounds_needed as sign_rounds_needed
 from perfstudy.studies.running import ContentionModel, rules_under_contention, simulate_contended_rounds
 
 

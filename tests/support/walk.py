@@ -50,6 +50,8 @@ def _callables():
             if inspect.isfunction(obj):
                 yield f"{module_name}.{name}", obj
             elif inspect.isclass(obj):
+                if getattr(obj, "_is_protocol", False):
+                    continue  # a Protocol describes methods; its implementations are walked
                 if not issubclass(obj, BaseException):
                     yield f"{module_name}.{name}", obj
                 for attr, member in vars(obj).items():

@@ -1,0 +1,68 @@
+"""``perfstudy analyze``: its options and the analyze notebook run on the files."""
+
+from __future__ import annotations
+
+import sys
+import time
+
+from perfstudy._lib.checks import check_threshold
+from perfstudy.cli._common import in_help
+from perfstudy.cli._common import one_line as _one_line
+
+
+def add_parser(commands) -> None:
+    analysis = commands.add_parser(
+        "analyze",
+        help="a report on benchmark files: diagnostics, comparison, advice (executed notebook + HTML)",
+        description="Run the analyze notebook on FILE... and write the executed notebook, its HTML and figures "
+        "into --out. Files: Go benchmark text, pyperf, hyperfine, Google Benchmark, JMH, pytest-benchmark, asv, "
+        "BenchmarkDotNet JSON, criterion.rs (a target/criterion directory, sample.json or raw.csv), a tidy CSV "
+        "or Parquet file, or a perfstudy run's file. With two files, the second (B) is compared against the "
+        "first (A); a run's file alone is both versions, A and B as its record says, paired by round. "
+        "Exit status 1 if the notebook failed, 2 for unusable input.",
+    )
+    analysis.add_argument("files", metavar="FILE", nargs="+", help="benchmark files, or one perfstudy run's file")
+    analysis.add_argument("--out", default="build/analyze", help="output directory (default: build/analyze)")
+    analysis.add_argument(
+        "--threshold",
+        default=None,
+        help="smallest change that matters: 2%% or 0.02 "
+        f"(default {in_help('analyze', 'threshold')}; for a perfstudy run's file, the run's own)",
+    )
+    analysis.add_argument("--quick", action="store_true", help="fewer replicates and permutations")
+    analysis.add_argument("--no-html", action="store_true", help="skip the HTML rendering")
+    analysis.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def analyze_command(args) -> int:
+    from perfstudy.experiment import is_run_file, read_run
+    from perfstudy.io import read
+    from perfstudy.notebook.report import execute_analysis
+
+    started = time.perf_counter()
+    try:
+        threshold = None if args.threshold is None else check_threshold(args.threshold, "--threshold")
+        if any(is_run_file(path) for path in args.files):
+            if len(args.files) != 1:
+                raise ValueError("a perfstudy run's file holds both versions: analyze it alone")
+            read_run(args.files[0])
+        else:
+            for path in args.files:  # refuse unreadable input before starting a kernel
+                read(path)
+        run = execute_analysis(
+            args.files,
+            out_dir=args.out,
+            threshold=threshold,
+            quick=args.quick,
+            html=not args.no_html,
+            progress=not args.no_progress,
+        )
+    except (ValueError, TypeError, OSError) as error:
+        print(f"perfstudy analyze: {_one_line(error)}", file=sys.stderr)
+        return 2
+    if run.status != "ok":
+        print(f"perfstudy analyze: the notebook failed: {run.error}", file=sys.stderr)
+        return 1
+    elapsed = time.perf_counter() - started  # the whole command: reading the files, the kernel, the HTML
+    print(f"analysis of {len(args.files)} file(s) in {elapsed:.1f} s: {run.html or run.output}")
+    return 0

@@ -1,0 +1,275 @@
+"""``perfstudy compare``: its options, the two-Go-file path without pandas, and the general path."""
+
+from __future__ import annotations
+
+import sys
+
+from perfstudy._lib.checks import check_coverage, check_threshold
+from perfstudy._lib.defaults import default
+from perfstudy.cli._common import format_option, in_help
+from perfstudy.cli._common import one_line as _one_line
+from perfstudy.io import FORMATS
+
+
+def add_parser(commands) -> None:
+    comparison = commands.add_parser(
+        "compare",
+        help="compare two versions' benchmark files: change, interval, p-value, verdict",
+        description="Compare BASE (version A) with NEW (version B) per benchmark, resampling whole "
+        "batches (processes, forks, repetitions, go test lines). Files: Go benchmark text, pyperf, "
+        "hyperfine, Google Benchmark, JMH, pytest-benchmark, asv, BenchmarkDotNet JSON, criterion.rs "
+        "(a target/criterion directory, sample.json or raw.csv) or a tidy CSV. With one file, --by names "
+        "what tells its two versions apart (a Go configuration key such as note, as benchstat's -col; "
+        "a tidy file's version column). Exit status 1 with --fail-on-regression when a benchmark is slower "
+        "beyond the threshold, 2 for unusable input.",
+    )
+    comparison.add_argument("base", metavar="BASE", help="the baseline's file (version A), or the one file")
+    comparison.add_argument("new", metavar="NEW", nargs="?", help="the candidate's file (version B)")
+    comparison.add_argument(
+        "--by",
+        metavar="KEY",
+        help="with one file: the column or Go configuration key whose two values are the versions "
+        "(default: version). A is the first of the two in sorted order when the file also puts it first, else "
+        "--a-version must say which; a perfstudy run's file is read by its record (A is its --a)",
+    )
+    comparison.add_argument(
+        "--a-version",
+        metavar="VALUE",
+        default=None,
+        help="with one file: the value of --by that is version A, the baseline (default: the first in sorted order, "
+        "when the file puts it first too)",
+    )
+    comparison.add_argument(
+        "--input-format",
+        choices=FORMATS,
+        default="auto",
+        help="the files' format (default: auto, detected from the content)",
+    )
+    comparison.add_argument(
+        "--threshold",
+        default=None,
+        help="smallest change that matters: 2%% or 0.02 "
+        f"(default {in_help('compare', 'threshold')}; for a perfstudy run's file, the run's own)",
+    )
+    comparison.add_argument("--cluster", default="batch", help="the column to resample (default: batch)")
+    comparison.add_argument(
+        "--dropna",
+        action="store_true",
+        help="leave out values that are missing or not numbers (a failed benchmark), and say how many",
+    )
+    comparison.add_argument(
+        "--block",
+        metavar="COLUMN",
+        default=None,
+        help="pair the versions within blocks of this column (e.g. round): each block's B/A, a paired interval; "
+        "a perfstudy run file is paired by round, with its anytime-valid interval, without it (default: none, "
+        "unpaired)",
+    )
+    comparison.add_argument(
+        "--statistic",
+        choices=["mean", "median", "min"],
+        default=None,
+        help="each batch's statistic (default: mean; for a perfstudy run's file, the run's own; min only paired "
+        "over rounds)",
+    )
+    comparison.add_argument(
+        "--confidence",
+        default=None,
+        help="interval coverage: 0.95 or 95%% (default 0.95; for a perfstudy run's file, the run's own)",
+    )
+    comparison.add_argument(
+        "--correction",
+        choices=["holm", "bh", "none"],
+        default="holm",
+        help="multiple-comparison adjustment of the p-values over the benchmarks (default: holm)",
+    )
+    comparison.add_argument("--replicates", type=int, default=2000, help="bootstrap replicates (default 2000)")
+    comparison.add_argument("--seed", type=int, default=None, help="seed of the bootstrap (default: random)")
+    format_option(comparison)
+    comparison.add_argument(
+        "--fail-on-regression", action="store_true", help="exit 1 if any benchmark is slower beyond the threshold"
+    )
+
+
+def _compare_go_files(args, threshold, confidence):
+    """The comparison of two Go text files without pandas (:mod:`perfstudy.comparison._files`), as a report;
+    None when the files are not both Go text (or carry a perfstudy run's record), for the general path."""
+    from pathlib import Path
+
+    from perfstudy.io import is_go_text
+
+    if args.input_format not in ("auto", "go") or args.block is not None or args.dropna:
+        return None
+    paths = [Path(args.base), Path(args.new)]
+    for path in paths:
+        if not path.is_file() or Path(f"{path}.json").exists():
+            return None
+        if args.input_format == "auto" and not is_go_text(path):  # a JSON file is not parsed to tell
+            return None
+    from perfstudy.comparison import compare_go_files
+
+    names = _file_labels(args)
+    return compare_go_files(
+        args.base,
+        args.new,
+        labels=(names[0], names[1]),
+        statistic=args.statistic or "mean",
+        confidence=0.95 if confidence is None else confidence,
+        threshold=default("compare", "threshold") if threshold is None else threshold,
+        correction=args.correction,
+        replicates=args.replicates,
+        rng=args.seed,
+    )
+
+
+def _file_labels(args) -> list[str]:
+    """Each file is a version named by its path, so that the table and the JSON say which is which; the same
+    path twice is told apart as ``(A)`` and ``(B)``."""
+    names = [str(args.base), str(args.new)]
+    if names[0] == names[1]:
+        names = [f"{names[0]} (A)", f"{names[1]} (B)"]
+    return names
+
+
+def _print_report(report, args, said: list) -> int:
+    """Print a comparison in the format asked; the exit status (1 for a regression with --fail-on-regression)."""
+    if args.output == "json":
+        import json
+
+        document = json.loads(report.format("json"))
+        document["said"] = said
+        print(json.dumps(document, indent=2))
+    else:
+        print(report.format(args.output))
+        for line in said:
+            print(line)
+    return 1 if args.fail_on_regression and report.regressions else 0
+
+
+def _compare_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """A warning of compare's (values left out with --dropna) as one line in the command line's words."""
+    text = str(message).replace("; attrs['dropped'] counts them", "")
+    print(f"perfstudy compare: warning: {_one_line(ValueError(text))}", file=sys.stderr)
+
+
+def compare_command(args) -> int:
+    import warnings
+
+    warnings.showwarning = _compare_warning
+    said = []  # where the threshold and confidence came from, said under the table
+    try:
+        threshold = None if args.threshold is None else check_threshold(args.threshold, "--threshold")
+        confidence = None if args.confidence is None else check_coverage(args.confidence, "--confidence")
+        report = None
+        if args.new is not None and args.by is None and args.a_version is None:
+            report = _compare_go_files(args, threshold, confidence)  # two Go files: no pandas
+    except (ValueError, TypeError, OSError) as error:
+        print(f"perfstudy compare: {_one_line(error)}", file=sys.stderr)
+        return 2
+    if report is not None:  # printed outside the try: a closed pipe is not unusable input
+        return _print_report(report, args, said)
+    return _compare_frames(args, threshold, confidence, said)
+
+
+def _compare_frames(args, threshold, confidence, said: list) -> int:
+    """``perfstudy compare`` through :func:`perfstudy.comparison.compare` on the files' DataFrames."""
+    from perfstudy.comparison import compare
+    from perfstudy.experiment import is_run_file, read_run
+    from perfstudy.io import read
+
+    try:
+        block, sequential = args.block, False
+        statistic = args.statistic or "mean"
+        read_dropped = 0
+        if args.new is not None:
+            if args.by is not None or args.a_version is not None:
+                raise ValueError(
+                    "--by and --a-version split one file into two versions; with two files, each file "
+                    "is a version (BASE is A)"
+                )
+            for path in (args.base, args.new):
+                if is_run_file(path):  # as one side, its A and B would be pooled into one version
+                    raise ValueError(
+                        f"{path} is a perfstudy run's file, which holds both versions: compare it alone "
+                        f"(perfstudy compare {path})"
+                    )
+            import pandas as pd
+
+            names = _file_labels(args)
+            frames = [
+                read(path, args.input_format, dropna=args.dropna).assign(version=v)
+                for v, path in zip(names, (args.base, args.new))
+            ]
+            frame, by, baseline = pd.concat(frames, ignore_index=True), "version", names[0]
+            read_dropped = sum(int(f.attrs.get("dropped", 0)) for f in frames)
+        elif is_run_file(args.base) and args.input_format in ("auto", "csv"):
+            # perfstudy run's file: A and B as its record says, its failed batches left out, paired by round
+            # with the anytime interval (it looked after every round), judged by its own threshold
+            if args.by not in (None, "version") or args.a_version not in (None, "A"):
+                raise ValueError(
+                    f"{args.base} is a perfstudy run's file: its versions are A and B as its record "
+                    "says; drop --by and --a-version"
+                )
+            run_file = read_run(args.base)
+            if run_file.failed_rows:
+                print(f"perfstudy compare: {run_file.failed_rows} rows of failed batches left out", file=sys.stderr)
+            frame, by, baseline = run_file.frame, "version", run_file.baseline
+            block, sequential = block or "round", run_file.rule if block in (None, "round") else False
+            if args.statistic is None:
+                statistic = run_file.statistic
+                said.append(f"each batch's {statistic} (the run's own), rounds judged by the {run_file.rule} rule")
+            if threshold is None:
+                threshold = run_file.threshold
+                said.append(f"threshold {100 * threshold:g}% (the run's own; --threshold overrides)")
+            else:
+                said.append(
+                    f"threshold {100 * threshold:g}% (--threshold; the run was judged by {100 * run_file.threshold:g}%)"
+                )
+            if confidence is None:
+                confidence = run_file.confidence
+                said.append(f"confidence {100 * confidence:g}% (the run's own)")
+            commands = run_file.commands
+            said.append(f"A: {commands['A']}; B: {commands['B']}")
+        else:
+            frame, by = read(args.base, args.input_format, dropna=args.dropna), args.by or "version"
+            read_dropped = int(frame.attrs.get("dropped", 0))
+            if by not in frame.columns:
+                keys = [c for c in frame.columns if c not in ("value", "iteration", "warmup")]
+                raise ValueError(
+                    f"--by {by}: {args.base} has no such column or configuration key; it has {keys}. "
+                    "Give two files (BASE NEW), or --by naming what tells the versions apart"
+                )
+            baseline = _baseline(frame[by], args.a_version, by)
+        result = compare(
+            frame,
+            by=by,
+            baseline=baseline,
+            cluster=args.cluster,
+            statistic=statistic,  # pyright: ignore[reportArgumentType]
+            confidence=0.95 if confidence is None else confidence,
+            threshold=default("compare", "threshold") if threshold is None else threshold,
+            correction=args.correction,
+            replicates=args.replicates,
+            block=block,
+            sequential=sequential,  # pyright: ignore[reportArgumentType]
+            dropna=args.dropna,
+            rng=args.seed,
+        )
+        if read_dropped:
+            said.append(f"{read_dropped} value(s) without a number left out when the files were read (--dropna)")
+    except (ValueError, TypeError, OSError) as error:
+        print(f"perfstudy compare: {_one_line(error)}", file=sys.stderr)
+        return 2
+    return _print_report(result.report(), args, said)
+
+
+def _baseline(column, chosen, by: str):
+    """Version A of one file: ``--a-version`` (matched as text against the column's values), else the first of
+    the two values in sorted order, never whichever row comes first."""
+    values = list(dict.fromkeys(column.dropna().tolist()))
+    if chosen is None:
+        return None  # compare's rule: the first in sorted order, refused where the rows put the other first
+    matches = [v for v in values if str(v) == str(chosen)]
+    if not matches:
+        raise ValueError(f"--a-version {chosen}: not a value of {by} (it has {[str(v) for v in values][:5]})")
+    return matches[0]

@@ -1,0 +1,339 @@
+"""``perfstudy run``: its options, a parameter list, and what it prints."""
+
+from __future__ import annotations
+
+import functools
+import signal
+import sys
+from typing import Any
+
+from perfstudy._lib.checks import check_coverage, check_threshold, parse_duration
+from perfstudy._lib.defaults import default
+from perfstudy.cli._common import format_option, in_help
+from perfstudy.cli._common import one_line as _one_line
+
+
+def add_parser(commands) -> None:
+    experiment = commands.add_parser(
+        "run",
+        help="run two commands interleaved and randomised until the change is known",
+        description="Run versions A and B in rounds, each round both in a fresh random order, and stop when "
+        "every benchmark is decided by an anytime-valid confidence sequence (Lai 1976; looking after every "
+        "round keeps the error at 1 - confidence): 'no change' inside +-threshold, 'faster' or 'slower' beyond "
+        "it; else at --max-rounds or --max-time, 'inconclusive'. Every batch is appended to --out at once. "
+        "Command lines run through /bin/sh -c, as in a terminal (pipes, &&, VAR=value), and the shell's start-up "
+        "is subtracted from every time; -N runs them directly. Ctrl-C or SIGTERM stops after the running batch, a "
+        "second Ctrl-C ends it too. Exit status: 0; 1 with --fail-on-regression and a slower benchmark; 2 for "
+        "unusable input; 130 after Ctrl-C and 143 after SIGTERM (a partial run); a failing command's own status "
+        "(124 past --timeout).",
+    )
+    experiment.add_argument(
+        "--a", metavar="CMD", help="version A's command (the baseline), run through /bin/sh -c unless --no-shell"
+    )
+    experiment.add_argument("--b", metavar="CMD", help="version B's command")
+    experiment.add_argument(
+        "--parameter-list",
+        nargs=2,
+        metavar=("NAME", "VALUES"),
+        default=None,
+        help="run --a with {NAME} replaced by each of VALUES (comma-separated), each value against the first in "
+        "its own interleaved run, the verdicts Holm-adjusted together; --out names the runs' files "
+        "(runs.NAME=VALUE.csv) (default: two versions, --a and --b)",
+    )
+    experiment.add_argument(
+        "-N",
+        "--no-shell",
+        dest="shell",
+        action="store_false",
+        default=None,
+        help="run the commands directly, split into words as a shell would, not through /bin/sh -c (a command "
+        "with shell syntax such as | && ; > or VAR=value is then refused; default: through the shell, whose "
+        "start-up is measured and subtracted from every time)",
+    )
+    experiment.add_argument("--name", default=None, help="the benchmark's name (default: command)")
+    resumed = "; on --resume, the run's own"
+    experiment.add_argument(
+        "--threshold",
+        default=None,
+        help=f"smallest change that matters: 5%% or 0.05 (default {in_help('run', 'threshold')}{resumed})",
+    )
+    experiment.add_argument(
+        "--confidence", default=None, help=f"coverage at every round at once: 0.95 or 95%% (default 0.95{resumed})"
+    )
+    experiment.add_argument("--values", type=int, default=None, help=f"measured runs per batch (default 3{resumed})")
+    experiment.add_argument(
+        "--warmup", type=int, default=None, help=f"warm-up runs per batch, left out (default 1{resumed})"
+    )
+    experiment.add_argument(
+        "--min-rounds", type=int, default=None, help=f"rounds before a verdict may stop (default 5{resumed})"
+    )
+    experiment.add_argument(
+        "--max-rounds", type=int, default=None, help=f"the budget in rounds (default 100{resumed}, or more if given)"
+    )
+    experiment.add_argument(
+        "--max-time", default=None, help="the budget in time, with its unit: 10m, 90s, 2h (default: none)"
+    )
+    experiment.add_argument("--out", default="runs.csv", help="the run's file (default runs.csv; and OUT.json)")
+    experiment.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue the run in --out with its commands, seed and settings (a different setting is refused; "
+        "--max-rounds and --max-time may be raised); a decided run is reported without another round",
+    )
+    experiment.add_argument("--seed", type=int, default=None, help="seed of the rounds' orders (default: random)")
+    experiment.add_argument(
+        "--measure",
+        default=None,
+        help="time (the command's wall-clock time, default) or the format the command prints "
+        "(go, pyperf, google_benchmark, hyperfine, jmh, criterion, pytest_benchmark, asv): one round then "
+        "yields many benchmarks",
+    )
+    experiment.add_argument(
+        "--timeout",
+        default=None,
+        help="how long one run may take, with its unit: 30s, 5m (default: none); the command's whole process "
+        "group is then ended and the batch fails with status 124",
+    )
+    experiment.add_argument(
+        "--ignore-failures", action="store_true", help="record a failing batch and go on (default: stop)"
+    )
+    experiment.add_argument(
+        "--statistic",
+        choices=("mean", "median", "min"),
+        default=None,
+        help=f"each batch's statistic, whose ratio B/A is the round's (default median{resumed})",
+    )
+    experiment.add_argument(
+        "--rule",
+        choices=("sign", "t"),
+        default=None,
+        help="the anytime-valid rule: sign (median round; valid under heavy tails and contention, the default) "
+        f"or t (Lai's sequence for the mean round; quicker on a quiet machine only){resumed}",
+    )
+    experiment.add_argument(
+        "--metric",
+        action="append",
+        default=None,
+        metavar="METRIC",
+        help="what is judged: wall (default), cpu (user + system CPU time, from wait4) or rss (peak memory); "
+        "repeat or separate by commas for several (wall,cpu,rss), each judged as its own benchmark",
+    )
+    experiment.add_argument(
+        "--duet",
+        action="store_true",
+        default=None,
+        help="run A and B at the same time, each pinned to a CPU of its own, each round twice with the CPUs "
+        "swapped (duet benchmarking): both meet the same interference; needs 2 CPUs, better more "
+        "(default: interleaved rounds)",
+    )
+    experiment.add_argument(
+        "--prepare", metavar="CMD", default=None, help="a command run before every batch, untimed (default: none)"
+    )
+    experiment.add_argument(
+        "--setup",
+        metavar="CMD",
+        default=None,
+        help="a command run once per version before the first round (default: none)",
+    )
+    experiment.add_argument(
+        "--cleanup",
+        metavar="CMD",
+        default=None,
+        help="a command run once per version after the last round (default: none)",
+    )
+    experiment.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        default=None,
+        help="a Dask scheduler, or local:N worker processes (default: this process, one round at a time)",
+    )
+    experiment.add_argument(
+        "--plan",
+        metavar="PILOT",
+        default=None,
+        help="instead of running: propose hosts x rounds for --threshold from a pilot run's file",
+    )
+    format_option(experiment)
+    experiment.add_argument(
+        "--fail-on-regression", action="store_true", help="exit 1 if a benchmark is slower beyond the threshold"
+    )
+    experiment.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def run_command(args) -> int:
+    import warnings
+
+    try:
+        threshold = None if args.threshold is None else check_threshold(args.threshold, "--threshold")
+        confidence = None if args.confidence is None else check_coverage(args.confidence, "--confidence")
+        if args.plan is not None:
+            from perfstudy.experiment.plan import format_plan, plan_rounds
+
+            plan = plan_rounds(
+                args.plan,
+                threshold=default("run", "threshold") if threshold is None else threshold,
+                confidence=0.95 if confidence is None else confidence,
+            )
+            print(format_plan(plan))
+            return 0
+        if args.resume and args.parameter_list is None and args.a is None and args.b is None:
+            args.a, args.b = _resumed_commands(args.out)  # --help: resume continues "with its commands"
+        for option, command in (("--a", args.a), ("--b", args.b)):
+            if args.parameter_list is not None and option == "--b":
+                if command is not None:
+                    raise ValueError("--parameter-list: the versions are --a's command with each value; drop --b")
+            elif command is None or not command.strip():
+                raise ValueError(f"{option}: missing; give the command of version {option[2:].upper()}")
+        max_time = None if args.max_time is None else f"{parse_duration(args.max_time, '--max-time')}s"
+        timeout = None if args.timeout is None else f"{parse_duration(args.timeout, '--timeout')}s"
+        from perfstudy.experiment import run
+
+        with warnings.catch_warnings():
+            warnings.showwarning = _show_warning  # the machine's warnings as they are found: before round 1
+            if args.parameter_list is not None:
+                from perfstudy.experiment.parameters import run_parameters
+
+                launch: Any = functools.partial(run_parameters, args.a, *args.parameter_list)
+            else:
+                launch = functools.partial(run, args.a, args.b)
+            result = launch(
+                name=args.name,
+                threshold=threshold,
+                confidence=confidence,
+                values=args.values,
+                warmup=args.warmup,
+                min_rounds=args.min_rounds,
+                max_rounds=args.max_rounds,
+                max_time=max_time,
+                out=args.out,
+                resume=args.resume,
+                seed=args.seed,
+                measure=args.measure,
+                shell=args.shell,
+                scheduler=args.scheduler,
+                ignore_failures=args.ignore_failures,
+                timeout=timeout,
+                statistic=args.statistic,
+                rule=args.rule,
+                metric=None if args.metric is None else ",".join(args.metric),
+                duet=args.duet,
+                prepare=args.prepare,
+                setup=args.setup,
+                cleanup=args.cleanup,
+                progress=not args.no_progress,
+            )
+    except (ValueError, TypeError, OSError, ImportError) as error:
+        print(f"perfstudy run: {_one_line(error)}", file=sys.stderr)
+        return 2
+    if args.parameter_list is not None:
+        return _parameter_output(result, args)
+    if result.failure:
+        print(f"perfstudy run: {result.failure}", file=sys.stderr)
+    if not result.verdicts and result.comparison is None:
+        print(
+            f"perfstudy run: stopped ({result.stopped}) before a round completed; rows in {result.path}",
+            file=sys.stderr,
+        )
+        return result.exit_status or 2
+    stopped = _stopped_text(result, args.resume)
+    if args.output == "json":
+        import json
+
+        from perfstudy.comparison import format_comparison
+
+        document = json.loads(format_comparison(result.comparison, "json"))  # pyright: ignore[reportArgumentType]
+        document.update(
+            rounds=result.rounds,
+            stopped=result.stopped,
+            file=result.path,
+            new_rounds=result.new_rounds,
+            exit_status=result.exit_status,
+            warnings=list(result.environment.get("warnings", ())),
+            signal=None if result.signal is None else signal.Signals(result.signal).name,
+            rule=result.settings["rule"],
+            statistic=result.settings["statistic"],
+            cleanup=result.cleanup or None,
+        )
+        print(json.dumps(document, indent=2))
+    elif not result.verdicts:  # no round had a ratio to judge (a time of 0): compare's table, on the difference scale
+        from perfstudy.comparison import format_comparison
+
+        print(format_comparison(result.comparison, args.output))  # pyright: ignore[reportArgumentType]
+        print(stopped)
+    else:
+        from perfstudy.experiment.run_table import markdown_table, text_table
+
+        print(markdown_table(result) if args.output == "markdown" else text_table(result))
+        print(stopped)
+    for text in result.environment.get("warnings", ()):  # again, beside the verdict
+        print(f"perfstudy run: warning: {text}", file=sys.stderr)
+    if result.exit_status:
+        return result.exit_status
+    regressed = (
+        any(row["verdict"] == "slower" for row in result.verdicts)
+        if result.verdicts
+        else bool(len(result.comparison.regressions))  # pyright: ignore[reportOptionalMemberAccess]
+    )
+    return 1 if args.fail_on_regression and regressed else 0
+
+
+def _resumed_commands(out) -> tuple[str, str]:
+    """A and B of the run in ``out``, from its record, for ``--resume`` without ``--a`` and ``--b``."""
+    from perfstudy.experiment import read_experiment
+
+    try:
+        record = read_experiment(out)
+    except (OSError, ValueError):
+        raise ValueError(
+            f"--resume: {out}.json, the run's record, is missing or unreadable; give --a and --b, or the --out of a "
+            "run to continue"
+        ) from None
+    commands = record.get("commands") if isinstance(record, dict) else None
+    if not (isinstance(commands, dict) and all(isinstance(commands.get(v), str) for v in ("A", "B"))):
+        raise ValueError(f"--resume: {out}.json names no commands A and B; is {out} a perfstudy run's file?")
+    return commands["A"], commands["B"]
+
+
+def _parameter_output(result, args) -> int:
+    """The table of a parameter list, its Markdown beside the runs' files, and the exit status."""
+    from pathlib import Path
+
+    from perfstudy.experiment.parameters import parameter_table
+
+    statuses = [run.exit_status for run in result.runs if run.exit_status]
+    for failure in filter(None, (run.failure for run in result.runs)):
+        print(f"perfstudy run: {failure}", file=sys.stderr)
+    print(parameter_table(result, args.output))
+    files = [run.path for run in result.runs if run.path]
+    if files:
+        Path(f"{args.out}.md").write_text(parameter_table(result, "markdown"), encoding="utf-8")
+        print(f"{len(result.runs)} runs, every batch in {', '.join(files)} (this table in {args.out}.md)")
+    if statuses:
+        return statuses[-1]
+    return 1 if args.fail_on_regression and any(row["verdict"] == "slower" for row in result.rows) else 0
+
+
+def _stopped_text(result, resumed: bool) -> str:
+    """The line under the table: why the run stopped, in words a CI log reader needs."""
+    where = f"every batch in {result.path} (this table in {result.path}.md)" if result.path else "no file written"
+    if result.stopped == "decided" and resumed and result.new_rounds == 0:
+        return f"{result.rounds} rounds, already decided: no round run; {where}"
+    if result.stopped == "interrupted":
+        name = signal.Signals(result.signal).name if result.signal is not None else "a signal"
+        return (
+            f"INTERRUPTED by {name} after {result.rounds} rounds (exit status {result.exit_status}): a partial run; "
+            f"the intervals are anytime-valid, so the verdicts above hold, but the inconclusive ones need more "
+            f"rounds (--resume); {where}"
+        )
+    return f"{result.rounds} rounds, stopped: {result.stopped}; {where}"
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """A warning as one line of the command's standard error, above the progress bar."""
+    text = f"perfstudy run: warning: {message}"
+    try:
+        from tqdm import tqdm
+
+        tqdm.write(text, file=sys.stderr)
+    except ImportError:  # pragma: no cover - tqdm is a dependency
+        print(text, file=sys.stderr)
