@@ -393,3 +393,24 @@ def test_each_packages_three_lists_of_exports_agree():
         for name, home in homes.items():
             assert hasattr(importlib.import_module(home, package), name), (package, name)
     assert checked >= 8
+
+
+def test_there_is_one_suite_builder():
+    """compare() and the two-Go-file path differ only in how they get their columns: the suite is built in one
+    place (comparison/_columns.py), and no function of _compare.py repeats one of _files.py."""
+    import ast
+
+    comparison = ROOT / "perfstudy" / "comparison"
+    builders = [p.name for p in sorted(comparison.glob("*.py")) if "_Suite(" in p.read_text() and p.name != "_suite.py"]
+    assert builders == ["_columns.py"]
+
+    def functions(name):
+        tree = ast.parse((comparison / name).read_text())
+        return {n.name: ast.dump(n) for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)}
+
+    compare_side, files_side = functions("_compare.py"), functions("_files.py")
+    # the same body under any name is a repeat; a shared name is allowed only as a thin adapter (_suite)
+    bodies = {dump.split("body=", 1)[1] for name, dump in files_side.items()}
+    assert not [name for name, dump in compare_side.items() if dump.split("body=", 1)[1] in bodies]
+    for name in set(compare_side) & set(files_side):
+        assert "build_suite" in compare_side[name] and "build_suite" in files_side[name], name

@@ -62,10 +62,9 @@ from perfstudy._lib.checks import (
     check_resamples,
     check_threshold,
 )
-from perfstudy._lib.frames import one_value_each
 from perfstudy._lib.result import Result
 from perfstudy._lib.types import Executor, Seed
-from perfstudy._lib.units import common_unit, higher_is_better
+from perfstudy._lib.units import higher_is_better
 from perfstudy.comparison._batch_checks import odd_batches
 from perfstudy.comparison._intervals import (
     BLOCK_STATISTICS,
@@ -412,84 +411,35 @@ def _without_warmups(frame: pd.DataFrame, by: str) -> tuple[pd.DataFrame, int, d
 
 
 def _suite(frame: pd.DataFrame, *, by: str, value: str, cluster: str, labels: tuple, excluded: dict, block):
-    """The benchmarks present in both versions as one :class:`perfstudy.comparison._suite._Suite`, each
-    benchmark's values in one unit.
-
-    Returns the suite, the unit of each benchmark, and the benchmarks only in A and only in B;
-    ``excluded`` gains the benchmarks whose units do not convert.
-    """
-    from perfstudy.comparison._suite import _Suite
+    """The frame's columns given to the one suite builder (:func:`perfstudy.comparison._columns.build_suite`):
+    the suite, each benchmark's unit, and the benchmarks only in A and only in B; ``excluded`` gains the
+    benchmarks whose units do not convert."""
+    from perfstudy.comparison._columns import SuiteColumns, build_suite
 
     a_label, b_label = labels
-    # positions of each (version, benchmark) in the frame's arrays: one groupby, no sub-frames
-    positions = frame.groupby([by, "benchmark"], sort=False).indices
-    sides = {label: {} for label in labels}
-    for (version, name), where in positions.items():
-        sides[version][name] = where
-    only_a = tuple(sorted(map(str, set(sides[a_label]) - set(sides[b_label]) - set(excluded))))
-    only_b = tuple(sorted(map(str, set(sides[b_label]) - set(sides[a_label]) - set(excluded))))
-    names = [name for name in sides[a_label] if name in sides[b_label] and str(name) not in excluded]
-    units = {}
-    # each benchmark's one unit and metadata, found once for all (a pandas concat per benchmark
-    # took a third of the command's time on 200 benchmarks)
-    metadata = {column: one_value_each(frame, column) for column in ("unit", "better", "assume")}
-    unitless = set(frame.loc[frame["unit"].isna(), "benchmark"]) if "unit" in frame.columns else set()
-    all_values = frame[value].to_numpy(dtype=float)
-    kept, pieces, factors, better, exact = [], [], [], [], []
-    for name in names:
-        where_a, where_b = sides[a_label][name], sides[b_label][name]
-        factor_a = factor_b = 1.0
-        unit = None
-        if name in metadata["unit"] and name not in unitless:
-            unit = metadata["unit"][name]
-            units[str(name)] = unit
-        elif "unit" in frame.columns:
-            unit_column = frame["unit"]
-            unit_a, unit_b = (
-                [None if pd.isna(u) else str(u) for u in unit_column.iloc[where].tolist()]
-                for where in (where_a, where_b)
-            )
-            unit, factor_a, factor_b, reason = common_unit(unit_a, unit_b)
-            if reason is not None:
-                excluded[str(name)] = reason
-                continue
-            if unit is not None:
-                units[str(name)] = unit
-        faster_up = higher_is_better(unit)
-        if metadata["better"].get(name) in ("higher", "lower"):
-            faster_up = metadata["better"][name] == "higher"
-        kept.append(name)
-        pieces += [where_a, where_b]
-        factors += [
-            np.broadcast_to(np.asarray(factor_a, dtype=float), where_a.shape),
-            np.broadcast_to(np.asarray(factor_b, dtype=float), where_b.shape),
-        ]
-        better.append(faster_up)
-        exact.append(metadata["assume"].get(name) == "exact")
-    if not kept:
-        reasons = "; ".join(f"{k}: {v}" for k, v in list(excluded.items())[:3])
-        raise ValueError(
-            f"benchmark: none can be compared between {by}={a_label!r} and {by}={b_label!r}"
-            + (f" ({reasons})" if reasons else " (none is present in both)")
-        )
-    rows = np.concatenate(pieces)
-    bounds = np.cumsum([0] + [piece.size for piece in pieces])
-    hosts = None
-    if block and "host" in frame.columns and block != "host":
-        hosts = frame["host"].to_numpy()[rows]
-    suite = _Suite(
-        names=kept,
-        values=all_values[rows] * np.concatenate(factors),
-        labels=frame[cluster].to_numpy()[rows],
-        starts=bounds[0:-1:2],
-        middles=bounds[1::2],
-        ends=bounds[2::2],
-        higher_is_better=np.array(better, dtype=bool),
-        exact=np.array(exact, dtype=bool),
-        blocks=frame[block].to_numpy()[rows] if block else None,
-        hosts=hosts,
+    versions = frame[by]
+    side = np.where(versions == a_label, 0, np.where(versions == b_label, 1, -1)).astype(np.int8)
+    code, distinct = pd.factorize(frame["benchmark"])
+    side[code < 0] = -1
+
+    def texts(column: str) -> list | None:
+        if column not in frame.columns:
+            return None
+        return [None if pd.isna(item) else str(item) for item in frame[column].tolist()]
+
+    columns = SuiteColumns(
+        side=side,
+        code=np.maximum(code, 0),
+        distinct=list(distinct),
+        value=frame[value].to_numpy(dtype=float),
+        label=frame[cluster].to_numpy(),
+        unit=texts("unit"),
+        better=texts("better"),
+        assume=texts("assume"),
+        block=frame[block].to_numpy() if block else None,
+        host=frame["host"].to_numpy() if block and "host" in frame.columns and block != "host" else None,
     )
-    return suite, units, only_a, only_b
+    return build_suite(columns, by=by, labels=labels, excluded=excluded)
 
 
 def _check_sequential(sequential) -> str | bool:

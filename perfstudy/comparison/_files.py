@@ -23,7 +23,6 @@ from perfstudy._lib.checks import (
     check_resamples,
     check_threshold,
 )
-from perfstudy._lib.units import common_unit, higher_is_better
 from perfstudy.comparison._intervals import CORRECTIONS, STATISTICS
 from perfstudy.comparison._render import Report
 
@@ -120,101 +119,35 @@ def compare_go_files(
 
 
 def _suite(files, labels: tuple[str, str]):
-    """The :class:`perfstudy.comparison._suite._Suite` of two files, as :func:`perfstudy.comparison._compare._suite`
-    builds it from their DataFrame: benchmarks in A's order of first appearance, each converted to one unit.
-    Array operations over the rows; a Python step only per benchmark whose rows name more than one unit."""
-    from perfstudy.comparison._suite import _Suite
+    """The two files' columns given to the one suite builder (:func:`perfstudy.comparison._columns.build_suite`),
+    as :func:`perfstudy.comparison.compare` gives it a DataFrame's: the suite, each benchmark's unit, the
+    benchmarks only in A and only in B, and those whose units do not convert."""
+    from perfstudy.comparison._columns import SuiteColumns, build_suite
 
     a, b = files
-    in_a, in_b = set(a.distinct), set(b.distinct)
-    only_a = tuple(sorted(map(str, in_a - in_b)))
-    only_b = tuple(sorted(map(str, in_b - in_a)))
-    names = [name for name in a.distinct if name in in_b]
-    rank = {name: i for i, name in enumerate(names)}
-    ranks = np.concatenate(
-        [np.array([rank.get(name, -1) for name in found.distinct], dtype=np.int64)[found.codes] for found in files]
+    joint = {name: i for i, name in enumerate(a.distinct)}
+    for name in b.distinct:
+        joint.setdefault(name, len(joint))
+    b_codes = np.fromiter(map(joint.__getitem__, b.distinct), dtype=np.int64, count=len(b.distinct))
+    described = any(found.unit_meta for found in files)
+    columns = SuiteColumns(
+        side=np.repeat(np.array([0, 1], dtype=np.int8), [len(a.benchmark), len(b.benchmark)]),
+        code=np.concatenate([a.codes, b_codes[b.codes]]),
+        distinct=list(joint),
+        value=np.concatenate([a.value, b.value]),
+        label=np.concatenate([a.batch, b.batch]),
+        unit=_units(a.unit, b.unit),
+        better=[*a.metadata("better"), *b.metadata("better")] if described else None,
+        assume=[*a.metadata("assume"), *b.metadata("assume")] if described else None,
     )
-    sides = np.repeat(np.array([0, 1], dtype=np.int8), [len(a.benchmark), len(b.benchmark)])
-    factors = None  # 1 for every row, unless a benchmark's units convert
-    units, excluded, dropped = {}, {}, set()
-    found_units = set(a.unit) | set(b.unit)
-    per_benchmark: dict = {}
-    units_of_rows: list = []
-    if len(found_units) == 1:  # one unit throughout (go test's ns/op alone): nothing to convert
-        per_benchmark = dict.fromkeys(range(len(names)), list(found_units))
-    else:  # (benchmark, unit) pairs: a benchmark with one unit throughout needs no conversion
-        units_of_rows = [*a.unit, *b.unit]
-        for i, unit in dict.fromkeys(zip(ranks.tolist(), units_of_rows)):
-            if i >= 0:
-                per_benchmark.setdefault(i, []).append(unit)
-    for i, its_units in per_benchmark.items():
-        name = names[i]
-        if len(its_units) == 1 and isinstance(its_units[0], str):
-            units[str(name)] = its_units[0]
-            continue
-        rows = np.flatnonzero(ranks == i)
-        unit_a = [units_of_rows[r] for r in rows.tolist() if sides[r] == 0]
-        unit_b = [units_of_rows[r] for r in rows.tolist() if sides[r] == 1]
-        unit, factor_a, factor_b, reason = common_unit(unit_a, unit_b)
-        if reason is not None:
-            excluded[str(name)] = reason
-            dropped.add(i)
-            continue
-        if unit is not None:
-            units[str(name)] = unit
-        if factors is None:
-            factors = np.ones(ranks.size)
-        factors[rows] = np.concatenate([np.broadcast_to(np.asarray(factor_a, dtype=float), len(unit_a)),
-                                        np.broadcast_to(np.asarray(factor_b, dtype=float), len(unit_b))])  # fmt: skip
-    kept = [i for i in range(len(names)) if i not in dropped]
-    if not kept:
-        reasons = "; ".join(f"{k}: {v}" for k, v in list(excluded.items())[:3])
-        raise ValueError(
-            f"benchmark: none can be compared between version={labels[0]!r} and version={labels[1]!r}"
-            + (f" ({reasons})" if reasons else " (none is present in both)")
-        )
-    better, exact = _unit_metadata(files, ranks, names, [units.get(str(names[i])) for i in range(len(names))])
-    position = np.full(len(names), -1, dtype=np.int64)
-    position[kept] = np.arange(len(kept))
-    use = ranks >= 0
-    use[use] = position[ranks[use]] >= 0
-    key = position[ranks[use]] * 2 + sides[use]
-    rows = np.flatnonzero(use)[np.argsort(key, kind="stable")]
-    bounds = np.concatenate([[0], np.cumsum(np.bincount(key, minlength=2 * len(kept)))])
-    values = np.concatenate([a.value, b.value])
-    batches = np.concatenate([a.batch, b.batch])
-    suite = _Suite(
-        names=[names[i] for i in kept],
-        values=values[rows] if factors is None else values[rows] * factors[rows],
-        labels=batches[rows],
-        starts=bounds[0:-1:2],
-        middles=bounds[1::2],
-        ends=bounds[2::2],
-        higher_is_better=better[kept],
-        exact=exact[kept],
-    )
+    excluded: dict = {}
+    suite, units, only_a, only_b = build_suite(columns, by="version", labels=labels, excluded=excluded)
     return suite, units, only_a, only_b, excluded
 
 
-def _unit_metadata(files, ranks: np.ndarray, names: list, units: list) -> tuple[np.ndarray, np.ndarray]:
-    """Per benchmark, whether higher is better (its unit's direction, or Go's ``Unit ... better=``, where all
-    its rows say the same) and whether its values are exact (``assume=exact``, likewise)."""
-    direction = {unit: higher_is_better(unit) for unit in set(units)}
-    better = np.array([direction[unit] for unit in units], dtype=bool)
-    exact = np.zeros(len(names), dtype=bool)
-    if not any(found.unit_meta for found in files):
-        return better, exact
-    for key in ("better", "assume"):
-        said: dict = {}
-        for i, value in dict.fromkeys(zip(ranks.tolist(), [*files[0].metadata(key), *files[1].metadata(key)])):
-            if i >= 0 and value is not None:
-                said.setdefault(i, set()).add(value)
-        for i, values in said.items():
-            if len(values) != 1:
-                continue
-            value = next(iter(values))
-            if key == "better" and value in ("higher", "lower"):
-                better[i] = value == "higher"
-            if key == "assume":
-                exact[i] = value == "exact"
-    return better, exact
+def _units(unit_a: list, unit_b: list) -> list | str:
+    """Every row's unit: one text where both files have one unit throughout (no list of a row each)."""
+    found = set(unit_a) | set(unit_b)
+    if len(found) == 1 and isinstance(next(iter(found)), str):
+        return next(iter(found))
+    return [*unit_a, *unit_b]

@@ -96,9 +96,9 @@ def test_the_command_gives_the_same_output_either_way(files, capsys, monkeypatch
     base, new = files
     assert main(["compare", base, new, "--seed", "5", "--fail-on-regression"]) == 1
     lean = capsys.readouterr().out
-    from perfstudy import cli
+    from perfstudy.cli import _compare
 
-    monkeypatch.setattr(cli, "_compare_go_files", lambda *args: None)  # the DataFrame path
+    monkeypatch.setattr(_compare, "_compare_go_files", lambda *args: None)  # the DataFrame path
     assert main(["compare", base, new, "--seed", "5", "--fail-on-regression"]) == 1
     assert capsys.readouterr().out == lean
 
