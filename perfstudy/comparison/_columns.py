@@ -95,10 +95,14 @@ def build_suite(columns: SuiteColumns, *, by: str, labels: tuple, excluded: dict
     key = position[ranks[use]] * 2 + side[use]
     rows = np.flatnonzero(use)[np.argsort(key, kind="stable")]
     bounds = np.concatenate([[0], np.cumsum(np.bincount(key, minlength=2 * len(kept)))])
+    from perfstudy.comparison._suite import scaled
+
     values = np.asarray(c.value, dtype=float)
+    values = values[rows] if factors is None else values[rows] * factors[rows]
+    values, scales = scaled(values, bounds[0:-1:2], bounds[2::2])
     suite = _Suite(
         names=[names[i] for i in kept],
-        values=values[rows] if factors is None else values[rows] * factors[rows],
+        values=values,
         labels=np.asarray(c.label)[rows],
         starts=bounds[0:-1:2],
         middles=bounds[1::2],
@@ -107,6 +111,7 @@ def build_suite(columns: SuiteColumns, *, by: str, labels: tuple, excluded: dict
         exact=exact[kept],
         blocks=None if c.block is None else np.asarray(c.block)[rows],
         hosts=None if c.host is None else np.asarray(c.host)[rows],
+        scales=scales,
     )
     return suite, {str(names[i]): units[str(names[i])] for i in kept if str(names[i]) in units}, only_a, only_b
 

@@ -54,6 +54,7 @@ class _Suite:
     exact: np.ndarray  # bool per benchmark: Go's assume=exact
     blocks: np.ndarray | None = None  # with compare(block=...): each row's block
     hosts: np.ndarray | None = None  # with a block and a host column
+    scales: np.ndarray | None = None  # per benchmark: the power of 2 its values were divided by (None: all 1)
 
 
 @dataclass(frozen=True, eq=False)
@@ -180,7 +181,41 @@ def compare_suite(suite: _Suite, settings, *, rng: Seed, executor: Executor, pro
             found = compare_group(suite, layout, members, ratio[members], settings, root, clusters_a, clusters_b)
             for i, row in zip(members, found):
                 rows[int(i)] = row
+    if suite.scales is not None:
+        for i in np.flatnonzero(suite.scales != 1.0).tolist():
+            _unscaled(rows[i], float(suite.scales[i]))
     return rows
+
+
+#: values whose largest magnitude is beyond 2**64 or below 2**-64 are computed divided by a power of 2
+_SCALED_BEYOND = 64
+
+
+def scaled(values: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+    """Each benchmark's values divided by a power of 2 near its largest magnitude, where that magnitude is
+    beyond ``2**64`` or below ``2**-64``: their squares (a variance, Welch's degrees of freedom, Fieller's
+    quadratic) would overflow to infinity or underflow to 0. A power of 2 divides exactly, so ratios, p-values
+    and spreads are the same numbers; :func:`_unscaled` multiplies what is in units back. Returns the values
+    and the scales (None where no benchmark needed one)."""
+    if values.size == 0:
+        return values, None
+    largest = np.maximum.reduceat(np.abs(values), starts)
+    exponent = np.frexp(largest)[1]
+    needs = (largest > 0) & (np.abs(exponent) > _SCALED_BEYOND)
+    if not needs.any():
+        return values, None
+    scales = np.where(needs, np.ldexp(1.0, np.where(needs, exponent - 1, 0)), 1.0)  # 2**1024 is not a float
+    return values / np.repeat(scales, ends - starts), scales
+
+
+def _unscaled(row: dict, scale: float) -> None:
+    """A row computed on values divided by ``scale`` (:func:`scaled`), in the values' own units again: the
+    estimates always, the change and its interval on the difference scale."""
+    for key in ("estimate_a", "estimate_b"):
+        row[key] = row[key] * scale
+    if row.get("scale") == "difference":
+        for key in ("change", "low", "high"):
+            row[key] = row[key] * scale
 
 
 def _one_with_stream(item, _unused_rng):

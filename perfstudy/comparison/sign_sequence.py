@@ -224,7 +224,8 @@ def sign_confidence_sequence(
         lower_middle, upper_middle = (t - 1) // 2, t // 2
         kth = sorted({lower_middle, upper_middle} | ({j - 1, t - j} if j >= 1 else set()))
         ordered = np.partition(first, kth, axis=-1)
-        median[..., t - 1] = 0.5 * (ordered[..., lower_middle] + ordered[..., upper_middle])
+        # halves first: the mean of two values near the float limit overflows as a sum
+        median[..., t - 1] = 0.5 * ordered[..., lower_middle] + 0.5 * ordered[..., upper_middle]
         if j >= 1:
             low[..., t - 1] = ordered[..., j - 1]
             high[..., t - 1] = ordered[..., t - j]
@@ -298,7 +299,7 @@ class RunningSign:
         t = len(self.ordered)
         if not t:
             return math.nan
-        return 0.5 * (self.ordered[(t - 1) // 2] + self.ordered[t // 2])
+        return 0.5 * self.ordered[(t - 1) // 2] + 0.5 * self.ordered[t // 2]
 
     @property
     def centre(self) -> float:

@@ -562,3 +562,39 @@ def test_an_executor_that_is_not_one_is_refused_even_when_nothing_uses_it():
     frame = pd.DataFrame({"version": [0, 0, 1, 1], "batch": [0, 1, 0, 1], "value": [1.0, 1.1, 1.0, 1.1]})
     with pytest.raises(TypeError, match="executor: expected a concurrent.futures.Executor"):
         compare(frame, executor="x")
+
+
+@pytest.mark.parametrize("power", [1000, 700, 200, -200, -1000])
+def test_values_near_the_float_limits_give_the_same_comparison(power):
+    """A change is scale-free: every value times 2**power (to 1e301 and 1e-301) gives the same change, interval and
+    p-value as the values themselves, and the estimates times 2**power, with no overflow warning and no NaN
+    (before, values near 1e308 gave NaN after an overflow warning)."""
+    import warnings
+
+    rng = np.random.default_rng(4)
+    n = 12
+    values = np.r_[rng.uniform(1.0, 1.1, n), rng.uniform(1.05, 1.15, n)]
+    frame = pd.DataFrame({"version": [0] * n + [1] * n, "batch": list(range(n)) * 2, "value": values})
+    plain = compare(frame, rng=0).table.iloc[0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        big = compare(frame.assign(value=np.ldexp(values, power)), rng=0).table.iloc[0]
+    for key in ("change", "low", "high", "p_value", "spread_a", "spread_b"):
+        assert big[key] == pytest.approx(plain[key], rel=1e-12), key
+    assert big["estimate_a"] == pytest.approx(math.ldexp(plain["estimate_a"], power), rel=1e-12)
+    assert big["verdict"] == plain["verdict"] == "slower"
+
+
+def test_the_sign_sequence_takes_values_near_the_float_limit():
+    import warnings
+
+    from perfstudy.comparison.sign_sequence import RunningSign, sign_confidence_sequence
+
+    x = np.array([1e308, 1.5e308, -1e308, 1.7e308] * 5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        low, high, _ = sign_confidence_sequence(x, 0.9).current()
+        running = RunningSign(0.9)
+        for value in x:
+            running.add(float(value))
+    assert (low, high) == (-1e308, 1.7e308) and running.median == 1.25e308
