@@ -36,7 +36,7 @@ from perfstudy._lib.checks import check_allocation, check_bool, check_choice
 from perfstudy._lib.frames import float_values, numeric_column
 from perfstudy.io._detect import _detect_path
 from perfstudy.io._formats import FORMATS, Format
-from perfstudy.io._json import _entries, _mapping, _read_json, _reader, _require, _sequence
+from perfstudy.io._json import MalformedFileError, _entries, _mapping, _read_json, _reader, _require, _sequence
 
 __all__ = [
     "COLUMNS",
@@ -88,15 +88,15 @@ def _frame(rows: list[dict], extra: list[str], attrs: dict, dropna: bool) -> pd.
 def _frame_checked(frame: pd.DataFrame, attrs: dict, dropna: bool) -> pd.DataFrame:
     """A reader's frame with its dates, batch and iteration indices and values checked (:func:`_check_counts`)."""
     if frame.empty:
-        raise ValueError("source: the file holds no measured values")
+        raise MalformedFileError("source: the file holds no measured values")
     try:
         frame["timestamp"] = pd.to_datetime(frame["timestamp"])
     except (ValueError, TypeError) as error:
-        raise ValueError(f"source: a run's date is not a date ({error})") from None
+        raise MalformedFileError(f"source: a run's date is not a date ({error})") from None
     for column in ("batch", "iteration"):
         numbers = numeric_column(frame[column])
         if numbers.isna().any() or (numbers != np.floor(numbers)).any():
-            raise ValueError(
+            raise MalformedFileError(
                 f"source: a {column} index is not an integer: {frame[column][numbers.isna()].iloc[:1].tolist()}"
             )
         frame[column] = numbers.astype(int)
@@ -128,7 +128,7 @@ def _check_counts(frame: pd.DataFrame, repeats: bool = False) -> None:
     signless = np.array([never_negative(unit) for unit in units], dtype=bool) & (values < 0)
     if signless.any():
         first = frame.iloc[int(np.flatnonzero(signless)[0])]
-        raise ValueError(
+        raise MalformedFileError(
             f"source: {int(signless.sum())} negative value(s) in units that cannot be negative (first: "
             f"{first['benchmark']!s}, {first['value']:g} {first['unit']}); the file is damaged or not what it seems"
         )
@@ -138,7 +138,7 @@ def _check_counts(frame: pd.DataFrame, repeats: bool = False) -> None:
             bad = np.asarray(frame[column].notna(), dtype=bool) & ~(counts >= 1)
             if bad.any():
                 first = frame.iloc[int(np.flatnonzero(bad)[0])]
-                raise ValueError(
+                raise MalformedFileError(
                     f"source: {int(bad.sum())} row(s) with {column} below 1 or not a number (first: "
                     f"{first['benchmark']!s}, {column}={first[column]!r}); a value per iteration needs at least one"
                 )
@@ -146,7 +146,7 @@ def _check_counts(frame: pd.DataFrame, repeats: bool = False) -> None:
     twice = np.asarray(frame.duplicated(keys, keep=False), dtype=bool) & (not repeats)
     if twice.any():
         names = sorted(map(str, frame.loc[twice, "benchmark"].unique()))
-        raise ValueError(
+        raise MalformedFileError(
             f"source: two or more entries are named {names[:3]}: their batches would merge into one benchmark. "
             "Give each entry its own name (hyperfine -n, a parameter in the name), or split the file"
         )
@@ -183,7 +183,7 @@ def read_pyperf(source, *, dropna: bool = False) -> pd.DataFrame:
             meta = {**bench_meta, **_mapping(run.get("metadata"), f"benchmark {b_index}, run {batch}'s metadata")}
             name = meta.get("name")
             if name is None:
-                raise ValueError(f"source: benchmark {b_index}: no 'name' in its metadata")
+                raise MalformedFileError(f"source: benchmark {b_index}: no 'name' in its metadata")
             unit = meta.get("unit", "second")
             warmups = [(loops, value) for loops, value in _sequence(run.get("warmups", []), "'warmups'")]
             values = _sequence(run.get("values", []), "'values'")
@@ -241,7 +241,7 @@ def read_hyperfine(source, *, dropna: bool = False) -> pd.DataFrame:
         system = result.get("system_times") or [np.nan] * n
         for field, values in (("exit_codes", codes), ("user_times", user), ("system_times", system)):
             if len(_sequence(values, f"'{field}'")) != n:
-                raise ValueError(f"source: result {position} ({command}): {len(values)} {field} for {n} times")
+                raise MalformedFileError(f"source: result {position} ({command}): {len(values)} {field} for {n} times")
         for run, value in enumerate(times):
             rows.append(
                 dict(
@@ -322,7 +322,7 @@ def read_google_benchmark(
             )
         )
     if failed and errors == "raise":
-        raise ValueError(
+        raise MalformedFileError(
             f"source: {len(failed)} benchmark(s) reported errors: {failed[:3]}; pass errors='drop' to leave them out"
         )
     if failed:
@@ -336,7 +336,19 @@ def read_google_benchmark(
 
 
 def _jmh_values(metric: dict, where: str) -> list[list[np.ndarray]]:
-    """Per fork, per iteration: the raw values (a SampleTime histogram expanded by its counts)."""
+    """Per fork, per iteration: the raw values (a SampleTime histogram expanded by its counts); a field of the
+    wrong shape or a value that is not a number is a :class:`MalformedFileError` naming it."""
+    try:
+        return _jmh_raw(metric, where)
+    except ValueError as error:  # a TypeError is the reader's wrapper's: "not a well-formed JMH JSON file"
+        if isinstance(error, MalformedFileError):
+            raise
+        raise MalformedFileError(
+            f"source: {where}: its rawData or rawDataHistogram is not lists of numbers ({error})"
+        ) from None
+
+
+def _jmh_raw(metric: dict, where: str) -> list[list[np.ndarray]]:
     if "rawData" in metric:
         return [[np.array([value], dtype=float) for value in fork] for fork in metric["rawData"]]
     if "rawDataHistogram" in metric:
@@ -346,13 +358,13 @@ def _jmh_values(metric: dict, where: str) -> list[list[np.ndarray]]:
             for histogram in fork:
                 pairs = np.asarray(histogram, dtype=float).reshape(-1, 2)
                 if np.any(pairs[:, 1] < 0) or np.any(pairs[:, 1] != np.round(pairs[:, 1])):
-                    raise ValueError(f"source: {where}: histogram counts must be non-negative integers")
+                    raise MalformedFileError(f"source: {where}: histogram counts must be non-negative integers")
                 declared += float(pairs[:, 1].sum())
                 check_allocation("source", where, 8.0 * declared, what=f"{declared:,.0f} values its histograms declare")
                 iterations.append(np.repeat(pairs[:, 0], pairs[:, 1].astype(int)))
             forks.append(iterations)
         return forks
-    raise ValueError(
+    raise MalformedFileError(
         f"source: {where}: neither 'rawData' nor 'rawDataHistogram'; was the result written with -rf json?"
     )
 
@@ -384,7 +396,7 @@ def read_jmh(source, *, metric: str | None = None, dropna: bool = False) -> pd.D
     """
     data = _read_json(source, "JMH")
     if not isinstance(data, list):
-        raise ValueError("source: JMH JSON is a list of results; got an object (is this a JMH -rf json file?)")
+        raise MalformedFileError("source: JMH JSON is a list of results; got an object (is this a JMH -rf json file?)")
     extra = ["mode", "threads", "params", "warmup_iterations", "warmup_time", "jvm"]
     rows = []
     for position, result in enumerate(data):
@@ -495,9 +507,11 @@ def read(path: str | os.PathLike, format: Format = "auto", *, dropna: bool = Fal
         else:
             frame = pd.read_csv(path)
         if "value" not in frame.columns:
-            raise ValueError(f"path: {path} is a tidy table without a 'value' column; it has {list(frame.columns)}")
+            raise MalformedFileError(
+                f"path: {path} is a tidy table without a 'value' column; it has {list(frame.columns)}"
+            )
         if frame.empty:
-            raise ValueError(f"path: {path} has a header ({list(frame.columns)}) and no rows: no measurements")
+            raise MalformedFileError(f"path: {path} has a header ({list(frame.columns)}) and no rows: no measurements")
         frame = _finite_values(frame, dropna, where=f"path: {path}")
         frame.attrs["format"] = format
         return frame

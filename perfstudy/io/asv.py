@@ -7,7 +7,7 @@ import itertools
 
 import pandas as pd
 
-from perfstudy.io._json import _mapping, _read_json, _reader, _require
+from perfstudy.io._json import MalformedFileError, _mapping, _read_json, _reader, _require
 from perfstudy.io._read import _frame
 
 __all__ = ["read_asv"]
@@ -49,11 +49,13 @@ def read_asv(source, *, dropna: bool = False) -> pd.DataFrame:
     results = _mapping(_require(data, "results", "asv file", "asv"), "'results'")
     columns = data.get("result_columns")
     if not isinstance(columns, list) or "samples" not in columns:
-        raise ValueError("source: an asv file without 'result_columns' naming 'samples' (asv 0.5 or later writes it)")
+        raise MalformedFileError(
+            "source: an asv file without 'result_columns' naming 'samples' (asv 0.5 or later writes it)"
+        )
     rows, missing = [], []
     for name, row in results.items():
         if not isinstance(row, list):
-            raise ValueError(f"source: asv result {name!r} is {type(row).__name__}, expected a list")
+            raise MalformedFileError(f"source: asv result {name!r} is {type(row).__name__}, expected a list")
         cell = dict(zip(columns, row))
         samples = cell.get("samples")
         if samples is None:
@@ -61,7 +63,7 @@ def read_asv(source, *, dropna: bool = False) -> pd.DataFrame:
             continue
         combos = list(itertools.product(*(cell.get("params") or [])))  # [()] without parameters
         if len(combos) != len(samples):
-            raise ValueError(
+            raise MalformedFileError(
                 f"source: asv result {name!r}: {len(samples)} sample lists for {len(combos)} parameter sets"
             )
         started = cell.get("started_at")
@@ -85,7 +87,7 @@ def read_asv(source, *, dropna: bool = False) -> pd.DataFrame:
                     )
                 )
     if missing and not rows:
-        raise ValueError(
+        raise MalformedFileError(
             f"source: no samples in the file ({len(missing)} benchmarks have only summaries); run asv with "
             "--record-samples"
         )

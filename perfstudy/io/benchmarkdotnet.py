@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from perfstudy.io._json import _entries, _mapping, _read_json, _reader, _require, _sequence
+from perfstudy.io._json import MalformedFileError, _entries, _mapping, _read_json, _reader, _require, _sequence
 from perfstudy.io._read import _frame
 
 __all__ = ["read_benchmarkdotnet"]
@@ -53,7 +53,7 @@ def read_benchmarkdotnet(source, *, dropna: bool = False, stage: str = "Result")
     for position, bench in _entries(data, "Benchmarks", "BenchmarkDotNet"):
         name = bench.get("FullName") or _require(bench, "DisplayInfo", f"benchmark {position}", "BenchmarkDotNet")
         if "Measurements" not in bench:
-            raise ValueError(
+            raise MalformedFileError(
                 f"source: {name} has no Measurements; export the full JSON (JsonExporterAttribute.Full), "
                 "not the brief one"
             )

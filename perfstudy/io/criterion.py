@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from perfstudy.io._json import _read_json, _reader, _require, _sequence
+from perfstudy.io._json import MalformedFileError, _read_json, _reader, _require, _sequence
 from perfstudy.io._read import _frame
 
 __all__ = ["read_criterion"]
@@ -23,7 +23,7 @@ def _sample_rows(sample_path: Path, name: str) -> list[dict]:
     iters = _sequence(_require(sample, "iters", str(sample_path), "criterion"), "'iters'")
     times = _sequence(_require(sample, "times", str(sample_path), "criterion"), "'times'")
     if len(iters) != len(times):
-        raise ValueError(f"source: {sample_path}: {len(iters)} iteration counts for {len(times)} times")
+        raise MalformedFileError(f"source: {sample_path}: {len(iters)} iteration counts for {len(times)} times")
     mode = sample.get("sampling_mode")
     return [
         dict(
@@ -57,17 +57,19 @@ def _csv_rows(path: Path) -> list[dict]:
         reader = csv.DictReader(handle)
         missing = [c for c in _CSV_COLUMNS if c not in (reader.fieldnames or [])]
         if missing:
-            raise ValueError(f"source: {path}: not criterion's raw.csv (no {missing} columns)")
+            raise MalformedFileError(f"source: {path}: not criterion's raw.csv (no {missing} columns)")
         rows = []
         for i, line in enumerate(reader):
             name = "/".join(part for part in (line["group"], line["function"], line["value"]) if part)
             unit = line["unit"]
             if unit not in _NS:
-                raise ValueError(f"source: {path}: unit {unit!r} is not one of criterion's time units {sorted(_NS)}")
+                raise MalformedFileError(
+                    f"source: {path}: unit {unit!r} is not one of criterion's time units {sorted(_NS)}"
+                )
             try:
                 measured, count = float(line["sample_measured_value"]), float(line["iteration_count"])
             except ValueError:
-                raise ValueError(f"source: {path}: row {i + 1} holds a value that is not a number") from None
+                raise MalformedFileError(f"source: {path}: row {i + 1} holds a value that is not a number") from None
             rows.append(
                 dict(
                     benchmark=name,
@@ -116,7 +118,7 @@ def read_criterion(source, *, which: str = "new", dropna: bool = False) -> pd.Da
     if path.is_dir():
         samples = sorted(p for p in path.rglob("sample.json") if p.parent.name == which)
         if not samples:
-            raise ValueError(f"source: {path}: no */{which}/sample.json below it; is this target/criterion?")
+            raise MalformedFileError(f"source: {path}: no */{which}/sample.json below it; is this target/criterion?")
         rows = [row for sample in samples for row in _sample_rows(sample, _name(sample.parent, path))]
     elif path.suffix.lower() == ".csv":
         rows = _csv_rows(path)

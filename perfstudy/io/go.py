@@ -26,7 +26,7 @@ import numpy as np
 
 from perfstudy._lib.checks import check_choice
 from perfstudy._lib.result import Result
-from perfstudy.io._json import _reader
+from perfstudy.io._json import MalformedFileError, _reader
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -144,19 +144,21 @@ _UNIT_KEYS = {"better": ("higher", "lower"), "assume": ("nothing", "exact")}
 def _unit_line(fields: list[str], where: str, number: int, unit_meta: dict) -> None:
     """A ``Unit`` line's keys into ``unit_meta``; unknown keys and values are refused, not guessed."""
     if len(fields) < 2:
-        raise ValueError(f"source: {where}:{number}: a Unit line without a unit")
+        raise MalformedFileError(f"source: {where}:{number}: a Unit line without a unit")
     for item in fields[2:]:
         key, equals, value = item.partition("=")
         if not equals or not key:
-            raise ValueError(f"source: {where}:{number}: expected key=value in the Unit line, got {item!r}")
+            raise MalformedFileError(f"source: {where}:{number}: expected key=value in the Unit line, got {item!r}")
         allowed = _UNIT_KEYS.get(key)
         if allowed is None:
-            raise ValueError(
+            raise MalformedFileError(
                 f"source: {where}:{number}: unknown Unit key {key!r} (Go's benchmark format knows "
                 f"{sorted(_UNIT_KEYS)}); perfstudy will not guess what it means"
             )
         if value not in allowed:
-            raise ValueError(f"source: {where}:{number}: Unit {fields[1]} {key}={value}: expected one of {allowed}")
+            raise MalformedFileError(
+                f"source: {where}:{number}: Unit {fields[1]} {key}={value}: expected one of {allowed}"
+            )
         unit_meta[(fields[1], key)] = value
 
 
@@ -223,20 +225,22 @@ def _line_by_line(lines: list[str], where: str) -> _Lines:
         try:
             iterations = int(fields[1])
         except ValueError:
-            raise ValueError(f"source: {where}:{number}: iteration count {fields[1]!r} is not an integer") from None
+            raise MalformedFileError(
+                f"source: {where}:{number}: iteration count {fields[1]!r} is not an integer"
+            ) from None
         if not 1 <= iterations <= _MAX_ITERATIONS:
-            raise ValueError(
+            raise MalformedFileError(
                 f"source: {where}:{number}: iteration count {iterations} is not a positive integer below 2^63"
             )
         pairs = fields[2:]
         if not pairs or len(pairs) % 2:
-            raise ValueError(f"source: {where}:{number}: expected 'value unit' pairs after the iteration count")
+            raise MalformedFileError(f"source: {where}:{number}: expected 'value unit' pairs after the iteration count")
         index = len(parsed.names)
         for position, (value, unit) in enumerate(zip(pairs[::2], pairs[1::2])):
             try:
                 number_value = float(value)
             except ValueError:
-                raise ValueError(f"source: {where}:{number}: measurement {value!r} is not a number") from None
+                raise MalformedFileError(f"source: {where}:{number}: measurement {value!r} is not a number") from None
             parsed.metric_line.append(index)  # type: ignore[union-attr]
             parsed.position.append(position)  # type: ignore[union-attr]
             parsed.values.append(number_value)  # type: ignore[union-attr]
@@ -368,7 +372,7 @@ def go_columns(source, *, dropna: bool = False) -> GoColumns:
         # names the line at fault, or reads what the fast path could not
         parsed = _line_by_line(text.splitlines(), where)
     if not parsed.names:
-        raise ValueError(f"source: {where}: no Go benchmark result lines ('BenchmarkName N value unit ...')")
+        raise MalformedFileError(f"source: {where}: no Go benchmark result lines ('BenchmarkName N value unit ...')")
     snapshot = np.asarray(parsed.snapshot, dtype=np.int64)
     metric_line = np.asarray(parsed.metric_line, dtype=np.int64)
     position = np.asarray(parsed.position, dtype=np.int64)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from perfstudy.io._json import _entries, _mapping, _read_json, _reader, _require, _sequence
+from perfstudy.io._json import MalformedFileError, _entries, _mapping, _read_json, _reader, _require, _sequence
 from perfstudy.io._read import _frame
 
 __all__ = ["read_pytest_benchmark"]
@@ -47,7 +47,7 @@ def read_pytest_benchmark(source, *, dropna: bool = False) -> pd.DataFrame:
         name = bench.get("fullname") or _require(bench, "name", f"benchmark {position}", "pytest-benchmark")
         stats = _mapping(_require(bench, "stats", name, "pytest-benchmark"), f"{name}'s stats")
         if "data" not in stats:
-            raise ValueError(
+            raise MalformedFileError(
                 f"source: {name} has no raw rounds (stats.data), only summaries; write the file with "
                 "--benchmark-json, or --benchmark-save with --benchmark-save-data"
             )

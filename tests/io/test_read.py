@@ -437,3 +437,32 @@ def test_a_malformed_file_is_a_malformed_file_error_and_a_bad_argument_is_not():
         with pytest.raises(TypeError, match=name) as caught:
             call()
         assert not isinstance(caught.value, MalformedFileError), name
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "format"),
+    [
+        ("jmh.json", '[{"benchmark": "x", "primaryMetric": {"rawData": "no"}}]', "jmh"),
+        ("asv.json", '{"commit_hash": "x", "results": {"a": "bad"}}', "asv"),
+        ("sample.json", '{"iters": [1, 2], "times": [1]}', "criterion"),
+        (
+            "raw.csv",
+            "group,function,value,throughput_num,throughput_type,sample_measured_value,unit,iteration_count\n"
+            "x,y,,,,abc,ns,1\n",
+            "criterion",
+        ),
+        ("go.txt", "BenchmarkA-8\t100\t10 ns/op\nBenchmarkA-8\tmany\t10 ns/op\n", "go"),
+        ("go2.txt", "Unit ns/op better\nBenchmarkA-8\t100\t10 ns/op\n", "go"),
+        ("tidy.csv", "benchmark,seconds\nx,1\n", "csv"),
+    ],
+)
+def test_a_file_that_is_not_what_its_reader_expects_is_a_malformed_file_error(tmp_path, name, text, format):
+    """The CHANGELOG's promise, for every reader: a file of the wrong shape raises MalformedFileError (a
+    ValueError), naming what is wrong, never a raw parse error."""
+    from perfstudy.io import MalformedFileError, read
+
+    path = tmp_path / name
+    path.write_text(text)
+    for given in (format, "auto"):
+        with pytest.raises(MalformedFileError, match="source|path"):
+            read(path, given)
