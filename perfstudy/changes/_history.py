@@ -306,6 +306,13 @@ def _measurements(data, settings: HistorySettings) -> tuple[pd.DataFrame, list[s
         raise ValueError(f"data: column {s.commit!r} has missing commits; every measurement needs its commit")
     frame = pd.DataFrame({"commit": data[s.commit].to_numpy(), "value": values})
     has_bench = s.benchmark is not None and s.benchmark in data.columns
+    if has_bench and data[s.benchmark].isna().any():  # pyright: ignore
+        raise ValueError(
+            f"data: column {s.benchmark!r} has {int(data[s.benchmark].isna().sum())} row(s) without a benchmark "  # pyright: ignore
+            f"name; fill them in, or treat the file as one series ({s.name('benchmark')} none)"
+            if s.spelling == "cli"
+            else f"data: column {s.benchmark!r} has rows without a benchmark name; fill them in, or benchmark=None"
+        )
     frame["benchmark"] = data[s.benchmark].astype(str).to_numpy() if has_bench else "series"
     if s.timestamp is not None:
         frame["timestamp"] = parse_times(data[s.timestamp], s)

@@ -223,7 +223,7 @@ def run_command(args) -> int:
                 progress=not args.no_progress,
             )
     except (ValueError, TypeError, OSError, ImportError) as error:
-        print(f"perfstudy run: {_one_line(error)}", file=sys.stderr)
+        print(f"perfstudy run: {_in_options(_one_line(error))}", file=sys.stderr)
         return 2
     if args.parameter_list is not None:
         return _parameter_output(result, args)
@@ -337,3 +337,46 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
         tqdm.write(text, file=sys.stderr)
     except ImportError:  # pragma: no cover - tqdm is a dependency
         print(text, file=sys.stderr)
+
+
+#: run's settings as its options: a message names what the user typed, never a Python argument
+_OPTIONS = {
+    "levels": "--parameter-list VALUES",
+    "parameter": "--parameter-list NAME",
+    "command": "--a",
+    "a": "--a",
+    "b": "--b",
+    "values": "--values",
+    "warmup": "--warmup",
+    "min_rounds": "--min-rounds",
+    "max_rounds": "--max-rounds",
+    "max_time": "--max-time",
+    "timeout": "--timeout",
+    "prepare": "--prepare",
+    "setup": "--setup",
+    "cleanup": "--cleanup",
+    "metric": "--metric",
+    "statistic": "--statistic",
+    "rule": "--rule",
+    "name": "--name",
+    "seed": "--seed",
+    "confidence": "--confidence",
+    "threshold": "--threshold",
+    "duet": "--duet",
+    "resume": "--resume",
+    "out": "--out",
+}
+
+
+def _in_options(text: str) -> str:
+    """A library message in the command line's words: ``max_rounds=1:`` as ``--max-rounds 1:``, ``prepare:`` as
+    ``--prepare:``, wherever a setting's name starts a word."""
+    import re
+
+    def option(match: re.Match) -> str:
+        name, sign = match.group(2), match.group(3)
+        if name not in _OPTIONS:
+            return match.group(0)
+        return f"{match.group(1)}{_OPTIONS[name]}{' ' if sign == '=' else sign}"
+
+    return re.sub(r"(^|\s|\()([a-z_]+)([=:])", option, text)

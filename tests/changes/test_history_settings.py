@@ -176,3 +176,10 @@ def test_settings_are_checked_once_and_name_the_option():
     with pytest.raises(TypeError, match="give every option in one place"):
         history(pd.DataFrame({"commit": ["a"], "value": [1.0]}), settings=HistorySettings(), fdr=0.1)
     assert HistorySettings(threshold="2%").threshold == 0.02
+
+
+def test_a_row_without_a_benchmark_name_is_refused_not_made_a_benchmark_called_nan(tmp_path, capsys):
+    path = tmp_path / "h.csv"
+    path.write_text("commit,value,benchmark\na,1,x\nb,2,\n")
+    assert main(["history", str(path)]) == 2
+    assert "1 row(s) without a benchmark name" in capsys.readouterr().err

@@ -128,7 +128,7 @@ def test_a_failing_command_stops_the_run_with_its_status_and_stderr(tmp_path, ca
         (["--a", "true", "--b", "true", "--threshold", "5"], "--threshold 5: expected a relative change from 0"),
         (
             ["--a", "true", "--b", "true", "--min-rounds", "10", "--max-rounds", "5"],
-            "max_rounds=5 is below min_rounds=10",
+            "--max-rounds 5 is below --min-rounds 10",
         ),
         (["--a", "true", "--b", "true", "--max-time", "10"], "--max-time 10: a bare number has no unit; write 10s"),
         (["--a", "true", "--b", "true", "--timeout", "1"], "--timeout 1: a bare number has no unit; write 1s"),

@@ -83,3 +83,19 @@ def test_resume_needs_only_out(tmp_path, capsys):
     assert "--a: missing" not in captured.err
     assert main(["run", "--resume", "--out", str(tmp_path / "none.csv"), "--no-progress"]) == 2
     assert "the run's record, is missing" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (["--a", "true", "--b", "true", "--max-rounds", "1"], "--max-rounds 1: expected an integer of at least 2"),
+        (["--a", "true", "--b", "true", "--prepare", ""], "--prepare '': expected a shell command line"),
+        (["--a", "sleep {x}", "--parameter-list", "x", "1"], "--parameter-list VALUES ('1',): expected two or more"),
+        (["--a", "sleep {x}", "--parameter-list", "", "1,2"], "--parameter-list NAME '': expected a parameter name"),
+    ],
+)
+def test_run_messages_name_options_not_python_arguments(tmp_path, capsys, arguments, message):
+    assert main(["run", *arguments, "--out", str(tmp_path / "runs.csv"), "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert message in err, err
+    assert not any(f"{name}=" in err for name in ("max_rounds", "prepare", "levels", "parameter"))
