@@ -8,7 +8,7 @@ from pathlib import Path
 
 from perfstudy._lib.defaults import shown
 
-__all__ = ["check_output", "format_option", "in_help", "one_line"]
+__all__ = ["check_output", "format_option", "in_help", "in_options", "one_line"]
 
 
 def in_help(verb: str, option: str) -> str:
@@ -22,6 +22,7 @@ _ADVICE = (
     ("with dropna=True", "with --dropna"),
     ("(dropna=True)", "(--dropna)"),
     ("dropna=True", "--dropna"),
+    ("say which with format= (--input-format on the command line)", "say which with --input-format"),
     ("say which with format=", "say which with --input-format"),
 )
 
@@ -63,3 +64,19 @@ def format_option(parser) -> None:
         dest="output",
         help="the output: a table, Markdown for a pull request, or JSON (default: table)",
     )
+
+
+def in_options(text: str, options: dict) -> str:
+    """A library message in the command line's words: ``max_rounds=1:`` as ``--max-rounds 1:``, ``prepare:`` as
+    ``--prepare:``, wherever a name of ``options`` (``{argument: option}``) starts a word and is followed by
+    ``=`` or ``:``; the library's ``df`` (the frame the files became) as "the file"."""
+    import re
+
+    def option(match: re.Match) -> str:
+        name, sign = match.group(2), match.group(3)
+        if name not in options:
+            return match.group(0)
+        return f"{match.group(1)}{options[name]}{' ' if sign == '=' else sign}"
+
+    text = re.sub(r"(^|\s|\()([a-z_]+)([=:])", option, text)
+    return text.replace(": df has no such column", ": the file has no such column")

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import sys
 
-from perfstudy._lib.checks import check_coverage, check_threshold
+from perfstudy._lib.checks import check_coverage, check_int, check_threshold
 from perfstudy._lib.defaults import default
-from perfstudy.cli._common import format_option, in_help
+from perfstudy.cli._common import format_option, in_help, in_options
 from perfstudy.cli._common import one_line as _one_line
 from perfstudy.io import FORMATS
 
@@ -98,8 +98,8 @@ def _compare_go_files(args, threshold, confidence):
 
     from perfstudy.io import is_go_text
 
-    if args.input_format not in ("auto", "go") or args.block is not None or args.dropna:
-        return None
+    if args.input_format not in ("auto", "go") or args.block is not None or args.dropna or args.cluster != "batch":
+        return None  # the general path reads these options (a Go file's cluster is its batch)
     paths = [Path(args.base), Path(args.new)]
     for path in paths:
         if not path.is_file() or Path(f"{path}.json").exists():
@@ -160,11 +160,13 @@ def compare_command(args) -> int:
     try:
         threshold = None if args.threshold is None else check_threshold(args.threshold, "--threshold")
         confidence = None if args.confidence is None else check_coverage(args.confidence, "--confidence")
+        if args.seed is not None:
+            check_int("--seed", args.seed, minimum=0, maximum=2**63 - 1)
         report = None
         if args.new is not None and args.by is None and args.a_version is None:
             report = _compare_go_files(args, threshold, confidence)  # two Go files: no pandas
     except (ValueError, TypeError, OSError) as error:
-        print(f"perfstudy compare: {_one_line(error)}", file=sys.stderr)
+        print(f"perfstudy compare: {in_options(_one_line(error), _OPTIONS)}", file=sys.stderr)
         return 2
     if report is not None:  # printed outside the try: a closed pipe is not unusable input
         return _print_report(report, args, said)
@@ -258,7 +260,7 @@ def _compare_frames(args, threshold, confidence, said: list) -> int:
         if read_dropped:
             said.append(f"{read_dropped} value(s) without a number left out when the files were read (--dropna)")
     except (ValueError, TypeError, OSError) as error:
-        print(f"perfstudy compare: {_one_line(error)}", file=sys.stderr)
+        print(f"perfstudy compare: {in_options(_one_line(error), _OPTIONS)}", file=sys.stderr)
         return 2
     return _print_report(result.report(), args, said)
 
@@ -273,3 +275,19 @@ def _baseline(column, chosen, by: str):
     if not matches:
         raise ValueError(f"--a-version {chosen}: not a value of {by} (it has {[str(v) for v in values][:5]})")
     return matches[0]
+
+
+#: compare's arguments as its options, for messages (:func:`perfstudy.cli._common.in_options`)
+_OPTIONS = {
+    "cluster": "--cluster",
+    "replicates": "--replicates",
+    "block": "--block",
+    "statistic": "--statistic",
+    "rng": "--seed",
+    "seed": "--seed",
+    "by": "--by",
+    "baseline": "--a-version",
+    "threshold": "--threshold",
+    "confidence": "--confidence",
+    "correction": "--correction",
+}

@@ -9,7 +9,7 @@ from typing import Any
 
 from perfstudy._lib.checks import check_coverage, check_threshold, parse_duration
 from perfstudy._lib.defaults import default
-from perfstudy.cli._common import format_option, in_help
+from perfstudy.cli._common import format_option, in_help, in_options
 from perfstudy.cli._common import one_line as _one_line
 
 
@@ -223,7 +223,7 @@ def run_command(args) -> int:
                 progress=not args.no_progress,
             )
     except (ValueError, TypeError, OSError, ImportError) as error:
-        print(f"perfstudy run: {_in_options(_one_line(error))}", file=sys.stderr)
+        print(f"perfstudy run: {in_options(_one_line(error), _OPTIONS)}", file=sys.stderr)
         return 2
     if args.parameter_list is not None:
         return _parameter_output(result, args)
@@ -366,17 +366,3 @@ _OPTIONS = {
     "resume": "--resume",
     "out": "--out",
 }
-
-
-def _in_options(text: str) -> str:
-    """A library message in the command line's words: ``max_rounds=1:`` as ``--max-rounds 1:``, ``prepare:`` as
-    ``--prepare:``, wherever a setting's name starts a word."""
-    import re
-
-    def option(match: re.Match) -> str:
-        name, sign = match.group(2), match.group(3)
-        if name not in _OPTIONS:
-            return match.group(0)
-        return f"{match.group(1)}{_OPTIONS[name]}{' ' if sign == '=' else sign}"
-
-    return re.sub(r"(^|\s|\()([a-z_]+)([=:])", option, text)

@@ -505,7 +505,10 @@ def read(path: str | os.PathLike, format: Format = "auto", *, dropna: bool = Fal
             except ImportError as error:
                 raise ValueError(f"{path}: reading parquet needs pyarrow (pip install pyarrow)") from error
         else:
-            frame = pd.read_csv(path)
+            try:
+                frame = pd.read_csv(path)
+            except (UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as error:
+                raise MalformedFileError(f"path: {path}: not a CSV table ({' '.join(str(error).split())})") from None
         if "value" not in frame.columns:
             raise MalformedFileError(
                 f"path: {path} is a tidy table without a 'value' column; it has {list(frame.columns)}"

@@ -306,3 +306,29 @@ def test_dropna_on_the_command_line_leaves_out_a_nan_and_says_so(tmp_path, capsy
     (row,) = document["benchmarks"]
     assert row["n_a"] == 3 and row["n_b"] == 3
     assert "1 value(s) without a number left out when the files were read (--dropna)" in document["said"]
+
+
+GO_A = "goos: linux\n" + "".join(f"BenchmarkA-8\t100\t{v} ns/op\n" for v in (10, 11, 12))
+GO_B = "goos: linux\n" + "".join(f"BenchmarkA-8\t100\t{v} ns/op\n" for v in (10, 11, 13))
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (["--cluster", "nope"], "--cluster 'nope': the file has no such column"),
+        (["--replicates", "5"], "--replicates 5: expected an integer of at least 99"),
+        (["--seed", "-1"], "--seed=-1: expected an integer of at least 0"),
+        (["--block", "round"], "--block 'round': the file has no such column"),
+        (["--statistic", "min"], "--statistic 'min': expected one of"),
+    ],
+)
+def test_compare_of_two_go_files_reads_every_option_and_names_it(tmp_path, capsys, options, message):
+    """The lean path of two Go files ignored --cluster (exit 0, clustered by batch); every option now reaches a
+    path that reads it, and the refusal names the option, not the library's argument."""
+    base, new = tmp_path / "a.txt", tmp_path / "b.txt"
+    base.write_text(GO_A)
+    new.write_text(GO_B)
+    assert main(["compare", str(base), str(new), *options]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1, err
+    assert not any(f"{name}=" in err for name in ("cluster", "replicates", "block", "statistic", "df"))
