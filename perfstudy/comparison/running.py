@@ -66,9 +66,7 @@ class RunningT:
         observation : float
             Finite.
         """
-        value = check_real("observation", observation)
-        if not math.isfinite(value):
-            raise ValueError(f"observation={observation!r}: expected a finite observation")
+        value = check_real("observation", observation)  # finite, or refused by name
         self.observations.append(value)
 
     def current(self) -> tuple[float, float, float]:

@@ -281,9 +281,7 @@ class RunningSign:
         """
         import bisect
 
-        value = check_real("observation", observation)
-        if not math.isfinite(value):
-            raise ValueError(f"observation={observation!r}: expected a finite observation")
+        value = check_real("observation", observation)  # finite, or refused by name
         bisect.insort(self.ordered, value)
         t = len(self.ordered)
         j = t - _largest_accepted(t, self.concentration, 1.0 - self.confidence)
