@@ -118,3 +118,20 @@ def test_format_table(tmp_path):
 def test_help_runs():
     done = subprocess.run([sys.executable, "-m", "perfstudy", "report", "--help"], capture_output=True, text=True)
     assert done.returncode == 0 and "--quick" in done.stdout
+
+
+def test_version_names_the_installed_distribution(capsys):
+    from importlib.metadata import version
+
+    from perfstudy.cli import main
+
+    with pytest.raises(SystemExit) as stopped:
+        main(["--version"])
+    assert stopped.value.code == 0
+    assert capsys.readouterr().out.strip() == f"perfstudy {version('perfstudy')}"
+
+
+def test_a_p_value_that_underflowed_never_prints_as_zero():
+    from perfstudy._lib.format import p_text
+
+    assert [p_text(p) for p in (0.0, 9.8e-63, 0.04, 1.0, float("nan"))] == ["<1e-300", "9.8e-63", "0.04", "1", "n/a"]

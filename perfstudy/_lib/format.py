@@ -5,6 +5,8 @@ Helpers of the package's own output (compare's table, analyze's cards, plot axes
 
 from __future__ import annotations
 
+import math
+
 from perfstudy._lib.units import _parts
 
 #: SI prefixes for values shown to people, from pico to tera
@@ -110,3 +112,11 @@ def span(low: float, high: float, spec: str = ".0%") -> str:
     """
     a, b = format(low, spec), format(high, spec)
     return a if a == b else f"{a}-{b}"
+
+
+def p_text(p: float) -> str:
+    """A p-value as a table shows it: two significant digits, "n/a" for none, and never "0": a p-value that
+    underflowed to 0 is below the smallest float, and says so (``<1e-300``)."""
+    if not math.isfinite(p):
+        return "n/a"
+    return "<1e-300" if p <= 0 else f"{p:.2g}"

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 
 from perfstudy._lib.checks import check_choice, check_instance, check_int
+from perfstudy._lib.format import p_text
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -48,7 +49,7 @@ def _cells(row) -> list[str]:
         row.verdict,
         level,
         spread,
-        f"{row.q_value:.2g}",
+        p_text(row.q_value),
     ]
 
 

@@ -17,6 +17,7 @@ __all__ = ["main"]
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="perfstudy", description="perfstudy: benchmarking that can be trusted.")
+    parser.add_argument("--version", action="version", version=f"perfstudy {_version()}")
     commands = parser.add_subparsers(dest="command", required=True)
     report = commands.add_parser(
         "report",
@@ -46,6 +47,16 @@ def _parser() -> argparse.ArgumentParser:
     _analyze.add_parser(commands)
     _explore.add_parser(commands)
     return parser
+
+
+def _version() -> str:
+    """The installed distribution's version (an uninstalled checkout says so)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("perfstudy")
+    except PackageNotFoundError:  # pragma: no cover - run from a checkout that was never installed
+        return "(not installed)"
 
 
 def main(argv=None) -> int:

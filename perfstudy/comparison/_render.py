@@ -11,7 +11,7 @@ from typing import Literal
 import numpy as np
 
 from perfstudy._lib.checks import check_choice
-from perfstudy._lib.format import display_unit, si
+from perfstudy._lib.format import display_unit, p_text, si
 from perfstudy._lib.result import Result
 
 
@@ -81,10 +81,6 @@ JSON_SCHEMA = "perfstudy.compare/1"
 
 def _percent(x: float) -> str:
     return "n/a" if not math.isfinite(x) else f"{100 * x:+.1f}%"
-
-
-def _p_text(p: float) -> str:
-    return "n/a" if not math.isfinite(p) else f"{p:.2g}"
 
 
 def _count_text(values: int, clusters: int) -> str:
@@ -186,11 +182,11 @@ def _unit_rows(result: Report, factor: float, small: bool, rows, footnotes: list
             name = name[: -len(unit) - 1]
         lines.append(
             [
-                name + (f" [{','.join(marks)}]" if marks else ""),
+                name + (f" [{','.join(sorted(marks, key=int))}]" if marks else ""),
                 side(row.estimate_a, row.spread_a),
                 side(row.estimate_b, row.spread_b),
                 change,
-                _p_text(row.p_adjusted),
+                p_text(row.p_adjusted),
                 row.verdict,
                 f"{_count_text(row.n_a, row.clusters_a)}, {_count_text(row.n_b, row.clusters_b)}",
             ]

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from perfstudy._lib.format import p_text
 from perfstudy._lib.result import Result
 
 __all__ = ["ParameterRuns", "run_parameters", "parameter_table"]
@@ -268,7 +269,7 @@ def parameter_table(result: ParameterRuns, output: Literal["table", "markdown", 
             _value(row["b"], row["unit"]),
             _percent(row["change"]) if not math.isnan(row["change"]) else "-",
             f"[{_percent(row['low'])}, {_percent(row['high'])}]" if not math.isnan(row["low"]) else "-",
-            f"{row['p_value']:.2g}" if not math.isnan(row["p_value"]) else "-",
+            p_text(row["p_value"]) if not math.isnan(row["p_value"]) else "-",
             _said(row["verdict"], row["unit"]),
         ]
         for row in result.rows

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 
-from perfstudy._lib.format import with_unit
+from perfstudy._lib.format import p_text, with_unit
 
 __all__ = ["text_table", "markdown_table"]
 
@@ -62,7 +62,7 @@ def _cells(result) -> tuple[list[str], list[list[str]]]:
                 _value(row["b"], row["unit"]),
                 _percent(row["change"]),
                 interval,
-                f"{row['p_value']:.2g}",
+                p_text(row["p_value"]),
                 _said(row["verdict"], row["unit"]),
             ]
         )
