@@ -228,7 +228,10 @@ _HTML_ORDER = (0, 3, 5, 4, 1, 2, 6)
 
 def _general_lines(result: Report) -> list[str]:
     """What applies to the whole comparison: which is A and B, the correction, the threshold, what was left out."""
-    count = len(result.rows)
+    from perfstudy.comparison._suite import identical
+
+    same = sum(identical(row) for row in result.rows)
+    count = len(result.rows) - same
     threshold = (
         f"a change within ±{100 * result.threshold:g}% is no change"
         if result.threshold > 0
@@ -237,7 +240,9 @@ def _general_lines(result: Report) -> list[str]:
     labels = [str(result.labels.get(k)) for k in ("a", "b")]
     sides = "" if labels == ["A", "B"] else f"A is {labels[0]}, B is {labels[1]}; "
     general = [
-        f"{sides}p adjusted ({result.correction}) over {count} benchmark{'s' if count != 1 else ''}; {threshold}."
+        f"{sides}p adjusted ({result.correction}) over {count} benchmark{'s' if count != 1 else ''}"
+        + (f" ({same} with one and the same value on both sides: no change, untested, not counted)" if same else "")
+        + f"; {threshold}."
     ]
     if result.only_a:
         general.append(f"Only in A (not compared): {', '.join(map(str, result.only_a))}.")

@@ -251,7 +251,12 @@ def judged(rows: list[dict], *, correction: str, confidence: float, threshold: f
     from perfstudy.comparison._intervals import adjust_p_values
 
     alpha = 1.0 - confidence
-    adjusted = adjust_p_values(np.array([row["p_value"] for row in rows], dtype=float), correction)  # type: ignore[arg-type]
+    # a benchmark whose values are one and the same number on both sides (a deterministic B/op, 0 allocs/op) is
+    # "no change" by inspection, not by a test: it is left out of the correction's family (NaN is what
+    # adjust_p_values leaves out), so that it cannot make another benchmark's adjusted p-value larger
+    p_values = np.array([np.nan if identical(row) else row["p_value"] for row in rows], dtype=float)
+    adjusted = adjust_p_values(p_values, correction)  # type: ignore[arg-type]
+    adjusted = np.where(np.isnan(p_values), [row["p_value"] for row in rows], adjusted)
     out = []
     for row, p in zip(rows, adjusted.tolist()):
         new = {}
@@ -272,6 +277,13 @@ def judged(rows: list[dict], *, correction: str, confidence: float, threshold: f
             new[key] = value
         out.append(new)
     return out
+
+
+def identical(row: dict) -> bool:
+    """Whether a benchmark's values are one number on both sides: an interval that is the single point 0 and
+    neither side with any spread (no test is needed, and none counts in a correction's family)."""
+    flat = all(row.get(key, 0.0) in (0.0,) or row.get(key) != row.get(key) for key in ("spread_a", "spread_b"))
+    return row["low"] == row["high"] == 0.0 and row["change"] == 0.0 and flat
 
 
 def _verdict(low, high, p_value, alpha, threshold, higher_is_better, scale, estimate_a) -> str:

@@ -598,3 +598,25 @@ def test_the_sign_sequence_takes_values_near_the_float_limit():
         for value in x:
             running.add(float(value))
     assert (low, high) == (-1e308, 1.7e308) and running.median == 1.25e308
+
+
+def test_benchmarks_identical_on_both_sides_are_no_change_and_leave_the_family():
+    """A deterministic B/op (64 and 64 in every batch) and 0 allocs/op are 'no change' untested, and do not count in
+    Holm's family: the timed benchmark's adjusted p-value is its own, as if it were alone (it was 3 times it)."""
+    rng = np.random.default_rng(8)
+    rows = []
+    for version in (0, 1):
+        for batch in range(10):
+            rows.append(
+                dict(version=version, batch=batch, benchmark="t", value=1.0 + 0.05 * version + 0.05 * rng.random())
+            )
+            rows.append(dict(version=version, batch=batch, benchmark="B/op", value=64.0))
+            rows.append(dict(version=version, batch=batch, benchmark="allocs/op", value=0.0))
+    frame = pd.DataFrame(rows)
+    table = compare(frame, rng=0).table.set_index("benchmark")
+    alone = compare(frame[frame["benchmark"] == "t"], rng=0).table.iloc[0]
+    assert table.loc["t", "p_adjusted"] == pytest.approx(alone["p_adjusted"], rel=1e-12)
+    assert table.loc["t", "p_adjusted"] == pytest.approx(table.loc["t", "p_value"], rel=1e-12)
+    assert (table.loc[["B/op", "allocs/op"], "verdict"] == "no change").all()
+    text = format_comparison(compare(frame, rng=0), "table")
+    assert "over 1 benchmark (2 with one and the same value on both sides: no change, untested, not counted)" in text
