@@ -689,9 +689,10 @@ class ToggledTrial(Result):
     table : DataFrame
         One row per planted change and configuration: ``change`` (B's extra loop iterations, relative; the
         time grows a little less, by the interpreter's start-up), ``rule``, ``duet``, ``verdict``,
-        ``estimate``, ``low``, ``high``, ``rounds``, ``seconds`` (the run's wall time), ``round_sd`` (SD of the
-        rounds' log-ratios), ``stopped`` and ``wrong`` (a change called on an A/A pair; "faster" or "no
-        change" for a slower B).
+        ``estimate``, ``low``, ``high`` (NaN where the run has no bounded interval yet: it stopped before the
+        rule's first possible verdict), ``bounded``, ``rounds``, ``seconds`` (the run's wall time), ``round_sd``
+        (SD of the rounds' log-ratios), ``stopped`` and ``wrong`` (a change called on an A/A pair; "faster" or
+        "no change" for a slower B).
     loops : int
     threshold : float
     seconds : float
@@ -770,6 +771,10 @@ def toggled_trial(
             elapsed = time.monotonic() - started
             verdict = result.verdicts[0] if result.verdicts else None
             said = verdict["verdict"] if verdict else "inconclusive"
+            low, high = (verdict["low"], verdict["high"]) if verdict else (math.nan, math.nan)
+            # a run stopped before the rule's first possible verdict has an unbounded interval: no interval yet,
+            # recorded as such (NaN, null in the record), not as an infinity the record cannot hold
+            bounded = math.isfinite(low) and math.isfinite(high)
             wrong = said in ("faster", "slower") if change == 0 else said in ("faster", "no change")
             rows.append(
                 dict(
@@ -778,8 +783,9 @@ def toggled_trial(
                     duet=duet,
                     verdict=said,
                     estimate=verdict["change"] if verdict else math.nan,
-                    low=verdict["low"] if verdict else -math.inf,
-                    high=verdict["high"] if verdict else math.inf,
+                    low=low if bounded else math.nan,
+                    high=high if bounded else math.nan,
+                    bounded=bounded,
                     rounds=result.rounds,
                     seconds=elapsed,
                     round_sd=verdict["sd"] if verdict else math.nan,
