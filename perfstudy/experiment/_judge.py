@@ -46,7 +46,7 @@ class _Judge:
     judge builds once per benchmark and then uses only through its protocol
     (:class:`perfstudy.comparison.running.RunningRule`)."""
 
-    def __init__(self, threshold: float, confidence: float, statistic: str = "mean", rule: str = "t"):
+    def __init__(self, threshold: float, confidence: float, statistic: str, rule: str):  # the run's own, always
         self.threshold, self.confidence = threshold, confidence
         self.statistic, self.rule = statistic, rule
         self.d: dict[str, list[float]] = {}
