@@ -414,3 +414,10 @@ def test_there_is_one_suite_builder():
     assert not [name for name, dump in compare_side.items() if dump.split("body=", 1)[1] in bodies]
     for name in set(compare_side) & set(files_side):
         assert "build_suite" in compare_side[name] and "build_suite" in files_side[name], name
+
+
+def test_no_two_test_files_share_a_basename():
+    """pytest imports test files by their basename (the test folders are not packages): two files of one name in
+    two folders stop the whole collection, the run's first line an 'import file mismatch'."""
+    names = [p.name for p in (ROOT / "tests").rglob("test_*.py")]
+    assert sorted({n for n in names if names.count(n) > 1}) == []
