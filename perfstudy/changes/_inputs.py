@@ -55,9 +55,9 @@ def _tidy(frame: pd.DataFrame, where: str, settings: HistorySettings) -> pd.Data
     if frame.empty:
         raise ValueError(f"{where}: a header ({list(frame.columns)[:8]}) and no rows: no measurements")
     wanted = {"benchmark": s.benchmark, "timestamp": s.timestamp or "timestamp", "unit": s.unit}
-    plain = {"benchmark": "benchmark", "timestamp": None, "unit": "unit"}
+    plain = HistorySettings()  # the defaults: a default column may be absent, a named one may not
     for key, column in (("benchmark", s.benchmark), ("timestamp", s.timestamp), ("unit", s.unit)):
-        if column is not None and column != plain[key] and column not in frame.columns:
+        if column is not None and column != getattr(plain, key) and column not in frame.columns:
             raise ValueError(f"{where}: {s.name(key)} {column!r}: no such column (it has {list(frame.columns)[:8]})")
     renames = {v: STANDARD[k] for k, v in (needed | wanted).items() if v is not None and v in frame.columns}
     clash = [c for c in STANDARD.values() if c in frame.columns and c not in renames and c in renames.values()]

@@ -64,7 +64,7 @@ def _summary(result: History) -> str:
         + f". False discovery rate {result.fdr:g} across benchmarks (Benjamini-Hochberg); intervals "
         f"{100 * result.confidence:g}%; level changes under {100 * result.threshold:g}% not reported. "
         + _needed(series)
-        + "".join(f" {note[0].upper() + note[1:]}." for note in getattr(result, "notes", ()))
+        + "".join(f" {note[0].upper() + note[1:]}." for note in result.notes)
     )
 
 

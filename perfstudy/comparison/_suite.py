@@ -282,7 +282,8 @@ def judged(rows: list[dict], *, correction: str, confidence: float, threshold: f
 def identical(row: dict) -> bool:
     """Whether a benchmark's values are one number on both sides: an interval that is the single point 0 and
     neither side with any spread (no test is needed, and none counts in a correction's family)."""
-    flat = all(row.get(key, 0.0) in (0.0,) or row.get(key) != row.get(key) for key in ("spread_a", "spread_b"))
+    spreads = [row.get(key) for key in ("spread_a", "spread_b")]
+    flat = all(spread is None or spread == 0.0 or math.isnan(spread) for spread in spreads)  # NaN: a centre of 0
     return row["low"] == row["high"] == 0.0 and row["change"] == 0.0 and flat
 
 
