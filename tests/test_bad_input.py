@@ -32,6 +32,7 @@ from support.walk import CALLABLES
 
 from perfstudy import PERFLAB_ENDPOINTS, CostModel, VarianceComponents
 from perfstudy.changes import HistorySettings
+from perfstudy.experiment.settings import RunSettings
 
 E1 = PERFLAB_ENDPOINTS[1]
 COSTS = CostModel(setup=600.0, request=2.0, repetition=0.5, host=60.0)
@@ -397,6 +398,13 @@ def _valid(tmp):  # noqa: PLR0915 - one table
         "changes.HistorySettings.advice": lambda: call(HistorySettings(), "dropna"),
         "changes.HistorySettings.replace": lambda: call(HistorySettings(), fdr=0.1),
         "changes.HistorySettings.standard": lambda: call(HistorySettings(), ordered=True),
+        "experiment.settings.RunSettings.option": lambda: call(RunSettings(spelling="cli"), "max_rounds"),
+        "experiment.settings.RunSettings.said": lambda: call(RunSettings(), "values", 3),
+        "experiment.settings.RunSettings.record": lambda: call(RunSettings()),
+        "experiment.settings.RunSettings.fresh": lambda: call(RunSettings()),
+        "experiment.settings.RunSettings.replace": lambda: call(RunSettings(), values=5),
+        "experiment.settings.RunSettings.resumed": lambda: call(RunSettings(), {"threshold": 0.05}, "runs.csv"),
+        "experiment.settings.check_combination": lambda: call(RunSettings(), {"A": ["true"], "B": ["true"]}),
         "io.detect_format": lambda: call(go_text(tmp)),
         "io.is_go_text": lambda: call(go_text(tmp)),
         "comparison.compare": lambda: call(runs_frame(), replicates=99, rng=0),

@@ -122,6 +122,9 @@ def _make(name):  # noqa: C901 - one branch a class, read as a table
             pd.DataFrame({"commit": np.arange(30), "value": np.r_[np.ones(15), np.full(15, 2.0)]}), benchmark=None
         ),
         "changes.HistorySettings": lambda: importlib.import_module("perfstudy.changes").HistorySettings(threshold="2%"),
+        "experiment.settings.RunSettings": lambda: importlib.import_module("perfstudy.experiment").RunSettings(
+            values=5
+        ),
         "io.go.GoColumns": lambda: __import__("perfstudy.io.go").io.go.go_columns(
             __import__("io").StringIO("BenchmarkA 5 10 ns/op\n")
         ),

@@ -7,8 +7,6 @@ import signal
 import sys
 from typing import Any
 
-from perfstudy._lib.checks import check_coverage, check_threshold, parse_duration
-from perfstudy._lib.defaults import default
 from perfstudy.cli._common import format_option, in_help, in_options
 from perfstudy.cli._common import one_line as _one_line
 
@@ -164,16 +162,34 @@ def run_command(args) -> int:
     import warnings
 
     try:
-        threshold = None if args.threshold is None else check_threshold(args.threshold, "--threshold")
-        confidence = None if args.confidence is None else check_coverage(args.confidence, "--confidence")
+        from perfstudy.experiment.settings import RunSettings
+
+        metric: Any = None if args.metric is None else tuple(m for item in args.metric for m in item.split(","))
+        settings = RunSettings(
+            name=args.name,
+            threshold=args.threshold,
+            confidence=args.confidence,
+            values=args.values,
+            warmup=args.warmup,
+            min_rounds=args.min_rounds,
+            max_rounds=args.max_rounds,
+            max_time=args.max_time,
+            measure=args.measure,
+            shell=args.shell,
+            timeout=args.timeout,
+            statistic=args.statistic,
+            rule=args.rule,
+            metric=metric,
+            duet=args.duet,
+            prepare=args.prepare,
+            setup=args.setup,
+            cleanup=args.cleanup,
+            spelling="cli",
+        )
         if args.plan is not None:
             from perfstudy.experiment.plan import format_plan, plan_rounds
 
-            plan = plan_rounds(
-                args.plan,
-                threshold=default("run", "threshold") if threshold is None else threshold,
-                confidence=0.95 if confidence is None else confidence,
-            )
+            plan = plan_rounds(args.plan, threshold=settings.threshold, confidence=settings.confidence)
             print(format_plan(plan))
             return 0
         if args.resume and args.parameter_list is None and args.a is None and args.b is None:
@@ -184,8 +200,6 @@ def run_command(args) -> int:
                     raise ValueError("--parameter-list: the versions are --a's command with each value; drop --b")
             elif command is None or not command.strip():
                 raise ValueError(f"{option}: missing; give the command of version {option[2:].upper()}")
-        max_time = None if args.max_time is None else f"{parse_duration(args.max_time, '--max-time')}s"
-        timeout = None if args.timeout is None else f"{parse_duration(args.timeout, '--timeout')}s"
         from perfstudy.experiment import run
 
         with warnings.catch_warnings():
@@ -197,33 +211,20 @@ def run_command(args) -> int:
             else:
                 launch = functools.partial(run, args.a, args.b)
             result = launch(
-                name=args.name,
-                threshold=threshold,
-                confidence=confidence,
-                values=args.values,
-                warmup=args.warmup,
-                min_rounds=args.min_rounds,
-                max_rounds=args.max_rounds,
-                max_time=max_time,
+                settings=settings,
                 out=args.out,
                 resume=args.resume,
                 seed=args.seed,
-                measure=args.measure,
-                shell=args.shell,
                 scheduler=args.scheduler,
                 ignore_failures=args.ignore_failures,
-                timeout=timeout,
-                statistic=args.statistic,
-                rule=args.rule,
-                metric=None if args.metric is None else ",".join(args.metric),
-                duet=args.duet,
-                prepare=args.prepare,
-                setup=args.setup,
-                cleanup=args.cleanup,
                 progress=not args.no_progress,
             )
     except (ValueError, TypeError, OSError, ImportError) as error:
-        print(f"perfstudy run: {in_options(_one_line(error), _OPTIONS)}", file=sys.stderr)
+        from perfstudy.experiment.settings import OPTIONS
+
+        # "shell=True" in a message is advice in both spellings ("drop --no-shell; shell=True"), not a setting's value
+        options = {key: option for key, option in (OPTIONS | _CALL_OPTIONS).items() if key != "shell"}
+        print(f"perfstudy run: {in_options(_one_line(error), options)}", file=sys.stderr)
         return 2
     if args.parameter_list is not None:
         return _parameter_output(result, args)
@@ -339,30 +340,15 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
         print(text, file=sys.stderr)
 
 
-#: run's settings as its options: a message names what the user typed, never a Python argument
-_OPTIONS = {
+#: what run's messages name, as its options: the settings' own (:data:`perfstudy.experiment.settings.OPTIONS`, which
+#: :class:`RunSettings` names itself with ``spelling="cli"``) and the call's, which the library names as arguments
+_CALL_OPTIONS = {
     "levels": "--parameter-list VALUES",
     "parameter": "--parameter-list NAME",
     "command": "--a",
     "a": "--a",
     "b": "--b",
-    "values": "--values",
-    "warmup": "--warmup",
-    "min_rounds": "--min-rounds",
-    "max_rounds": "--max-rounds",
-    "max_time": "--max-time",
-    "timeout": "--timeout",
-    "prepare": "--prepare",
-    "setup": "--setup",
-    "cleanup": "--cleanup",
-    "metric": "--metric",
-    "statistic": "--statistic",
-    "rule": "--rule",
-    "name": "--name",
     "seed": "--seed",
-    "confidence": "--confidence",
-    "threshold": "--threshold",
-    "duet": "--duet",
     "resume": "--resume",
     "out": "--out",
 }

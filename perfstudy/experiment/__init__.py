@@ -1,5 +1,5 @@
 """Running an experiment: :func:`run` measures A and B in randomised interleaved rounds and stops when the
-answer is known; one version's batch (``batches``), the machine's record (``environment``), planning
+answer is known, by the checked :class:`RunSettings`; one version's batch (``batches``), the machine's record (``environment``), planning
 hosts and rounds from a pilot (``plan``), and reading a run's file back (:func:`read_experiment`).
 """
 
@@ -23,11 +23,13 @@ if TYPE_CHECKING:
     )
     from perfstudy.experiment.environment import NoisyMachineWarning, load_average, machine, machine_warnings, probe
     from perfstudy.experiment.plan import HOSTS, RoundPlan, format_plan, plan_rounds
+    from perfstudy.experiment.settings import RunSettings
 
 _HOMES = {
     "run": "._run",
     "RunResult": "._run",
     "RunFile": "._files",
+    "RunSettings": ".settings",
     "STOPS": "._run",
     "read_experiment": "._files",
     "read_run": "._files",
@@ -56,6 +58,7 @@ __all__ = [
     "run",
     "RunResult",
     "RunFile",
+    "RunSettings",
     "STOPS",
     "read_experiment",
     "read_run",

@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 
 from perfstudy.experiment._files import NAMES
-from perfstudy.experiment._settings import _cpus
 from perfstudy.experiment.batches import Batch, time_batch
+from perfstudy.experiment.settings import _cpus
 
 __all__ = ["_batch", "_duet_rounds", "_local_rounds", "_order"]
 

@@ -29,7 +29,6 @@ import os
 import signal
 import time
 import warnings
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
@@ -62,8 +61,8 @@ from perfstudy.experiment._files import (
 from perfstudy.experiment._hosts import _Hosts
 from perfstudy.experiment._judge import _FAR, _describe, _Judge, _Stop
 from perfstudy.experiment._rounds import _duet_rounds, _local_rounds
-from perfstudy.experiment._settings import _check_combination, _checked_settings
 from perfstudy.experiment.batches import Batch, Measure, command_argv, command_text
+from perfstudy.experiment.settings import RunSettings, check_combination
 
 __all__ = ["run", "RunResult", "RunFile", "STOPS", "COLUMNS", "read_experiment", "read_run", "is_run_file"]
 
@@ -197,6 +196,7 @@ def run(
     setup: str | None = None,
     cleanup: str | None = None,
     progress: bool = True,
+    settings: RunSettings | None = None,
 ) -> RunResult:
     """Run versions A and B in randomised interleaved rounds until every benchmark is decided.
 
@@ -277,6 +277,9 @@ def run(
         names it); a failing setup stops the run before its first round.
     progress : bool
         A progress bar: rounds, the current interval per benchmark, the rounds still needed.
+    settings : RunSettings, optional
+        All of the settings above from ``threshold`` to ``cleanup`` at once, built and checked beforehand (as
+        ``perfstudy run`` does); given with any of them, refused.
 
     Returns
     -------
@@ -298,7 +301,7 @@ def run(
         the rounds (bimodal rounds, a drifting platform probe, rounds that spread beyond the threshold), with
         the remedy (:mod:`perfstudy.experiment._interference`).
     """
-    given = dict(
+    keywords: dict[str, Any] = dict(
         threshold=threshold,
         confidence=confidence,
         values=values,
@@ -318,30 +321,29 @@ def run(
         setup=setup,
         cleanup=cleanup,
     )
+    given = RunSettings(**keywords) if settings is None else _one_source(settings, keywords)
     resume = check_bool("resume", resume)
     ignore_failures = check_bool("ignore_failures", ignore_failures)
     progress = check_bool("progress", progress)
     path = _checked_out(out, resume)
     record: dict = _checked_record(path) if resume and path is not None and path.is_file() else {}
     stored = dict(record.get("settings", {}))
-    shell = check_bool("shell", shell) if shell is not None else stored.get("shell", DEFAULTS["shell"]) is not False
+    shell = given.shell if "shell" in given.given or not record else stored.get("shell", DEFAULTS["shell"]) is not False
     commands = {NAMES[0]: command_argv(a, "a", shell=shell), NAMES[1]: command_argv(b, "b", shell=shell)}
     texts = {version: command_text(command) for version, command in commands.items()}
     if record:
         _check_commands(path, record, texts)  # type: ignore[arg-type]
-    settings = _checked_settings(
-        {key: value for key, value in given.items() if value is not None}, stored, resume=bool(record), path=path
-    )
-    _check_combination(settings, commands)
-    if scheduler is not None and settings["duet"]:
+    settings = given.resumed(stored, path) if record else given.fresh()
+    if scheduler is not None and settings.duet:
         raise ValueError(
             "duet with a scheduler: a scheduler's workers run rounds one after the other, each on its own host, "
             "so A and B would not run at once; run the duet on this machine (drop --scheduler), or interleaved "
             "rounds on the scheduler (drop --duet)"
         )
+    check_combination(settings, commands)
     # the hooks follow A's and B's command rules (the shell, or none with shell=False), checked before any file
     hooks = {
-        key: None if settings[key] is None else command_argv(settings[key], key, shell=shell)
+        key: None if getattr(settings, key) is None else command_argv(getattr(settings, key), key, shell=shell)
         for key in ("prepare", "setup", "cleanup")
     }
     rows, record = _existing(path, texts) if resume else ([], {})  # type: ignore[arg-type]
@@ -352,7 +354,7 @@ def run(
         seed = int(np.random.SeedSequence().entropy % (2**32))  # type: ignore[operator]
     seed = check_int("seed", seed, minimum=0, maximum=2**63 - 1)
     if record.get("stopped") == "decided":  # already decided: nothing is run
-        judged = _Judge(settings["threshold"], settings["confidence"], settings["statistic"], settings["rule"])
+        judged = _Judge(settings.threshold, settings.confidence, settings.statistic, settings.rule)
         judged.add_rows(rows)
         return _result(
             rows,
@@ -370,42 +372,42 @@ def run(
         environment["warnings"] = _machine_warnings()
     startup, cpu_startup = record.get("shell_startup"), record.get("shell_startup_cpu", 0.0)
     if startup is None:
-        shelled = settings["measure"] == "time" and any(_shelled(c) for c in commands.values())
+        shelled = settings.measure == "time" and any(_shelled(c) for c in commands.values())
         startup, cpu_startup = _shell_startup() if shelled else (0.0, 0.0)
-    record = _experiment(texts, settings) | {
+    record = _experiment(texts, settings.record()) | {
         "seed": seed,
         "environment": environment,
         "shell_startup": startup,
         "shell_startup_cpu": cpu_startup,
-        "rss_floor": _rss_floor() if "rss" in settings["metric"] else None,
+        "rss_floor": _rss_floor() if "rss" in settings.metric else None,
         "stopped": None,
         "rounds": record.get("rounds"),
     }
     writer = _Writer(path, fresh=not resume)
     _write_record(path, record)
-    judge = _Judge(settings["threshold"], settings["confidence"], settings["statistic"], settings["rule"])
+    judge = _Judge(settings.threshold, settings.confidence, settings.statistic, settings.rule)
     completed = judge.add_rows(rows)
     already = len(completed)
-    budget = None if settings["max_time"] is None else float(settings["max_time"])
-    bar = _bar(progress, settings["max_rounds"], len(completed))
+    budget = None if settings.max_time is None else float(settings.max_time)
+    bar = _bar(progress, settings.max_rounds, len(completed))
     template = Batch(
         version=NAMES[0],
         command=commands[NAMES[0]],
         round=0,
         position=0,
-        values=settings["values"],
-        warmup=settings["warmup"],
-        measure=settings["measure"],
-        benchmark=settings["name"],
-        timeout=settings["timeout"],
+        values=settings.values,
+        warmup=settings.warmup,
+        measure=settings.measure,
+        benchmark=settings.name,
+        timeout=settings.timeout,
         startup=startup,
-        metrics=settings["metric"],
+        metrics=settings.metric,
         cpu_startup=cpu_startup,
         prepare=None if hooks["prepare"] is None else tuple(hooks["prepare"]),  # type: ignore[arg-type]
     )
     batches = dict(commands=commands, template=template, seed=seed)
-    driver = hosts.rounds if hosts is not None else (_duet_rounds if settings["duet"] else _local_rounds)
-    failure = _per_version(hooks["setup"], "setup", settings["timeout"]) if hooks["setup"] else ""
+    driver = hosts.rounds if hosts is not None else (_duet_rounds if settings.duet else _local_rounds)
+    failure = _per_version(hooks["setup"], "setup", settings.timeout) if hooks["setup"] else ""
     cleaned = ""
     try:
         if failure:
@@ -436,7 +438,7 @@ def run(
         if hosts is not None:
             hosts.close()
         if hooks["cleanup"]:
-            cleaned = _per_version(hooks["cleanup"], "cleanup", settings["timeout"])
+            cleaned = _per_version(hooks["cleanup"], "cleanup", settings.timeout)
             if cleaned:
                 record["cleanup"] = cleaned
                 warnings.warn(cleaned, RuntimeWarning, stacklevel=2)
@@ -463,6 +465,16 @@ def run(
 
         Path(f"{path}.md").write_text(markdown_table(result), encoding="utf-8")
     return result
+
+
+def _one_source(settings, keywords: dict) -> RunSettings:
+    """``settings``, when no setting is also given as a keyword (two sources of one setting are refused)."""
+    if not isinstance(settings, RunSettings):
+        raise TypeError(f"settings: expected a RunSettings, got {type(settings).__name__}")
+    both = sorted(key for key, value in keywords.items() if value is not None)
+    if both:
+        raise TypeError(f"settings and {', '.join(both)}: give the settings once, in settings or as keywords")
+    return settings
 
 
 def _shelled(command) -> bool:
@@ -573,15 +585,15 @@ class _Session:
     bar: object
     budget: float | None
     ignore_failures: bool
-    settings: Mapping
+    settings: RunSettings
 
     @property
     def min_rounds(self) -> int:
-        return int(self.settings["min_rounds"])
+        return int(self.settings.min_rounds)
 
     @property
     def max_rounds(self) -> int:
-        return int(self.settings["max_rounds"])
+        return int(self.settings.max_rounds)
 
 
 def _loop(session: _Session) -> tuple[str, str, int | None]:
@@ -604,7 +616,7 @@ def _rounds(session: _Session, stop, *, started: float, next_round: int) -> tupl
     min_rounds, max_rounds, budget, judge, completed = s.min_rounds, s.max_rounds, s.budget, s.judge, s.completed
     history: dict[str, list[int]] = {}
     hinted: set = set()
-    interference = Interference(s.settings["threshold"], duet=bool(s.settings["duet"]))
+    interference = Interference(s.settings.threshold, duet=bool(s.settings.duet))
     ran = 0
 
     def should_stop(within: bool = False) -> bool:
@@ -701,7 +713,7 @@ def _result(rows, settings, environment, **fields) -> RunResult:
         verdicts=tuple(fields.pop("verdicts", ())),
         path=None if path is None else str(path),
         environment=MappingProxyType(environment),
-        settings=MappingProxyType(dict(settings)),
+        settings=MappingProxyType(settings.record()),
         **fields,
     )
 

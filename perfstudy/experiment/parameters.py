@@ -152,7 +152,7 @@ def run_parameters(command: str, parameter: str, levels, *, out=None, **options)
     out : str or path, optional
         The stem of the runs' files: ``runs.csv`` gives ``runs.threads=2.csv`` and so on.
     **options
-        Passed to :func:`perfstudy.experiment.run` (``threshold``, ``confidence``, ``max_time``, ``rule``,
+        Passed to :func:`perfstudy.experiment.run` (``settings``, or ``threshold``, ``confidence``, ``max_time``, ``rule``,
         ``metric``, ``duet``, ...).
 
     Returns
@@ -167,20 +167,29 @@ def run_parameters(command: str, parameter: str, levels, *, out=None, **options)
     """
     from perfstudy.comparison import adjust_p_values, verdict
     from perfstudy.experiment._run import run
+    from perfstudy.experiment.settings import OPTIONS, RunSettings
 
     command, name, values = _checked(command, parameter, levels)
     if "a" in options or "b" in options:
         raise TypeError("run_parameters: the commands come from command and values; give neither a nor b")
-    from perfstudy._lib.checks import check_coverage
-
-    given = options.pop("confidence", None)
-    confidence = 0.95 if given is None else check_coverage(given)
+    settings = options.pop("settings", None)
+    keywords = {key: options.pop(key) for key in OPTIONS if key in options}
+    if settings is None:
+        settings = RunSettings(**keywords)
+    elif not isinstance(settings, RunSettings):
+        raise TypeError(f"settings: expected a RunSettings, got {type(settings).__name__}")
+    elif any(value is not None for value in keywords.values()):
+        raise TypeError(
+            f"settings and {', '.join(sorted(keywords))}: give the settings once, in settings or as keywords"
+        )
+    # each comparison at 1 - (1 - confidence) / comparisons: together they cover at the confidence asked for
+    confidence = settings.confidence
     each = 1 - (1 - confidence) / (len(values) - 1)
     runs = []
     for value in values[1:]:
         a = command.replace(f"{{{name}}}", values[0])
         b = command.replace(f"{{{name}}}", value)
-        runs.append(run(a, b, out=_path(out, name, value), confidence=each, **options))
+        runs.append(run(a, b, out=_path(out, name, value), settings=settings.replace(confidence=each), **options))
     rows: list[dict[str, Any]] = []
     for value, result in zip(values[1:], runs):
         if result.verdicts:

@@ -221,7 +221,7 @@ def test_resume_of_a_decided_run_runs_no_round(tmp_path, capsys):
         ("", "not JSON"),
         ('{"schema": "perfstudy.run/1", "commands": "true", "settings": {}}', "its commands should map A and B"),
         ('{"schema": "perfstudy.run/1", "commands": {"A": "true", "B": "true"}, "settings": {"values": "x"}}',
-         "its settings are not a run's"),
+         "the record's settings are not a run's"),
     ],
 )  # fmt: skip
 def test_a_damaged_record_is_refused_by_name_on_resume(tmp_path, record, said):
