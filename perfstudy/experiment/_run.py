@@ -62,7 +62,7 @@ from perfstudy.experiment._hosts import _Hosts
 from perfstudy.experiment._judge import _FAR, _describe, _Judge, _Stop
 from perfstudy.experiment._rounds import _duet_rounds, _local_rounds
 from perfstudy.experiment.batches import Batch, Measure, command_argv, command_text
-from perfstudy.experiment.settings import RunSettings, check_combination
+from perfstudy.experiment.settings import RunSettings, _one_source, check_combination
 
 __all__ = ["run", "RunResult", "RunFile", "STOPS", "COLUMNS", "read_experiment", "read_run", "is_run_file"]
 
@@ -321,7 +321,7 @@ def run(
         setup=setup,
         cleanup=cleanup,
     )
-    given = RunSettings(**keywords) if settings is None else _one_source(settings, keywords)
+    given = _one_source(settings, keywords)
     resume = check_bool("resume", resume)
     ignore_failures = check_bool("ignore_failures", ignore_failures)
     progress = check_bool("progress", progress)
@@ -467,16 +467,6 @@ def run(
     return result
 
 
-def _one_source(settings, keywords: dict) -> RunSettings:
-    """``settings``, when no setting is also given as a keyword (two sources of one setting are refused)."""
-    if not isinstance(settings, RunSettings):
-        raise TypeError(f"settings: expected a RunSettings, got {type(settings).__name__}")
-    both = sorted(key for key, value in keywords.items() if value is not None)
-    if both:
-        raise TypeError(f"settings and {', '.join(both)}: give the settings once, in settings or as keywords")
-    return settings
-
-
 def _shelled(command) -> bool:
     from perfstudy.experiment.batches import SHELL
 
@@ -589,11 +579,11 @@ class _Session:
 
     @property
     def min_rounds(self) -> int:
-        return int(self.settings.min_rounds)
+        return self.settings.min_rounds
 
     @property
     def max_rounds(self) -> int:
-        return int(self.settings.max_rounds)
+        return self.settings.max_rounds
 
 
 def _loop(session: _Session) -> tuple[str, str, int | None]:

@@ -167,21 +167,13 @@ def run_parameters(command: str, parameter: str, levels, *, out=None, **options)
     """
     from perfstudy.comparison import adjust_p_values, verdict
     from perfstudy.experiment._run import run
-    from perfstudy.experiment.settings import OPTIONS, RunSettings
+    from perfstudy.experiment.settings import OPTIONS, _one_source
 
     command, name, values = _checked(command, parameter, levels)
     if "a" in options or "b" in options:
         raise TypeError("run_parameters: the commands come from command and values; give neither a nor b")
-    settings = options.pop("settings", None)
     keywords = {key: options.pop(key) for key in OPTIONS if key in options}
-    if settings is None:
-        settings = RunSettings(**keywords)
-    elif not isinstance(settings, RunSettings):
-        raise TypeError(f"settings: expected a RunSettings, got {type(settings).__name__}")
-    elif any(value is not None for value in keywords.values()):
-        raise TypeError(
-            f"settings and {', '.join(sorted(keywords))}: give the settings once, in settings or as keywords"
-        )
+    settings = _one_source(options.pop("settings", None), keywords)
     # each comparison at 1 - (1 - confidence) / comparisons: together they cover at the confidence asked for
     confidence = settings.confidence
     each = 1 - (1 - confidence) / (len(values) - 1)
