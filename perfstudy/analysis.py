@@ -42,7 +42,6 @@ from perfstudy._lib.checks import (
     check_labels,
     check_resamples,
     check_sample,
-    check_threshold,
 )
 from perfstudy._lib.format import display_unit, plural, si, with_unit
 from perfstudy._lib.frames import column as as_column
@@ -50,7 +49,7 @@ from perfstudy._lib.frames import each_row, one_value_each
 from perfstudy._lib.frames import table as as_table
 from perfstudy._lib.result import Result
 from perfstudy._lib.types import Seed
-from perfstudy.comparison import Comparison, compare, odd_batches, warmup_check
+from perfstudy.comparison import CompareSettings, Comparison, compare, odd_batches, warmup_check
 from perfstudy.diagnostics.diagnosis import diagnose_series
 from perfstudy.diagnostics.repetitions import median_ci, repetitions_needed
 from perfstudy.stability.pt4cloud import pt4cloud
@@ -453,8 +452,18 @@ def analyze(
         check_column("cluster", cluster, df)
     unclustered = cluster is None and "batch" not in df.columns
     cluster = "batch" if cluster is None else cluster
-    confidence = check_fraction("confidence", confidence)
-    threshold = check_threshold(threshold)
+    comparing = CompareSettings(  # checked here, whether or not the data hold two versions to compare
+        by=by,
+        cluster=cluster,
+        confidence=confidence,
+        threshold=threshold,  # pyright: ignore[reportArgumentType]
+        replicates=replicates,
+        baseline=baseline,
+        block=block,
+        sequential=sequential,  # pyright: ignore[reportArgumentType]
+        statistic=statistic,  # pyright: ignore[reportArgumentType]
+    )
+    confidence, threshold = comparing.confidence, comparing.threshold
     alpha = check_fraction("alpha", alpha)
     permutations = check_resamples("permutations", permutations, minimum=19)
     progress = check_bool("progress", progress)
@@ -498,19 +507,7 @@ def analyze(
     table = pd.DataFrame(rows)
     comparison = None
     if frame[by].nunique() == 2:
-        comparison = compare(
-            frame,
-            by=by,
-            cluster=cluster,
-            confidence=confidence,
-            threshold=threshold,
-            replicates=replicates,
-            baseline=baseline,
-            block=block,
-            sequential=sequential,  # pyright: ignore[reportArgumentType]
-            statistic=statistic,  # pyright: ignore[reportArgumentType]
-            rng=streams[-1],
-        )
+        comparison = compare(frame, settings=comparing, rng=streams[-1])
     advice = _advice(table, comparison, cluster)
     if unclustered:
         advice = [a for a in advice if not a.startswith("Nothing to fix")]

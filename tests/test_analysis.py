@@ -173,3 +173,19 @@ def test_the_report_pluralises_the_cluster_by_its_name():
     card = result.card(result.table.benchmark.iloc[0])
     labels = " ".join(card.index.astype(str))
     assert "values (hosts)" in labels and "hostes" not in labels
+
+
+@pytest.mark.parametrize(
+    ("option", "message"),
+    [
+        (dict(statistic="bogus"), r"^statistic='bogus': expected one of"),
+        (dict(replicates=5), r"^replicates=5: expected an integer of at least 99"),
+        (dict(sequential="sign"), r"^sequential='sign': a sequential interval is over blocks"),
+    ],
+)
+def test_the_comparisons_settings_are_checked_though_one_version_has_nothing_to_compare(option, message):
+    """With one version there is no comparison, and the comparison's settings went unread: statistic='bogus' was
+    accepted silently. They are checked when the call starts, as compare() checks them."""
+    a, _ = demo_runs(processes=4, values=5, rng=1)
+    with pytest.raises(ValueError, match=message):
+        analyze(a, permutations=19, **option)

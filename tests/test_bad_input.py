@@ -32,6 +32,7 @@ from support.walk import CALLABLES
 
 from perfstudy import PERFLAB_ENDPOINTS, CostModel, VarianceComponents
 from perfstudy.changes import HistorySettings
+from perfstudy.comparison import CompareSettings
 from perfstudy.experiment.settings import RunSettings
 
 E1 = PERFLAB_ENDPOINTS[1]
@@ -394,12 +395,14 @@ def _valid(tmp):  # noqa: PLR0915 - one table
         "changes.format_history": lambda: call(_history(), "json"),
         "changes.history_html": lambda: call(_history(), unchanged=1),
         "changes.read_history": lambda: call(_history_csv(tmp)),
-        "changes.HistorySettings.name": lambda: call(HistorySettings(spelling="cli"), "fdr"),
+        "changes.HistorySettings.option": lambda: call(HistorySettings(spelling="cli"), "fdr"),
         "changes.HistorySettings.advice": lambda: call(HistorySettings(), "dropna"),
         "changes.HistorySettings.replace": lambda: call(HistorySettings(), fdr=0.1),
         "changes.HistorySettings.standard": lambda: call(HistorySettings(), ordered=True),
+        "comparison.settings.CompareSettings.option": lambda: call(CompareSettings(spelling="cli"), "replicates"),
+        "comparison.settings.CompareSettings.advice": lambda: call(CompareSettings(), "dropna"),
+        "comparison.settings.CompareSettings.replace": lambda: call(CompareSettings(), threshold=0.1),
         "experiment.settings.RunSettings.option": lambda: call(RunSettings(spelling="cli"), "max_rounds"),
-        "experiment.settings.RunSettings.said": lambda: call(RunSettings(), "values", 3),
         "experiment.settings.RunSettings.record": lambda: call(RunSettings()),
         "experiment.settings.RunSettings.fresh": lambda: call(RunSettings()),
         "experiment.settings.RunSettings.replace": lambda: call(RunSettings(), values=5),

@@ -121,6 +121,9 @@ def _make(name):  # noqa: C901 - one branch a class, read as a table
         "changes.History": lambda: __import__("perfstudy.changes").changes.history(
             pd.DataFrame({"commit": np.arange(30), "value": np.r_[np.ones(15), np.full(15, 2.0)]}), benchmark=None
         ),
+        "comparison.settings.CompareSettings": lambda: importlib.import_module("perfstudy.comparison").CompareSettings(
+            threshold="2%"
+        ),
         "changes.HistorySettings": lambda: importlib.import_module("perfstudy.changes").HistorySettings(threshold="2%"),
         "experiment.settings.RunSettings": lambda: importlib.import_module("perfstudy.experiment").RunSettings(
             values=5

@@ -14,6 +14,7 @@ import numpy as np
 
 __all__ = [
     "check_int",
+    "said",
     "check_real",
     "check_fraction",
     "check_portion",
@@ -49,6 +50,15 @@ __all__ = [
 MAX_BYTES_ENV = "PERFSTUDY_MAX_BYTES"
 
 
+def said(name: str, value) -> str:
+    """How a message quotes a value as the user gave it: ``threshold=0.5`` for a library argument, ``--threshold
+    0.5`` for an option of the command line (a ``name`` that starts with ``--``)."""
+    if not name.startswith("--"):
+        return f"{name}={value!r}"
+    quoted = isinstance(value, str) and (not value or any(c.isspace() for c in value))  # as a shell needs it
+    return f"{name} {value!r}" if quoted else f"{name} {value}"
+
+
 def check_int(name: str, value, minimum: int = 1, maximum: int | None = None) -> int:
     """``value`` as an int; TypeError if it is not an integer (bools refused), ValueError below
     ``minimum`` or above ``maximum`` (the bound of a loop or a size, stated up front).
@@ -56,18 +66,18 @@ def check_int(name: str, value, minimum: int = 1, maximum: int | None = None) ->
     Integral floats (``4.0``) are accepted.
     """
     if isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name}={value!r}: expected an integer, not a bool")
+        raise TypeError(f"{said(name, value)}: expected an integer, not a bool")
     try:
         as_int = operator.index(value)
     except TypeError:
         if isinstance(value, (float, np.floating)) and float(value).is_integer():
             as_int = int(value)
         else:
-            raise TypeError(f"{name}={value!r}: expected an integer of at least {minimum}") from None
+            raise TypeError(f"{said(name, value)}: expected an integer of at least {minimum}") from None
     if as_int < minimum:
-        raise ValueError(f"{name}={value!r}: expected an integer of at least {minimum}")
+        raise ValueError(f"{said(name, value)}: expected an integer of at least {minimum}")
     if maximum is not None and as_int > maximum:
-        raise ValueError(f"{name}={value!r}: expected an integer of at most {maximum:,}")
+        raise ValueError(f"{said(name, value)}: expected an integer of at most {maximum:,}")
     return as_int
 
 
@@ -75,14 +85,14 @@ def check_real(name: str, value, *, nonnegative: bool = False, positive: bool = 
     """``value`` as a finite float; TypeError if not a real number, ValueError if NaN, inf, negative
     (with ``nonnegative``) or not above 0 (with ``positive``)."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise TypeError(f"{name}={value!r}: expected a real number")
+        raise TypeError(f"{said(name, value)}: expected a real number")
     given, value = value, float(value)
     if not math.isfinite(value):
-        raise ValueError(f"{name}={given!r}: expected a finite {what}")
+        raise ValueError(f"{said(name, given)}: expected a finite {what}")
     if nonnegative and value < 0:
-        raise ValueError(f"{name}={given!r}: expected a non-negative {what}")
+        raise ValueError(f"{said(name, given)}: expected a non-negative {what}")
     if positive and value <= 0:
-        raise ValueError(f"{name}={given!r}: expected a positive {what}")
+        raise ValueError(f"{said(name, given)}: expected a positive {what}")
     return value
 
 
@@ -90,10 +100,10 @@ def check_fraction(name: str, value) -> float:
     """A probability or fraction strictly between 0 and 1 (a ``confidence``, an ``alpha``, a portion),
     as a float; TypeError if not a real number, ValueError naming ``name`` otherwise (NaN included)."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise TypeError(f"{name}={value!r}: expected a real number in (0, 1)")
+        raise TypeError(f"{said(name, value)}: expected a real number in (0, 1)")
     value = float(value)
     if not 0 < value < 1:
-        raise ValueError(f"{name}={value!r}: expected a value in (0, 1)")
+        raise ValueError(f"{said(name, value)}: expected a value in (0, 1)")
     return value
 
 
@@ -251,16 +261,16 @@ def check_bool(name: str, value) -> bool:
     string such as ``"no"`` is not read as true."""
     if isinstance(value, (bool, np.bool_)):
         return bool(value)
-    raise TypeError(f"{name}={value!r}: expected True or False")
+    raise TypeError(f"{said(name, value)}: expected True or False")
 
 
 def check_choice(name: str, value, choices) -> str:
     """``value`` if it is one of ``choices`` (strings); TypeError for a non-string, ValueError naming the
     choices otherwise."""
     if not isinstance(value, str):
-        raise TypeError(f"{name}={value!r}: expected one of {tuple(choices)}")
+        raise TypeError(f"{said(name, value)}: expected one of {tuple(choices)}")
     if value not in choices:
-        raise ValueError(f"{name}={value!r}: expected one of {tuple(choices)}")
+        raise ValueError(f"{said(name, value)}: expected one of {tuple(choices)}")
     return value
 
 
@@ -300,7 +310,7 @@ def check_column(name: str, column, df, frame: str = "df") -> str:
     """``column`` if it names a column of ``df``; ValueError naming the argument ``name`` and the
     columns there are otherwise."""
     if not isinstance(column, str) or column not in df.columns:
-        raise ValueError(f"{name}={column!r}: {frame} has no such column; its columns are {list(df.columns)}")
+        raise ValueError(f"{said(name, column)}: {frame} has no such column; its columns are {list(df.columns)}")
     return column
 
 
@@ -314,17 +324,17 @@ def check_duration(name: str, value):
 
     import pandas as pd
 
-    said = f"{name} {value}" if name.startswith("--") else f"{name}={value!r}"
+    quoted = said(name, value)
     if isinstance(value, (bool, np.bool_, int, float, np.integer, np.floating)):
         raise TypeError(
-            f"{said}: a bare number has no unit; give a duration such as '1h', '30min' or pd.Timedelta(hours=1)"
+            f"{quoted}: a bare number has no unit; give a duration such as '1h', '30min' or pd.Timedelta(hours=1)"
         )
     if isinstance(value, str):
         import re
 
         if re.fullmatch(r"\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*", value):
             raise ValueError(
-                f"{said}: a bare number has no unit; write {value.strip()}s for seconds (a duration with its "
+                f"{quoted}: a bare number has no unit; write {value.strip()}s for seconds (a duration with its "
                 "unit: 500ms, 90s, 10m, 2h)"
             )
         found = re.fullmatch(r"\s*(\d+(?:\.\d*)?|\.\d+)\s*(ms|s|m|min|h)\s*", value)
@@ -338,7 +348,7 @@ def check_duration(name: str, value):
                     value = pd.Timedelta(pd.tseries.frequencies.to_offset(value))
                 except (ValueError, TypeError):
                     raise ValueError(
-                        f"{said}: not a duration (a duration with its unit: 500ms, 90s, 10m, 2h, 7D)"
+                        f"{quoted}: not a duration (a duration with its unit: 500ms, 90s, 10m, 2h, 7D)"
                     ) from None
     elif isinstance(value, (pd.Timedelta, datetime.timedelta, np.timedelta64)):
         value = pd.Timedelta(value)
@@ -346,11 +356,11 @@ def check_duration(name: str, value):
         try:
             value = pd.Timedelta(value)
         except (ValueError, TypeError):
-            raise ValueError(f"{said}: a calendar offset has no fixed length; give e.g. '7D'") from None
+            raise ValueError(f"{quoted}: a calendar offset has no fixed length; give e.g. '7D'") from None
     else:
-        raise TypeError(f"{said}: expected a duration such as '1h' or pd.Timedelta(hours=1)")
+        raise TypeError(f"{quoted}: expected a duration such as '1h' or pd.Timedelta(hours=1)")
     if value is pd.NaT or not value > pd.Timedelta(0):
-        raise ValueError(f"{said}: expected a positive duration")
+        raise ValueError(f"{quoted}: expected a positive duration")
     return value
 
 
@@ -466,9 +476,9 @@ def check_threshold(value, name: str = "threshold") -> float:
     if isinstance(value, str):
         return _relative(value, name, "relative change", "5% or 0.05")
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise TypeError(f"{name}={value!r}: expected a relative change such as 0.05 for 5%")
+        raise TypeError(f"{said(name, value)}: expected a relative change such as 0.05 for 5%")
     if not (math.isfinite(value) and 0 <= value < 1):
-        raise ValueError(f"{name}={value!r}: expected a relative change in [0, 1), such as 0.05 for 5%")
+        raise ValueError(f"{said(name, value)}: expected a relative change in [0, 1), such as 0.05 for 5%")
     return float(value)
 
 

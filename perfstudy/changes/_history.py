@@ -309,7 +309,7 @@ def _measurements(data, settings: HistorySettings) -> tuple[pd.DataFrame, list[s
     if has_bench and data[s.benchmark].isna().any():  # pyright: ignore
         raise ValueError(
             f"data: column {s.benchmark!r} has {int(data[s.benchmark].isna().sum())} row(s) without a benchmark "  # pyright: ignore
-            f"name; fill them in, or treat the file as one series ({s.name('benchmark')} none)"
+            f"name; fill them in, or treat the file as one series ({s.option('benchmark')} none)"
             if s.spelling == "cli"
             else f"data: column {s.benchmark!r} has rows without a benchmark name; fill them in, or benchmark=None"
         )

@@ -45,12 +45,12 @@ def _tidy(frame: pd.DataFrame, where: str, settings: HistorySettings) -> pd.Data
     out (a frame without its benchmark column is one series)."""
     s = settings
     needed = {"commit": s.commit, "value": s.value}
-    missing = [f"{s.name(k)} {v!r}" for k, v in needed.items() if v not in frame.columns]
+    missing = [f"{s.option(k)} {v!r}" for k, v in needed.items() if v not in frame.columns]
     if missing:
         raise ValueError(
             f"{where}: a tidy history needs a commit and a value column; there is no column for "
             f"{' or '.join(missing)} (it has {list(frame.columns)[:8]}); name them with "
-            f"{s.name('commit')} and {s.name('value')}"
+            f"{s.option('commit')} and {s.option('value')}"
         )
     if frame.empty:
         raise ValueError(f"{where}: a header ({list(frame.columns)[:8]}) and no rows: no measurements")
@@ -58,7 +58,7 @@ def _tidy(frame: pd.DataFrame, where: str, settings: HistorySettings) -> pd.Data
     plain = HistorySettings()  # the defaults: a default column may be absent, a named one may not
     for key, column in (("benchmark", s.benchmark), ("timestamp", s.timestamp), ("unit", s.unit)):
         if column is not None and column != getattr(plain, key) and column not in frame.columns:
-            raise ValueError(f"{where}: {s.name(key)} {column!r}: no such column (it has {list(frame.columns)[:8]})")
+            raise ValueError(f"{where}: {s.option(key)} {column!r}: no such column (it has {list(frame.columns)[:8]})")
     renames = {v: STANDARD[k] for k, v in (needed | wanted).items() if v is not None and v in frame.columns}
     clash = [c for c in STANDARD.values() if c in frame.columns and c not in renames and c in renames.values()]
     out = frame.drop(columns=clash).rename(columns=renames)
@@ -75,10 +75,12 @@ def _not_tidy(settings: HistorySettings, what: str) -> None:
     """A column option applies to a tidy file only: refused by name elsewhere rather than ignored."""
     plain = HistorySettings()
     given = [
-        settings.name(k) for k in ("commit", "value", "benchmark", "unit") if getattr(settings, k) != getattr(plain, k)
+        settings.option(k)
+        for k in ("commit", "value", "benchmark", "unit")
+        if getattr(settings, k) != getattr(plain, k)
     ]
     if settings.timestamp not in (None, "timestamp"):
-        given.append(settings.name("timestamp"))
+        given.append(settings.option("timestamp"))
     if given:
         raise ValueError(
             f"{', '.join(given)}: name(s) the columns of a tidy CSV or Parquet file; {what} has its own columns, so "

@@ -9,7 +9,7 @@ from typing import Literal
 
 import numpy as np
 
-from perfstudy._lib.checks import check_bool, check_coverage, check_int, check_real, check_threshold
+from perfstudy._lib.checks import check_bool, check_coverage, check_int, check_real, check_threshold, said
 from perfstudy._lib.defaults import default
 from perfstudy._lib.result import Result
 
@@ -42,7 +42,7 @@ def _column(name: str, value, *, optional: bool) -> str | None:
         return None
     if not isinstance(value, str) or not value.strip():
         what = "a column name, or None" if optional else "a column name"
-        raise (TypeError if not isinstance(value, str) else ValueError)(f"{name}={value!r}: expected {what}")
+        raise (TypeError if not isinstance(value, str) else ValueError)(f"{said(name, value)}: expected {what}")
     return value
 
 
@@ -89,7 +89,7 @@ class HistorySettings(Result):
     def __post_init__(self) -> None:
         if self.spelling not in ("python", "cli"):
             raise ValueError(f"spelling={self.spelling!r}: expected 'python' or 'cli'")
-        name = self.name
+        name = self.option
         set_ = object.__setattr__
         set_(self, "commit", _column(name("commit"), self.commit, optional=False))
         set_(self, "value", _column(name("value"), self.value, optional=False))
@@ -99,13 +99,13 @@ class HistorySettings(Result):
         set_(self, "dropna", check_bool(name("dropna"), self.dropna))
         fdr = check_real(name("fdr"), self.fdr, positive=True)
         if fdr >= 1:
-            raise ValueError(f"{name('fdr')}={fdr!r}: expected a rate in (0, 1), such as 0.05")
+            raise ValueError(f"{said(name('fdr'), fdr)}: expected a rate in (0, 1), such as 0.05")
         set_(self, "fdr", fdr)
         set_(self, "threshold", check_threshold(self.threshold, name("threshold")))
         set_(self, "min_sigmas", check_real(name("min_sigmas"), self.min_sigmas, nonnegative=True))
         ratio = check_real(name("min_ratio"), self.min_ratio, positive=True)
         if ratio < 1:
-            raise ValueError(f"{name('min_ratio')}={ratio!r}: expected a ratio of at least 1, such as 1.5")
+            raise ValueError(f"{said(name('min_ratio'), ratio)}: expected a ratio of at least 1, such as 1.5")
         set_(self, "min_ratio", ratio)
         min_side = check_int(name("min_side"), self.min_side, minimum=2)
         set_(self, "min_side", min_side)
@@ -125,7 +125,7 @@ class HistorySettings(Result):
             if column is not None:
                 seen[column] = key
 
-    def name(self, setting: str) -> str:
+    def option(self, setting: str) -> str:
         """The setting as the user wrote it: ``fdr`` in the library, ``--fdr`` on the command line.
 
         Parameters
@@ -146,7 +146,7 @@ class HistorySettings(Result):
         """
         if flag not in ("dropna", "progress"):
             raise ValueError(f"flag={flag!r}: expected 'dropna' or 'progress'")
-        return self.name(flag) if self.spelling == "cli" else f"{flag}=True"
+        return self.option(flag) if self.spelling == "cli" else f"{flag}=True"
 
     def standard(self, *, ordered: bool) -> HistorySettings:
         """These settings for the frame :func:`read_history` returns, whose columns have their standard names
@@ -183,7 +183,7 @@ def parse_times(column, settings: HistorySettings):
     time or is missing."""
     import pandas as pd
 
-    name = settings.name("timestamp")
+    name = settings.option("timestamp")
     if pd.api.types.is_datetime64_any_dtype(column):
         parsed = column
     elif pd.api.types.is_numeric_dtype(column) or pd.api.types.is_bool_dtype(column):

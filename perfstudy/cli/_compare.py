@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import sys
+from typing import Any
 
-from perfstudy._lib.checks import check_coverage, check_int, check_threshold
-from perfstudy._lib.defaults import default
-from perfstudy.cli._common import format_option, in_help, in_options
+from perfstudy._lib.checks import check_int
+from perfstudy.cli._common import format_option, in_help
 from perfstudy.cli._common import one_line as _one_line
 from perfstudy.io import FORMATS
 
@@ -80,10 +80,15 @@ def add_parser(commands) -> None:
     comparison.add_argument(
         "--correction",
         choices=["holm", "bh", "none"],
-        default="holm",
+        default=None,
         help="multiple-comparison adjustment of the p-values over the benchmarks (default: holm)",
     )
-    comparison.add_argument("--replicates", type=int, default=2000, help="bootstrap replicates (default 2000)")
+    comparison.add_argument(
+        "--replicates",
+        type=int,
+        default=None,
+        help=f"bootstrap replicates (default {in_help('compare', 'replicates')})",
+    )
     comparison.add_argument("--seed", type=int, default=None, help="seed of the bootstrap (default: random)")
     format_option(comparison)
     comparison.add_argument(
@@ -91,7 +96,7 @@ def add_parser(commands) -> None:
     )
 
 
-def _compare_go_files(args, threshold, confidence):
+def _compare_go_files(args, settings):
     """The comparison of two Go text files without pandas (:mod:`perfstudy.comparison._files`), as a report;
     None when the files are not both Go text (or carry a perfstudy run's record), for the general path."""
     from pathlib import Path
@@ -109,17 +114,7 @@ def _compare_go_files(args, threshold, confidence):
     from perfstudy.comparison import compare_go_files
 
     names = _file_labels(args)
-    return compare_go_files(
-        args.base,
-        args.new,
-        labels=(names[0], names[1]),
-        statistic=args.statistic or "mean",
-        confidence=0.95 if confidence is None else confidence,
-        threshold=default("compare", "threshold") if threshold is None else threshold,
-        correction=args.correction,
-        replicates=args.replicates,
-        rng=args.seed,
-    )
+    return compare_go_files(args.base, args.new, labels=(names[0], names[1]), rng=args.seed, settings=settings)
 
 
 def _file_labels(args) -> list[str]:
@@ -158,30 +153,50 @@ def compare_command(args) -> int:
     warnings.showwarning = _compare_warning
     said = []  # where the threshold and confidence came from, said under the table
     try:
-        threshold = None if args.threshold is None else check_threshold(args.threshold, "--threshold")
-        confidence = None if args.confidence is None else check_coverage(args.confidence, "--confidence")
+        settings = _settings(args)
         if args.seed is not None:
             check_int("--seed", args.seed, minimum=0, maximum=2**63 - 1)
         report = None
         if args.new is not None and args.by is None and args.a_version is None:
-            report = _compare_go_files(args, threshold, confidence)  # two Go files: no pandas
+            report = _compare_go_files(args, settings)  # two Go files: no pandas
     except (ValueError, TypeError, OSError) as error:
-        print(f"perfstudy compare: {in_options(_one_line(error), _OPTIONS)}", file=sys.stderr)
+        print(f"perfstudy compare: {_one_line(error)}", file=sys.stderr)
         return 2
     if report is not None:  # printed outside the try: a closed pipe is not unusable input
         return _print_report(report, args, said)
-    return _compare_frames(args, threshold, confidence, said)
+    return _compare_frames(args, settings, said)
 
 
-def _compare_frames(args, threshold, confidence, said: list) -> int:
+def _settings(args):
+    """The options as one :class:`perfstudy.comparison.CompareSettings`, checked once, its errors naming the options;
+    what was not given takes the table's default (a run's file replaces those with the run's own)."""
+    from perfstudy.comparison.settings import CompareSettings
+
+    block = args.block
+    if block is None and args.new is None and args.input_format in ("auto", "csv"):
+        from perfstudy.experiment import is_run_file
+
+        block = "round" if is_run_file(args.base) else None  # a run's file is paired by its rounds
+    given: dict[str, Any] = dict(
+        cluster=args.cluster,
+        statistic=args.statistic,
+        confidence=args.confidence,
+        threshold=args.threshold,
+        correction=args.correction,
+        replicates=args.replicates,
+        dropna=args.dropna,
+        block=block,
+    )
+    return CompareSettings(**{key: value for key, value in given.items() if value is not None}, spelling="cli")
+
+
+def _compare_frames(args, settings, said: list) -> int:
     """``perfstudy compare`` through :func:`perfstudy.comparison.compare` on the files' DataFrames."""
     from perfstudy.comparison import compare
-    from perfstudy.experiment import is_run_file, read_run
+    from perfstudy.experiment import is_run_file
     from perfstudy.io import read
 
     try:
-        block, sequential = args.block, False
-        statistic = args.statistic or "mean"
         read_dropped = 0
         if args.new is not None:
             if args.by is not None or args.a_version is not None:
@@ -202,67 +217,64 @@ def _compare_frames(args, threshold, confidence, said: list) -> int:
                 read(path, args.input_format, dropna=args.dropna).assign(version=v)
                 for v, path in zip(names, (args.base, args.new))
             ]
-            frame, by, baseline = pd.concat(frames, ignore_index=True), "version", names[0]
+            frame = pd.concat(frames, ignore_index=True)
+            settings = settings.replace(by="version", baseline=names[0])
             read_dropped = sum(int(f.attrs.get("dropped", 0)) for f in frames)
         elif is_run_file(args.base) and args.input_format in ("auto", "csv"):
-            # perfstudy run's file: A and B as its record says, its failed batches left out, paired by round
-            # with the anytime interval (it looked after every round), judged by its own threshold
-            if args.by not in (None, "version") or args.a_version not in (None, "A"):
-                raise ValueError(
-                    f"{args.base} is a perfstudy run's file: its versions are A and B as its record "
-                    "says; drop --by and --a-version"
-                )
-            run_file = read_run(args.base)
-            if run_file.failed_rows:
-                print(f"perfstudy compare: {run_file.failed_rows} rows of failed batches left out", file=sys.stderr)
-            frame, by, baseline = run_file.frame, "version", run_file.baseline
-            block, sequential = block or "round", run_file.rule if block in (None, "round") else False
-            if args.statistic is None:
-                statistic = run_file.statistic
-                said.append(f"each batch's {statistic} (the run's own), rounds judged by the {run_file.rule} rule")
-            if threshold is None:
-                threshold = run_file.threshold
-                said.append(f"threshold {100 * threshold:g}% (the run's own; --threshold overrides)")
-            else:
-                said.append(
-                    f"threshold {100 * threshold:g}% (--threshold; the run was judged by {100 * run_file.threshold:g}%)"
-                )
-            if confidence is None:
-                confidence = run_file.confidence
-                said.append(f"confidence {100 * confidence:g}% (the run's own)")
-            commands = run_file.commands
-            said.append(f"A: {commands['A']}; B: {commands['B']}")
+            frame, settings = _run_file(args, settings, said)
         else:
-            frame, by = read(args.base, args.input_format, dropna=args.dropna), args.by or "version"
+            frame = read(args.base, args.input_format, dropna=args.dropna)
             read_dropped = int(frame.attrs.get("dropped", 0))
+            by = args.by or "version"
             if by not in frame.columns:
                 keys = [c for c in frame.columns if c not in ("value", "iteration", "warmup")]
                 raise ValueError(
                     f"--by {by}: {args.base} has no such column or configuration key; it has {keys}. "
                     "Give two files (BASE NEW), or --by naming what tells the versions apart"
                 )
-            baseline = _baseline(frame[by], args.a_version, by)
-        result = compare(
-            frame,
-            by=by,
-            baseline=baseline,
-            cluster=args.cluster,
-            statistic=statistic,  # pyright: ignore[reportArgumentType]
-            confidence=0.95 if confidence is None else confidence,
-            threshold=default("compare", "threshold") if threshold is None else threshold,
-            correction=args.correction,
-            replicates=args.replicates,
-            block=block,
-            sequential=sequential,  # pyright: ignore[reportArgumentType]
-            dropna=args.dropna,
-            rng=args.seed,
-        )
+            settings = settings.replace(by=by, baseline=_baseline(frame[by], args.a_version, by))
+        result = compare(frame, settings=settings, rng=args.seed)
         if read_dropped:
             said.append(f"{read_dropped} value(s) without a number left out when the files were read (--dropna)")
     except (ValueError, TypeError, OSError) as error:
-        print(f"perfstudy compare: {in_options(_one_line(error), _OPTIONS)}", file=sys.stderr)
+        print(f"perfstudy compare: {_one_line(error)}", file=sys.stderr)
         return 2
     return _print_report(result.report(), args, said)
+
+
+def _run_file(args, settings, said: list):
+    """A perfstudy run's file: A and B as its record says, its failed batches left out, paired by round with the
+    anytime interval (it looked after every round), judged by its own statistic, threshold and confidence where the
+    options do not say otherwise (``said`` says which)."""
+    from perfstudy.experiment import read_run
+
+    if args.by not in (None, "version") or args.a_version not in (None, "A"):
+        raise ValueError(
+            f"{args.base} is a perfstudy run's file: its versions are A and B as its record says; drop --by and "
+            "--a-version"
+        )
+    run_file = read_run(args.base)
+    if run_file.failed_rows:
+        print(f"perfstudy compare: {run_file.failed_rows} rows of failed batches left out", file=sys.stderr)
+    changes: dict[str, Any] = dict(by="version", baseline=run_file.baseline)
+    changes["sequential"] = run_file.rule if settings.block == "round" else False
+    if args.statistic is None:
+        changes["statistic"] = run_file.statistic
+        said.append(f"each batch's {run_file.statistic} (the run's own), rounds judged by the {run_file.rule} rule")
+    if args.threshold is None:
+        changes["threshold"] = run_file.threshold
+        said.append(f"threshold {100 * run_file.threshold:g}% (the run's own; --threshold overrides)")
+    else:
+        said.append(
+            f"threshold {100 * settings.threshold:g}% (--threshold; the run was judged by "
+            f"{100 * run_file.threshold:g}%)"
+        )
+    if args.confidence is None:
+        changes["confidence"] = run_file.confidence
+        said.append(f"confidence {100 * run_file.confidence:g}% (the run's own)")
+    commands = run_file.commands
+    said.append(f"A: {commands['A']}; B: {commands['B']}")
+    return run_file.frame, settings.replace(**changes)
 
 
 def _baseline(column, chosen, by: str):
@@ -275,19 +287,3 @@ def _baseline(column, chosen, by: str):
     if not matches:
         raise ValueError(f"--a-version {chosen}: not a value of {by} (it has {[str(v) for v in values][:5]})")
     return matches[0]
-
-
-#: compare's arguments as its options, for messages (:func:`perfstudy.cli._common.in_options`)
-_OPTIONS = {
-    "cluster": "--cluster",
-    "replicates": "--replicates",
-    "block": "--block",
-    "statistic": "--statistic",
-    "rng": "--seed",
-    "seed": "--seed",
-    "by": "--by",
-    "baseline": "--a-version",
-    "threshold": "--threshold",
-    "confidence": "--confidence",
-    "correction": "--correction",
-}

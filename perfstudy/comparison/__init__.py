@@ -1,7 +1,7 @@
 """Is B faster than A, by how much, and can it be trusted: :func:`compare` and its :class:`Comparison`, the
 verdict rule (:func:`verdict`), the paired comparison over rounds (``paired``), and anytime-valid
 intervals (``sequential``); :func:`compare_go_files`, two Go files compared without pandas, and the
-:class:`Report` it and :meth:`Comparison.report` give.
+:class:`Report` it and :meth:`Comparison.report` give; :class:`CompareSettings`, their settings as one checked object.
 """
 
 from typing import TYPE_CHECKING
@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from perfstudy.comparison._render import Report
     from perfstudy.comparison._suite import verdict
     from perfstudy.comparison.sequential import DEFAULT_SCALE, ConfidenceSequence, rounds_needed, t_confidence_sequence
+    from perfstudy.comparison.settings import CompareSettings
 
 _HOMES = {
     "STATISTICS": "._intervals",
@@ -36,6 +37,7 @@ _HOMES = {
     "SCALES": "._intervals",
     "MIN_BOOTSTRAP_CLUSTERS": "._intervals",
     "Comparison": "._compare",
+    "CompareSettings": ".settings",
     "compare": "._compare",
     "verdict": "._suite",
     "adjust_p_values": "._intervals",
@@ -61,6 +63,7 @@ __all__ = [
     "SCALES",
     "MIN_BOOTSTRAP_CLUSTERS",
     "Comparison",
+    "CompareSettings",
     "compare",
     "verdict",
     "adjust_p_values",

@@ -52,26 +52,15 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from perfstudy._lib.checks import (
-    check_allocation,
-    check_bool,
-    check_choice,
-    check_column,
-    check_executor,
-    check_fraction,
-    check_resamples,
-    check_threshold,
-)
+from perfstudy._lib.checks import check_allocation, check_column, check_executor, said
 from perfstudy._lib.result import Result
 from perfstudy._lib.types import Executor, Seed
 from perfstudy._lib.units import higher_is_better
 from perfstudy.comparison._batch_checks import odd_batches
 from perfstudy.comparison._intervals import (
-    BLOCK_STATISTICS,
     CORRECTIONS,
     MIN_BOOTSTRAP_CLUSTERS,
     SCALES,
-    SEQUENTIAL_RULES,
     STATISTICS,
     VERDICTS,
     adjust_p_values,
@@ -79,7 +68,8 @@ from perfstudy.comparison._intervals import (
 from perfstudy.comparison._one import _compare_one
 from perfstudy.comparison._render import Report, _html, render
 from perfstudy.comparison._suite import compare_suite, judged, verdict
-from perfstudy.comparison._task import _Settings
+from perfstudy.comparison._task import task_settings
+from perfstudy.comparison.settings import CompareSettings, _one_source
 
 __all__ = [
     "STATISTICS",
@@ -170,10 +160,14 @@ class Comparison(Result):
         return self.table[self.table["verdict"] == "slower"].copy()
 
 
-def _versions(frame: pd.DataFrame, by: str, baseline):
+def _versions(frame: pd.DataFrame, s: CompareSettings):
+    """Version A's and B's values of the ``by`` column: ``baseline``, else a stated rule (module docstring)."""
+    by, baseline = s.by, s.baseline
     values = list(dict.fromkeys(frame[by].tolist()))
     if len(values) != 2:
-        raise ValueError(f"{by}: expected exactly two versions to compare, found {len(values)}: {values[:5]}")
+        raise ValueError(
+            f"{said(s.option('by'), by)}: expected exactly two versions to compare, found {len(values)}: {values[:5]}"
+        )
     if baseline is None:  # a stated rule, never the order of the rows alone: 0 before 1, "A" before "B"
         try:
             baseline = sorted(values)[0]
@@ -182,11 +176,11 @@ def _versions(frame: pd.DataFrame, by: str, baseline):
         vocabulary = {frozenset({"A", "B"}), frozenset({0, 1})}  # the project's own names: A and 0 are the baseline
         if baseline != values[0] and frozenset(values) not in vocabulary:  # rows and sorted order disagree
             raise ValueError(
-                f"{by}: which version is A, the baseline? {values[0]!r} comes first in the rows and {baseline!r} in "
-                f"sorted order; name it: baseline={values[0]!r} (perfstudy compare --a-version {values[0]})"
+                f"{said(s.option('by'), by)}: which version is A, the baseline? {values[0]!r} comes first in the rows "
+                f"and {baseline!r} in sorted order; name it: {said(s.option('baseline'), values[0])}"
             )
     if baseline not in values:
-        raise ValueError(f"baseline={baseline!r}: not a value of {by!r} ({values})")
+        raise ValueError(f"{said(s.option('baseline'), baseline)}: not a value of {by!r} ({values})")
     candidate = values[1] if values[0] == baseline else values[0]
     return baseline, candidate
 
@@ -210,6 +204,7 @@ def compare(
     rng: Seed = None,
     executor: Executor = None,
     progress: bool = False,
+    settings: CompareSettings | None = None,
 ) -> Comparison:
     """Compare two versions per benchmark: ``B/A - 1`` with a cluster-aware interval and a verdict.
 
@@ -275,6 +270,9 @@ def compare(
         Spreads the benchmarks over workers (a process pool, a Dask client's executor).
     progress : bool
         A progress bar over the benchmarks.
+    settings : CompareSettings, optional
+        The settings from ``by`` to ``sequential`` as one object, checked when it was built
+        (:class:`perfstudy.comparison.CompareSettings`): given, the keywords keep their defaults (both is refused).
 
     Returns
     -------
@@ -289,38 +287,41 @@ def compare(
     """
     if not isinstance(df, pd.DataFrame):
         raise TypeError(f"df: expected a DataFrame, got {type(df).__name__}")
-    check_choice("statistic", statistic, BLOCK_STATISTICS)
-    if statistic not in STATISTICS and block is None:
-        raise ValueError(
-            f"statistic={statistic!r}: the minimum is compared per block (block='round'), not over clusters, "
-            "whose bootstrap cannot resample a minimum soundly; use 'mean' or 'median'"
-        )
-    check_choice("correction", correction, CORRECTIONS)
-    dropna = check_bool("dropna", dropna)
-    checks = check_bool("checks", checks)
+    keywords = dict(
+        by=by,
+        value=value,
+        cluster=cluster,
+        statistic=statistic,
+        confidence=confidence,
+        threshold=threshold,
+        correction=correction,
+        replicates=replicates,
+        baseline=baseline,
+        dropna=dropna,
+        checks=checks,
+        block=block,
+        sequential=sequential,
+    )
+    s = _one_source(settings, keywords)
     check_executor(executor)
-    confidence = check_fraction("confidence", confidence)
-    threshold = check_threshold(threshold)
-    replicates = check_resamples("replicates", replicates, minimum=99)
-    sequential = _check_sequential(sequential)  # pyright: ignore[reportAssignmentType]
-    if block is None and sequential:
-        raise ValueError("sequential=True: a sequential interval is over blocks; give block= (e.g. 'round')")
-    for name, column in (("by", by), ("value", value), ("cluster", cluster)) + ((("block", block),) if block else ()):
-        check_column(name, column, df)
+    by, value, cluster, block = s.by, s.value, s.cluster, s.block
+    for name in ("by", "value", "cluster") + (("block",) if block else ()):
+        check_column(s.option(name), getattr(s, name), df, "the file" if s.spelling == "cli" else "df")
     missing_blocks = int(np.asarray(df[block].isna()).sum()) if block else 0
     if missing_blocks:
-        raise ValueError(f"block: {missing_blocks} rows have no {block!r}; every value needs its block")
+        raise ValueError(f"{s.option('block')}: {missing_blocks} rows have no {block!r}; every value needs its block")
     if df.empty:
         raise ValueError("df: no rows")
-    check_allocation("replicates", replicates, 8.0 * replicates * (4 + 2 * df[cluster].nunique()))
-    frame, dropped = _clean(df, by=by, value=value, cluster=cluster, dropna=dropna)
-    a_label, b_label = _versions(frame, by, baseline)
+    clusters = pd.Series(df[cluster]).nunique()
+    check_allocation(s.option("replicates"), s.replicates, 8.0 * s.replicates * (4 + 2 * clusters))
+    frame, dropped = _clean(df, s)
+    a_label, b_label = _versions(frame, s)
     if block:
         shared = set(frame.loc[frame[by] == a_label, block]) & set(frame.loc[frame[by] == b_label, block])
         if not shared:
             raise ValueError(
-                f"block={block!r}: no {block} holds both versions, so nothing pairs; give the column in which both "
-                f"versions ran side by side (a run's 'round'), or leave block out for an unpaired comparison"
+                f"{said(s.option('block'), block)}: no {block} holds both versions, so nothing pairs; give the column "
+                "in which both versions ran side by side (a run's 'round'), or leave it out for an unpaired comparison"
             )
     frame, warmup_dropped, excluded = _without_warmups(frame, by)
     if "iteration" in frame.columns:
@@ -328,25 +329,15 @@ def compare(
     suite, units, only_a, only_b = _suite(
         frame, by=by, value=value, cluster=cluster, labels=(a_label, b_label), excluded=excluded, block=block
     )
-    settings = _Settings(
-        statistic=statistic,
-        confidence=confidence,
-        threshold=float(threshold),
-        replicates=replicates,
-        checks=checks,
-        cluster=cluster,
-        block=block,
-        sequential=sequential,
-        check_alpha=(1 - confidence) / max(1, len(suite.names)),  # Bonferroni over the benchmarks
-    )
-    rows = compare_suite(suite, settings, rng=rng, executor=executor, progress=progress, one=_compare_one)
+    task = task_settings(s, benchmarks=len(suite.names))
+    rows = compare_suite(suite, task, rng=rng, executor=executor, progress=progress, one=_compare_one)
     return Comparison(
-        table=_table(rows, correction=correction, confidence=confidence, threshold=threshold),
-        statistic=statistic,
-        confidence=confidence,
-        threshold=float(threshold),
-        correction=correction,
-        replicates=replicates,
+        table=_table(rows, correction=s.correction, confidence=s.confidence, threshold=s.threshold),
+        statistic=s.statistic,
+        confidence=s.confidence,
+        threshold=s.threshold,
+        correction=s.correction,
+        replicates=s.replicates,
         cluster=block or cluster,
         only_a=only_a,
         only_b=only_b,
@@ -358,17 +349,18 @@ def compare(
     )
 
 
-def _clean(df: pd.DataFrame, *, by: str, value: str, cluster: str, dropna: bool) -> tuple[pd.DataFrame, int]:
+def _clean(df: pd.DataFrame, s: CompareSettings) -> tuple[pd.DataFrame, int]:
     """The rows that can be compared, and how many were dropped for a missing value, cluster, version or
     benchmark label (refused, naming them, without ``dropna``); infinite values are refused."""
+    by, value, cluster = s.by, s.value, s.cluster
     frame = df if "benchmark" in df.columns else df.assign(benchmark="benchmark")
     frame = frame.copy(deep=False)
     frame.attrs = {}  # pandas deep-copies attrs (a reader's metadata) on every slice below
     if not pd.api.types.is_numeric_dtype(frame[value]):
-        raise TypeError(f"{value}: expected numbers, got dtype {frame[value].dtype}")
+        raise TypeError(f"{_values(s)}: expected numbers, got dtype {frame[value].dtype}")
     missing = frame[value].isna() | frame[cluster].isna() | frame[by].isna() | frame["benchmark"].isna()
     dropped = int(missing.sum())
-    if dropped and not dropna:
+    if dropped and not s.dropna:
         parts = [
             f"{int(frame[column].isna().sum())} {what}"
             for column, what in ((value, "value"), (cluster, cluster), (by, by), ("benchmark", "benchmark label"))
@@ -377,14 +369,21 @@ def _clean(df: pd.DataFrame, *, by: str, value: str, cluster: str, dropna: bool)
         named = frame.loc[missing, "benchmark"].dropna().astype(str).unique()
         where = f" in {sorted(named)[:5]}{' ...' if len(named) > 5 else ''}" if len(named) else ""
         raise ValueError(
-            f"{value}: {dropped} row(s) with a missing {', '.join(parts)}{where}; drop them with dropna=True"
+            f"{_values(s)}: {dropped} row(s) with a missing {', '.join(parts)}{where}; drop them "
+            f"with {s.advice('dropna')}"
         )
     frame = frame[~missing]
     infinite = ~np.isfinite(frame[value].to_numpy(dtype=float))
     if infinite.any():
         names = sorted(frame.loc[infinite, "benchmark"].astype(str).unique())
-        raise ValueError(f"{value}: {int(infinite.sum())} value(s) not finite in {names[:5]}")
+        raise ValueError(f"{_values(s)}: {int(infinite.sum())} value(s) not finite in {names[:5]}")
     return frame, dropped
+
+
+def _values(s: CompareSettings) -> str:
+    """The value column as a message names it: ``value='value'`` in the library, "the files' values" on the command
+    line, which reads its values from files and has no option for the column."""
+    return "the files' values" if s.spelling == "cli" else said(s.option("value"), s.value)
 
 
 def _without_warmups(frame: pd.DataFrame, by: str) -> tuple[pd.DataFrame, int, dict]:
@@ -440,15 +439,6 @@ def _suite(frame: pd.DataFrame, *, by: str, value: str, cluster: str, labels: tu
         host=frame["host"].to_numpy() if block and "host" in frame.columns and block != "host" else None,
     )
     return build_suite(columns, by=by, labels=labels, excluded=excluded)
-
-
-def _check_sequential(sequential) -> str | bool:
-    """``False``, or the sequential rule's name: True is Lai's t sequence, as before the sign rule."""
-    if sequential is False or sequential is True:
-        return "t" if sequential else False
-    if isinstance(sequential, str) and sequential in SEQUENTIAL_RULES:
-        return sequential
-    raise ValueError(f"sequential={sequential!r}: expected False, True, or one of {list(SEQUENTIAL_RULES)}")
 
 
 def _table(rows, *, correction: Literal["holm", "bh", "none"], confidence: float, threshold: float) -> pd.DataFrame:

@@ -16,15 +16,10 @@ from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
-from perfstudy._lib.checks import (
-    check_allocation,
-    check_choice,
-    check_fraction,
-    check_resamples,
-    check_threshold,
-)
-from perfstudy.comparison._intervals import CORRECTIONS, STATISTICS
+from perfstudy._lib.checks import check_allocation
+from perfstudy.comparison._intervals import STATISTICS
 from perfstudy.comparison._render import Report
+from perfstudy.comparison.settings import CompareSettings, _one_source
 
 if TYPE_CHECKING:
     from perfstudy._lib.types import Seed
@@ -41,6 +36,7 @@ def compare_go_files(
     correction: Literal["holm", "bh", "none"] = "holm",
     replicates: int = 2000,
     rng: Seed = None,
+    settings: CompareSettings | None = None,
 ) -> Report:
     """Compare two Go benchmark files without pandas: ``compare(df).report()`` for ``df`` the two files read
     (:func:`perfstudy.io.go.read_go`) and labelled by ``labels``, A first. What ``perfstudy compare base.txt
@@ -54,6 +50,10 @@ def compare_go_files(
         What A and B are called (the command line uses the paths).
     statistic, confidence, threshold, correction, replicates, rng
         As :func:`compare` takes them.
+    settings : CompareSettings, optional
+        Those settings as one object (then the keywords keep their defaults). The files decide the rest: each file is
+        a version, each result line a batch, the values unpaired; settings of columns, pairing or ``dropna`` are
+        refused, naming them, for :func:`compare` on the files read.
 
     Returns
     -------
@@ -69,14 +69,14 @@ def compare_go_files(
     """
     from perfstudy.comparison._one import _compare_one
     from perfstudy.comparison._suite import compare_suite, judged
-    from perfstudy.comparison._task import _Settings
+    from perfstudy.comparison._task import task_settings
     from perfstudy.io.go import go_columns
 
-    check_choice("statistic", statistic, STATISTICS)
-    check_choice("correction", correction, CORRECTIONS)
-    confidence = check_fraction("confidence", confidence)
-    threshold = check_threshold(threshold)
-    replicates = check_resamples("replicates", replicates, minimum=99)
+    keywords = dict(
+        statistic=statistic, confidence=confidence, threshold=threshold, correction=correction, replicates=replicates
+    )
+    s = _one_source(settings, keywords)
+    _check_for_files(s)
     if not (isinstance(labels, tuple) and len(labels) == 2 and all(isinstance(x, str) for x in labels)):
         raise TypeError(f"labels={labels!r}: expected the names of A and B, a tuple of two texts")
     if not all(label.strip() for label in labels) or labels[0] == labels[1]:
@@ -90,25 +90,15 @@ def compare_go_files(
     suite, units, only_a, only_b, excluded = _suite(files, labels)
     clusters = len(set(files[0].batch.tolist()) | set(files[1].batch.tolist()))  # compare()'s nunique
     del files  # the suite holds what is compared: the files' columns go before the comparison's arrays come
-    check_allocation("replicates", replicates, 8.0 * replicates * (4 + 2 * clusters))
-    settings = _Settings(
-        statistic=statistic,
-        confidence=confidence,
-        threshold=float(threshold),
-        replicates=replicates,
-        checks=True,
-        cluster="batch",
-        block=None,
-        sequential=False,
-        check_alpha=(1 - confidence) / max(1, len(suite.names)),
-    )
-    rows = compare_suite(suite, settings, rng=rng, executor=None, progress=False, one=_compare_one)
+    check_allocation(s.option("replicates"), s.replicates, 8.0 * s.replicates * (4 + 2 * clusters))
+    task = task_settings(s, benchmarks=len(suite.names))
+    rows = compare_suite(suite, task, rng=rng, executor=None, progress=False, one=_compare_one)
     return Report(
-        rows=tuple(judged(rows, correction=correction, confidence=confidence, threshold=threshold)),
-        statistic=statistic,
-        confidence=confidence,
-        threshold=float(threshold),
-        correction=correction,
+        rows=tuple(judged(rows, correction=s.correction, confidence=s.confidence, threshold=s.threshold)),
+        statistic=s.statistic,
+        confidence=s.confidence,
+        threshold=s.threshold,
+        correction=s.correction,
         cluster="batch",
         labels=MappingProxyType({"a": labels[0], "b": labels[1]}),
         units=MappingProxyType(units),
@@ -116,6 +106,21 @@ def compare_go_files(
         only_a=only_a,
         only_b=only_b,
     )
+
+
+def _check_for_files(s: CompareSettings) -> None:
+    """Refuse the settings two Go files decide themselves, naming them: the columns (each file is a version, each
+    result line a batch), the baseline (``base``), pairing and ``dropna`` (the files' values are all numbers)."""
+    plain = CompareSettings()
+    decided = ("by", "value", "cluster", "baseline", "dropna", "block", "sequential")
+    differ = [s.option(key) for key in decided if getattr(s, key) != getattr(plain, key)]
+    if differ:
+        raise ValueError(
+            f"settings: {', '.join(differ)} cannot be set for two Go files, whose files are the versions and whose "
+            "result lines are the batches; read them with perfstudy.io.read and call compare()"
+        )
+    if s.statistic not in STATISTICS:
+        raise ValueError(f"statistic={s.statistic!r}: two Go files are compared unpaired; use 'mean' or 'median'")
 
 
 def _suite(files, labels: tuple[str, str]):

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["_Settings", "_Task"]
+__all__ = ["_Settings", "_Task", "task_settings"]
 
 
 @dataclass(frozen=True)
@@ -23,6 +23,23 @@ class _Settings:
     block: str | None
     sequential: str | bool  # False, or the rule: "t" or "sign"
     check_alpha: float  # size of each diagnostic behind the warnings: Bonferroni over the benchmarks
+
+
+def task_settings(settings, *, benchmarks: int) -> _Settings:
+    """What each benchmark's comparison needs of a :class:`perfstudy.comparison.CompareSettings`, with the size of
+    each diagnostic: ``1 - confidence`` shared by the ``benchmarks`` (Bonferroni), so that a clean report of many
+    benchmarks is not littered with false warnings."""
+    return _Settings(
+        statistic=settings.statistic,
+        confidence=settings.confidence,
+        threshold=float(settings.threshold),
+        replicates=settings.replicates,
+        checks=settings.checks,
+        cluster=settings.cluster,
+        block=settings.block,
+        sequential=settings.sequential,
+        check_alpha=(1 - settings.confidence) / max(1, benchmarks),
+    )
 
 
 @dataclass(frozen=True, eq=False)

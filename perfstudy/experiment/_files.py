@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from perfstudy._lib.result import Result
+from perfstudy.experiment.settings import DEFAULTS, LEGACY, _check_each
 
 #: the columns of a run's file, in order
 COLUMNS = (
@@ -45,58 +46,6 @@ NEWER_COLUMNS = ("cpu", "rss")
 
 #: the version names a run gives its two commands
 NAMES = ("A", "B")
-
-
-#: the experiment's settings: a resumed run keeps the record's, and refuses a different one by name
-SETTINGS = (
-    "threshold",
-    "confidence",
-    "values",
-    "warmup",
-    "measure",
-    "name",
-    "shell",
-    "timeout",
-    "statistic",
-    "rule",
-    "metric",
-    "duet",
-    "prepare",
-    "setup",
-    "cleanup",
-)
-
-
-#: the budgets: a resumed run may extend them (a confidence sequence may be looked at again after any round)
-BUDGETS = ("min_rounds", "max_rounds", "max_time")
-
-
-#: their defaults
-DEFAULTS = MappingProxyType(
-    dict(
-        threshold=0.05,
-        confidence=0.95,
-        values=3,
-        warmup=1,
-        measure="time",
-        name="command",
-        shell=True,
-        timeout=None,
-        min_rounds=5,
-        max_rounds=100,
-        max_time=None,
-        statistic="median",
-        rule="sign",
-        metric=("wall",),
-        duet=False,
-        prepare=None,
-        setup=None,
-        cleanup=None,
-    )
-)
-
-#: what a record written before a setting existed ran by (a run of an earlier perfstudy keeps its rule)
-LEGACY = MappingProxyType(dict(rule="t", statistic="mean"))
 
 
 if TYPE_CHECKING:
@@ -328,23 +277,13 @@ def _checked_record(path: Path, what: str = "resume") -> dict:
 def _check_read_back(settings: dict, where: str) -> None:
     """The settings a run's file is read back by (its rule, statistic, threshold, confidence, measure), refused
     by name where the record holds something no run writes: a record that was edited or damaged."""
-    from perfstudy._lib.checks import check_choice, check_coverage, check_threshold
-    from perfstudy.comparison import BLOCK_STATISTICS, SEQUENTIAL_RULES
-    from perfstudy.experiment.batches import MEASURES
-
-    checks = {
-        "rule": lambda v: check_choice("rule", v, SEQUENTIAL_RULES),
-        "statistic": lambda v: check_choice("statistic", v, BLOCK_STATISTICS),
-        "threshold": lambda v: check_threshold(v),
-        "confidence": lambda v: check_coverage(v),
-        "measure": lambda v: check_choice("measure", v, MEASURES),
+    read_back = {
+        key: settings[key] for key in ("rule", "statistic", "threshold", "confidence", "measure") if key in settings
     }
-    for key, check in checks.items():
-        if key in settings:
-            try:
-                check(settings[key])
-            except (TypeError, ValueError) as error:
-                raise ValueError(f"{where}: its settings are not a run's ({error}); was the record edited?") from None
+    try:
+        _check_each(read_back, str)  # RunSettings' own checks, each naming the setting
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"{where}: its settings are not a run's ({error}); was the record edited?") from None
 
 
 def _check_values(frame, record: dict, where: str) -> None:

@@ -45,7 +45,6 @@ if TYPE_CHECKING:
     from perfstudy.comparison import Comparison
 from perfstudy.experiment._files import (
     COLUMNS,
-    DEFAULTS,
     NAMES,
     RunFile,
     _check_commands,
@@ -99,7 +98,7 @@ class RunResult(Result):
     signal : int or None
         The signal that interrupted the run (SIGINT, SIGTERM), if one did.
     settings : mapping
-        The experiment's settings as run (:data:`SETTINGS` and :data:`BUDGETS`, durations in seconds).
+        The experiment's settings as run (:data:`perfstudy.experiment.settings.SETTINGS` and :data:`~perfstudy.experiment.settings.BUDGETS`, durations in seconds).
     cleanup : str
         How ``cleanup`` failed (its version, exit status or time-out, and standard error's tail), "" if it
         did not or none was given. The verdicts stand; what cleanup should have undone may not be.
@@ -225,9 +224,9 @@ def run(
     out : str or path, optional
         The run's file (CSV, :data:`COLUMNS`); ``out + ".json"`` holds the experiment record.
     resume : bool
-        Continue the run in ``out``: the same commands, the record's seed and :data:`SETTINGS` (a setting
+        Continue the run in ``out``: the same commands, the record's seed and :data:`~perfstudy.experiment.settings.SETTINGS` (a setting
         given here that differs from the record's is refused, naming both), its budgets unless given here
-        (:data:`BUDGETS` may be extended: the confidence sequence stays valid however often it is looked
+        (:data:`~perfstudy.experiment.settings.BUDGETS` may be extended: the confidence sequence stays valid however often it is looked
         at). A run the record calls decided is returned as it is, without another round.
     seed : int, optional
         Draws each round's order (recorded; random if None).
@@ -327,13 +326,12 @@ def run(
     progress = check_bool("progress", progress)
     path = _checked_out(out, resume)
     record: dict = _checked_record(path) if resume and path is not None and path.is_file() else {}
-    stored = dict(record.get("settings", {}))
-    shell = given.shell if "shell" in given.given or not record else stored.get("shell", DEFAULTS["shell"]) is not False
+    settings = given.resumed(dict(record.get("settings", {})), path) if record else given.fresh()
+    shell = settings.shell  # a resumed run's commands are split as the record's were
     commands = {NAMES[0]: command_argv(a, "a", shell=shell), NAMES[1]: command_argv(b, "b", shell=shell)}
     texts = {version: command_text(command) for version, command in commands.items()}
     if record:
         _check_commands(path, record, texts)  # type: ignore[arg-type]
-    settings = given.resumed(stored, path) if record else given.fresh()
     if scheduler is not None and settings.duet:
         raise ValueError(
             "duet with a scheduler: a scheduler's workers run rounds one after the other, each on its own host, "

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import warnings
 from dataclasses import dataclass, field, fields
+from types import MappingProxyType
 from typing import Any, Literal
 
 from perfstudy._lib.checks import (
@@ -18,13 +19,65 @@ from perfstudy._lib.checks import (
     check_duration,
     check_int,
     check_threshold,
+    said,
 )
+from perfstudy._lib.defaults import default
 from perfstudy._lib.result import Result
 from perfstudy.comparison import BLOCK_STATISTICS, SEQUENTIAL_RULES
-from perfstudy.experiment._files import BUDGETS, DEFAULTS, LEGACY, SETTINGS
 from perfstudy.experiment.batches import MEASURES
 
 __all__ = ["RunSettings", "OPTIONS", "check_combination"]
+
+#: the experiment's settings: a resumed run keeps the record's, and refuses a different one by name
+SETTINGS = (
+    "threshold",
+    "confidence",
+    "values",
+    "warmup",
+    "measure",
+    "name",
+    "shell",
+    "timeout",
+    "statistic",
+    "rule",
+    "metric",
+    "duet",
+    "prepare",
+    "setup",
+    "cleanup",
+)
+
+
+#: the budgets: a resumed run may extend them (a confidence sequence may be looked at again after any round)
+BUDGETS = ("min_rounds", "max_rounds", "max_time")
+
+
+#: their defaults (those of the table of defaults, :mod:`perfstudy._lib.defaults`, read from it)
+DEFAULTS = MappingProxyType(
+    dict(
+        threshold=default("run", "threshold"),
+        confidence=default("run", "confidence"),
+        values=3,
+        warmup=1,
+        measure="time",
+        name="command",
+        shell=True,
+        timeout=None,
+        min_rounds=5,
+        max_rounds=100,
+        max_time=None,
+        statistic=default("run", "statistic"),
+        rule=default("run", "rule"),
+        metric=("wall",),
+        duet=False,
+        prepare=None,
+        setup=None,
+        cleanup=None,
+    )
+)
+
+#: what a record written before a setting existed ran by (a run of an earlier perfstudy keeps its rule)
+LEGACY = MappingProxyType(dict(rule="t", statistic="mean"))
 
 #: each setting's option on the command line
 OPTIONS = {
@@ -58,7 +111,7 @@ _UNSET: Any = None
 class RunSettings(Result):
     """What a run measures and how it judges and stops (its record's ``settings``), checked once when built.
 
-    A setting left as None takes its default (:data:`perfstudy.experiment._files.DEFAULTS`, the table of defaults'
+    A setting left as None takes its default (:data:`DEFAULTS`, the table of defaults'
     ``run`` rows), or on resume the record's.
 
     Parameters
@@ -207,8 +260,7 @@ def _one_source(settings, keywords: dict) -> RunSettings:
 
 def _said(settings: RunSettings, setting: str, value) -> str:
     """A setting and its value as the user writes them: ``max_rounds=5``, or ``--max-rounds 5``."""
-    name = settings.option(setting)
-    return f"{name} {value}" if name.startswith("--") else f"{name}={value!r}"
+    return said(settings.option(setting), value)
 
 
 def _as_given(key: str, value) -> Any:
@@ -319,17 +371,7 @@ def _check_each(settings: dict, option) -> dict[str, Any]:
         setup=_check_line,
         cleanup=_check_line,
     )
-    checked = {}
-    for key, value in settings.items():
-        name = option(key)
-        try:
-            checked[key] = checks[key](name, value)
-        except (TypeError, ValueError) as error:
-            if not name.startswith("--"):
-                raise
-            # an option is written "--values 0", never "--values=0"
-            raise type(error)(str(error).replace(f"{name}=", f"{name} ", 1)) from None
-    return checked
+    return {key: checks[key](option(key), value) for key, value in settings.items()}
 
 
 def _check_metric(name: str, value) -> tuple[str, ...]:
@@ -338,7 +380,7 @@ def _check_metric(name: str, value) -> tuple[str, ...]:
 
     names = value.split(",") if isinstance(value, str) else value
     if not isinstance(names, (list, tuple)) or not names or not all(isinstance(n, str) for n in names):
-        raise TypeError(f"{name}={value!r}: expected one of {list(METRICS)} or several of them")
+        raise TypeError(f"{said(name, value)}: expected one of {list(METRICS)} or several of them")
     names = [n.strip() for n in names]
     unknown = [n for n in names if n not in METRICS]
     if unknown:
@@ -348,7 +390,7 @@ def _check_metric(name: str, value) -> tuple[str, ...]:
 
 def _check_line(name: str, value) -> str:
     if not isinstance(value, str) or not value.strip():
-        raise TypeError(f"{name}={value!r}: expected a shell command line")
+        raise TypeError(f"{said(name, value)}: expected a shell command line")
     return value
 
 
@@ -359,5 +401,5 @@ def _seconds(name: str, value) -> float:
 
 def _check_name(name: str, value) -> str:
     if not isinstance(value, str) or not value.strip():
-        raise TypeError(f"{name}={value!r}: expected the benchmark's name, a non-empty string")
+        raise TypeError(f"{said(name, value)}: expected the benchmark's name, a non-empty string")
     return value

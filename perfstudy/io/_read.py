@@ -37,6 +37,7 @@ from perfstudy._lib.frames import float_values, numeric_column
 from perfstudy.io._detect import _detect_path
 from perfstudy.io._formats import FORMATS, Format
 from perfstudy.io._json import MalformedFileError, _entries, _mapping, _read_json, _reader, _require, _sequence
+from perfstudy.io._values import left_out, not_finite
 
 __all__ = [
     "COLUMNS",
@@ -58,22 +59,12 @@ def _finite_values(frame: pd.DataFrame, dropna: bool, where: str = "source") -> 
     ``attrs["dropped"]`` holds the count: a row is never lost without a word."""
     dropna = check_bool("dropna", dropna)
     values = numeric_column(frame["value"]).astype(float)
-    bad = ~np.isfinite(values.to_numpy())
+    names = frame["benchmark"].to_numpy() if "benchmark" in frame.columns else None
+    bad = not_finite(values.to_numpy(), names, dropna=dropna, where=where)
     count = int(bad.sum())
     frame = frame.assign(value=values)
     if count:
-        names = sorted(map(str, frame.loc[bad, "benchmark"].unique())) if "benchmark" in frame.columns else []
-        detail = f" (benchmarks {names[:3]}{' ...' if len(names) > 3 else ''})" if names else ""
-        if not dropna:
-            raise ValueError(
-                f"{where}: {count} of {len(frame)} values are null, NaN, infinite or not numbers{detail}; "
-                "pass dropna=True to leave them out"
-            )
-        warnings.warn(
-            f"{where}: {count} of {len(frame)} values were null, NaN, infinite or not numbers{detail} and "
-            "were left out (dropna=True); attrs['dropped'] counts them",
-            stacklevel=3,
-        )
+        warnings.warn(left_out(bad, names, where=where), stacklevel=3)
         frame = frame[~bad].reset_index(drop=True)
         if frame.empty:
             raise ValueError(f"{where}: no finite values left")

@@ -424,6 +424,7 @@ def _check_values(benchmark: list, value: np.ndarray, unit: list, dropna: bool) 
     """The one check of a Go file's values, for :func:`read_go` and ``compare`` of two Go files alike: no value
     below 0 in a unit that cannot be (the file is damaged), none NaN or infinite unless ``dropna``."""
     from perfstudy._lib.units import never_negative
+    from perfstudy.io._values import not_finite
 
     negative = np.flatnonzero(value < 0).tolist()
     signless = [i for i in negative if never_negative(unit[i])]
@@ -433,14 +434,7 @@ def _check_values(benchmark: list, value: np.ndarray, unit: list, dropna: bool) 
             f"source: {len(signless)} negative value(s) in units that cannot be negative (first: "
             f"{benchmark[first]!s}, {value[first]:g} {unit[first]}); the file is damaged or not what it seems"
         )
-    bad = ~np.isfinite(value)
-    if bad.any() and not dropna:
-        names = sorted({str(benchmark[i]) for i in np.flatnonzero(bad).tolist()})
-        detail = f" (benchmarks {names[:3]}{' ...' if len(names) > 3 else ''})"
-        raise ValueError(
-            f"source: {int(bad.sum())} of {value.size} values are null, NaN, infinite or not numbers{detail}; "
-            "pass dropna=True to leave them out"
-        )
+    not_finite(value, benchmark, dropna=dropna, where="source")  # the readers' one check (perfstudy.io._values)
 
 
 def _codes(names: list) -> tuple[np.ndarray, list]:

@@ -42,9 +42,9 @@ def test_each_library_signature_has_the_tables_default(verb, option):
 
 @pytest.mark.parametrize("option", [key[1] for key in DEFAULTS if key[0] == "run"])
 def test_run_has_the_tables_defaults(option):
-    from perfstudy.experiment._files import DEFAULTS as RUN
+    from perfstudy.experiment.settings import RunSettings
 
-    assert RUN[option] == default("run", option)
+    assert getattr(RunSettings(), option) == default("run", option)
 
 
 @pytest.mark.parametrize("verb", ["compare", "analyze", "run", "history"])

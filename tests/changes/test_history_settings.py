@@ -167,7 +167,7 @@ def test_column_options_on_a_folder_are_refused_not_ignored(tmp_path, capsys):
 
 
 def test_settings_are_checked_once_and_name_the_option():
-    with pytest.raises(ValueError, match=r"^--fdr=1.5: expected a rate"):
+    with pytest.raises(ValueError, match=r"^--fdr 1.5: expected a rate"):
         HistorySettings(fdr=1.5, spelling="cli")
     with pytest.raises(ValueError, match=r"^fdr=1.5: expected a rate"):
         HistorySettings(fdr=1.5)

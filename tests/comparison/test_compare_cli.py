@@ -315,11 +315,11 @@ GO_B = "goos: linux\n" + "".join(f"BenchmarkA-8\t100\t{v} ns/op\n" for v in (10,
 @pytest.mark.parametrize(
     ("options", "message"),
     [
-        (["--cluster", "nope"], "--cluster 'nope': the file has no such column"),
+        (["--cluster", "nope"], "--cluster nope: the file has no such column"),
         (["--replicates", "5"], "--replicates 5: expected an integer of at least 99"),
-        (["--seed", "-1"], "--seed=-1: expected an integer of at least 0"),
-        (["--block", "round"], "--block 'round': the file has no such column"),
-        (["--statistic", "min"], "--statistic 'min': expected one of"),
+        (["--seed", "-1"], "--seed -1: expected an integer of at least 0"),
+        (["--block", "round"], "--block round: the file has no such column"),
+        (["--statistic", "min"], "--statistic min: the minimum is compared per block (--block round)"),
     ],
 )
 def test_compare_of_two_go_files_reads_every_option_and_names_it(tmp_path, capsys, options, message):

@@ -43,7 +43,7 @@ def test_given_settings_are_checked_converted_and_named_as_given():
         ),
         (dict(max_rounds=1), "max_rounds=1: expected", "--max-rounds 1: expected"),
         (dict(timeout="30"), "timeout='30': a bare number has no unit", "--timeout 30: a bare number has no unit"),
-        (dict(rule="bogus"), "rule='bogus': expected one of", "--rule 'bogus': expected one of"),
+        (dict(rule="bogus"), "rule='bogus': expected one of", "--rule bogus: expected one of"),
         (dict(confidence=1.0), "confidence=1.0: expected a value in (0, 1)", "--confidence 1.0: expected a value"),
         (
             dict(min_rounds=9, max_rounds=4),
