@@ -9,6 +9,7 @@ from perfstudy.design.model import PERFLAB_ENDPOINTS, VarianceComponents
 from perfstudy.design.schedules import BATCHES, DESIGNS, Schedule, schedule
 from perfstudy.design.standard_errors import (
     CostModel,
+    compare_designs,
     duplication_coefficients,
     optimal_allocation,
     standard_error,
@@ -196,3 +197,30 @@ def test_cost_model_reduces_to_section_3_1_2():
     c = CostModel(setup=50, request=4, repetition=0.5)
     assert c.cost("unbalanced", requests=10, hosts=2, repetitions=3) == 50 + 2 * 10 * (4 + 3 * 0.5)
     assert c.cost("fully_balanced", requests=10, hosts=2, repetitions=3) == 100 + 2 * 10 * (4 + 3 * 0.5)
+
+
+def test_compare_designs_and_render():
+    comparison = compare_designs(
+        PERFLAB_ENDPOINTS[1], requests=256, hosts=16, costs=CostModel(600, 2, 0.5, 60), target_se=0.05
+    )
+    frame = comparison.to_frame()
+    assert list(frame.meets_target) == [False, False, False, True]
+    assert comparison.cheapest == "fully_balanced"
+    html = comparison._repr_html_()
+    assert '<tr style="font-weight:bold"><td>fully balanced' in html
+    assert "Cheapest way to meet it with 16 hosts" in html
+    none_meet = compare_designs(PERFLAB_ENDPOINTS[1], requests=256, hosts=16, target_se=0.001)
+    assert none_meet.cheapest is None and "No design meets" in none_meet._repr_html_()
+
+
+def test_design_comparison_html_carries_the_cost_unit_or_none():
+    from perfstudy import CostModel
+    from perfstudy.design.standard_errors import compare_designs
+
+    costs = CostModel(setup=600.0, request=2.0, repetition=0.5, host=60.0)
+    comparison = compare_designs(PERFLAB_ENDPOINTS[1], requests=256, hosts=16, costs=costs, target_se=0.05)
+    assert comparison._repr_html_() == comparison.to_html()
+    assert "<th>cost</th>" in comparison.to_html()
+    best = comparison.allocation[comparison.allocation.best]
+    assert f"cost {best.cost:,.0f} h (SE" in comparison.to_html(cost_unit="h")
+    assert "<th>cost (h)</th>" in comparison.to_html(cost_unit="h")

@@ -194,3 +194,55 @@ def test_the_explorer_frame_refuses_what_it_cannot_lay_out():
     box = widgets.explorer({"n": slider}, compute, [["n"]], title="t")
     slider.value = 4
     assert box.state == {"n": 4} and box.text == "<p>4</p>"
+
+
+def test_explorer_builds_without_a_frontend():
+    explorer = widgets.design_explorer()
+    title, controls, status, output = explorer.children
+    assert len(controls.children) == 3 and explorer.state is not None
+    sliders = [w for box in controls.children for w in box.children]
+    assert {s.description for s in sliders} >= {"request SD (σα)", "host SD (σβ)", "requests R", "target SE"}
+
+
+def test_explorer_starts_from_a_fit():
+    from perfstudy import fit_variance_components, pilot_schedule, simulate
+    from perfstudy.design.estimate import SCHEDULE_TERMS
+
+    truth = E1
+    pilot = simulate(pilot_schedule(40, 6, rng=0), truth, rng=0).to_frame(0)
+    fit = fit_variance_components(pilot.assign(value=pilot.value * 10), random=SCHEDULE_TERMS)
+    sliders = {s.description: s for s in widgets.design_explorer(fit).controls.values()}
+    assert sliders["request SD (σα)"].value == pytest.approx(fit.sd["request"], abs=sliders["request SD (σα)"].step)
+    assert sliders["request SD (σα)"].max >= 2 * fit.sd["request"]  # a fitted sigma beyond 2 still fits
+    with pytest.raises(TypeError, match="components"):
+        widgets.design_explorer({"request": 1.0})
+
+
+def test_an_explorer_carries_a_static_copy_of_its_state():
+    from perfstudy.notebook.widgets import STATIC_NOTE
+
+    explorer = widgets.design_explorer(E1, requests=256)
+    data = explorer._repr_mimebundle_()
+    data = data[0] if isinstance(data, tuple) else data
+    assert "application/vnd.jupyter.widget-view+json" in data
+    page = data["text/html"]
+    assert "Standard error of the four designs" in page and "<li>requests R: 256</li>" in page
+    assert "data:image/png;base64" in page and STATIC_NOTE in page
+
+
+def test_design_explorer_speaks_in_words_with_units_and_room_for_small_sigmas():
+    explorer = widgets.design_explorer(cost_unit="USD")
+    labels = [c.description for c in explorer.controls.values()]
+    assert labels[:5] == [
+        "request SD (σα)",
+        "host SD (σβ)",
+        "request×batch SD (σγ)",
+        "host×batch SD (ση)",
+        "noise SD (σε)",
+    ]
+    assert all("USD" in label for label in labels[8:12])  # every cost carries its unit
+    assert "<th>cost (USD)</th>" in explorer.text and " USD (SE " in explorer.text
+    host = explorer.controls["host"]
+    assert host.layout.width == "420px" and host.step <= 0.01  # 0.12 (Table 1) is settable to a step of 0.005
+    with pytest.raises(ValueError, match="cost_unit"):
+        widgets.design_explorer(cost_unit=" ")
