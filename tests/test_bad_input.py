@@ -848,7 +848,7 @@ INPUT_CLASSES = {
     "perfstudy.stability.kde.Grid",
 }
 #: study functions: reproductions at fixed published settings, walked through their own small calls
-#: in tests/studies/test_studies.py; their arguments go through the same _checks as the library's
+#: in tests/support/studies.py; their arguments go through the same _checks as the library's
 STUDIES = "perfstudy.studies."
 
 

@@ -296,7 +296,7 @@ def _rng_calls():
 def test_every_rng_callable_has_a_call():
     with_rng = sorted(n for n, obj in CALLABLES.items() if "rng" in _parameters(obj))
     missing = [n for n in with_rng if n not in _rng_calls() and n not in STUDY_CALLS]
-    assert not missing, f"add a small call to _rng_calls (or tests/studies/test_studies.py STUDY_CALLS) for {missing}"
+    assert not missing, f"add a small call to _rng_calls (or STUDY_CALLS in tests/support/studies.py) for {missing}"
 
 
 @pytest.mark.parametrize("name", sorted(n for n, obj in CALLABLES.items() if "rng" in _parameters(obj)))

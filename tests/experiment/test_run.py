@@ -13,8 +13,6 @@ import pytest
 
 from perfstudy.cli import main
 from perfstudy.experiment._run import COLUMNS, _Hosts, run
-from perfstudy.experiment.batches import Batch, time_batch
-from perfstudy.experiment.plan import plan_rounds
 
 PYTHON = sys.executable
 # the tests load this machine themselves: its warning is tested once, below
@@ -214,44 +212,3 @@ def test_compare_cli_pairs_a_run_file_by_round(tmp_path, capsys):
     assert main(["compare", str(out), "--format", "json"]) == 0
     document = json.loads(capsys.readouterr().out)
     assert document["cluster"] == "round" and document["benchmarks"][0]["method"] == "sign sequence"
-
-
-def test_run_batch_records_timing_columns():
-    result = time_batch(Batch(version="A", command=("true",), round=0, position=0, values=2, warmup=1))
-    assert result.status == 0 and len(result.rows) == 3
-    assert [row["warmup"] for row in result.rows] == [True, False, False]
-    assert all(row["end"] >= row["start"] for row in result.rows)
-
-
-def test_plan_from_a_pilot_recovers_the_spread_and_meets_the_target():
-    import numpy as np
-
-    rng = np.random.default_rng(1)
-    rows = []
-    for r in range(40):
-        host = f"h{r % 4}"
-        for version, level in (("A", 1.0), ("B", 1.0)):
-            rows.append(dict(version=version, round=r, value=level * rng.lognormal(0, 0.05), exit_status=0,
-                             host=host, start=10.0 * r, end=10.0 * r + 4, warmup=False))  # fmt: skip
-    plan = plan_rounds(pd.DataFrame(rows), threshold=0.05)
-    # the SD of a round's log B/A is sqrt(2) x 5%, up to sampling error (40 rounds: about 11% relative)
-    assert plan.round_sd == pytest.approx(0.05 * 2**0.5, rel=0.35)
-    from perfstudy.comparison.sequential import _half_width
-
-    one = plan.table.set_index("hosts").loc[1]
-    n = int(one["rounds_per_host"])
-    assert _half_width(n, (n - 1) * plan.round_sd**2, 0.05, 1.0) + 1.96 * plan.host_sd <= np.log1p(0.05)
-    assert plan.round_time_s == pytest.approx(4.0)
-
-
-def test_machine_record_and_its_warnings():
-    from perfstudy.experiment.environment import machine, machine_warnings
-
-    record = machine()
-    assert {"cpu_model", "cpu_count", "cpu_governor", "load_average", "os", "python"} <= set(record)
-    quiet = dict(record, load_average=0.0, cpu_governor="performance")
-    assert machine_warnings(quiet) == []
-    loaded = machine_warnings(dict(quiet, load_average=2.0 * (record["cpu_count"] or 1)))
-    assert len(loaded) == 1 and "loaded" in loaded[0]
-    scaling = machine_warnings(dict(quiet, cpu_governor="powersave"))
-    assert len(scaling) == 1 and "powersave" in scaling[0]
