@@ -388,6 +388,10 @@ def _valid(tmp):  # noqa: PLR0915 - one table
         "comparison.compare_go_files": lambda: call(
             go_text(tmp), go_text(tmp), labels=("a", "b"), replicates=99, rng=0
         ),
+        "comparison.benchmarks_as_versions": lambda: call(
+            pd.DataFrame(dict(benchmark=["x", "x", "y", "y"], batch=[0, 1, 0, 1], value=[1.0, 2.0, 3.0, 4.0])),
+            baseline="y",
+        ),
         "changes.history": lambda: call(_history_frame()),
         "changes.History.format": lambda: call(_history(), "markdown"),
         "changes.History.newest": lambda: call(_history(), 3),

@@ -217,6 +217,7 @@ def _compare_frames(args, settings, said: list) -> int:
                 read(path, args.input_format, dropna=args.dropna).assign(version=v)
                 for v, path in zip(names, (args.base, args.new))
             ]
+            frames = _one_command_each(frames, said)
             frame = pd.concat(frames, ignore_index=True)
             settings = settings.replace(by="version", baseline=names[0])
             read_dropped = sum(int(f.attrs.get("dropped", 0)) for f in frames)
@@ -226,13 +227,17 @@ def _compare_frames(args, settings, said: list) -> int:
             frame = read(args.base, args.input_format, dropna=args.dropna)
             read_dropped = int(frame.attrs.get("dropped", 0))
             by = args.by or "version"
-            if by not in frame.columns:
+            if _benchmarks_are_versions(frame, args.by):
+                frame = _by_benchmark(frame, args, said)
+                by = "version"
+            elif by not in frame.columns:
                 keys = [c for c in frame.columns if c not in ("value", "iteration", "warmup")]
                 raise ValueError(
                     f"--by {by}: {args.base} has no such column or configuration key; it has {keys}. "
                     "Give two files (BASE NEW), or --by naming what tells the versions apart"
                 )
-            settings = settings.replace(by=by, baseline=_baseline(frame[by], args.a_version, by))
+            baseline = "A" if frame.attrs.get("baseline") is not None else _baseline(frame[by], args.a_version, by)
+            settings = settings.replace(by=by, baseline=baseline)
         result = compare(frame, settings=settings, rng=args.seed)
         if read_dropped:
             said.append(f"{read_dropped} value(s) without a number left out when the files were read (--dropna)")
@@ -240,6 +245,50 @@ def _compare_frames(args, settings, said: list) -> int:
         print(f"perfstudy compare: {_one_line(error)}", file=sys.stderr)
         return 2
     return _print_report(result.report(), args, said)
+
+
+def _benchmarks_are_versions(frame, by) -> bool:
+    """Whether one file's benchmarks are what is compared: ``--by benchmark``, or a hyperfine export of two or more
+    commands (its benchmarks are the commands) with neither ``--by`` nor a version column."""
+    if by == "benchmark":
+        return True
+    hyperfine = frame.attrs.get("tool") == "hyperfine" and frame["benchmark"].nunique() >= 2
+    return hyperfine and by in (None, "command") and "version" not in frame.columns
+
+
+def _by_benchmark(frame, args, said: list):
+    """One file's benchmarks as the versions (:func:`perfstudy.comparison.benchmarks_as_versions`): A is the first,
+    or the one --a-version names; each other is a B in a row of its own; said under the table."""
+    from perfstudy.comparison import benchmarks_as_versions
+
+    names = [str(name) for name in dict.fromkeys(frame["benchmark"].dropna())]
+    if args.a_version is not None and str(args.a_version) not in names:
+        raise ValueError(f"--a-version {args.a_version}: not a benchmark of {args.base}; it has {names[:8]}")
+    laid = benchmarks_as_versions(frame, baseline=args.a_version)
+    candidates = laid.attrs["candidates"]
+    others = f"`{candidates[0]}`" if len(candidates) == 1 else f"each of the other {len(candidates)}, in its row"
+    how = "--a-version" if args.a_version is not None else "the first; --a-version names another"
+    said.append(f"A: `{laid.attrs['baseline']}` ({how}); B: {others}")
+    if laid.attrs.get("cpu_means"):
+        said.append(
+            "NAME:cpu is user + system CPU time, of which hyperfine writes only each command's mean: a change with "
+            "no interval (perfstudy run --metric cpu measures each run's)"
+        )
+    return laid
+
+
+def _one_command_each(frames: list, said: list) -> list:
+    """Two hyperfine files of one command each: the commands differ, yet they are one benchmark, A's command
+    against B's, named by both (each file's benchmark is its command line)."""
+    one = [f["benchmark"].nunique() == 1 and f.attrs.get("tool") == "hyperfine" for f in frames]
+    if not all(one):
+        return frames
+    commands = [str(f["benchmark"].iloc[0]) for f in frames]
+    if commands[0] == commands[1]:
+        return frames
+    said.append(f"A runs `{commands[0]}`, B runs `{commands[1]}`: one benchmark, each file's one command")
+    name = f"{commands[0]} -> {commands[1]}"
+    return [f.assign(benchmark=name) for f in frames]
 
 
 def _run_file(args, settings, said: list):

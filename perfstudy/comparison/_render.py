@@ -187,7 +187,7 @@ def _unit_rows(result: Report, factor: float, small: bool, rows, footnotes: list
                 side(row.estimate_b, row.spread_b),
                 change,
                 p_text(row.p_adjusted),
-                row.verdict,
+                _worded(row.verdict, unit),
                 f"{_count_text(row.n_a, row.clusters_a)}, {_count_text(row.n_b, row.clusters_b)}",
             ]
         )
@@ -195,6 +195,19 @@ def _unit_rows(result: Report, factor: float, small: bool, rows, footnotes: list
     if geomean is not None:
         lines.append(["geomean", value(geomean[0]), value(geomean[1]), _percent(geomean[2]), "", "", ""])
     return header, lines
+
+
+#: units of a size or a count, whose change is larger or smaller, not slower or faster (memory, allocations)
+_SIZES = {"B", "bytes", "kB", "MB", "GB", "KiB", "MiB", "GiB", "allocs"}
+
+
+def _worded(verdict: str, unit) -> str:
+    """The verdict as a table says it: a memory (``B``, ``B/op``) or an allocation count is larger or smaller. The
+    JSON keeps the vocabulary of :data:`VERDICTS`, whose "slower" is a CI gate's regression whatever the unit."""
+    base = str(unit or "").split("/")[0].strip()
+    if base in _SIZES:
+        return {"slower": "larger", "faster": "smaller"}.get(verdict, verdict)
+    return verdict
 
 
 def _caption(result: Report, shown: str) -> str:
@@ -226,12 +239,21 @@ def _unit_table(result: Report, shown: str, factor: float, small: bool, rows, fo
 _HTML_ORDER = (0, 3, 5, 4, 1, 2, 6)
 
 
+def _tested(row: dict) -> bool:
+    """Whether a row has a p-value, and so is one of the family its correction runs over."""
+    from perfstudy.comparison._suite import identical
+
+    p = row.get("p_value")
+    return isinstance(p, (int, float)) and p == p and not identical(row)
+
+
 def _general_lines(result: Report) -> list[str]:
     """What applies to the whole comparison: which is A and B, the correction, the threshold, what was left out."""
     from perfstudy.comparison._suite import identical
 
     same = sum(identical(row) for row in result.rows)
-    count = len(result.rows) - same
+    count = sum(_tested(row) for row in result.rows)  # the family Holm ran over: the rows with a p-value
+    untested = len(result.rows) - same - count
     threshold = (
         f"a change within ±{100 * result.threshold:g}% is no change"
         if result.threshold > 0
@@ -242,6 +264,7 @@ def _general_lines(result: Report) -> list[str]:
     general = [
         f"{sides}p adjusted ({result.correction}) over {count} benchmark{'s' if count != 1 else ''}"
         + (f" ({same} with one and the same value on both sides: no change, untested, not counted)" if same else "")
+        + (f" ({untested} without a p-value, not counted)" if untested else "")
         + f"; {threshold}."
     ]
     if result.only_a:

@@ -206,8 +206,11 @@ def read_hyperfine(source, *, dropna: bool = False) -> pd.DataFrame:
     does not write them to its JSON, so ``warmup`` is all False. Parameter-scan values are added
     to ``benchmark`` (``"cmd [n=10]"``) and kept in ``params``.
 
-    Extra columns: ``command``, ``params``, ``exit_code`` (non-zero only with ``--ignore-failure``),
-    and per-run ``user``/``system`` CPU seconds where the file has them (hyperfine 1.16 and later).
+    Extra columns: ``command``, ``params``, ``exit_code`` (non-zero only with ``--ignore-failure``) and ``rss``,
+    each run's peak memory in bytes where the file has it (``memory_usage_byte``, hyperfine 1.20 and later).
+    hyperfine writes each command's user and system CPU time only as a mean over its runs (``user``,
+    ``system``; no version writes them per run): they are in ``attrs["cpu"]``, ``{benchmark: user + system}``
+    in seconds, never as a column that would look like one value per run.
 
     Parameters
     ----------
@@ -219,24 +222,28 @@ def read_hyperfine(source, *, dropna: bool = False) -> pd.DataFrame:
     """
     data = _read_json(source, "hyperfine")
     results = _sequence(_require(data, "results", "hyperfine file", "hyperfine"), "'results'")
-    extra = ["command", "params", "exit_code", "user", "system"]
+    extra = ["command", "params", "exit_code", "rss"]
     rows = []
+    cpu = {}
     for position, result in enumerate(results):
         command = _require(result, "command", f"result {position}", "hyperfine")
         times = _sequence(_require(result, "times", f"result {position} ({command})", "hyperfine"), "'times'")
         params = _mapping(result.get("parameters"), f"result {position}'s parameters")
         label = " ".join(f"{k}={v}" for k, v in params.items())
+        benchmark = f"{command} [{label}]" if label else command
         n = len(times)
         codes = result.get("exit_codes") or [np.nan] * n
-        user = result.get("user_times") or [np.nan] * n  # hyperfine >= 1.16 writes per-run CPU times
-        system = result.get("system_times") or [np.nan] * n
-        for field, values in (("exit_codes", codes), ("user_times", user), ("system_times", system)):
+        memory = result.get("memory_usage_byte") or [np.nan] * n  # hyperfine >= 1.20: each run's peak memory
+        for field, values in (("exit_codes", codes), ("memory_usage_byte", memory)):
             if len(_sequence(values, f"'{field}'")) != n:
                 raise MalformedFileError(f"source: result {position} ({command}): {len(values)} {field} for {n} times")
+        user, system = result.get("user"), result.get("system")
+        if all(isinstance(x, (int, float)) and not isinstance(x, bool) and np.isfinite(x) for x in (user, system)):
+            cpu[benchmark] = float(user) + float(system)  # type: ignore[arg-type]
         for run, value in enumerate(times):
             rows.append(
                 dict(
-                    benchmark=f"{command} [{label}]" if label else command,
+                    benchmark=benchmark,
                     batch=run,
                     iteration=0,
                     warmup=False,
@@ -245,11 +252,10 @@ def read_hyperfine(source, *, dropna: bool = False) -> pd.DataFrame:
                     command=command,
                     params=label or None,
                     exit_code=codes[run],
-                    user=user[run],
-                    system=system[run],
+                    rss=memory[run],
                 )
             )
-    return _frame(rows, extra, {"tool": "hyperfine"}, dropna)
+    return _frame(rows, extra, {"tool": "hyperfine", "cpu": cpu}, dropna)
 
 
 @_reader("Google Benchmark", time=("real_time", "cpu_time"), errors=("raise", "drop"))

@@ -332,3 +332,20 @@ def test_compare_of_two_go_files_reads_every_option_and_names_it(tmp_path, capsy
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1, err
     assert not any(f"{name}=" in err for name in ("cluster", "replicates", "block", "statistic", "df"))
+
+
+def test_memory_and_allocation_rows_of_go_files_say_larger_or_smaller(tmp_path, capsys):
+    """Go's B/op and allocs/op rows said "slower"; a memory is larger or smaller (the JSON keeps "slower", a CI
+    gate's regression, whatever the unit)."""
+    lines = {"a.txt": [], "b.txt": []}
+    for name, allocs in (("a.txt", 10), ("b.txt", 14)):
+        for run in range(8):
+            lines[name].append(
+                f"BenchmarkX-8\t100\t{1000 + run} ns/op\t{allocs * 64 + run} B/op\t{allocs + run % 2} allocs/op"
+            )
+        (tmp_path / name).write_text("goos: linux\n" + "\n".join(lines[name]) + "\n")
+    assert main(["compare", str(tmp_path / "a.txt"), str(tmp_path / "b.txt"), "--seed", "1"]) == 0
+    out = capsys.readouterr().out
+    rows = [line for line in out.splitlines() if line.startswith("X")]
+    assert len(rows) == 3 and "larger" in rows[1] and "larger" in rows[2], out
+    assert not any("slower" in row for row in rows[1:]), out
