@@ -19,6 +19,7 @@ import pandas as pd
 
 from perfstudy._lib.checks import check_bool
 from perfstudy._lib.frames import column as as_column
+from perfstudy._lib.frames import float_values
 from perfstudy._lib.frames import table as as_table
 
 __all__ = ["benchmarks_as_versions"]
@@ -57,7 +58,7 @@ def benchmarks_as_versions(df: pd.DataFrame, *, baseline=None, cpu: bool = True)
     for column in ("benchmark", "batch", "value"):
         if column not in df.columns:
             raise ValueError(f"df: no {column!r} column; give a file as perfstudy.io.read returns it")
-    values = pd.to_numeric(df["value"], errors="coerce").to_numpy(dtype=float)
+    values = float_values(df["value"])
     if not np.isfinite(values).all():
         raise ValueError(
             f"df: {int((~np.isfinite(values)).sum())} values are missing or not finite; read the file with "
