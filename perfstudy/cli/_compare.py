@@ -89,6 +89,13 @@ def add_parser(commands) -> None:
         default=None,
         help=f"bootstrap replicates (default {in_help('compare', 'replicates')})",
     )
+    comparison.add_argument(
+        "--trust-one-process",
+        action="store_true",
+        help="judge a benchmark whose every value on a side came from one process (pytest-benchmark's and criterion's "
+        "rounds) by its interval, which covers only the noise within that process (default: its verdict is "
+        "inconclusive)",
+    )
     comparison.add_argument("--seed", type=int, default=None, help="seed of the bootstrap (default: random)")
     format_option(comparison)
     comparison.add_argument(
@@ -128,6 +135,8 @@ def _file_labels(args) -> list[str]:
 
 def _print_report(report, args, said: list) -> int:
     """Print a comparison in the format asked; the exit status (1 for a regression with --fail-on-regression)."""
+    if args.trust_one_process and not any("one process a side" in note for row in report.rows for note in row["notes"]):
+        said.append("--trust-one-process changed nothing: no benchmark ran in one process a side")
     if args.output == "json":
         import json
 
@@ -186,6 +195,7 @@ def _settings(args):
         replicates=args.replicates,
         dropna=args.dropna,
         block=block,
+        trust_one_process=args.trust_one_process,
     )
     return CompareSettings(**{key: value for key, value in given.items() if value is not None}, spelling="cli")
 

@@ -53,6 +53,7 @@ import numpy as np
 import pandas as pd
 
 from perfstudy._lib.checks import check_allocation, check_column, check_executor, said
+from perfstudy._lib.frames import table as as_table
 from perfstudy._lib.result import Result
 from perfstudy._lib.types import Executor, Seed
 from perfstudy._lib.units import higher_is_better
@@ -201,6 +202,7 @@ def compare(
     checks: bool = True,
     block: str | None = None,
     sequential: bool | Literal["t", "sign"] = False,
+    trust_one_process: bool = False,
     rng: Seed = None,
     executor: Executor = None,
     progress: bool = False,
@@ -263,6 +265,12 @@ def compare(
         the blocks' log-ratios (:mod:`perfstudy.comparison.sequential`), ``"sign"`` the sign sequence for their
         median (:mod:`perfstudy.comparison.sign_sequence`), which a heavy-tailed, contended machine does not
         mislead; a run's file says which it stopped by (:attr:`perfstudy.experiment.RunFile.pairing`).
+    trust_one_process : bool
+        Where a ``process`` column says that all of a side's values came from one process (pytest-benchmark's and
+        criterion's rounds, as their readers write it), the interval covers only the noise within that process:
+        one process a side cannot tell a version from the state of its process (its memory layout, its warm
+        caches, the load while it ran). Such a benchmark's verdict is "inconclusive", with a note, unless this is
+        True; the note stays either way.
     rng : None, int, SeedSequence or Generator
         Draws the bootstrap (one stream per benchmark, so the result does not depend on
         ``executor``).
@@ -301,6 +309,7 @@ def compare(
         checks=checks,
         block=block,
         sequential=sequential,
+        trust_one_process=trust_one_process,
     )
     s = _one_source(settings, keywords)
     check_executor(executor)
@@ -331,8 +340,14 @@ def compare(
     )
     task = task_settings(s, benchmarks=len(suite.names))
     rows = compare_suite(suite, task, rng=rng, executor=executor, progress=progress, one=_compare_one)
+    table = _one_process(
+        _table(rows, correction=s.correction, confidence=s.confidence, threshold=s.threshold),
+        frame,
+        s,
+        (a_label, b_label),
+    )
     return Comparison(
-        table=_table(rows, correction=s.correction, confidence=s.confidence, threshold=s.threshold),
+        table=table,
         statistic=s.statistic,
         confidence=s.confidence,
         threshold=s.threshold,
@@ -378,6 +393,35 @@ def _clean(df: pd.DataFrame, s: CompareSettings) -> tuple[pd.DataFrame, int]:
         names = sorted(frame.loc[infinite, "benchmark"].astype(str).unique())
         raise ValueError(f"{_values(s)}: {int(infinite.sum())} value(s) not finite in {names[:5]}")
     return frame, dropped
+
+
+def _one_process(table: pd.DataFrame, frame: pd.DataFrame, s: CompareSettings, labels: tuple) -> pd.DataFrame:
+    """The table with each benchmark whose side ran in one process (its ``process`` column has one value there)
+    noted, and its verdict "inconclusive" unless ``trust_one_process``: its interval covers the noise within one
+    process, which cannot tell a version from that process's state."""
+    if "process" not in frame.columns or table.empty:
+        return table
+    sides = as_table(frame[frame[s.by].isin(list(labels))])
+    counts = sides.groupby(["benchmark", s.by], sort=False)["process"].nunique(dropna=False)
+    names = counts.index.get_level_values(0).astype(str).tolist()
+    single = sorted({name for name, count in zip(names, counts.tolist()) if count <= 1})
+    hit = table["benchmark"].astype(str).isin(single).to_numpy()
+    if not hit.any():
+        return table
+    table = table.copy()
+    trusted = s.trust_one_process
+    note = "one process a side: the interval covers only the noise within one process, not between processes" + (
+        f" (judged by it: {_trusting(s)})" if trusted else f"; inconclusive unless {_trusting(s)}"
+    )
+    table["notes"] = [tuple(n) + (note,) if h else n for n, h in zip(table["notes"], hit)]
+    if not trusted:
+        table.loc[hit, "verdict"] = "inconclusive"
+    return table
+
+
+def _trusting(s: CompareSettings) -> str:
+    """How the user trusts one process a side where they are: the option, or the argument."""
+    return s.option("trust_one_process") if s.spelling == "cli" else "trust_one_process=True"
 
 
 def _values(s: CompareSettings) -> str:

@@ -38,6 +38,7 @@ OPTIONS = {
     "checks": "checks",
     "block": "--block",
     "sequential": "sequential",
+    "trust_one_process": "--trust-one-process",
 }
 
 #: fewest bootstrap replicates: below 99 a 95% percentile interval has fewer than three replicates in a tail
@@ -51,7 +52,7 @@ class CompareSettings(Result):
     Parameters
     ----------
     by, value, cluster, statistic, confidence, threshold, correction, replicates, baseline, dropna, checks, block, \
-sequential
+sequential, trust_one_process
         As :func:`perfstudy.comparison.compare` describes them, with its defaults (the table of defaults' ``compare``
         rows). ``threshold`` and ``confidence`` may be text as the command line gives them (``"2%"``, ``"95%"``).
     spelling : {"python", "cli"}
@@ -60,7 +61,7 @@ sequential
     Attributes
     ----------
     by, value, cluster, statistic, confidence, threshold, correction, replicates, baseline, dropna, checks, block, \
-sequential, spelling
+sequential, trust_one_process, spelling
         The parameters, checked: ``threshold`` and ``confidence`` as fractions, ``sequential`` False or the rule's name
         (True is ``"t"``, Lai's sequence).
     """
@@ -78,6 +79,7 @@ sequential, spelling
     checks: bool = True
     block: str | None = None
     sequential: bool | Literal["t", "sign"] = False
+    trust_one_process: bool = False
     spelling: Literal["python", "cli"] = field(default="python", compare=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -94,6 +96,7 @@ sequential, spelling
         set_(self, "dropna", check_bool(option("dropna"), self.dropna))
         set_(self, "checks", check_bool(option("checks"), self.checks))
         set_(self, "sequential", _check_sequential(option("sequential"), self.sequential))
+        set_(self, "trust_one_process", check_bool(option("trust_one_process"), self.trust_one_process))
         self._check_together()
 
     def _check_together(self) -> None:

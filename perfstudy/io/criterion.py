@@ -101,7 +101,9 @@ def read_criterion(source, *, which: str = "new", dropna: bool = False) -> pd.Da
     (compare several runs of ``cargo bench`` as separate batches, in a tidy CSV, to include it).
     criterion's warm-up is not written: ``warmup`` is all False.
 
-    Extra columns: ``iterations``, ``sampling_mode`` (``Linear``/``Flat``, from sample.json).
+    Extra columns: ``iterations``, ``sampling_mode`` (``Linear``/``Flat``, from sample.json), and ``process``, 0 on
+    every row: :func:`perfstudy.comparison.compare` reads it as one process a side (its verdict is then
+    "inconclusive" unless ``trust_one_process``).
 
     Parameters
     ----------
@@ -126,4 +128,5 @@ def read_criterion(source, *, which: str = "new", dropna: bool = False) -> pd.Da
         rows = _sample_rows(path, _name(path.parent, None))
     else:
         raise FileNotFoundError(f"{path}: no such file")
-    return _frame(rows, ["iterations", "sampling_mode"], {"tool": "criterion", "which": which}, dropna)
+    rows = [row | {"process": 0} for row in rows]  # one process took every sample
+    return _frame(rows, ["iterations", "sampling_mode", "process"], {"tool": "criterion", "which": which}, dropna)

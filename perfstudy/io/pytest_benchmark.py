@@ -24,7 +24,9 @@ def read_pytest_benchmark(source, *, dropna: bool = False) -> pd.DataFrame:
     (a tidy CSV). Warm-up rounds (``--benchmark-warmup``) are not written: ``warmup`` is all False.
     ``host`` is ``machine_info.node``, ``timestamp`` the file's ``datetime``.
 
-    Extra columns: ``iterations`` (calls per round), ``group``, ``params``.
+    Extra columns: ``iterations`` (calls per round), ``group``, ``params``, and ``process``, 0 on every row: one
+    process ran them all, which :func:`perfstudy.comparison.compare` reads as one process a side (its verdict is
+    then "inconclusive" unless ``trust_one_process``).
 
     Parameters
     ----------
@@ -67,11 +69,12 @@ def read_pytest_benchmark(source, *, dropna: bool = False) -> pd.DataFrame:
                     iterations=stats.get("iterations"),
                     group=bench.get("group"),
                     params=label or None,
+                    process=0,
                 )
             )
     return _frame(
         rows,
-        ["iterations", "group", "params"],
+        ["iterations", "group", "params", "process"],
         {"tool": "pytest-benchmark", "machine_info": machine, "commit_info": data.get("commit_info")},
         dropna,
     )

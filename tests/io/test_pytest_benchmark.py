@@ -52,3 +52,19 @@ def test_pytest_benchmark_rounds_agree_with_its_stats(pytest_benchmark_file, tmp
     summaries.write_text(json.dumps(raw))
     with pytest.raises(ValueError, match="no raw rounds.*--benchmark-save-data"):
         read(summaries)
+
+
+def test_two_real_runs_of_an_unchanged_test_are_never_faster_or_slower_unasked(pytest_benchmark_file, tmp_path, capsys):
+    """Two pytest processes of the same tests: whatever the load did between them, the verdict waits for the
+    user's --trust-one-process (tests/comparison/test_one_process.py plants the finding's -24%)."""
+    from perfstudy.cli import main
+
+    folder = pytest_benchmark_file.parent
+    _run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--benchmark-json=again.json",
+         "--benchmark-min-rounds=10", "--benchmark-max-time=0.05", "test_b.py"],
+        cwd=folder,
+    )  # fmt: skip
+    assert main(["compare", str(pytest_benchmark_file), str(folder / "again.json"), "--format", "json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["benchmarks"]
+    assert len(rows) == 2 and {row["verdict"] for row in rows} == {"inconclusive"}
