@@ -257,6 +257,7 @@ def judged(rows: list[dict], *, correction: str, confidence: float, threshold: f
     p_values = np.array([np.nan if identical(row) else row["p_value"] for row in rows], dtype=float)
     adjusted = adjust_p_values(p_values, correction)  # type: ignore[arg-type]
     adjusted = np.where(np.isnan(p_values), [row["p_value"] for row in rows], adjusted)
+    family = int(np.isfinite(p_values).sum())
     out = []
     for row, p in zip(rows, adjusted.tolist()):
         new = {}
@@ -264,19 +265,23 @@ def judged(rows: list[dict], *, correction: str, confidence: float, threshold: f
             if key == "method":
                 new["p_adjusted"] = p
             if key == "notes":
-                new["verdict"] = _verdict(
-                    row["low"],
-                    row["high"],
-                    p,
-                    alpha,
-                    threshold,
-                    row["higher_is_better"],
-                    row["scale"],
-                    row["estimate_a"],
-                )
+                args = (row["low"], row["high"], p, alpha, threshold, row["higher_is_better"], row["scale"])
+                new["verdict"] = _verdict(*args, row["estimate_a"])
+                alone = _verdict(row["low"], row["high"], row["p_value"], *args[3:], row["estimate_a"])
+                if alone != new["verdict"]:  # the row's own interval says more than the family allows
+                    value = tuple(value) + (_family_note(alone, p, correction, family, confidence),)
             new[key] = value
         out.append(new)
     return out
+
+
+def _family_note(alone: str, adjusted: float, correction: str, family: int, confidence: float) -> str:
+    """Why a row's verdict is not what its interval alone says: the interval shown is the row's own, at
+    ``confidence``; the verdict is the family's, by the adjusted p-value."""
+    return (
+        f"its {100 * confidence:g}% interval alone says {alone}; over the {family} benchmarks tested, the "
+        f"{correction}-adjusted p ({adjusted:.2g}) does not reach {1 - confidence:.2g}, so the verdict waits"
+    )
 
 
 def identical(row: dict) -> bool:

@@ -9,6 +9,7 @@ import shutil
 import subprocess
 import sys
 
+import pandas as pd
 import pytest
 
 from perfstudy.cli import main
@@ -349,3 +350,32 @@ def test_memory_and_allocation_rows_of_go_files_say_larger_or_smaller(tmp_path, 
     rows = [line for line in out.splitlines() if line.startswith("X")]
     assert len(rows) == 3 and "larger" in rows[1] and "larger" in rows[2], out
     assert not any("slower" in row for row in rows[1:]), out
+
+
+def test_a_row_whose_interval_alone_decides_says_why_the_familys_verdict_waits(tmp_path, capsys):
+    """The finding: "+15.1% [+1.1%, +30.5%], inconclusive, p (holm) 0.14", and nothing on the screen said that the
+    interval is the row's own while the verdict is the family's. Six benchmarks, one +6% whose Welch t p is 0.0195
+    (Holm over six: 0.117): the row says what its interval alone says and why the verdict waits."""
+    rows = []
+    for version, shift in (("A", 0.0), ("B", 0.06)):
+        for b in range(6):
+            rows.append(
+                dict(benchmark="builder", version=version, batch=b, value=1 + 0.02 * ((b * 7) % 6 - 2.5) + shift)
+            )
+            rows += [
+                dict(benchmark=f"other{k}", version=version, batch=b, value=1 + 0.02 * ((b * 5 + k) % 6 - 2.5))
+                for k in range(5)
+            ]
+    path = tmp_path / "tidy.csv"
+    pd.DataFrame(rows).to_csv(path, index=False)
+    assert main(["compare", str(path), "--format", "json"]) == 0
+    builder = json.loads(capsys.readouterr().out)["benchmarks"][0]
+    assert builder["low"] > 0 and builder["p_value"] < 0.05 < builder["p_adjusted"]
+    assert builder["verdict"] == "inconclusive"
+    assert (
+        "its 95% interval alone says slower; over the 6 benchmarks tested, the holm-adjusted p (0.12) does not reach 0.05, so the verdict waits"
+        in builder["notes"]
+    )
+    assert main(["compare", str(path), "--correction", "none", "--format", "json"]) == 0
+    builder = json.loads(capsys.readouterr().out)["benchmarks"][0]
+    assert builder["verdict"] == "slower" and not any("alone" in n for n in builder["notes"])
