@@ -12,7 +12,7 @@ export PERFSTUDY_DATA ?= $(wildcard $(abspath $(CURDIR)/../shared/datasets))
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test]'
+	$(PY) -m pip install --quiet -e '.[all,test]'
 	# Apache Otava, a peer of notebook 10: its analysis needs only numpy and scipy, but the package pins
 	# numpy 2.2 and pulls in database and cloud clients, so it is installed without its dependencies.
 	$(PY) -m pip install --quiet --no-deps 'apache-otava==0.8.0'

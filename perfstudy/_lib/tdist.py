@@ -2,11 +2,12 @@
 
 ``perfstudy compare`` is a command a CI runs on every push; importing :mod:`scipy.special` costs it
 0.3-0.4 s here (its array-API layer imports numpy.f2py), more than reading and comparing 200
-benchmarks. These are the three functions it needs, to double precision: the t survival function
+benchmarks. These are the functions it needs, to double precision: the t survival function
 through the regularised incomplete beta function (its continued fraction, evaluated by the modified
 Lentz method; Press et al., *Numerical Recipes*, 3rd ed., section 6.4), the t quantile by
 safeguarded Newton steps on it, and the normal quantile from the standard library (Wichura's
-AS 241). ``tests/_lib/test_tdist.py`` checks them against scipy.
+AS 241); the F test of a paired run's hosts through the same beta function. ``tests/_lib/test_tdist.py``
+checks them against scipy.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import math
 
 import numpy as np
 
-__all__ = ["t_sf", "t_ppf", "norm_ppf", "t_sf_array", "t_ppf_array"]
+__all__ = ["t_sf", "t_ppf", "norm_ppf", "f_sf", "t_sf_array", "t_ppf_array"]
 
 _TINY = 1e-300
 _EPS = 1e-16
@@ -70,6 +71,18 @@ def t_sf(t: float, df: float) -> float:
         return 0.5 * math.erfc(t / math.sqrt(2.0))
     tail = 0.5 * _betainc(0.5 * df, 0.5, df / (df + t * t))  # P(T > |t|)
     return tail if t >= 0 else 1.0 - tail
+
+
+def f_sf(f: float, d1: float, d2: float) -> float:
+    """``P(F > f)`` for Fisher's F with ``d1`` and ``d2`` degrees of freedom: ``I_x(d2/2, d1/2)`` at
+    ``x = d2 / (d2 + d1 f)`` (Abramowitz & Stegun 26.6.2), the p-value of a one-way analysis of variance."""
+    if math.isnan(f) or math.isnan(d1) or math.isnan(d2) or d1 <= 0 or d2 <= 0:
+        return math.nan
+    if f <= 0:
+        return 1.0
+    if math.isinf(f):
+        return 0.0
+    return _betainc(0.5 * d2, 0.5 * d1, d2 / (d2 + d1 * f))
 
 
 def _t_pdf(t: float, df: float) -> float:

@@ -59,6 +59,30 @@ def _version() -> str:
         return "(not installed)"
 
 
+#: the modules of each optional extra (pyproject.toml): a command that needs one names the extra
+EXTRAS = {
+    **dict.fromkeys(("scipy", "statsmodels", "nlopt", "threadpoolctl"), "stats"),
+    **dict.fromkeys(
+        (
+            "matplotlib",
+            "ipywidgets",
+            "papermill",
+            "jupyterlab",
+            "ipykernel",
+            "jupyter_client",
+            "nbconvert",
+            "nbformat",
+            "latex2mathml",
+            "IPython",
+        ),
+        "notebooks",
+    ),
+    "voila": "explore",
+    "dask": "dask",
+    "distributed": "dask",
+}
+
+
 def main(argv=None) -> int:
     """The ``perfstudy`` command line (``python -m perfstudy``).
 
@@ -79,6 +103,16 @@ def main(argv=None) -> int:
     args = _parser().parse_args(argv)
     try:
         return _command(args)
+    except ModuleNotFoundError as error:  # a command that needs an extra the install left out
+        extra = EXTRAS.get(str(error.name or "").split(".")[0])
+        if extra is None:
+            raise
+        print(
+            f"perfstudy {args.command}: this needs {error.name}, which comes with the [{extra}] extra: "
+            f"pip install 'perfstudy[{extra}]'",
+            file=sys.stderr,
+        )
+        return 2
     except BrokenPipeError:  # `perfstudy compare a b | head`: the reader left; exit as a shell's SIGPIPE would
         with contextlib.suppress(OSError):
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit

@@ -22,9 +22,9 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from perfstudy._lib.checks import check_choice, check_labels, check_sample
+from perfstudy._lib.tdist import f_sf, t_ppf, t_sf
 
 __all__ = ["block_differences", "paired_interval", "host_and_round_variance"]
 
@@ -131,7 +131,7 @@ def paired_interval(
         if several:
             groups = [d[host_labels == h] for h in np.unique(host_labels)]
             if all(g.size > 1 for g in groups):
-                f_p = float(stats.f_oneway(*groups).pvalue)
+                f_p = _one_way_p(groups)
                 if f_p < check_alpha:
                     notes.append(
                         f"the change differs between hosts (F test p={f_p:.2g}): the interval is over these "
@@ -139,10 +139,10 @@ def paired_interval(
                     )
     else:
         variance, df = _variance_of_mean(d, host_labels if several else None)
-        half = stats.t.ppf(0.5 + confidence / 2, df) * math.sqrt(variance) if variance > 0 else 0.0
+        half = t_ppf(0.5 + confidence / 2, df) * math.sqrt(variance) if variance > 0 else 0.0
         low, high = centre - half, centre + half
         t = centre / math.sqrt(variance) if variance > 0 else (0.0 if centre == 0 else math.copysign(math.inf, centre))
-        p = float(2 * stats.t.sf(abs(t), df)) if math.isfinite(t) else 0.0
+        p = float(2 * t_sf(abs(t), df)) if math.isfinite(t) else 0.0
         method = "paired t"
         where = f" on {np.unique(host_labels).size} hosts (host and round variance split)" if several else ""
         notes.append(f"paired over {n} rounds{where}, {each}")
@@ -213,3 +213,15 @@ def _variance_of_mean(d: np.ndarray, hosts) -> tuple[float, float]:
     pieces = [(ms_between * share / n0, h - 1), (ms_within * (1 / n - share / n0), n - h)]
     df = variance**2 / sum(value**2 / dof for value, dof in pieces if dof > 0 and value != 0)
     return variance, float(df)
+
+
+def _one_way_p(groups: list) -> float:
+    """The p-value of a one-way analysis of variance of ``groups`` (each with two or more values), as
+    ``scipy.stats.f_oneway`` gives it, without importing scipy (``tests/_lib/test_tdist.py``)."""
+    values = np.concatenate(groups)
+    k, n, grand = len(groups), values.size, float(values.mean())
+    between = sum(g.size * (float(g.mean()) - grand) ** 2 for g in groups)
+    within = sum(float(((g - g.mean()) ** 2).sum()) for g in groups)
+    if within == 0:
+        return 0.0 if between > 0 else math.nan
+    return f_sf((between / (k - 1)) / (within / (n - k)), k - 1, n - k)

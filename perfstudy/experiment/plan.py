@@ -23,11 +23,11 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from perfstudy._lib.checks import check_each, check_fraction, check_int, check_real
 from perfstudy._lib.frames import float_values
 from perfstudy._lib.result import Result
+from perfstudy._lib.tdist import norm_ppf
 
 __all__ = ["RoundPlan", "plan_rounds", "format_plan", "HOSTS"]
 
@@ -158,7 +158,7 @@ def plan_rounds(pilot, *, threshold: float, confidence: float = 0.95, hosts=HOST
     host_var, round_var = host_and_round_variance(d, host_labels)
     spans = frame.groupby("round").agg(start=("start", "min"), end=("end", "max"))
     round_time = float(np.median(np.asarray(spans["end"] - spans["start"], dtype=float)))
-    z = float(stats.norm.ppf(0.5 + confidence / 2))
+    z = norm_ppf(0.5 + confidence / 2)
     target = math.log1p(threshold)
     rows = []
     for count in hosts:

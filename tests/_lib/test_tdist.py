@@ -45,3 +45,23 @@ def test_the_array_forms_match_scipy_and_the_scalar_forms():
     edges = _tdist.t_sf_array([np.inf, -np.inf, 1.0, np.nan, 2.0], [5.0, 5.0, 0.0, 5.0, np.inf])
     np.testing.assert_allclose(edges, [0.0, 1.0, np.nan, np.nan, special.ndtr(-2.0)], rtol=1e-14)
     assert np.isnan(_tdist.t_ppf_array([0.0, 1.0, 0.5], [5.0, 5.0, -1.0])).all()
+
+
+@pytest.mark.parametrize(("d1", "d2"), [(1, 1), (1, 30), (3, 12), (7, 200), (2.5, 9.5)])
+def test_f_sf_against_scipy(d1, d2):
+    from scipy import stats
+
+    from perfstudy._lib.tdist import f_sf
+
+    for f in (0.0, 0.01, 0.5, 1.0, 2.7, 9.0, 60.0):
+        assert f_sf(f, d1, d2) == pytest.approx(stats.f.sf(f, d1, d2), rel=1e-10, abs=1e-300)
+
+
+def test_one_way_p_is_scipys_f_oneway():
+    from scipy import stats
+
+    from perfstudy.comparison._paired import _one_way_p
+
+    rng = np.random.default_rng(5)
+    groups = [rng.normal(shift, 1.0, size) for shift, size in ((0.0, 5), (0.4, 8), (1.1, 6))]
+    assert _one_way_p(groups) == pytest.approx(stats.f_oneway(*groups).pvalue, rel=1e-10)
