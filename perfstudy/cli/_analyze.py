@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 import time
+import warnings
 
 from perfstudy._lib.checks import check_threshold
 from perfstudy.cli._common import in_help
@@ -29,6 +30,11 @@ def add_parser(commands) -> None:
         help="smallest change that matters: 2%% or 0.02 "
         f"(default {in_help('analyze', 'threshold')}; for a perfstudy run's file, the run's own)",
     )
+    analysis.add_argument(
+        "--dropna",
+        action="store_true",
+        help="leave out values that are missing or not numbers (a failed benchmark), and say how many",
+    )
     analysis.add_argument("--quick", action="store_true", help="fewer replicates and permutations")
     analysis.add_argument("--no-html", action="store_true", help="skip the HTML rendering")
     analysis.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -48,7 +54,9 @@ def analyze_command(args) -> int:
             read_run(args.files[0])
         else:
             for path in args.files:  # refuse unreadable input before starting a kernel
-                read(path)
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")  # the notebook says what --dropna left out
+                    read(path, dropna=args.dropna)
         run = execute_analysis(
             args.files,
             out_dir=args.out,
@@ -56,6 +64,7 @@ def analyze_command(args) -> int:
             quick=args.quick,
             html=not args.no_html,
             progress=not args.no_progress,
+            dropna=args.dropna,
         )
     except (ValueError, TypeError, OSError) as error:
         print(f"perfstudy analyze: {_one_line(error)}", file=sys.stderr)

@@ -382,6 +382,7 @@ def execute_analysis(
     kernel_name: str = "python3",
     html: bool = True,
     progress: bool = True,
+    dropna: bool = False,
 ) -> NotebookRun:
     """Run the ``analyze`` template notebook on benchmark files (``perfstudy analyze``).
 
@@ -405,6 +406,9 @@ def execute_analysis(
         Also render the executed notebook to HTML.
     progress : bool
         papermill's bar over cells.
+    dropna : bool
+        Read the files with ``dropna=True``: values that are missing or not numbers (a failed benchmark) are left
+        out and counted, as :func:`perfstudy.io.read` does.
 
     Raises
     ------
@@ -422,6 +426,7 @@ def execute_analysis(
     if threshold is not None:
         threshold = float(check_real("threshold", threshold, nonnegative=True, what="relative change"))
     quick, html, progress = check_bool("quick", quick), check_bool("html", html), check_bool("progress", progress)
+    dropna = check_bool("dropna", dropna)
     timeout = _check_run(timeout, kernel_name)
     template = Path(str(importlib.resources.files("perfstudy") / "notebooks" / "analyze.ipynb"))
     out = check_directory("out_dir", out_dir, probe=True)
@@ -433,6 +438,7 @@ def execute_analysis(
         figures_dir=str(out / "figures"),
         threshold=threshold,
         quick=bool(quick),
+        dropna=bool(dropna),
     )
     return _execute(
         template,

@@ -5,6 +5,7 @@ command each are one benchmark; ``--by benchmark`` does the same for any file.""
 import json
 import shutil
 import subprocess
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -125,3 +126,21 @@ def test_a_real_hyperfine_export_of_two_commands_is_compared(tmp_path, capsys):
     assert main(["compare", str(path), "--format", "json", "--seed", "1"]) == 0
     rows = {row["benchmark"]: row for row in json.loads(capsys.readouterr().out)["benchmarks"]}
     assert rows["sleep 0.05"]["verdict"] == "slower" and "sleep 0.05:cpu" in rows
+
+
+@pytest.mark.notebook
+def test_analyze_of_one_hyperfine_export_compares_its_commands_and_reads_with_dropna(tmp_path, capsys):
+    """analyze hf.json drew two separate "A" cards and no comparison; a file with a failed run (a null time) said
+    "pass dropna=True", which the command line could not do."""
+    path = Path(_hyperfine(tmp_path / "hf.json", {"old": (0.1, 0.05, 0.01, 1e6), "new": (0.13, 0.05, 0.01, 1e6)}))
+    data = json.loads(path.read_text())
+    data["results"][0]["times"][3] = None
+    path.write_text(json.dumps(data))
+    out = tmp_path / "report"
+    assert main(["analyze", str(path), "--out", str(out), "--quick", "--no-progress", "--no-html"]) == 2
+    assert "--dropna" in capsys.readouterr().err
+    assert main(["analyze", str(path), "--out", str(out), "--quick", "--no-progress", "--no-html", "--dropna"]) == 0
+    records = json.loads((out / "analyze.json").read_text())
+    assert records["dropped"] == 1
+    rows = {row["benchmark"]: row for row in records["comparison"]}
+    assert set(rows) == {"new", "new:rss", "new:cpu"} and rows["new"]["verdict"] == "slower"
