@@ -187,7 +187,7 @@ def _unit_rows(result: Report, factor: float, small: bool, rows, footnotes: list
                 side(row.estimate_b, row.spread_b),
                 change,
                 p_text(row.p_adjusted),
-                _worded(row.verdict, unit),
+                _worded(row.verdict, unit) + (" (drift)" if any(n.startswith("drift in ") for n in row.notes) else ""),
                 f"{_count_text(row.n_a, row.clusters_a)}, {_count_text(row.n_b, row.clusters_b)}",
             ]
         )

@@ -335,7 +335,7 @@ def test_compare_of_two_go_files_reads_every_option_and_names_it(tmp_path, capsy
     assert not any(f"{name}=" in err for name in ("cluster", "replicates", "block", "statistic", "df"))
 
 
-def test_memory_and_allocation_rows_of_go_files_say_larger_or_smaller(tmp_path, capsys):
+def test_memory_rows_say_larger_or_smaller_and_a_drifting_row_says_so_in_its_verdict(tmp_path, capsys):
     """Go's B/op and allocs/op rows said "slower"; a memory is larger or smaller (the JSON keeps "slower", a CI
     gate's regression, whatever the unit)."""
     lines = {"a.txt": [], "b.txt": []}
@@ -350,6 +350,8 @@ def test_memory_and_allocation_rows_of_go_files_say_larger_or_smaller(tmp_path, 
     rows = [line for line in out.splitlines() if line.startswith("X")]
     assert len(rows) == 3 and "larger" in rows[1] and "larger" in rows[2], out
     assert not any("slower" in row for row in rows[1:]), out
+    # B/op grows with every run in both files: the drift check fires, and the verdict column says so
+    assert "larger (drift)" in rows[1] and "(drift)" not in rows[2], out
 
 
 def test_a_row_whose_interval_alone_decides_says_why_the_familys_verdict_waits(tmp_path, capsys):
