@@ -4,14 +4,16 @@ argument in the library, the option on the command line (``spelling="cli"``)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
-from typing import Literal
+from typing import ClassVar, Literal
 
 import numpy as np
 
 from perfstudy._lib.checks import check_bool, check_coverage, check_int, check_real, check_threshold, said
 from perfstudy._lib.defaults import default
 from perfstudy._lib.result import Result
+from perfstudy._lib.spelling import Spelled
 
 __all__ = ["HistorySettings", "parse_times"]
 
@@ -47,7 +49,7 @@ def _column(name: str, value, *, optional: bool) -> str | None:
 
 
 @dataclass(frozen=True)
-class HistorySettings(Result):
+class HistorySettings(Spelled, Result):
     """What ``history`` reads and how it judges, checked once when built.
 
     Parameters
@@ -85,6 +87,10 @@ class HistorySettings(Result):
     confidence: float | str = default("history", "confidence")
     progress: bool = False
     spelling: Literal["python", "cli"] = field(default="python", compare=False, repr=False)
+
+    OPTIONS: ClassVar[Mapping[str, str]] = OPTIONS
+    KIND: ClassVar[str] = "setting"
+    FLAGS: ClassVar[tuple[str, ...]] = ("dropna", "progress")
 
     def __post_init__(self) -> None:
         if self.spelling not in ("python", "cli"):
@@ -124,29 +130,6 @@ class HistorySettings(Result):
                 )
             if column is not None:
                 seen[column] = key
-
-    def option(self, setting: str) -> str:
-        """The setting as the user wrote it: ``fdr`` in the library, ``--fdr`` on the command line.
-
-        Parameters
-        ----------
-        setting : str
-            A field's name.
-        """
-        if setting not in OPTIONS:
-            raise ValueError(f"setting={setting!r}: not a setting; expected one of {sorted(OPTIONS)}")
-        return OPTIONS[setting] if self.spelling == "cli" else setting
-
-    def advice(self, flag: str) -> str:
-        """How the user turns ``flag`` on where they are: ``dropna=True`` or ``--dropna``.
-
-        Parameters
-        ----------
-        flag : {"dropna", "progress"}
-        """
-        if flag not in ("dropna", "progress"):
-            raise ValueError(f"flag={flag!r}: expected 'dropna' or 'progress'")
-        return self.option(flag) if self.spelling == "cli" else f"{flag}=True"
 
     def standard(self, *, ordered: bool) -> HistorySettings:
         """These settings for the frame :func:`read_history` returns, whose columns have their standard names

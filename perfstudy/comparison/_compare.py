@@ -409,19 +409,14 @@ def _one_process(table: pd.DataFrame, frame: pd.DataFrame, s: CompareSettings, l
     if not hit.any():
         return table
     table = table.copy()
-    trusted = s.trust_one_process
+    trusted, trust = s.trust_one_process, s.advice("trust_one_process")
     note = "one process a side: the interval covers only the noise within one process, not between processes" + (
-        f" (judged by it: {_trusting(s)})" if trusted else f"; inconclusive unless {_trusting(s)}"
+        f" (judged by it: {trust})" if trusted else f"; inconclusive unless {trust}"
     )
     table["notes"] = [tuple(n) + (note,) if h else n for n, h in zip(table["notes"], hit)]
     if not trusted:
         table.loc[hit, "verdict"] = "inconclusive"
     return table
-
-
-def _trusting(s: CompareSettings) -> str:
-    """How the user trusts one process a side where they are: the option, or the argument."""
-    return s.option("trust_one_process") if s.spelling == "cli" else "trust_one_process=True"
 
 
 def _values(s: CompareSettings) -> str:

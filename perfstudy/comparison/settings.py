@@ -6,8 +6,9 @@ over clusters) are refused here, before any file is read."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from perfstudy._lib.checks import (
     check_bool,
@@ -19,6 +20,7 @@ from perfstudy._lib.checks import (
 )
 from perfstudy._lib.defaults import default
 from perfstudy._lib.result import Result
+from perfstudy._lib.spelling import Spelled
 from perfstudy.comparison._intervals import BLOCK_STATISTICS, CORRECTIONS, SEQUENTIAL_RULES, STATISTICS
 
 __all__ = ["CompareSettings", "OPTIONS"]
@@ -46,7 +48,7 @@ MIN_REPLICATES = 99
 
 
 @dataclass(frozen=True)
-class CompareSettings(Result):
+class CompareSettings(Spelled, Result):
     """What a comparison reads and how it judges, checked once when built.
 
     Parameters
@@ -81,6 +83,10 @@ sequential, trust_one_process, spelling
     sequential: bool | Literal["t", "sign"] = False
     trust_one_process: bool = False
     spelling: Literal["python", "cli"] = field(default="python", compare=False, repr=False)
+
+    OPTIONS: ClassVar[Mapping[str, str]] = OPTIONS
+    KIND: ClassVar[str] = "comparison's setting"
+    FLAGS: ClassVar[tuple[str, ...]] = ("dropna", "trust_one_process")
 
     def __post_init__(self) -> None:
         if self.spelling not in ("python", "cli"):
@@ -124,29 +130,6 @@ sequential, trust_one_process, spelling
                 f"{said(option('sequential'), self.sequential)}: a sequential interval is over blocks; give "
                 f"{option('block')} (e.g. 'round')"
             )
-
-    def option(self, setting: str) -> str:
-        """The setting as the user writes it: ``replicates`` in the library, ``--replicates`` on the command line.
-
-        Parameters
-        ----------
-        setting : str
-            A field's name.
-        """
-        if setting not in OPTIONS:
-            raise ValueError(f"setting={setting!r}: not a comparison's setting; expected one of {sorted(OPTIONS)}")
-        return OPTIONS[setting] if self.spelling == "cli" else setting
-
-    def advice(self, flag: str) -> str:
-        """How the user turns ``flag`` on where they are: ``dropna=True`` or ``--dropna``.
-
-        Parameters
-        ----------
-        flag : {"dropna"}
-        """
-        if flag != "dropna":
-            raise ValueError(f"flag={flag!r}: expected 'dropna'")
-        return self.option(flag) if self.spelling == "cli" else f"{flag}=True"
 
     def replace(self, **changes) -> CompareSettings:
         """A copy with ``changes``, checked again.

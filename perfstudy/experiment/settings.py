@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import os
 import warnings
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from types import MappingProxyType
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from perfstudy._lib.checks import (
     check_bool,
@@ -23,6 +24,7 @@ from perfstudy._lib.checks import (
 )
 from perfstudy._lib.defaults import default
 from perfstudy._lib.result import Result
+from perfstudy._lib.spelling import Spelled
 from perfstudy.comparison import BLOCK_STATISTICS, SEQUENTIAL_RULES
 from perfstudy.experiment.batches import MEASURES
 
@@ -108,7 +110,7 @@ _UNSET: Any = None
 
 
 @dataclass(frozen=True)
-class RunSettings(Result):
+class RunSettings(Spelled, Result):
     """What a run measures and how it judges and stops (its record's ``settings``), checked once when built.
 
     A setting left as None takes its default (:data:`DEFAULTS`, the table of defaults'
@@ -154,6 +156,9 @@ setup, cleanup, min_rounds, max_rounds, max_time, spelling
     spelling: Literal["python", "cli"] = field(default="python", compare=False, repr=False)
     given: frozenset = field(default=frozenset(), init=False, compare=False, repr=False)
 
+    OPTIONS: ClassVar[Mapping[str, str]] = OPTIONS
+    KIND: ClassVar[str] = "run's setting"
+
     def __post_init__(self) -> None:
         if self.spelling not in ("python", "cli"):
             raise ValueError(f"spelling={self.spelling!r}: expected 'python' or 'cli'")
@@ -165,18 +170,6 @@ setup, cleanup, min_rounds, max_rounds, max_time, spelling
         object.__setattr__(self, "given", frozenset(given))
         if {"min_rounds", "max_rounds"} <= self.given:
             _check_rounds(self)
-
-    def option(self, setting: str) -> str:
-        """The setting as the user writes it: ``max_rounds`` in the library, ``--max-rounds`` on the command line.
-
-        Parameters
-        ----------
-        setting : str
-            A field's name.
-        """
-        if setting not in OPTIONS:
-            raise ValueError(f"setting={setting!r}: not a run's setting; expected one of {sorted(OPTIONS)}")
-        return OPTIONS[setting] if self.spelling == "cli" else setting
 
     def record(self) -> dict[str, Any]:
         """The settings as a run's record keeps them (durations in seconds)."""

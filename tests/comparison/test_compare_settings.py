@@ -2,6 +2,7 @@
 ``compare_go_files`` and ``perfstudy compare``, refused when built with the argument's name in the library and the
 option's on the command line, and the same numbers whichever way they were given."""
 
+import dataclasses
 import json
 
 import numpy as np
@@ -70,7 +71,7 @@ def test_a_bad_setting_is_refused_when_built_naming_the_argument_or_the_option(o
 
 
 def test_every_setting_has_an_option_and_replace_checks_again():
-    assert set(OPTIONS) == {f for f in CompareSettings.__dataclass_fields__ if f != "spelling"}
+    assert set(OPTIONS) == {f.name for f in dataclasses.fields(CompareSettings) if f.name != "spelling"}
     settings = CompareSettings(spelling="cli")
     with pytest.raises(ValueError, match=r"^--replicates 10: expected an integer of at least 99"):
         settings.replace(replicates=10)

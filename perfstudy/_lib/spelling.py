@@ -1,0 +1,47 @@
+"""How a verb's settings name themselves in an error: the argument in the library (``max_rounds``), the option on the
+command line (``--max-rounds``). The settings objects of ``compare``, ``run`` and ``history`` share it: each names its
+table of options and the flags it can advise."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import ClassVar
+
+__all__ = ["Spelled"]
+
+
+class Spelled:
+    """A mixin for a frozen settings dataclass with a ``spelling`` field (``"python"`` or ``"cli"``)."""
+
+    __slots__ = ()
+
+    #: each setting's option on the command line
+    OPTIONS: ClassVar[Mapping[str, str]] = {}
+    #: what a setting is, for the refusal of a name that is none ("a run's setting")
+    KIND: ClassVar[str] = "setting"
+    #: the on/off settings whose advice reads ``dropna=True`` or ``--dropna``
+    FLAGS: ClassVar[tuple[str, ...]] = ()
+
+    def option(self, setting: str) -> str:
+        """The setting as the user writes it: ``max_rounds`` in the library, ``--max-rounds`` on the command line.
+
+        Parameters
+        ----------
+        setting : str
+            A field's name.
+        """
+        if setting not in self.OPTIONS:
+            raise ValueError(f"setting={setting!r}: not a {self.KIND}; expected one of {sorted(self.OPTIONS)}")
+        return self.OPTIONS[setting] if getattr(self, "spelling", "python") == "cli" else setting
+
+    def advice(self, flag: str) -> str:
+        """How the user turns ``flag`` on where they are: ``dropna=True`` or ``--dropna``.
+
+        Parameters
+        ----------
+        flag : str
+            One of the settings' flags (``dropna``).
+        """
+        if flag not in self.FLAGS:
+            raise ValueError(f"flag={flag!r}: expected one of {list(self.FLAGS)}")
+        return self.option(flag) if getattr(self, "spelling", "python") == "cli" else f"{flag}=True"
