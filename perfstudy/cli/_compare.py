@@ -271,6 +271,11 @@ def _by_benchmark(frame, args, said: list):
     or the one --a-version names; each other is a B in a row of its own; said under the table."""
     from perfstudy.comparison import benchmarks_as_versions
 
+    if "version" in frame.columns:
+        raise ValueError(
+            f"--by benchmark: {args.base} has a version column; leave --by out to compare its versions, or drop the "
+            "column to compare its benchmarks"
+        )
     names = [str(name) for name in dict.fromkeys(frame["benchmark"].dropna())]
     if args.a_version is not None and str(args.a_version) not in names:
         raise ValueError(f"--a-version {args.a_version}: not a benchmark of {args.base}; it has {names[:8]}")

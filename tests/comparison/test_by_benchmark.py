@@ -112,6 +112,10 @@ def test_by_benchmark_compares_the_benchmarks_of_any_one_file(tmp_path, capsys):
     assert main(["compare", str(path), "--by", "benchmark", "--format", "json", "--seed", "1"]) == 0
     (row,) = json.loads(capsys.readouterr().out)["benchmarks"]
     assert row["benchmark"] == "BM_new" and row["verdict"] == "faster"
+    pd.DataFrame(rows).assign(version="A").to_csv(path, index=False)
+    assert main(["compare", str(path), "--by", "benchmark"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("perfstudy compare: --by benchmark: ") and "by='version'" not in err
 
 
 @pytest.mark.skipif(shutil.which("hyperfine") is None, reason="hyperfine is not installed (.ci/run installs it)")
