@@ -162,7 +162,8 @@ def compare_command(args) -> int:
     warnings.showwarning = _compare_warning
     said = []  # where the threshold and confidence came from, said under the table
     try:
-        settings = _settings(args)
+        run_file = _is_run_file(args)
+        settings = _settings(args, run_file)
         if args.seed is not None:
             check_int("--seed", args.seed, minimum=0, maximum=2**63 - 1)
         report = None
@@ -173,19 +174,27 @@ def compare_command(args) -> int:
         return 2
     if report is not None:  # printed outside the try: a closed pipe is not unusable input
         return _print_report(report, args, said)
-    return _compare_frames(args, settings, said)
+    return _compare_frames(args, settings, said, run_file)
 
 
-def _settings(args):
+def _is_run_file(args) -> bool:
+    """Whether the one file given is a perfstudy run's (its record says so), read once; two files never are (and
+    the two-Go-file path imports nothing of the experiment)."""
+    if args.new is not None or args.input_format not in ("auto", "csv"):
+        return False
+    from perfstudy.experiment import is_run_file
+
+    return is_run_file(args.base)
+
+
+def _settings(args, run_file: bool):
     """The options as one :class:`perfstudy.comparison.CompareSettings`, checked once, its errors naming the options;
     what was not given takes the table's default (a run's file replaces those with the run's own)."""
     from perfstudy.comparison.settings import CompareSettings
 
     block = args.block
-    if block is None and args.new is None and args.input_format in ("auto", "csv"):
-        from perfstudy.experiment import is_run_file
-
-        block = "round" if is_run_file(args.base) else None  # a run's file is paired by its rounds
+    if block is None and run_file:
+        block = "round"  # a run's file is paired by its rounds
     given: dict[str, Any] = dict(
         cluster=args.cluster,
         statistic=args.statistic,
@@ -200,7 +209,7 @@ def _settings(args):
     return CompareSettings(**{key: value for key, value in given.items() if value is not None}, spelling="cli")
 
 
-def _compare_frames(args, settings, said: list) -> int:
+def _compare_frames(args, settings, said: list, run_file: bool) -> int:
     """``perfstudy compare`` through :func:`perfstudy.comparison.compare` on the files' DataFrames."""
     from perfstudy.comparison import compare
     from perfstudy.experiment import is_run_file
@@ -231,7 +240,7 @@ def _compare_frames(args, settings, said: list) -> int:
             frame = pd.concat(frames, ignore_index=True)
             settings = settings.replace(by="version", baseline=names[0])
             read_dropped = sum(int(f.attrs.get("dropped", 0)) for f in frames)
-        elif is_run_file(args.base) and args.input_format in ("auto", "csv"):
+        elif run_file:
             frame, settings = _run_file(args, settings, said)
         else:
             frame = read(args.base, args.input_format, dropna=args.dropna)
