@@ -43,6 +43,16 @@ def brute_force_variance(request, host, batch, version, sigmas) -> float:
     return float(c @ cov @ c)
 
 
+@pytest.fixture(autouse=True)
+def _close_figures():
+    """Closes the figures a test drew: pyplot's state is global, and open figures pile up over a session."""
+    import sys
+
+    yield
+    if "matplotlib.pyplot" in sys.modules:
+        sys.modules["matplotlib.pyplot"].close("all")
+
+
 @pytest.fixture
 def endpoint1():
     from perfstudy import PERFLAB_ENDPOINTS

@@ -239,6 +239,20 @@ def test_the_tests_mirror_the_package_and_share_helpers_through_support():
     assert not importing, importing
 
 
+def test_every_public_module_has_its_mirrored_test_file():
+    """perfstudy/<package>/<module>.py is tested in tests/<package>/test_<module>.py; where two packages hold
+    modules of one name (the test files share one namespace of basenames), test_<package>_<module>.py."""
+    missing = []
+    for path in sorted((ROOT / "perfstudy").rglob("*.py")):
+        if path.name.startswith("_"):
+            continue
+        folder = ROOT / "tests" / path.relative_to(ROOT / "perfstudy").parent
+        names = {f"test_{path.stem}.py", f"test_{path.parent.name}_{path.stem}.py"}
+        if not any((folder / name).is_file() for name in names):
+            missing.append(str(path.relative_to(ROOT)))
+    assert not missing, missing
+
+
 def test_the_package_stays_small_at_the_top_and_in_every_file():
     """At most 14 modules directly in perfstudy/ (the rest live in packages by concept) and no module of
     the package over 900 lines (a module that grows past it holds more than one concept)."""

@@ -200,7 +200,7 @@ def check_sample(name: str, x, *, minimum: int = 1, method: str | None = None) -
     if bad.any():
         raise ValueError(f"{name}: {int(bad.sum())} of {x.size} values are NaN or infinite")
     if method is not None and x.size and np.ptp(x) == 0:
-        raise ValueError(f"{name}: every value is {x[0]!r}; {method} is undefined for a constant sample")
+        raise ValueError(f"{name}: every value is {x[0].item()!r}; {method} is undefined for a constant sample")
     return x
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from support.studies import needs_data
 
 from perfstudy import PERFLAB_ENDPOINTS
 from perfstudy.design.standard_errors import compare_designs
@@ -63,39 +62,6 @@ def test_bootstrap_explorer_matches_aa_tests():
     assert f"Type I error <b>{rate['normal']:.3f}</b> with normal quantiles" in _text(explorer)
     explorer.controls["tests"].value = 5
     assert explorer.state is None and "A/A tests = 5: expected an integer of at least 20" in _text(explorer)
-
-
-@needs_data
-def test_pt4cloud_explorer_matches_pt4cloud():
-    from perfstudy.stability.pt4cloud import accuracy, pt4cloud, split_intervals
-    from perfstudy.studies import explorers, he2019
-
-    explorer = explorers.pt4cloud_explorer("pt4cloud-AWS-EP-L", replicates=50)
-    explorer.controls["interval_hours"].value = 48.0
-    c = he2019.configuration("pt4cloud-AWS-EP-L")
-    parts, _ = split_intervals(c.sampled, c.runs(48.0))
-    result = pt4cloud(parts, objective_probability=0.9, replicates=50, rng=0)
-    assert explorer.state["intervals_used"] == result.intervals_used
-    assert explorer.state["accuracy"] == pytest.approx(accuracy(result.sample, c.ground_truth))
-    explorer.controls["objective_probability"].value = 1.5
-    assert explorer.state is None and "objective probability = 1.5" in _text(explorer)
-
-
-@needs_data
-def test_confirm_explorer_matches_repetitions_needed():
-    from perfstudy.diagnostics.repetitions import repetitions_needed
-    from perfstudy.studies import explorers
-    from perfstudy.studies.maricq2018 import series_values
-
-    explorer = explorers.confirm_explorer(("pt4cloud-AWS-EP-L", "ground_truth"), trials=20, max_size=300)
-    explorer.controls["error"].value = 0.02
-    expected = repetitions_needed(
-        series_values("pt4cloud-AWS-EP-L", "ground_truth"), error=0.02, trials=20, max_size=300, rng=0
-    )
-    assert explorer.state.estimate == expected.estimate
-    assert f"<b>{expected.estimate}</b> repetitions" in _text(explorer)
-    explorer.controls["error"].value = 0.0
-    assert explorer.state is None and "error (+-) = 0.0" in _text(explorer)
 
 
 def test_peak_rate_explorer_matches_find_peak_rate():

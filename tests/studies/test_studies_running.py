@@ -1,4 +1,8 @@
-"""Notebook 09's real trial on a loaded machine: a run that stops before the rule's first possible verdict is
+"""perfstudy.studies.running (its name shared with perfstudy.comparison.running, whose mirror is test_running.py).
+Its calibrations of the stopping rules are tested beside the rules, in tests/comparison/test_sequential.py and
+test_sign_sequence.py; its figures in test_running_figures.py.
+
+Notebook 09's real trial on a loaded machine: a run that stops before the rule's first possible verdict is
 recorded as having no interval yet, and the notebook's record takes it (an infinity stopped the notebook)."""
 
 import math
