@@ -154,7 +154,16 @@ def format_history(result, format: Literal["table", "markdown", "json", "html"] 
     return _table(result, format == "markdown")
 
 
-def _svg(commits: pd.DataFrame, cps: pd.DataFrame, width: int = 640, height: int = 170) -> str:
+def _tick(v: float) -> str:
+    """An axis label of four significant digits, in plain digits with thousands separated where that is short
+    (``140,700``, ``0.01234``), otherwise in exponent form."""
+    if v == 0 or not 1e-3 <= abs(v) < 1e7:
+        return f"{v:.4g}"
+    digits = max(0, 3 - math.floor(math.log10(abs(v))))
+    return f"{v:,.{digits}f}"
+
+
+def _svg(commits: pd.DataFrame, cps: pd.DataFrame, unit: str | None = None, width: int = 640, height: int = 170) -> str:
     y = commits["median"].to_numpy(dtype=float)
     n = y.size
     lo, hi = np.percentile(y, [0.5, 99.5]) if n > 1 else (y[0] * 0.9, y[0] * 1.1)
@@ -164,7 +173,9 @@ def _svg(commits: pd.DataFrame, cps: pd.DataFrame, width: int = 640, height: int
             hi = max(hi, r.before * (1 + r.level_high), r.after)  # pyright: ignore
     pad = (hi - lo) * 0.08 or abs(hi) * 0.05 or 1.0
     lo, hi = lo - pad, hi + pad
-    left, right, top, bottom = 56, 8, 8, 22
+    ticks = [_tick(v) for v in (lo + pad, hi - pad)]
+    # room for the longest label at 10 px (about 6 px a character) and the rotated axis title
+    left, right, top, bottom = max(56, 6 * max(map(len, ticks)) + 26), 8, 8, 22
 
     def px(i):
         return left + (width - left - right) * (i / max(n - 1, 1))
@@ -197,8 +208,14 @@ def _svg(commits: pd.DataFrame, cps: pd.DataFrame, width: int = 640, height: int
         )
     dots = "".join(f'<circle cx="{px(i):.1f}" cy="{py(v):.1f}" r="1.6"/>' for i, v in enumerate(y))
     parts.append(f'<g fill="#333">{dots}</g>')
-    for v in (lo + pad, hi - pad):
-        parts.append(f'<text x="{left - 4}" y="{py(v) + 4:.1f}" text-anchor="end" font-size="10">{v:.4g}</text>')
+    for v, label in zip((lo + pad, hi - pad), ticks):
+        parts.append(f'<text x="{left - 4}" y="{py(v) + 4:.1f}" text-anchor="end" font-size="10">{label}</text>')
+    title = "median" + (f" ({html.escape(unit)})" if unit else "")
+    middle = top + (height - top - bottom) / 2
+    parts.append(
+        f'<text x="12" y="{middle:.1f}" font-size="10" text-anchor="middle" '
+        f'transform="rotate(-90 12 {middle:.1f})">{title}</text>'
+    )
     parts.append(
         f'<text x="{left}" y="{height - 6}" font-size="10">commit 0</text>'
         f'<text x="{width - right}" y="{height - 6}" font-size="10" text-anchor="end">commit {n - 1}</text>'
@@ -252,6 +269,11 @@ def history_html(result, *, unchanged: int = 0) -> str:
     quiet = [b for b in result.series["benchmark"] if b not in set(names)][:unchanged]
     commits = result.commits
     by_name = {name: frame for name, frame in commits.groupby("benchmark", sort=False)}
+    units = {}
+    if "unit" in result.series:
+        units = {
+            b: str(u) for b, u in zip(result.series["benchmark"], result.series["unit"]) if isinstance(u, str) and u
+        }
     for name in names + quiet:
         mine = cp[cp["benchmark"] == name]
         out.append(f"<h2>{esc(str(name))}</h2>")
@@ -261,6 +283,6 @@ def history_html(result, *, unchanged: int = 0) -> str:
             for r in mine.itertuples(index=False)
         ]
         out.append("<p>" + ("<br>".join(said) or "No change point.") + "</p>")
-        out.append(_svg(by_name[name], mine))
+        out.append(_svg(by_name[name], mine, units.get(name)))
     out.append("</body></html>")
     return "\n".join(out)

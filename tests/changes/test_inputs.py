@@ -3,6 +3,7 @@ a run's file; its formats and its CI gate."""
 
 import json
 import os
+import re
 import shutil
 import subprocess
 
@@ -152,3 +153,18 @@ def test_real_go_test_files_by_manifest_find_the_commit_that_slowed_down(tmp_pat
     # the ns/op series changes at c8 (its 25th measurement: three a commit); nothing else changes
     assert [(p["commit"], p["index"], p["verdict"]) for p in points] == [("c8", 24, "slower")]
     assert 1.5 < 1 + points[0]["level_change"] < 4.5
+
+
+def test_the_html_plot_labels_its_axis_in_full_and_names_the_unit(tmp_path):
+    """`--format html` cut its y labels to '.407e+05' and showed no unit."""
+    values = 140_700 * levels()
+    path = tmp_path / "ns.csv"
+    pd.DataFrame({"benchmark": "parse", "commit": range(60), "value": values, "unit": "ns"}).to_csv(path, index=False)
+    out = tmp_path / "report.html"
+    assert main(["history", str(path), "--format", "html", "--out", str(out)]) == 0
+    svg = out.read_text().split("<svg", 1)[1]
+    labels = re.findall(r'text-anchor="end" font-size="10">([^<]*)</text>', svg)
+    assert len(labels) == 2 and all(re.fullmatch(r"1\d\d,\d{3}", label) for label in labels), labels
+    assert ">median (ns)</text>" in svg
+    left = int(svg.split('<rect x="', 1)[1].split('"', 1)[0])
+    assert left >= 6 * len(labels[0]) + 4  # the longest label fits left of the plot at 10 px
