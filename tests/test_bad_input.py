@@ -981,7 +981,21 @@ NEEDS_DATA = ("io.datasets.locate", "io.datasets.load", "io.datasets.load_family
 
 
 #: walked callables whose every case runs a whole analysis (tens of seconds): `make test` only
-SLOW_WALKS = ("analysis.analyze", "notebook.report.execute_analysis")
+#: walks over 3 s on 2 cores (make test runs them; make test-fast leaves them out): the analysis, the report, and
+#: the figures, whose every bad case draws a figure
+SLOW_WALKS = (
+    "analysis.analyze",
+    "notebook.report.execute_analysis",
+    "notebook.report.execute_notebooks",
+    "notebook.plots.plot_runs",
+    "studies.maricq2018_figures.plot_cov_overview",
+    "studies.bakshy2015_figures.plot_pilot_budget",
+    "studies.bakshy2015_figures.plot_type1_by_series",
+    "studies.running_figures.plot_rules",
+    "studies.bakshy2015_figures.plot_recovery",
+    "studies.bakshy2015_figures.plot_interval_methods",
+    "studies.bakshy2015_figures.plot_variance_split",
+)
 
 
 @pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n in SLOW_WALKS else n for n in WALKED])
@@ -1019,6 +1033,7 @@ def test_bad_input_is_refused_by_name_or_handled(name, valid):
     assert not failures, f"{name}: {len(failures)} of {len(cases)} cases\n  " + "\n  ".join(failures)
 
 
+@pytest.mark.slow  # over 3 s on 2 cores
 def test_the_walker_catches_what_it_is_for():
     """Each kind of defect, planted in a toy function, is caught by the walker's judge."""
     from support.badinput import Case

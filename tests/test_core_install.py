@@ -34,6 +34,7 @@ def _go(path, level: int) -> str:
     return str(path)
 
 
+@pytest.mark.slow  # over 3 s on 2 cores
 def test_compare_run_and_history_import_nothing_an_extra_provides(tmp_path):
     a, b = _go(tmp_path / "a.txt", 1000), _go(tmp_path / "b.txt", 1100)
     tidy = tmp_path / "tidy.csv"

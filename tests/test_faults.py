@@ -167,6 +167,7 @@ def test_a_corrupt_notebook_fails_alone(tmp_path):
     assert [r["status"] for r in json.loads((tmp_path / "out" / "report.json").read_text())] == ["ok", "failed", "ok"]
 
 
+@pytest.mark.slow  # over 3 s on 2 cores
 def test_an_unwritable_out_exits_2_with_one_line_before_anything_runs(tmp_path):
     folder = tmp_path / "notebooks"
     folder.mkdir()
@@ -193,6 +194,7 @@ def _interactive_sigint():
     signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGINT])
 
 
+@pytest.mark.slow  # over 3 s on 2 cores
 def test_a_report_interrupted_by_sigint_leaves_no_half_written_report(tmp_path):
     folder = tmp_path / "notebooks"
     folder.mkdir()
@@ -328,6 +330,7 @@ def test_a_report_reads_replies_through_the_patient_channel(tmp_path, monkeypatc
     assert [r.status for r in runs] == ["ok"] and used
 
 
+@pytest.mark.slow  # over 3 s on 2 cores
 def test_a_report_gives_a_parameter_to_the_notebooks_that_declare_it_and_refuses_one_none_declares(tmp_path):
     from perfstudy.notebook.report import execute_notebooks
 

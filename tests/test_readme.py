@@ -3,9 +3,12 @@
 import re
 from pathlib import Path
 
+import pytest
+
 README = Path(__file__).resolve().parent.parent / "README.md"
 
 
+@pytest.mark.slow  # over 3 s on 2 cores
 def test_readme_python_example_runs():
     """Every python block runs as a script would run it (``__name__ == "__main__"``), the Dask
     cluster's included."""

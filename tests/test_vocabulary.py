@@ -299,7 +299,17 @@ def test_every_rng_callable_has_a_call():
     assert not missing, f"add a small call to _rng_calls (or STUDY_CALLS in tests/support/studies.py) for {missing}"
 
 
-@pytest.mark.parametrize("name", sorted(n for n, obj in CALLABLES.items() if "rng" in _parameters(obj)))
+#: over 3 s on 2 cores: run by make test, left out of make test-fast
+SLOW_RNG = ("perfstudy.studies.he2019.accuracy_diagnosis", "perfstudy.studies.maricq2018.figure3_normality")
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        pytest.param(n, marks=pytest.mark.slow) if n in SLOW_RNG else n
+        for n in sorted(n for n, obj in CALLABLES.items() if "rng" in _parameters(obj))
+    ],
+)
 def test_rng_accepts_none_and_int(name):
     call = _rng_calls().get(name) or (study_call(name) if name in STUDY_CALLS else None)
     if call is None:

@@ -33,6 +33,7 @@ def sap_frame():
     return pd.concat([load(f"sap-hana-{i:04d}") for i in range(25)], ignore_index=True)
 
 
+@pytest.mark.slow  # over 3 s on 2 cores
 @pytest.mark.parametrize("noise", ["normal", "t3", "bimodal"])
 def test_no_change_gives_a_false_change_point_in_at_most_the_promised_share_of_runs(noise):
     # 40 runs of 25 series x 300 commits with no change. BH at fdr = 0.05 under the global null: P(any false

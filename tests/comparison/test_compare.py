@@ -25,7 +25,11 @@ from perfstudy.comparison import _intervals as cmp
 CALIBRATION = [("mean", 5, "t"), ("median", 5, "t"), ("mean", 25, "bootstrap"), ("median", 25, "bootstrap")]
 
 
-@pytest.mark.parametrize("statistic, clusters, method", CALIBRATION)
+@pytest.mark.parametrize(
+    "statistic, clusters, method",
+    # the median's bootstrap takes over 3 s on 2 cores
+    [pytest.param(*c, marks=pytest.mark.slow) if c == ("median", 25, "bootstrap") else c for c in CALIBRATION],
+)
 def test_type1_error_of_a_a_comparisons_is_nominal(statistic, clusters, method):
     df = clustered(1000, clusters, 20, rng=clusters)
     table = compare(df, statistic=statistic, correction="none", replicates=999, checks=False, rng=1).table

@@ -110,6 +110,7 @@ BENCHMARK_MAIN();
 """
 
 
+@pytest.mark.slow  # over 3 s on 2 cores
 def test_google_benchmark_regression(tmp_path, capsys):
     compiler = shutil.which("g++")
     if compiler is None:
@@ -205,6 +206,7 @@ def test_analyze_writes_the_notebook_and_its_html(tmp_path, capsys):
     assert float(re.search(r"in ([\d.]+) s", said).group(1)) > records["seconds"]
 
 
+@pytest.mark.slow  # over 3 s on 2 cores
 def test_the_analyze_report_reads_like_a_report(tmp_path, capsys):
     """The HTML has no code; verdict and advice come before the per-benchmark sections, each a card of plain
     words with values in their unit; the sides are A and B with their file names, everywhere."""

@@ -27,6 +27,7 @@ def _mixture_by_quadrature(y: np.ndarray, tau: float) -> float:
     return top / bottom
 
 
+@pytest.mark.slow  # over 3 s on 2 cores
 def test_closed_form_martingale_and_interval_match_the_mixture_integrals():
     """The closed form of M_n is the mixture it is derived from (numerical double integral), and the interval's
     ends are where that integral crosses 1/alpha (a direct root search, not the closed form's h_n)."""

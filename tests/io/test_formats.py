@@ -162,6 +162,7 @@ def test_real_go_test_output(tmp_path):
     assert result == 0
 
 
+@pytest.mark.slow  # over 3 s on 2 cores
 def test_the_compare_table_of_real_go_output_reads_like_benchstats(tmp_path, capsys):
     """One table per unit with the unit once in its caption (ns/op shown as s/op with SI prefixes, B/op and
     allocs/op as they are), centre ± spread and n per side, a geomean row, notes as numbered footnotes one

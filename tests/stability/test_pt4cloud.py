@@ -114,6 +114,7 @@ def test_binned_kde_and_bootstrap_kdes_match_direct_sums():
         assert np.max(np.abs(row - exact_density(x[index], grid, h))) < 1e-4 * exact.max()
 
 
+@pytest.mark.slow  # over 3 s on 2 cores
 def test_band_coverage_is_close_to_nominal():
     # 300 samples of 400 from N(0, 1); 90% bands from 300 resamples. The KDE with bandwidth h
     # estimates N(0, 1 + h^2): the band is checked against that at x = 0 and x = 1. Monte Carlo

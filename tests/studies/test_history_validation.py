@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from support.studies import (
     needs_data,
 )
@@ -34,6 +35,7 @@ def test_sap_labels_perfstudy_exact_and_the_peers_as_measured():
     assert table.loc["perfherder", ["found", "false"]].tolist() == [5, 0]
 
 
+@pytest.mark.slow  # over 3 s on 2 cores
 @needs_data
 def test_planted_changes_are_found_at_the_rates_measured_over_600_copies():
     from perfstudy.studies import history_validation
