@@ -50,6 +50,37 @@ def test_committed_without_outputs(path):
 
 
 @pytest.mark.parametrize("path", ALL, ids=lambda p: p.stem)
+def test_every_recorded_sentence_is_shown(path):
+    """A ``record.say(...)`` is shown only as its cell's last expression or inside ``display(...)``: in 04 and 09 a
+    sentence inside an ``if`` or before another was recorded but never on the page (tests/test_browser.py checks
+    the page itself)."""
+    hidden = []
+    for number, cell in enumerate(nbformat.read(path, as_version=4).cells):
+        if cell.cell_type != "code" or "record.say" not in cell.source:
+            continue
+        tree = ast.parse(cell.source)
+        shown = {id(tree.body[-1].value)} if isinstance(tree.body[-1], ast.Expr) else set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "display":
+                shown |= {id(a) for a in node.args}
+        for node in ast.walk(tree):
+            func = getattr(node, "func", None)
+            if isinstance(func, ast.Attribute) and func.attr == "say" and getattr(func.value, "id", None) == "record":
+                said = node.args[0].value if node.args and isinstance(node.args[0], ast.Constant) else "?"
+                assigned = any(
+                    isinstance(n, ast.Assign) and n.value is node and any(
+                        isinstance(m, ast.Call) and getattr(m.func, "id", None) == "display"
+                        and any(getattr(a, "id", None) == getattr(n.targets[0], "id", 0) for a in m.args)
+                        for m in ast.walk(tree)
+                    )
+                    for n in ast.walk(tree)
+                )  # fmt: skip
+                if id(node) not in shown and not assigned:
+                    hidden.append(f"cell {number}: {said}")
+    assert not hidden, f"{path.name}: recorded but not shown: {hidden}"
+
+
+@pytest.mark.parametrize("path", ALL, ids=lambda p: p.stem)
 def test_one_parameters_cell_of_literals(path):
     nb = nbformat.read(path, as_version=4)
     tagged = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
