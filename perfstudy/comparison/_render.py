@@ -146,6 +146,7 @@ def render(result: Report, format: str = "table") -> str:
 def _unit_rows(result: Report, factor: float, small: bool, rows, footnotes: list) -> tuple[list, list]:
     """One unit's header and rows of cells; each benchmark's notes are added to ``footnotes`` (once each) and
     marked. ``small``: prefixes below one (a time: 70.31µ; a count or a percentage keeps its decimals)."""
+    from perfstudy.comparison._suite import identical
 
     def value(x: float, *, signed: bool = False) -> str:
         text = si(x * factor, small=small)
@@ -186,7 +187,7 @@ def _unit_rows(result: Report, factor: float, small: bool, rows, footnotes: list
                 side(row.estimate_a, row.spread_a),
                 side(row.estimate_b, row.spread_b),
                 change,
-                p_text(row.p_adjusted),
+                "untested" if identical(vars(row)) else p_text(row.p_adjusted),
                 _worded(row.verdict, unit) + (" (drift)" if any(n.startswith("drift in ") for n in row.notes) else ""),
                 f"{_count_text(row.n_a, row.clusters_a)}, {_count_text(row.n_b, row.clusters_b)}",
             ]

@@ -624,3 +624,7 @@ def test_benchmarks_identical_on_both_sides_are_no_change_and_leave_the_family()
     assert (table.loc[["B/op", "allocs/op"], "verdict"] == "no change").all()
     text = format_comparison(compare(frame, rng=0), "table")
     assert "over 1 benchmark (2 with one and the same value on both sides: no change, untested, not counted)" in text
+    # their p cell says so, not "1": no test was run
+    assert [line.split()[-5] for line in text.splitlines() if line.startswith(("B/op", "allocs/op"))] == [
+        "untested"
+    ] * 2
