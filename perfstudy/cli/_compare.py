@@ -135,8 +135,11 @@ def _file_labels(args) -> list[str]:
 
 def _print_report(report, args, said: list) -> int:
     """Print a comparison in the format asked; the exit status (1 for a regression with --fail-on-regression)."""
-    if args.trust_one_process and not any("one process a side" in note for row in report.rows for note in row["notes"]):
-        said.append("--trust-one-process changed nothing: no benchmark ran in one process a side")
+    from perfstudy.comparison.settings import ONE_PROCESS_NOTE
+
+    notes = (note for row in report.rows for note in row["notes"])
+    if args.trust_one_process and not any(note.startswith(ONE_PROCESS_NOTE) for note in notes):
+        said.append(f"--trust-one-process changed nothing: no benchmark ran in {ONE_PROCESS_NOTE}")
     if args.output == "json":
         import json
 

@@ -46,6 +46,10 @@ OPTIONS = {
 #: fewest bootstrap replicates: below 99 a 95% percentile interval has fewer than three replicates in a tail
 MIN_REPLICATES = 99
 
+#: the opening words of the note on a benchmark whose every value on a side came from one process (pytest-benchmark's
+#: rounds, criterion's samples); the command line looks for it, so it lives here, where nothing imports pandas
+ONE_PROCESS_NOTE = "one process a side"
+
 
 @dataclass(frozen=True)
 class CompareSettings(Spelled, Result):
