@@ -418,6 +418,13 @@ def _valid(tmp):  # noqa: PLR0915 - one table
         "experiment.batches.command_argv": lambda: call("true --x"),
         "experiment.batches.command_text": lambda: call(("true", "a b")),
         "experiment.batches.time_batch": lambda: call(batches.Batch("A", ("true",), 0, 0, values=1, warmup=0)),
+        "experiment.bisection.bisect": lambda: call(
+            ["c0", "c1"], "sleep 0.005 # {commit}", threshold=0.5, max_rounds=6, progress=False
+        ),
+        "experiment.bisection.step_confidence": lambda: call(0.95, 10),
+        "experiment.bisection.Bisection.format": lambda: call(_bisection(), "markdown"),
+        "experiment.bisection.Bisection.to_frame": lambda: call(_bisection()),
+        "experiment.bisection.Bisection.to_json": lambda: call(_bisection()),
         "experiment.batches.Batch.to_frame": lambda: call(batches.Batch("A", ("true",), 0, 0, values=1, warmup=0)),
         "experiment.batches.BatchResult.to_frame": lambda: call(result_of("experiment.batches.time_batch")),
         "experiment.environment.load_average": lambda: call(),
@@ -772,6 +779,14 @@ def _records_file(tmp):
     return path
 
 
+def _bisection():
+    from perfstudy.experiment.bisection import Bisection
+
+    step = dict(commit="c1", index=1, verdict="slower", change=0.2, low=0.1, high=0.3, rounds=12, seconds=1.5,
+                stopped="decided", failure="", meaning="at or before")  # fmt: skip
+    return Bisection("c1", ("c1", "c1"), (step,), (), 0.95, 0.95, 1, "slower", "found", 1.5)
+
+
 @functools.cache
 def _recovery():
     from perfstudy.studies import bakshy2015_real
@@ -995,6 +1010,7 @@ SLOW_WALKS = (
     "studies.bakshy2015_figures.plot_recovery",
     "studies.bakshy2015_figures.plot_interval_methods",
     "studies.bakshy2015_figures.plot_variance_split",
+    "experiment.bisection.bisect",
 )
 
 

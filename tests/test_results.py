@@ -162,6 +162,32 @@ def _make(name):  # noqa: C901 - one branch a class, read as a table
             "01_x", "ok", 1.5, Path("build/01_x.ipynb"), None, None
         ),
         "experiment.batches.Batch": lambda: _batch(),
+        "experiment.bisection.Bisection": lambda: importlib.import_module("perfstudy.experiment.bisection").Bisection(
+            culprit="c5",
+            range=("c5", "c5"),
+            steps=(
+                {
+                    "commit": "c9",
+                    "index": 9,
+                    "verdict": "slower",
+                    "change": 0.2,
+                    "low": 0.1,
+                    "high": 0.3,
+                    "rounds": 12,
+                    "seconds": 1.5,
+                    "stopped": "decided",
+                    "failure": "",
+                    "meaning": "at or before",
+                },
+            ),
+            skipped=(),
+            confidence=0.95,
+            step_confidence=0.99,
+            max_steps=5,
+            direction="slower",
+            stopped="found",
+            seconds=1.5,
+        ),
         "experiment.batches.BatchResult": lambda: importlib.import_module("perfstudy.experiment.batches").time_batch(
             _batch()
         ),

@@ -9,7 +9,7 @@ import signal
 import sys
 
 from perfstudy._lib.checks import parse_duration
-from perfstudy.cli import _analyze, _compare, _explore, _history, _run
+from perfstudy.cli import _analyze, _bisect, _compare, _explore, _history, _run
 from perfstudy.cli._common import one_line as _one_line
 
 __all__ = ["main"]
@@ -44,6 +44,7 @@ def _parser() -> argparse.ArgumentParser:
     _compare.add_parser(commands)
     _run.add_parser(commands)
     _history.add_parser(commands)
+    _bisect.add_parser(commands)
     _analyze.add_parser(commands)
     _explore.add_parser(commands)
     return parser
@@ -97,7 +98,7 @@ def main(argv=None) -> int:
         The exit status. ``report``: 0 when every notebook ran, 1 when one failed. ``compare``: 0,
         or 1 with ``--fail-on-regression`` when a benchmark is slower beyond the threshold.
         ``analyze``: 0, or 1 when its notebook failed. ``history``: 0, or 1 with ``--fail-on-regression``
-        when a benchmark became slower in its newest commits. ``explore``: Voila's status when it stops. 2 on a
+        when a benchmark became slower in its newest commits. ``bisect``: 0 when it ends. ``explore``: Voila's status when it stops. 2 on a
         usage error or unusable input.
     """
     args = _parser().parse_args(argv)
@@ -152,6 +153,8 @@ def _command(args) -> int:
         return _explore.explore_command(args)
     if args.command == "history":
         return _history.history_command(args)
+    if args.command == "bisect":
+        return _bisect.bisect_command(args)
     return 2  # pragma: no cover - argparse rejects unknown commands
 
 

@@ -1,5 +1,6 @@
 """Running an experiment: :func:`run` measures A and B in randomised interleaved rounds and stops when the
-answer is known, by the checked :class:`RunSettings`; one version's batch (``batches``), the machine's record (``environment``), planning
+answer is known, by the checked :class:`RunSettings`; :func:`bisect` runs such runs from a good commit to a bad
+one to find the commit that changed it; one version's batch (``batches``), the machine's record (``environment``), planning
 hosts and rounds from a pilot (``plan``), and reading a run's file back (:func:`read_experiment`).
 """
 
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
         stop_running,
         time_batch,
     )
+    from perfstudy.experiment.bisection import Bisection, bisect
     from perfstudy.experiment.environment import NoisyMachineWarning, load_average, machine, machine_warnings, probe
     from perfstudy.experiment.plan import HOSTS, RoundPlan, format_plan, plan_rounds
     from perfstudy.experiment.settings import RunSettings
@@ -28,6 +30,8 @@ if TYPE_CHECKING:
 _HOMES = {
     "run": "._run",
     "RunResult": "._run",
+    "bisect": ".bisection",
+    "Bisection": ".bisection",
     "RunFile": "._files",
     "RunSettings": ".settings",
     "STOPS": "._run",
@@ -57,6 +61,8 @@ __getattr__, __dir__ = lazy_exports(__name__, _HOMES)
 __all__ = [
     "run",
     "RunResult",
+    "bisect",
+    "Bisection",
     "RunFile",
     "RunSettings",
     "STOPS",

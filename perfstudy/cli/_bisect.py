@@ -1,0 +1,112 @@
+"""``perfstudy bisect``: from a good and a bad commit to the first commit that changed the benchmark."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from perfstudy.cli._common import format_option, in_options
+from perfstudy.cli._common import one_line as _one_line
+
+#: the library's argument names as the command line spells them
+_OPTIONS = {"threshold": "--threshold", "confidence": "--confidence", "max_rounds": "--max-rounds",
+            "max_time": "--max-time", "command": "--command", "out": "--out", "resume": "--resume", "seed": "--seed", "commits": "--commits", "metric": "--metric",
+            "a": "--command", "b": "--command"}  # fmt: skip
+
+
+def add_parser(commands) -> None:
+    bisect = commands.add_parser(
+        "bisect",
+        help="find the commit that changed a benchmark, each step an interleaved run",
+        description="Bisect from a good commit to a bad one: each step runs the good commit (A) against one in "
+        "between (B) in randomised interleaved rounds, as perfstudy run does, until its anytime-valid interval says "
+        "'no change' (inside +-threshold) or a change beyond it in the bad commit's direction. Each step's "
+        "confidence is set so that all of them together keep --confidence (Bonferroni over the steps a bisect of "
+        "this many commits can take). A commit whose command fails is skipped, as git bisect skip does. Exit "
+        "status: 0 when the bisect ends (a culprit, no change, or the range that holds it); 1 with "
+        "--fail-on-regression and a culprit that made it slower; 2 for unusable input.",
+    )
+    bisect.add_argument(
+        "--command",
+        dest="template",  # not "command": that is the subcommand's name
+        required=True,
+        metavar="TEMPLATE",
+        help="the benchmark, {commit} where the commit goes",
+    )
+    bisect.add_argument(
+        "--commits", metavar="FILE", help="one commit a line, oldest first: the first good, the last bad"
+    )
+    bisect.add_argument("--good", metavar="COMMIT", help="inside a git repository: the good commit (with --bad)")
+    bisect.add_argument("--bad", metavar="COMMIT", help="inside a git repository: the bad commit (with --good)")
+    bisect.add_argument("--threshold", default="5%", help="smallest change that counts: 5%% or 0.05 (default 5%%)")
+    bisect.add_argument("--confidence", default="95%", help="of the bisect as a whole: 95%% or 0.95 (default 95%%)")
+    bisect.add_argument("--max-rounds", type=int, default=200, help="each step's budget in rounds (default 200)")
+    bisect.add_argument("--max-time", default=None, help="each step's budget in time: 2m, 90s (default: none)")
+    bisect.add_argument("--seed", type=int, default=0, help="each step's order is drawn from seed + step (default 0)")
+    bisect.add_argument("--out", default=None, help="a JSON file rewritten after every step (default: none)")
+    bisect.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue the bisect in --out: commits it measured are not run again (its commits, command, "
+        "threshold, confidence and seed must be these)",
+    )
+    bisect.add_argument(
+        "--fail-on-regression", action="store_true", help="exit 1 when the culprit made the benchmark slower"
+    )
+    bisect.add_argument("--no-progress", action="store_true", help="no progress bars")
+    format_option(bisect)
+
+
+def _commits(args) -> list[str]:
+    """The commits, oldest first, from --commits or from git between --good and --bad."""
+    if args.commits is not None:
+        if args.good is not None or args.bad is not None:
+            raise ValueError("--commits: give either --commits FILE or --good and --bad, not both")
+        path = Path(args.commits)
+        if not path.is_file():
+            raise ValueError(f"--commits {args.commits}: no such file")
+        return [line.strip() for line in path.read_text().splitlines() if line.strip() and not line.startswith("#")]
+    if args.good is None or args.bad is None:
+        raise ValueError("--commits: missing; give --commits FILE, or --good and --bad inside a git repository")
+    listed = subprocess.run(
+        ["git", "rev-list", "--reverse", "--ancestry-path", f"{args.good}..{args.bad}"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if listed.returncode != 0:
+        reason = (listed.stderr.strip().splitlines() or ["git failed"])[-1]
+        raise ValueError(f"--good {args.good} --bad {args.bad}: git rev-list says: {reason}")
+    between = listed.stdout.split()
+    if not between:
+        raise ValueError(f"--good {args.good} --bad {args.bad}: {args.bad} does not descend from {args.good}")
+    return [args.good, *between]
+
+
+def bisect_command(args) -> int:
+    from perfstudy._lib.checks import parse_duration
+    from perfstudy.experiment.bisection import bisect
+
+    try:
+        if args.resume and args.out is None:
+            raise ValueError("--resume: needs --out, the bisect's file")
+        commits = _commits(args)
+        max_time = None if args.max_time is None else parse_duration(args.max_time, "--max-time")
+        result = bisect(
+            commits,
+            args.template,
+            threshold=args.threshold,
+            confidence=args.confidence,
+            max_rounds=args.max_rounds,
+            max_time=max_time,
+            out=args.out,
+            resume=args.resume,
+            seed=args.seed,
+            progress=not args.no_progress,
+        )
+    except (ValueError, TypeError, OSError, RuntimeError) as error:
+        print(f"perfstudy bisect: {in_options(_one_line(error), _OPTIONS)}", file=sys.stderr)
+        return 2
+    print(result.format(args.output))
+    return 1 if args.fail_on_regression and result.culprit is not None and result.direction == "slower" else 0

@@ -1,0 +1,411 @@
+"""From a suspected change to its commit: an interleaved bisect whose error as a whole is bounded.
+
+Each step runs the good commit (A) against a commit inside the range (B) in randomised interleaved rounds with
+:func:`perfstudy.experiment.run` and its anytime-valid rule, until the step's interval says "no change" (inside
+``+-threshold``: the change comes later) or a change beyond the threshold in the bad commit's direction (it came at
+or before this commit). The first step runs the bad commit itself: the range must hold a change before it is cut.
+
+Error. A bisect of ``n`` commits after the good one takes at most ``K = 1 + ceil(log2(n))`` decided steps when
+every commit builds. Each step runs at confidence ``1 - (1 - confidence) / K``, so that by Bonferroni's inequality
+the probability that any step errs, and with it the culprit, is at most ``1 - confidence``. A commit that does not
+build moves the next step off the middle, which can cost a decided step more than planned; the result's
+``confidence`` is then the union bound over the steps actually decided, lower than asked, and says so. The bound holds for a range with one change (a step function of the commits); a range whose
+commits drift by less than the threshold each is still cut at the first commit beyond it only if each step's
+answer is right, which the same union bound covers.
+
+A commit whose command fails (it does not build, its benchmark crashes) is skipped, as ``git bisect skip`` does:
+the step moves to the nearest untried commit inside the range, and the result names every skipped commit. When
+the skipped commits sit where the change is, the result is the smallest range that holds it, not a culprit.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import sys
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from perfstudy._lib.checks import check_bool, check_coverage, check_int, check_text, check_threshold
+from perfstudy._lib.result import Result
+
+__all__ = ["Bisection", "bisect", "step_confidence"]
+
+#: what a step's verdict means for the search
+_LATER, _AT_OR_BEFORE = "later", "at or before"
+
+
+@dataclass(frozen=True)
+class Bisection(Result):
+    """An interleaved bisect: the culprit, or the smallest range that holds the change, and every step.
+
+    Attributes
+    ----------
+    culprit : str or None
+        The first commit whose change against the good one exceeds the threshold; None when the range holds no
+        such change, or when the steps could not narrow it to one commit (see ``range``).
+    range : tuple of str
+        The first and last commit that may hold the change (both the culprit when it is found; empty when the bad
+        commit itself shows no change).
+    steps : tuple of dict
+        One per step: ``commit``, ``index`` (its position, the good commit 0), ``verdict`` (the run's),
+        ``change``, ``low``, ``high``, ``rounds``, ``seconds``, ``stopped`` (the run's) and ``meaning``
+        ("later", "at or before", "skipped" or "undecided").
+    skipped : tuple of str
+        Commits whose command failed, stepped over.
+    confidence : float
+        The bisect's as a whole: the probability that any decided step erred (and so that the culprit is wrong) is
+        at most ``1 - confidence``; the asked confidence unless skipped commits forced more than ``max_steps``
+        decided steps (the union bound over those decided).
+    step_confidence : float
+        Each step's (Bonferroni over ``max_steps``).
+    max_steps : int
+        The decided steps the bound was set for.
+    direction : str
+        "slower" or "faster": the bad commit's change, which every later step looks for.
+    stopped : str
+        "found" (a culprit), "no change" (the bad commit's change is inside the threshold), "undecided" (a step
+        reached its budget undecided: ``range`` holds the change), "skipped" (every commit left in the range
+        failed) or "interrupted".
+    seconds : float
+        Wall-clock time of all the steps.
+    path : str or None
+        The JSON file the steps were written to.
+    """
+
+    culprit: str | None
+    range: tuple
+    steps: tuple
+    skipped: tuple
+    confidence: float
+    step_confidence: float
+    max_steps: int
+    direction: str
+    stopped: str
+    seconds: float
+    path: str | None = field(default=None)
+
+    def to_frame(self):
+        """The steps, one row each."""
+        import pandas as pd
+
+        return pd.DataFrame(list(self.steps))
+
+    def to_json(self) -> dict:
+        """``culprit``, ``range``, ``steps`` and the bound, as ``perfstudy bisect --format json`` prints them.
+
+        Returns
+        -------
+        dict
+        """
+        return {
+            "culprit": self.culprit,
+            "range": list(self.range),
+            "steps": [dict(s) for s in self.steps],
+            "skipped": list(self.skipped),
+            "confidence": self.confidence,
+            "step_confidence": self.step_confidence,
+            "max_steps": self.max_steps,
+            "direction": self.direction,
+            "stopped": self.stopped,
+            "seconds": self.seconds,
+        }
+
+    def format(self, format: str = "table") -> str:
+        """The result for a person (``"table"``), a pull request (``"markdown"``) or a program (``"json"``).
+
+        Parameters
+        ----------
+        format : {"table", "markdown", "json"}
+        """
+        if format not in ("table", "markdown", "json"):
+            raise ValueError(f"format={format!r}: expected 'table', 'markdown' or 'json'")
+        if format == "json":
+            return json.dumps(self.to_json(), indent=2)
+        markdown = format == "markdown"
+        if self.culprit is not None:
+            head = f"culprit: {self.culprit}, {self.direction} beyond the threshold"
+        elif self.stopped == "no change":
+            head = "no change beyond the threshold between the good and the bad commit"
+        else:
+            head = f"the change lies in {self.range[0]}..{self.range[-1]} ({self.stopped})" if self.range else ""
+        bound = (
+            f"bisect confidence {self.confidence:.0%} as a whole: each of at most {self.max_steps} steps at "
+            f"{self.step_confidence:.2%}"
+        )
+        header = ["step", "commit", "change [interval]", "verdict", "so the change is", "rounds", "seconds"]
+        rows = []
+        for number, s in enumerate(self.steps, 1):
+            interval = (
+                f"{s['change']:+.1%} [{s['low']:+.1%}, {s['high']:+.1%}]"
+                if all(isinstance(s[k], float) and math.isfinite(s[k]) for k in ("change", "low", "high"))
+                else "n/a"
+            )
+            rows.append(
+                [str(number), str(s["commit"]), interval, s["verdict"], s["meaning"], str(s["rounds"]),
+                 f"{s['seconds']:.1f}"]
+            )  # fmt: skip
+        lines = [f"**{head}**" if markdown else head, ""]
+        if markdown:
+            lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+            lines += ["| " + " | ".join(r) + " |" for r in rows]
+        else:
+            widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+            lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in [header, *rows]]
+        lines += ["", bound + f"; {self.seconds:.0f} s in all."]
+        if self.skipped:
+            lines.append(f"Skipped (their command failed): {', '.join(self.skipped)}.")
+        return "\n".join(lines)
+
+
+def step_confidence(confidence: float, commits: int) -> tuple[float, int]:
+    """Each step's confidence and the decided steps it is set for: ``K = 1 + ceil(log2(commits - 1))`` steps
+    (the bad commit, then halving the ``commits - 1`` after the good one), each at ``1 - (1 - confidence) / K``.
+
+    Parameters
+    ----------
+    confidence : float
+        The bisect's, as a whole.
+    commits : int
+        In the range, the good and the bad one included (at least 2).
+
+    Returns
+    -------
+    tuple of (float, int)
+    """
+    confidence = check_coverage(confidence)
+    commits = check_int("commits", commits, minimum=2)
+    steps = 1 + math.ceil(math.log2(commits - 1)) if commits > 2 else 1
+    return 1 - (1 - confidence) / steps, steps
+
+
+def _resumed(path: Path | None, defined: dict) -> dict:
+    """The steps of the bisect in ``path`` by commit, after checking that it is this bisect."""
+    if path is None:
+        raise ValueError("resume=True: needs out, the bisect's file")
+    if not path.is_file():
+        raise ValueError(f"resume=True: out={str(path)!r} does not exist; leave resume out to start it")
+    try:
+        document = json.loads(path.read_text())
+        recorded, steps = document["settings"], document["steps"]
+    except (ValueError, KeyError, TypeError):
+        raise ValueError(f"out={str(path)!r}: not a bisect's file (perfstudy bisect --out writes one)") from None
+    differ = [key for key, value in defined.items() if recorded.get(key) != value]
+    if differ:
+        key = differ[0]
+        raise ValueError(f"resume=True: {key} differs from the bisect in {str(path)!r}: {recorded.get(key)!r} there")
+    return {step["commit"]: step for step in steps if isinstance(step, dict) and "commit" in step}
+
+
+def _checked(commits, command, threshold, confidence, run_options: dict) -> tuple[list[str], str, float, float]:
+    """The bisect's commits, command template, threshold and confidence, checked; the run options it refuses."""
+    refused = sorted(set(run_options) & {"name", "out", "resume", "settings", "scheduler", "a", "b"})
+    if refused:
+        raise TypeError(f"{refused[0]}: bisect sets it for each step itself (or cannot yet: scheduler, resume)")
+    metric = run_options.get("metric")
+    if metric is not None and not isinstance(metric, str) and len(list(metric)) != 1:
+        raise ValueError(f"metric={metric!r}: a bisect follows one metric; name one")
+    if isinstance(commits, (str, bytes)) or not hasattr(commits, "__iter__"):
+        raise TypeError(f"commits: expected a list of commits, oldest first, got {type(commits).__name__}")
+    commits = [check_text(f"commits[{i}]", c).strip() for i, c in enumerate(commits)]
+    if len(commits) < 2:
+        raise ValueError(f"commits: {len(commits)} given; a good and a bad commit at least are needed")
+    if any(not c for c in commits):
+        raise ValueError("commits: an empty commit name")
+    repeated = sorted(c for c, n in Counter(commits).items() if n > 1)
+    if repeated:
+        raise ValueError(f"commits: {repeated[:3]} appear more than once; each commit once, oldest first")
+    command = check_text("command", command)
+    if "{commit}" not in command:
+        raise ValueError(f"command={command!r}: no {{commit}} in it; every step would run the same thing")
+    threshold = check_threshold(threshold)
+    if threshold == 0:
+        raise ValueError("threshold=0: a bisect needs a threshold above 0, or no commit could be called unchanged")
+    confidence = check_coverage(confidence)
+    return commits, command, threshold, confidence
+
+
+def _substitute(template: str, commit: str) -> str:
+    return template.replace("{commit}", commit)
+
+
+def bisect(
+    commits,
+    command: str,
+    *,
+    threshold: float | str = 0.05,
+    confidence: float | str = 0.95,
+    max_rounds: int = 200,
+    max_time=None,
+    out=None,
+    resume: bool = False,
+    seed: int | None = 0,
+    progress: bool = True,
+    **run_options,
+) -> Bisection:
+    """Bisect ``commits`` (oldest first: the first good, the last bad) to the first whose change against the good
+    one exceeds ``threshold``, each step an interleaved run (module docstring: the error bound).
+
+    Parameters
+    ----------
+    commits : sequence of str
+        At least two distinct commits, oldest first.
+    command : str
+        The benchmark, with ``{commit}`` where the commit goes (``./bench.sh {commit}``).
+    threshold : float or str
+        The smallest relative change that counts (``0.05`` or ``"5%"``); more than 0.
+    confidence : float or str
+        Of the bisect as a whole (``0.95`` or ``"95%"``).
+    max_rounds : int
+        Each step's budget of rounds.
+    max_time : str, optional
+        Each step's budget of time (``"2m"``).
+    out : str or path, optional
+        A JSON file rewritten after every step with the bisect's settings, the steps so far and, at the end, the
+        result.
+    resume : bool
+        Continue the bisect in ``out``: its steps are taken as measured (a commit it measured is not run again),
+        and the others run. Its commits, command, threshold, confidence and seed must be these; a difference is
+        refused, naming it.
+    seed : int, optional
+        Each step's run draws its order from ``seed + step``.
+    progress : bool
+        Each run's progress bar.
+    **run_options
+        Passed to every step's :func:`perfstudy.experiment.run` (``statistic``, ``rule``, ``metric``, ``duet``,
+        ``values``, ``warmup``, ``timeout``, ``prepare``, ``setup``, ``cleanup``...).
+
+    Returns
+    -------
+    Bisection
+    """
+    from perfstudy.experiment._run import run
+
+    commits, command, threshold, confidence = _checked(commits, command, threshold, confidence, run_options)
+    max_rounds = check_int("max_rounds", max_rounds, minimum=2, maximum=10**7)
+    seed = None if seed is None else check_int("seed", seed, minimum=0, maximum=2**32 - 2**16)
+    progress = check_bool("progress", progress)
+    level, steps_allowed = step_confidence(confidence, len(commits))
+    good = commits[0]
+    started = time.monotonic()
+    steps: list[dict] = []
+    skipped: list[str] = []
+    path = None if out is None else Path(os.fspath(out))
+
+    resume = check_bool("resume", resume)
+    defined = dict(commits=commits, command=command, threshold=threshold, confidence=confidence, seed=seed)
+    measured = _resumed(path, defined) if resume else {}
+    if path is not None and not resume and path.exists():
+        raise ValueError(f"out={str(path)!r}: exists; resume=True continues that bisect, or name another file")
+    if path is not None and not path.parent.is_dir():
+        raise ValueError(f"out={str(path)!r}: no folder {str(path.parent)!r} to write it in")
+
+    def save(result: Bisection | None = None) -> None:
+        if path is None:
+            return
+        document = {"settings": defined} | (result.to_json() if result is not None else {"steps": steps})
+        path.write_text(json.dumps(document, indent=2) + "\n")
+
+    def measure(index: int) -> dict:
+        commit = commits[index]
+        if commit in measured:
+            step = dict(measured[commit])
+            steps.append(step)
+            return step
+        began = time.monotonic()
+        result = run(
+            _substitute(command, good),
+            _substitute(command, commit),
+            name="bisect",
+            threshold=threshold,
+            confidence=level,
+            max_rounds=max_rounds,
+            max_time=max_time,
+            seed=None if seed is None else seed + len(steps),
+            progress=progress,
+            **run_options,
+        )
+        verdict = result.verdicts[0] if result.verdicts else {}
+        step = dict(
+            commit=commit,
+            index=index,
+            verdict=str(verdict.get("verdict", "failed" if result.failure else "inconclusive")),
+            change=float(verdict.get("change", math.nan)),
+            low=float(verdict.get("low", math.nan)),
+            high=float(verdict.get("high", math.nan)),
+            rounds=int(result.rounds),
+            seconds=round(time.monotonic() - began, 3),
+            stopped=result.stopped,
+            failure=result.failure,
+        )
+        steps.append(step)
+        if progress:
+            shown = "failed" if result.stopped == "failed" else f"{step['verdict']}, {step['change']:+.1%}"
+            print(f"bisect step {len(steps)}: {commit} against {good}: {shown}", file=sys.stderr)
+        return step
+
+    def finish(culprit, span, direction, stopped) -> Bisection:
+        decided = sum(s["meaning"] in (_LATER, _AT_OR_BEFORE) for s in steps)
+        bound = min(float(confidence), 1 - decided * (1 - level))
+        result = Bisection(
+            culprit=culprit,
+            range=tuple(span),
+            steps=tuple(steps),
+            skipped=tuple(skipped),
+            confidence=max(0.0, bound),
+            step_confidence=float(level),
+            max_steps=steps_allowed,
+            direction=direction,
+            stopped=stopped,
+            seconds=round(time.monotonic() - started, 3),
+            path=None if path is None else str(path),
+        )
+        save(result)
+        return result
+
+    # the bad commit first: is there a change at all, and which way
+    last = len(commits) - 1
+    first = measure(last)
+    if first["stopped"] == "failed":
+        raise RuntimeError(
+            f"the bad commit {commits[last]} (or the good one, {good}) fails its command: {first['failure']}"
+        )
+    if first["verdict"] == "no change":
+        first["meaning"] = _LATER
+        return finish(None, (), "", "no change")
+    if first["verdict"] not in ("slower", "faster"):
+        first["meaning"] = "undecided"
+        return finish(None, (commits[1], commits[last]), "", "undecided")
+    direction = first["verdict"]
+    first["meaning"] = _AT_OR_BEFORE
+    save()
+    low, high = 0, last  # the change lies in (low, high]: low is known unchanged, high known changed
+    tried = {last}
+    while high - low > 1:
+        untried = [i for i in range(low + 1, high) if i not in tried]
+        if not untried:  # every commit between failed: the range is what is known
+            return finish(None, (commits[low + 1], commits[high]), direction, "skipped")
+        middle = (low + high) // 2
+        index = min(untried, key=lambda i: (abs(i - middle), i))
+        tried.add(index)
+        step = measure(index)
+        if step["stopped"] == "failed":
+            step["meaning"] = "skipped"
+            skipped.append(commits[index])
+            save()
+            continue
+        if step["verdict"] == direction:
+            step["meaning"] = _AT_OR_BEFORE
+            high = index
+        elif step["verdict"] in ("no change", "slower", "faster"):  # inside the threshold, or the other way
+            step["meaning"] = _LATER
+            low = index
+        else:
+            step["meaning"] = "undecided"
+            save()
+            return finish(None, (commits[low + 1], commits[high]), direction, "undecided")
+        save()
+    return finish(commits[high], (commits[high], commits[high]), direction, "found")

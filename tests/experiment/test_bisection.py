@@ -1,0 +1,137 @@
+"""perfstudy bisect: from a good and a bad commit to the first that changed the benchmark, each step an interleaved
+run, the error of the whole bisect bounded by Bonferroni over its steps."""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+import subprocess
+
+import pytest
+from scipy import stats
+
+from perfstudy.cli import main
+from perfstudy.experiment.bisection import bisect, step_confidence
+
+#: c0-c4 sleep 10 ms, c5 and after 13 ms (+30%), and c6 does not build
+BENCH = """#!/bin/sh
+case "$1" in
+  c0|c1|c2|c3|c4) sleep 0.010 ;;
+  c6) exit 3 ;;
+  *) sleep 0.013 ;;
+esac
+"""
+
+
+@pytest.fixture
+def bench(tmp_path):
+    path = tmp_path / "bench.sh"
+    path.write_text(BENCH)
+    return f"sh {path} {{commit}}"
+
+
+@pytest.mark.parametrize(("commits", "steps"), [(2, 1), (3, 2), (9, 4), (10, 5), (17, 5), (1025, 11)])
+def test_each_step_gets_the_bisects_error_split_over_the_steps_it_can_take(commits, steps):
+    """K = 1 + ceil(log2(commits - 1)): the bad commit, then halving; each step at 1 - alpha / K (Bonferroni)."""
+    level, k = step_confidence(0.95, commits)
+    assert k == steps == 1 + math.ceil(math.log2(commits - 1))
+    assert level == pytest.approx(1 - 0.05 / steps)
+
+
+@pytest.mark.slow  # real commands: four steps of about 12 rounds
+def test_a_planted_slowdown_is_found_at_its_commit_and_a_broken_commit_is_skipped(bench, tmp_path):
+    result = bisect([f"c{i}" for i in range(10)], bench, progress=False, out=tmp_path / "b.json")
+    assert result.culprit == "c5" and result.range == ("c5", "c5") and result.direction == "slower"
+    assert result.skipped == ("c6",) and result.stopped == "found"
+    assert [s["commit"] for s in result.steps][0] == "c9"  # the bad commit first: is there a change at all
+    assert all(s["meaning"] == "later" for s in result.steps if s["commit"] in ("c1", "c2", "c3", "c4"))
+    assert result.confidence == pytest.approx(0.95) and result.step_confidence == pytest.approx(0.99)
+    saved = json.loads((tmp_path / "b.json").read_text())
+    assert saved["culprit"] == "c5" and len(saved["steps"]) == len(result.steps)
+    text = result.format()
+    assert text.startswith("culprit: c5, slower beyond the threshold") and "Skipped (their command failed): c6." in text
+
+
+@pytest.mark.slow  # 20 bisects of real commands, about 1.5 s each
+def test_repeated_bisects_of_a_range_without_a_change_name_no_more_culprits_than_the_bound(tmp_path):
+    """20 A/A ranges: a wrong culprit needs a step to err, at most 5% of bisects. With 20 bisects at that bound,
+    4 or more culprits has binomial probability 0.016; the test allows 3."""
+    runs = 20
+    culprits = sum(
+        bisect([f"c{i}" for i in range(8)], "sleep 0.01 # {commit}", seed=seed, progress=False).culprit is not None
+        for seed in range(runs)
+    )
+    assert stats.binom.sf(3, runs, 0.05) < 0.02
+    assert culprits <= 3
+
+
+def test_bad_input_is_refused_by_name(bench):
+    with pytest.raises(ValueError, match=r"commits: \['c1'\] appear more than once"):
+        bisect(["c0", "c1", "c1"], bench, progress=False)
+    with pytest.raises(ValueError, match="no {commit} in it"):
+        bisect(["c0", "c1"], "sleep 0.01", progress=False)
+    with pytest.raises(ValueError, match="threshold=0: a bisect needs a threshold above 0"):
+        bisect(["c0", "c1"], bench, threshold=0, progress=False)
+    with pytest.raises(ValueError, match="commits: 1 given"):
+        bisect(["c0"], bench, progress=False)
+    with pytest.raises(TypeError, match="scheduler: bisect sets it"):
+        bisect(["c0", "c1"], bench, scheduler="local:2", progress=False)
+
+
+def test_the_command_line_refuses_unusable_input_with_one_line(tmp_path, capsys):
+    commits = tmp_path / "commits.txt"
+    commits.write_text("c0\nc1\n")
+    assert main(["bisect", "--commits", str(commits), "--command", "sleep 0.01"]) == 2
+    assert "--command 'sleep 0.01': no {commit} in it" in capsys.readouterr().err
+    assert main(["bisect", "--command", "x {commit}"]) == 2
+    assert "give --commits FILE, or --good and --bad" in capsys.readouterr().err
+    assert main(["bisect", "--commits", str(tmp_path / "none"), "--command", "x {commit}"]) == 2
+    assert "no such file" in capsys.readouterr().err
+    assert main(["bisect", "--commits", str(commits), "--command", "nosuchprogram {commit}"]) == 2
+    assert "--command: command not found: 'nosuchprogram'" in capsys.readouterr().err
+
+
+@pytest.mark.slow  # a real git repository and real commands
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_good_and_bad_inside_a_git_repository_find_the_commit_that_slowed_it(tmp_path, capsys, monkeypatch):
+    repo = tmp_path / "repo"
+    repo.mkdir()
+
+    def git(*args):
+        return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True).stdout
+
+    git("init", "-q")
+    git("config", "user.email", "t@example.org")
+    git("config", "user.name", "t")
+    for i, delay in enumerate(["0.010"] * 3 + ["0.014"] * 3):
+        (repo / "delay").write_text(delay)
+        git("add", "delay")
+        git("commit", "-q", "--allow-empty", "-m", f"commit {i}")
+    hashes = git("rev-list", "--reverse", "HEAD").split()
+    monkeypatch.chdir(repo)
+    template = f"sleep $(git -C {repo} show {{commit}}:delay)"
+    code = main(["bisect", "--good", hashes[0], "--bad", hashes[-1], "--command", template, "--no-progress",
+                 "--format", "json"])  # fmt: skip
+    assert code == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["culprit"] == hashes[3] and doc["range"] == [hashes[3], hashes[3]] and doc["direction"] == "slower"
+    assert main(["bisect", "--good", hashes[-1], "--bad", hashes[0], "--command", template]) == 2
+    assert "does not descend from" in capsys.readouterr().err
+
+
+@pytest.mark.slow  # real commands
+def test_a_resumed_bisect_runs_only_the_commits_it_had_not_measured(bench, tmp_path, capsys):
+    out = tmp_path / "b.json"
+    commits = [f"c{i}" for i in range(10)]
+    first = bisect(commits, bench, progress=False, out=out)
+    again = bisect(commits, bench, progress=True, out=out, resume=True)
+    assert again.culprit == first.culprit == "c5"
+    assert "bisect step" not in capsys.readouterr().err  # every step was in the file: none ran
+    with pytest.raises(ValueError, match="threshold differs from the bisect in"):
+        bisect(commits, bench, threshold=0.1, progress=False, out=out, resume=True)
+    with pytest.raises(ValueError, match="exists; resume=True continues that bisect"):
+        bisect(commits, bench, progress=False, out=out)
+    (tmp_path / "commits.txt").write_text("\n".join(commits))
+    assert main(["bisect", "--commits", str(tmp_path / "commits.txt"), "--command", bench, "--resume"]) == 2
+    assert "--resume: needs --out" in capsys.readouterr().err
