@@ -418,6 +418,11 @@ def _valid(tmp):  # noqa: PLR0915 - one table
         "experiment.batches.command_argv": lambda: call("true --x"),
         "experiment.batches.command_text": lambda: call(("true", "a b")),
         "experiment.batches.time_batch": lambda: call(batches.Batch("A", ("true",), 0, 0, values=1, warmup=0)),
+        "notebook.readme_rows.readme_rows": lambda: call(_readme_table()),
+        "notebook.readme_rows.quoted_numbers": lambda: call("9 of 13 rows (Table 3), +1.5%"),
+        "notebook.readme_rows.unquoted_numbers": lambda: call({"01": "9 of 13"}, {"01": ["9 of 12"]}),
+        "notebook.readme_rows.format_unquoted": lambda: call({"01": ["13"]}),
+        "notebook.readme_rows.check_readme": lambda: call(_readme_file(tmp), str(tmp)),
         "experiment.bisection.bisect": lambda: call(
             ["c0", "c1"], "sleep 0.005 # {commit}", threshold=0.5, max_rounds=6, progress=False
         ),
@@ -777,6 +782,18 @@ def _records_file(tmp):
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps({"a": 1.0}))
     return path
+
+
+def _readme_table() -> str:
+    from perfstudy.notebook.readme_rows import HEADING
+
+    return f"{HEADING}\n\n| notebook | reproduced | differs |\n|---|---|---|\n| 01 | 9 of 13 | 4.5% |\n"
+
+
+def _readme_file(tmp) -> str:
+    path = tmp / "README.md"
+    path.write_text(_readme_table())
+    return str(path)
 
 
 def _bisection():

@@ -120,6 +120,27 @@ def main(argv=None) -> int:
         return 128 + signal.SIGPIPE
 
 
+def _check_readme(args, runs) -> None:
+    """After a full report of every notebook: README's table of results against this run's sentences, into
+    ``OUT/readme_check.md``, and one line that says what it found."""
+    from pathlib import Path
+
+    from perfstudy.notebook.readme_rows import check_readme, format_unquoted
+
+    readme = Path(args.notebooks or "notebooks").resolve().parent / "README.md"
+    if args.quick or args.only or not readme.is_file() or any(r.status != "ok" for r in runs):
+        return
+    missing = check_readme(readme, args.out)
+    (Path(args.out) / "readme_check.md").write_text(format_unquoted(missing))
+    count = sum(map(len, missing.values()))
+    print(
+        f"README's table of results: {count} number(s) in {len(missing)} row(s) not in this run's sentences; "
+        f"see {args.out}/readme_check.md"
+        if count
+        else "README's table of results: every number is in this run's sentences"
+    )
+
+
 def _command(args) -> int:
     if args.command == "report":
         from perfstudy.notebook.report import execute_notebooks, format_table
@@ -142,6 +163,7 @@ def _command(args) -> int:
         print(format_table(runs))
         failed = [r for r in runs if r.status != "ok"]
         print(f"{len(runs) - len(failed)} of {len(runs)} notebooks ran; outputs in {args.out}/")
+        _check_readme(args, runs)
         return 1 if failed else 0
     if args.command == "compare":
         return _compare.compare_command(args)

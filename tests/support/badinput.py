@@ -69,7 +69,7 @@ SIGNED = {
 FRACTIONS = {"alpha", "confidence", "objective_probability", "max_fraction", "target_accuracy", "region_width"}
 #: fractions for which 1 is a valid value (a whole portion)
 UP_TO_ONE = {"portion"}
-PATHS = {"path", "source", "paths", "notebooks_dir", "out_dir", "figures_dir"}
+PATHS = {"path", "source", "paths", "notebooks_dir", "out_dir", "figures_dir", "readme"}
 
 
 @dataclasses.dataclass(frozen=True)
