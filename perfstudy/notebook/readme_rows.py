@@ -58,7 +58,9 @@ def readme_rows(text: str) -> dict[str, str]:
 
 
 def _canonical(token: str) -> str:
-    return token.replace("−", "-").replace(",", "").lstrip("+")
+    """One number however it is written: ``+1,234.5%`` and ``1234.5`` alike (a range's "2.4-8.9%" gives its
+    first end without the sign the sentence may write at both)."""
+    return token.replace("−", "-").replace(",", "").lstrip("+").rstrip("%")
 
 
 def quoted_numbers(text: str) -> list[str]:
