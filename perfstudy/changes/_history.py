@@ -71,8 +71,10 @@ class History(Result):
         ``p_value`` (its smallest scan p-value, 1 when nothing was a candidate), ``q_value`` (Benjamini-Hochberg
         over the benchmarks), ``unit``, ``commits_needed`` (the fewest commits on each side with which a change,
         however large, can be found in this benchmark: a benchmark with fewer than twice as many commits can show
-        none), and ``judged_from`` (the first commit that a change cannot yet start at: the newest
-        ``commits_needed - 1`` commits cannot be judged yet).
+        none), ``commits_after_needed`` (the fewest commits after a change with which it can be found, the commits
+        before it filling the widest window: fewer than ``commits_needed`` when they are many), and
+        ``judged_from`` (the first commit that a change cannot yet start at: the newest
+        ``commits_after_needed - 1`` commits cannot be judged yet).
     commits : pandas.DataFrame
         One row per commit of every benchmark: ``benchmark``, ``commit``, ``commit_index``, ``index`` (its first
         measurement's position), ``timestamp``, ``median``, ``n``. What the plots draw.
@@ -238,6 +240,24 @@ def _commits_needed(m: int, widths: tuple[int, ...], fdr: float, min_side: int) 
     while n <= m and math.sqrt(3 * n * n / (2 * n + 1)) < bound:
         n += 1
     return n
+
+
+def _commits_after(m: int, widths: tuple[int, ...], fdr: float, min_side: int) -> int:
+    """The fewest commits after a change with which it, however large, can be found in ``m`` commits: the left
+    window holds all the commits before it up to the widest window, and with ``n_L`` and ``n_R`` commits all ordered
+    ``|z| = sqrt(3 n_L n_R / (n_L + n_R + 1))`` must reach the scan's Bonferroni bound (:func:`_commits_needed`).
+    Fewer than on each side when the commits before are many: a change 8 commits from the end of 100 is found
+    though 10 a side are needed. More than ``m - min_side``: none can be found."""
+    tests = len({min(w, m - 1) for w in widths}) * max(m - 1, 1)
+    bound = norm_ppf(1 - fdr / (2 * tests))
+    widest = min(max(widths), m - 1)
+    n = min_side
+    while n <= m - min_side:
+        left = min(widest, m - n)
+        if math.sqrt(3 * left * n / (left + n + 1)) >= bound:
+            return n
+        n += 1
+    return m
 
 
 def _chunk(chunk: list, rng=None, *, settings: dict) -> list[list[dict]]:
@@ -570,13 +590,14 @@ def history(
                 "p_value": min([r["p_value"] for r in found], default=1.0),
                 "unit": unit,
                 "commits_needed": _commits_needed(int(stop - start), widths, fdr, min_side),
+                "commits_after_needed": _commits_after(int(stop - start), widths, fdr, min_side),
             }
         )
     series = pd.DataFrame(series_rows)
     if len(series):
-        series["judged_from"] = np.maximum(series["commits"] - series["commits_needed"] + 1, 0)
+        series["judged_from"] = np.maximum(series["commits"] - series["commits_after_needed"] + 1, 0)
     else:
-        series["commits_needed"] = series["judged_from"] = []
+        series["commits_needed"] = series["commits_after_needed"] = series["judged_from"] = []
     series["q_value"] = adjust_p_values(series["p_value"].to_numpy(), "bh") if len(series) else []
     keep = set(series.loc[series["q_value"] <= fdr, "benchmark"])
     q_of = dict(zip(series["benchmark"], series["q_value"], strict=True))
@@ -594,6 +615,7 @@ def history(
             "q_value",
             "unit",
             "commits_needed",
+            "commits_after_needed",
             "judged_from",
         ]
     ]

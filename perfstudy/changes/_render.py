@@ -72,13 +72,16 @@ def _needed(series) -> str:
     """What the benchmarks' lengths allow: the commits a change needs on each side, and those too short."""
     if series.empty:
         return ""
-    need = series["commits_needed"]
+    need, after = series["commits_needed"], series["commits_after_needed"]
     low, high = int(need.min()), int(need.max())
     span = f"{low}" if low == high else f"{low} to {high}"
+    first, last = int(after.min()), int(after.max())
+    newest = f"{first}" if first == last else f"{first} to {last}"
     short = series[series["commits"] < 2 * need]
     text = (
-        f"A change needs {span} commits on each side to be found, so the newest {low - 1}"
-        + (f" to {high - 1}" if low != high else "")
+        f"A change needs {span} commits on each side to be found, or as few as {newest} after it when the commits "
+        f"before it are many, so the newest {first - 1}"
+        + (f" to {last - 1}" if first != last else "")
         + " commit(s) of a benchmark cannot be judged yet."
     )
     if len(short):

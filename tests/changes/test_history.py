@@ -117,7 +117,12 @@ def test_newest_commits_and_the_judged_limit():
     # 100 commits, widths 15/40/99: the Bonferroni bound is Phi^-1(1 - 0.05 / (2 * 297)) = 3.762; n commits a side
     # all ordered give |z| = sqrt(3 n^2 / (2n + 1)): 3.576 at 9, 3.780 at 10
     assert result.series["commits_needed"].iloc[0] == 10
-    assert result.series["judged_from"].iloc[0] == 91
+    # the change above was found with 8 commits after it: the left window takes every commit before (up to 99), and
+    # 6 after with 94 before give |z| = sqrt(3 * 94 * 6 / 101) = 4.093, 5 after with 95 before sqrt(3 * 95 * 5 / 101)
+    # = 3.756 < 3.762: 6 are needed, the newest 5 cannot be judged (the summary said 10 a side, the table showed 8)
+    assert result.series["commits_after_needed"].iloc[0] == 6
+    assert result.series["judged_from"].iloc[0] == 95
+    assert "or as few as 6 after it when the commits before it are many, so the newest 5" in result.format("table")
 
 
 def test_a_series_too_short_for_any_change_says_so(capsys, tmp_path):
