@@ -122,7 +122,8 @@ def history_command(args) -> int:
         return 0
     slower = newest[newest["verdict"] == "slower"]
     need = result.series["commits_needed"]
-    judged = f"the newest {int(need.to_numpy().min()) - 1} commit(s) of each benchmark cannot be judged yet"
+    after = int(result.series["commits_after_needed"].to_numpy().min())
+    judged = f"the newest {after - 1} commit(s) of each benchmark cannot be judged yet"
     short = result.series[result.series["commits"] < 2 * need]
     if len(short):
         judged += f"; {len(short)} benchmark(s) are too short for any change to be found"

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from perfstudy.changes import read_history
+from perfstudy.changes import history, read_history
 from perfstudy.cli import main
 
 
@@ -54,7 +54,11 @@ def test_table_markdown_and_html_say_the_same(tidy, capsys, tmp_path):
 
 def test_fail_on_regression_looks_at_the_newest_commits(tidy, capsys):
     assert main(["history", str(tidy), "--fail-on-regression"]) == 0  # the change is 20 commits old
-    assert "no benchmark slower in its newest 5" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "no benchmark slower in its newest 5" in err
+    # the same count of unjudged commits as the summary: the fewest after a change, with the commits before it
+    after = history(pd.read_csv(tidy)).series["commits_after_needed"].min()
+    assert f"the newest {after - 1} commit(s) of each benchmark cannot be judged yet" in err
     assert main(["history", str(tidy), "--fail-on-regression", "--recent", "25"]) == 1
     assert "step (commit c040)" in capsys.readouterr().err
 
