@@ -85,21 +85,23 @@ def _commits(args) -> list[str]:
 
 
 def bisect_command(args) -> int:
-    from perfstudy._lib.checks import parse_duration
     from perfstudy.experiment.bisection import bisect
 
     try:
         if args.resume and args.out is None:
             raise ValueError("--resume: needs --out, the bisect's file")
         commits = _commits(args)
-        max_time = None if args.max_time is None else parse_duration(args.max_time, "--max-time")
+        if args.max_time is not None:
+            from perfstudy._lib.checks import check_duration
+
+            check_duration("--max-time", args.max_time)  # as typed: --max-time 30
         result = bisect(
             commits,
             args.template,
             threshold=args.threshold,
             confidence=args.confidence,
             max_rounds=args.max_rounds,
-            max_time=max_time,
+            max_time=args.max_time,
             out=args.out,
             resume=args.resume,
             seed=args.seed,

@@ -29,7 +29,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from perfstudy._lib.checks import check_bool, check_coverage, check_int, check_text, check_threshold
+from perfstudy._lib.checks import check_bool, check_coverage, check_duration, check_int, check_text, check_threshold
 from perfstudy._lib.result import Result
 
 __all__ = ["Bisection", "bisect", "step_confidence"]
@@ -288,6 +288,8 @@ def bisect(
     max_rounds = check_int("max_rounds", max_rounds, minimum=2, maximum=10**7)
     seed = None if seed is None else check_int("seed", seed, minimum=0, maximum=2**32 - 2**16)
     progress = check_bool("progress", progress)
+    if max_time is not None:
+        check_duration("max_time", max_time)  # refused before the first step, not after it
     level, steps_allowed = step_confidence(confidence, len(commits))
     good = commits[0]
     started = time.monotonic()
