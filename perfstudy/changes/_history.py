@@ -227,6 +227,13 @@ def _one_series(
     return rows
 
 
+def _scan_bound(m: int, widths: tuple[int, ...], fdr: float) -> float:
+    """The Bonferroni bound a scan's ``|z|`` must reach in ``m`` commits: ``Phi^-1(1 - fdr / (2 tests))`` over its
+    distinct windows' boundaries."""
+    tests = len({min(w, m - 1) for w in widths}) * max(m - 1, 1)
+    return norm_ppf(1 - fdr / (2 * tests))
+
+
 def _commits_needed(m: int, widths: tuple[int, ...], fdr: float, min_side: int) -> int:
     """The fewest commits on each side with which a change, however large, can be found in ``m`` commits.
 
@@ -234,8 +241,7 @@ def _commits_needed(m: int, widths: tuple[int, ...], fdr: float, min_side: int) 
     ordered); it must reach the Bonferroni bound of the scan, ``Phi^-1(1 - fdr / (2 tests))``. More than
     ``m // 2``: no change can be found in the series at all.
     """
-    tests = len({min(w, m - 1) for w in widths}) * max(m - 1, 1)
-    bound = norm_ppf(1 - fdr / (2 * tests))
+    bound = _scan_bound(m, widths, fdr)
     n = min_side
     while n <= m and math.sqrt(3 * n * n / (2 * n + 1)) < bound:
         n += 1
@@ -248,8 +254,7 @@ def _commits_after(m: int, widths: tuple[int, ...], fdr: float, min_side: int) -
     ``|z| = sqrt(3 n_L n_R / (n_L + n_R + 1))`` must reach the scan's Bonferroni bound (:func:`_commits_needed`).
     Fewer than on each side when the commits before are many: a change 8 commits from the end of 100 is found
     though 10 a side are needed. More than ``m - min_side``: none can be found."""
-    tests = len({min(w, m - 1) for w in widths}) * max(m - 1, 1)
-    bound = norm_ppf(1 - fdr / (2 * tests))
+    bound = _scan_bound(m, widths, fdr)
     widest = min(max(widths), m - 1)
     n = min_side
     while n <= m - min_side:

@@ -126,8 +126,9 @@ def _check_readme(args, runs) -> None:
     from pathlib import Path
 
     from perfstudy.notebook.readme_rows import check_readme, format_unquoted
+    from perfstudy.notebook.report import default_notebooks_dir
 
-    readme = Path(args.notebooks or "notebooks").resolve().parent / "README.md"
+    readme = Path(args.notebooks or default_notebooks_dir()).resolve().parent / "README.md"
     if args.quick or args.only or not readme.is_file() or any(r.status != "ok" for r in runs):
         return
     missing = check_readme(readme, args.out)

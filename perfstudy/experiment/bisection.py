@@ -68,8 +68,8 @@ class Bisection(Result):
         "slower" or "faster": the bad commit's change, which every later step looks for.
     stopped : str
         "found" (a culprit), "no change" (the bad commit's change is inside the threshold), "undecided" (a step
-        reached its budget undecided: ``range`` holds the change), "skipped" (every commit left in the range
-        failed) or "interrupted".
+        reached its budget undecided: ``range`` holds the change) or "skipped" (every commit left in the range
+        failed).
     seconds : float
         Wall-clock time of all the steps.
     path : str or None
