@@ -120,3 +120,28 @@ def p_text(p: float) -> str:
     if not math.isfinite(p):
         return "n/a"
     return "<1e-300" if p <= 0 else f"{p:.2g}"
+
+
+def aligned(header, rows) -> list[str]:
+    """A table as text lines: columns two spaces apart, each as wide as its widest cell, trailing spaces cut.
+
+    Parameters
+    ----------
+    header : sequence of str
+    rows : sequence of sequences of str
+    """
+    lines = [list(header), *(list(r) for r in rows)]
+    widths = [max(len(line[i]) for line in lines) for i in range(len(header))]
+    return ["  ".join(cell.ljust(width) for cell, width in zip(line, widths)).rstrip() for line in lines]
+
+
+def markdown_rows(header, rows) -> list[str]:
+    """A table as Markdown lines, a ``|`` inside a cell escaped.
+
+    Parameters
+    ----------
+    header : sequence of str
+    rows : sequence of sequences of str
+    """
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    return lines + ["| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |" for row in rows]

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 
 from perfstudy._lib.checks import check_choice, check_instance, check_int
-from perfstudy._lib.format import p_text
+from perfstudy._lib.format import aligned, markdown_rows, p_text
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -98,14 +98,7 @@ def _table(result: History, markdown: bool) -> str:
     lines = [_summary(result), ""]
     if not rows:
         return "\n".join(lines[:1])
-    if markdown:
-        lines.append("| " + " | ".join(_HEAD) + " |")
-        lines.append("|" + "---|" * len(_HEAD))
-        lines += ["| " + " | ".join(c.replace("|", "\\|") for c in r) + " |" for r in rows]
-        return "\n".join(lines)
-    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(_HEAD)]
-    lines.append("  ".join(h.ljust(w) for h, w in zip(_HEAD, widths, strict=True)).rstrip())
-    lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
+    lines += markdown_rows(_HEAD, rows) if markdown else aligned(_HEAD, rows)
     return "\n".join(lines)
 
 

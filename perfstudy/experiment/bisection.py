@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from perfstudy._lib.checks import check_bool, check_coverage, check_duration, check_int, check_text, check_threshold
+from perfstudy._lib.format import aligned, markdown_rows
 from perfstudy._lib.result import Result
 
 __all__ = ["Bisection", "bisect", "step_confidence"]
@@ -149,12 +150,7 @@ class Bisection(Result):
                  f"{s['seconds']:.1f}"]
             )  # fmt: skip
         lines = [f"**{head}**" if markdown else head, ""]
-        if markdown:
-            lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-            lines += ["| " + " | ".join(r) + " |" for r in rows]
-        else:
-            widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
-            lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in [header, *rows]]
+        lines += markdown_rows(header, rows) if markdown else aligned(header, rows)
         lines += ["", bound + f"; {self.seconds:.0f} s in all."]
         if self.skipped:
             lines.append(f"Skipped (their command failed): {', '.join(self.skipped)}.")

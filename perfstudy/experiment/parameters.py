@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from perfstudy._lib.format import p_text
+from perfstudy._lib.format import aligned, markdown_rows, p_text
 from perfstudy._lib.result import Result
 
 __all__ = ["ParameterRuns", "run_parameters", "parameter_table"]
@@ -284,9 +284,5 @@ def parameter_table(result: ParameterRuns, output: Literal["table", "markdown", 
         + "".join(f"\n{result.parameter}={row['value']} FAILED: {row['failure']}" for row in failed)
     )
     if markdown:
-        text = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-        text += ["| " + " | ".join(cell.replace("|", "\\|") for cell in line) + " |" for line in lines]
-        return "\n".join(text) + "\n\n" + footer + "\n"
-    widths = [max(len(line[i]) for line in [header, *lines]) for i in range(len(header))]
-    text = ["  ".join(cell.ljust(width) for cell, width in zip(line, widths)).rstrip() for line in [header, *lines]]
-    return "\n".join(text) + "\n\n" + footer
+        return "\n".join(markdown_rows(header, lines)) + "\n\n" + footer + "\n"
+    return "\n".join(aligned(header, lines)) + "\n\n" + footer

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 
-from perfstudy._lib.format import p_text, with_unit
+from perfstudy._lib.format import aligned, p_text, with_unit
 
 __all__ = ["text_table", "markdown_table"]
 
@@ -101,9 +101,7 @@ def text_table(result) -> str:
     result : RunResult
     """
     header, rows = _cells(result)
-    widths = [max(len(line[i]) for line in [header, *rows]) for i in range(len(header))]
-    lines = ["  ".join(cell.ljust(width) for cell, width in zip(line, widths)).rstrip() for line in [header, *rows]]
-    return "\n".join(lines) + "\n\n" + _footer(result) + _cleanup(result)
+    return "\n".join(aligned(header, rows)) + "\n\n" + _footer(result) + _cleanup(result)
 
 
 def markdown_table(result) -> str:
