@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 import time
 import warnings
+from pathlib import Path
 
 from perfstudy._lib.checks import check_threshold
 from perfstudy.cli._common import in_help
@@ -48,6 +49,12 @@ def analyze_command(args) -> int:
     started = time.perf_counter()
     try:
         threshold = None if args.threshold is None else check_threshold(args.threshold, "--threshold")
+        out = Path(args.out)
+        if out.suffix.lower() in {".html", ".htm", ".ipynb"} and not out.is_dir():
+            raise ValueError(
+                f"--out is the directory the report goes into (it writes analyze.html and analyze.ipynb there), "
+                f"not a file: pass --out {out.with_suffix('')}"
+            )
         if any(is_run_file(path) for path in args.files):
             if len(args.files) != 1:
                 raise ValueError("a perfstudy run's file holds both versions: analyze it alone")

@@ -240,6 +240,16 @@ def test_analyze_refuses_unusable_input_before_starting_a_kernel(tmp_path, capsy
     assert main(["analyze", str(tmp_path / "missing.csv")]) == 2
 
 
+def test_analyze_out_is_a_folder_and_a_file_name_is_refused_by_name(tmp_path, capsys):
+    # `--out report.html` used to create a folder named report.html holding analyze.html
+    good = tmp_path / "a.txt"
+    good.write_text("goos: linux\n" + "".join(f"BenchmarkX-2 \t 100 \t {v} ns/op\n" for v in (10, 11, 10, 12, 11)))
+    assert main(["analyze", str(good), "--out", str(tmp_path / "report.html")]) == 2
+    err = capsys.readouterr().err
+    assert "--out is the directory" in err and f"--out {tmp_path / 'report'}" in err
+    assert not (tmp_path / "report.html").exists()
+
+
 def test_the_200_benchmark_go_suite_fails_the_gate_with_every_planted_regression(tmp_path, capsys):
     # 200 Go benchmarks, 20 lines a side, 2% noise, +5% in 20 of them; before, all 200 were
     # "inconclusive" and --fail-on-regression exited 0
