@@ -21,6 +21,7 @@ from perfstudy._lib.tdist import norm_ppf
 from perfstudy._lib.types import Executor
 from perfstudy._lib.units import conversion_factor, higher_is_better
 from perfstudy.changes._detect import Found, find_changes, interval, window_bounds
+from perfstudy.changes._location import location_range
 from perfstudy.changes._settings import DEFAULT_WIDTHS, HistorySettings, parse_times
 from perfstudy.comparison import adjust_p_values
 
@@ -52,6 +53,10 @@ _COLUMNS = [
     "after",
     "commits_before",
     "commits_after",
+    "range_first",
+    "range_last",
+    "range_first_index",
+    "range_last_index",
     "p_value",
     "q_value",
     "unit",
@@ -74,7 +79,11 @@ class History(Result):
         none), ``commits_after_needed`` (the fewest commits after a change with which it can be found, the commits
         before it filling the widest window: fewer than ``commits_needed`` when they are many), and
         ``judged_from`` (the first commit that a change cannot yet start at: the newest
-        ``commits_after_needed - 1`` commits cannot be judged yet).
+        ``commits_after_needed - 1`` commits cannot be judged yet), ``noise`` (the relative SD of commits about
+        their level, :func:`noise_between_commits`; NaN for a series with values of both signs) and
+        ``commits_for_threshold`` (about how many commits on each side a change of ``threshold`` needs to be found
+        four times in five at that noise, :func:`commits_for_change`; ``inf`` when such a change is under
+        ``min_sigmas`` noise SDs and is not reported at any length).
     commits : pandas.DataFrame
         One row per commit of every benchmark: ``benchmark``, ``commit``, ``commit_index``, ``index`` (its first
         measurement's position), ``timestamp``, ``median``, ``n``. What the plots draw.
@@ -207,6 +216,10 @@ def _one_series(
         a, b = window_bounds(k, width, bounds, y.size)
         before, after = y[a:k], y[k:b]
         row = {"commit_index": k, "commits_before": k - a, "commits_after": b - k}
+        # where the change may be: Hansen's location set on the level, or on the log spread of the residuals
+        located = y[a:b] if lv is not None else np.log(np.maximum(np.abs(y - centre), floor))[a:b]
+        first, last = location_range(located, k - a, settings["confidence"])
+        row |= {"range_first_index": a + first, "range_last_index": a + last}
         shift, low, high = interval(before, after, settings["confidence"])
         med_b, med_a = float(np.median(before)), float(np.median(after))
         if log:
@@ -263,6 +276,50 @@ def _commits_after(m: int, widths: tuple[int, ...], fdr: float, min_side: int) -
             return n
         n += 1
     return m
+
+
+def commits_for_change(
+    change: float,
+    noise: float,
+    m: int,
+    widths: tuple[int, ...],
+    fdr: float,
+    min_side: int,
+    min_sigmas: float,
+    power: float = 0.8,
+) -> float:
+    """About how many commits on each side a level change of ``change`` (log scale) needs to be found with
+    probability ``power``, when commits vary by ``noise`` (log scale SD) about their level.
+
+    The scan's Mann-Whitney ``z`` with ``n`` commits a side has mean ``(Phi(d / sqrt 2) - 1/2) sqrt(12 n^2 / (2n
+    + 1))`` for a shift of ``d = change / noise`` SDs, and an SD about it taken as ``sqrt(4 p (1 - p))`` of the null's
+    (``p = Phi(d / sqrt 2)``: no spread when the sides never overlap); it must exceed the scan's Bonferroni bound
+    (:func:`_scan_bound`, for ``m`` commits) by ``Phi^-1(power)`` such SDs. A change under ``min_sigmas``
+    noise SDs fails the size rule at any length: ``inf``. An approximation, checked by simulation in ``tests/changes/test_history.py``: at the ``n`` it gives,
+    0.82-0.85 of 200 histories found a 2.5-SD change; with 4 commits fewer a side, 0.62-0.76.
+    """
+    if not noise > 0:
+        return float(min_side)
+    d = abs(change) / noise
+    if d < min_sigmas:
+        return math.inf
+    edge = math.erf(d / 2) / 2  # Phi(d / sqrt 2) - 1/2
+    # z's spread about its mean shrinks as the sides separate: sqrt(4 p (1 - p)) of the null's, p = 1/2 + edge
+    need = _scan_bound(max(m, 2 * min_side), widths, fdr) + norm_ppf(power) * math.sqrt(1 - 4 * edge * edge)
+    # (edge^2 12 n^2 / (2n + 1)) >= need^2: the smallest n, solved, and checked upwards
+    n = max(min_side, math.ceil(need * need / (6 * edge * edge)))
+    while edge * math.sqrt(12 * n * n / (2 * n + 1)) < need:
+        n += 1
+    return float(n)
+
+
+def noise_between_commits(y: np.ndarray) -> float:
+    """The SD of commits about their level, robustly: ``1.4826 MAD`` of the differences of neighbouring commits,
+    over ``sqrt 2`` (a change of level moves one difference, not the estimate). 0 for fewer than 3 commits."""
+    if y.size < 3:
+        return 0.0
+    diffs = np.diff(y)
+    return 1.4826 * float(np.median(np.abs(diffs - np.median(diffs)))) / math.sqrt(2)
 
 
 def _chunk(chunk: list, rng=None, *, settings: dict) -> list[list[dict]]:
@@ -478,7 +535,9 @@ def history(
         faster, noisier, quieter: the level's where it changed); ``level_change`` (relative, after against
         before) with ``level_low``/``level_high``; ``spread_ratio`` with ``spread_low``/``spread_high`` (NaN for a
         level change only); ``before`` and ``after`` (the commits' medians either side), ``commits_before``,
-        ``commits_after``; ``p_value`` (the scan's) and ``q_value`` (the benchmark's BH q-value); ``unit``.
+        ``commits_after``; ``range_first`` and ``range_last`` (the first and last commit that may hold the change
+        at ``confidence``, Hansen's likelihood-ratio set: ``changes._location``) with their commit indices
+        ``range_first_index`` and ``range_last_index``; ``p_value`` (the scan's) and ``q_value`` (the benchmark's BH q-value); ``unit``.
     """
     import pandas as pd
 
@@ -571,7 +630,8 @@ def history(
         )
         for found in chunk
     ]
-    for (name, start, stop), found in zip(meta, found_all, strict=True):
+    for (name, start, stop), found, (y, log, _, _) in zip(meta, found_all, tasks, strict=True):
+        noise = noise_between_commits(y)
         unit = units[row_of[name]] if units is not None else None
         unit = None if unit is None or unit != unit else str(unit)
         up = higher_is_better(unit)
@@ -582,6 +642,8 @@ def history(
                 "benchmark": name,
                 "index": int(first_index[k]),
                 "commit": commits["commit"].iat[start + k],
+                "range_first": commits["commit"].iat[start + row["range_first_index"]],
+                "range_last": commits["commit"].iat[start + row["range_last_index"]],
                 "timestamp": commits["timestamp"].iat[start + k],
                 "verdict": _verdict(row, up),
                 "unit": unit,
@@ -596,6 +658,12 @@ def history(
                 "unit": unit,
                 "commits_needed": _commits_needed(int(stop - start), widths, fdr, min_side),
                 "commits_after_needed": _commits_after(int(stop - start), widths, fdr, min_side),
+                "noise": math.expm1(noise) if log else float("nan"),
+                "commits_for_threshold": commits_for_change(
+                    math.log1p(threshold), noise, int(stop - start), widths, fdr, min_side, min_sigmas
+                )
+                if log and threshold > 0
+                else float("nan"),
             }
         )
     series = pd.DataFrame(series_rows)
@@ -603,6 +671,7 @@ def history(
         series["judged_from"] = np.maximum(series["commits"] - series["commits_after_needed"] + 1, 0)
     else:
         series["commits_needed"] = series["commits_after_needed"] = series["judged_from"] = []
+        series["noise"] = series["commits_for_threshold"] = []
     series["q_value"] = adjust_p_values(series["p_value"].to_numpy(), "bh") if len(series) else []
     keep = set(series.loc[series["q_value"] <= fdr, "benchmark"])
     q_of = dict(zip(series["benchmark"], series["q_value"], strict=True))
@@ -622,6 +691,8 @@ def history(
             "commits_needed",
             "commits_after_needed",
             "judged_from",
+            "noise",
+            "commits_for_threshold",
         ]
     ]
     return History(

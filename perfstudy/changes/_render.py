@@ -22,7 +22,8 @@ if TYPE_CHECKING:
 __all__ = ["HISTORY_FORMATS", "format_history", "history_html"]
 
 HISTORY_FORMATS = ("table", "markdown", "json", "html")
-_HEAD = ["benchmark", "index", "commit", "change", "verdict", "level", "spread", "q"]
+_HEAD = ["benchmark", "index", "commit", "may be in", "change", "verdict", "level", "spread", "q"]
+_VERDICT = _HEAD.index("verdict")
 _COLOURS = {"slower": "#c0392b", "faster": "#1e8449", "noisier": "#b9770e", "quieter": "#2874a6"}
 
 
@@ -45,12 +46,20 @@ def _cells(row) -> list[str]:
         str(row.benchmark),
         str(row.index),
         str(row.commit),
+        _where(row),
         row.change,
         row.verdict,
         level,
         spread,
         p_text(row.q_value),
     ]
+
+
+def _where(row) -> str:
+    """The commits that may hold the change: one commit, or the first and last of a range and how many."""
+    if row.range_first_index == row.range_last_index:
+        return "this commit only"
+    return f"{row.range_first}..{row.range_last} ({row.range_last_index - row.range_first_index + 1} commits)"
 
 
 def _summary(result: History) -> str:
@@ -62,13 +71,31 @@ def _summary(result: History) -> str:
         f"{len(cp)} change point(s) in {int((series['change_points'] > 0).sum())} of {len(series)} benchmark(s)"  # pyright: ignore
         + (f": {said}" if said else "")
         + f". False discovery rate {result.fdr:g} across benchmarks (Benjamini-Hochberg); intervals "
-        f"{100 * result.confidence:g}%; level changes under {100 * result.threshold:g}% not reported. "
-        + _needed(series)
+        f"and the commits a change may be in {100 * result.confidence:g}%; level changes under {100 * result.threshold:g}% not reported. "
+        + _needed(series, result.threshold)
         + "".join(f" {note[0].upper() + note[1:]}." for note in result.notes)
     )
 
 
-def _needed(series) -> str:
+def _power(series, threshold: float) -> str:
+    """What a change of the threshold's size needs at the benchmarks' noise between commits (the median
+    benchmark's), in one sentence; empty where no benchmark has a noise (values of both signs)."""
+    known = series[np.isfinite(series["noise"].to_numpy(dtype=float))]
+    if known.empty or not threshold > 0:
+        return ""
+    noise = float(np.median(known["noise"]))
+    need = float(np.median(known["commits_for_threshold"]))
+    which = "these benchmarks'" if len(known) > 1 else "this benchmark's"
+    spread = f"At {which} noise between commits ({100 * noise:.1f}%" + (" median)" if len(known) > 1 else ")")
+    if not math.isfinite(need):
+        return (
+            f" {spread}, a change of {100 * threshold:g}% is too small to be reported at any number of commits: "
+            "measure each commit more times, or raise the threshold."
+        )
+    return f" {spread}, a change of {100 * threshold:g}% needs about {need:.0f} commits on each side to be found at least four times in five."
+
+
+def _needed(series, threshold: float = 0.0) -> str:
     """What the benchmarks' lengths allow: the commits a change needs on each side, and those too short."""
     if series.empty:
         return ""
@@ -84,6 +111,7 @@ def _needed(series) -> str:
         + (f" to {last - 1}" if first != last else "")
         + " commit(s) of a benchmark cannot be judged yet."
     )
+    text += _power(series, threshold)
     if len(short):
         names = ", ".join(map(str, short["benchmark"].head(3))) + (", ..." if len(short) > 3 else "")
         text += (
@@ -116,6 +144,8 @@ def _plain(value):
 
 def _json(result: History) -> str:
     points = [{k: _plain(v) for k, v in row.items()} for row in result.change_points.to_dict("records")]
+    for point in points:  # the range as one field: the first and the last commit that may hold the change
+        point["commit_range"] = [point["range_first"], point["range_last"]]
     series = [{k: _plain(v) for k, v in row.items()} for row in result.series.to_dict("records")]
     out = {
         "summary": _summary(result),
@@ -254,9 +284,9 @@ def history_html(result, *, unchanged: int = 0) -> str:
             return
         out.append("<table><tr>" + "".join(f"<th>{esc(h)}</th>" for h in _HEAD) + "</tr>")
         for r in rows.itertuples(index=False):
-            cells = _cells(r)
-            cells[4] = f"<span class='{esc(r.verdict)}'>{esc(r.verdict)}</span>"
-            out.append("<tr>" + "".join(f"<td>{c if i == 4 else esc(c)}</td>" for i, c in enumerate(cells)) + "</tr>")
+            cells = [esc(c) for c in _cells(r)]
+            cells[_VERDICT] = f"<span class='{esc(r.verdict)}'>{esc(r.verdict)}</span>"
+            out.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
         out.append("</table>")
 
     table(bad, f"Regressions ({len(bad)}): slower or noisier")
@@ -274,8 +304,10 @@ def history_html(result, *, unchanged: int = 0) -> str:
         mine = cp[cp["benchmark"] == name]
         out.append(f"<h2>{esc(str(name))}</h2>")
         said = [
-            f"<span class='{esc(r.verdict)}'>{esc(r.verdict)}</span> at commit {esc(str(r.commit))} (index {r.index}): "
-            + esc(" ".join(c for c in _cells(r)[5:7] if c))
+            f"<span class='{esc(r.verdict)}'>{esc(r.verdict)}</span> at commit {esc(str(r.commit))} (index {r.index}"
+            + (f"; may be in {esc(_where(r))}" if r.range_first_index != r.range_last_index else "")
+            + "): "
+            + esc(" ".join(c for c in _cells(r)[_VERDICT + 1 : _VERDICT + 3] if c))
             for r in mine.itertuples(index=False)
         ]
         out.append("<p>" + ("<br>".join(said) or "No change point.") + "</p>")

@@ -77,6 +77,18 @@ def add_parser(commands) -> None:
         default=None,
         help="how many newest commits --fail-on-regression looks at (default: --min-side)",
     )
+    history.add_argument(
+        "--confirm",
+        metavar="TEMPLATE",
+        default=None,
+        help="bisect each change point that became slower in the newest --recent commits, from the commit before "
+        "its range to its range's last, running TEMPLATE ({commit} where the commit goes, {benchmark} where its "
+        "name goes) in interleaved rounds as perfstudy bisect does; with --fail-on-regression the exit status is 1 "
+        "only for a regression a bisect confirms",
+    )
+    history.add_argument(
+        "--confirm-max-time", default=None, help="each confirming bisect step's budget in time: 2m (default: none)"
+    )
     history.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
@@ -103,11 +115,24 @@ def history_command(args) -> int:
         ordered = "timestamp" in frame.columns and frame.attrs.get("order") == "timestamp"
         result = history(frame, settings=settings.standard(ordered=ordered))
         recent = args.min_side if args.recent is None else check_int("--recent", args.recent, maximum=2**31)
-        newest = result.newest(recent) if args.fail_on_regression else None
-    except (ValueError, TypeError, OSError, KeyError) as error:
+        newest = result.newest(recent) if args.fail_on_regression or args.confirm is not None else None
+        if args.confirm_max_time is not None:
+            from perfstudy._lib.checks import check_duration
+
+            if args.confirm is None:
+                raise ValueError("--confirm-max-time: only with --confirm TEMPLATE")
+            check_duration("--confirm-max-time", args.confirm_max_time)
+        confirmed = None
+        if args.confirm is not None:
+            if "{commit}" not in args.confirm:
+                raise ValueError(f"--confirm {args.confirm!r}: put {{commit}} where the commit goes")
+            confirmed = _confirm(result, newest[newest["verdict"] == "slower"], args)  # pyright: ignore
+    except (ValueError, TypeError, OSError, KeyError, RuntimeError) as error:
         print(f"perfstudy history: {one_line(error)}", file=sys.stderr)
         return 2
     text = result.format(args.format)
+    if confirmed is not None:
+        text = _with_confirmations(text, confirmed, args.format)
     if args.out:
         try:
             with open(args.out, "w", encoding="utf-8") as handle:
@@ -118,9 +143,22 @@ def history_command(args) -> int:
         print(f"perfstudy history: wrote {args.out}", file=sys.stderr)
     else:
         print(text)
-    if newest is None:
+    if newest is None or not args.fail_on_regression:
         return 0
     slower = newest[newest["verdict"] == "slower"]
+    if confirmed is not None:
+        culprits = [
+            f"{name} (commit {b.culprit})" for name, b in confirmed if b.culprit is not None and b.direction == "slower"
+        ]
+        unsure = [name for name, b in confirmed if b.culprit is None and b.range]
+        said = f"{len(slower)} suspected, {len(culprits)} confirmed by an interleaved bisect"
+        if unsure:
+            said += f"; {len(unsure)} left as a range (not confirmed to one commit): {', '.join(unsure)}"
+        if culprits:
+            print(f"perfstudy history: slower, confirmed: {', '.join(culprits)}; {said}", file=sys.stderr)
+            return 1
+        print(f"perfstudy history: no regression confirmed in the newest {recent} commit(s); {said}", file=sys.stderr)
+        return 0
     need = result.series["commits_needed"]
     after = int(result.series["commits_after_needed"].to_numpy().min())
     judged = f"the newest {after - 1} commit(s) of each benchmark cannot be judged yet"
@@ -133,3 +171,57 @@ def history_command(args) -> int:
         return 1
     print(f"perfstudy history: no benchmark slower in its newest {recent} commit(s); {judged}", file=sys.stderr)
     return 0
+
+
+def _confirm(result, suspects, args) -> list:
+    """One interleaved bisect per suspected regression: from the commit before its range to the range's last."""
+    from perfstudy.experiment.bisection import bisect
+
+    out = []
+    commits = result.commits
+    for row in suspects.itertuples(index=False):
+        order = commits.loc[commits["benchmark"] == row.benchmark, "commit"].tolist()
+        first = max(int(row.range_first_index) - 1, 0)
+        chosen = [str(c) for c in order[first : int(row.range_last_index) + 1]]
+        template = args.confirm.replace("{benchmark}", str(row.benchmark))
+        print(
+            f"perfstudy history: confirming {row.benchmark}: bisect of {chosen[0]}..{chosen[-1]} "
+            f"({len(chosen) - 1} commit(s) after the good one)",
+            file=sys.stderr,
+        )
+        found = bisect(
+            chosen,
+            template,
+            threshold=result.threshold,
+            confidence=result.confidence,
+            max_time=args.confirm_max_time,
+            progress=not args.no_progress,
+        )
+        out.append((str(row.benchmark), found))
+    return out
+
+
+def _with_confirmations(text: str, confirmed: list, format: str) -> str:
+    """The history's report followed by each confirming bisect's, in the same format (JSON: one object)."""
+    if format == "json":
+        import json
+
+        return json.dumps(
+            {
+                "history": json.loads(text),
+                "confirmations": [{"benchmark": name, **json.loads(b.format("json"))} for name, b in confirmed],
+            },
+            indent=2,
+        )
+    if format == "html":
+        import html
+
+        parts = "".join(
+            f"<h2>Confirmed by bisect: {html.escape(name)}</h2><pre>{html.escape(b.format('table'))}</pre>"
+            for name, b in confirmed
+        )
+        return text.replace("</body></html>", parts + "</body></html>")
+    head = "### " if format == "markdown" else ""
+    if not confirmed:
+        return text + f"\n\n{head}No suspected regression in the newest commits to confirm."
+    return text + "".join(f"\n\n{head}Confirmed by bisect: {name}\n\n{b.format(format)}" for name, b in confirmed)

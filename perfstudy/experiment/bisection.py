@@ -134,7 +134,7 @@ class Bisection(Result):
         else:
             head = f"the change lies in {self.range[0]}..{self.range[-1]} ({self.stopped})" if self.range else ""
         bound = (
-            f"bisect confidence {self.confidence:.0%} as a whole: each of at most {self.max_steps} steps at "
+            f"bisect confidence {self.confidence:.0%} as a whole: each of at most {self.max_steps} step{'s' if self.max_steps != 1 else ''} at "
             f"{self.step_confidence:.2%}"
         )
         header = ["step", "commit", "change [interval]", "verdict", "so the change is", "rounds", "seconds"]

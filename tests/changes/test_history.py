@@ -1,5 +1,8 @@
 """history(): SAP's labels, calibration on series with no change, power on planted steps, verdicts, refusals."""
 
+import math
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -180,3 +183,43 @@ def test_an_executor_gives_the_same_change_points():
     assert set(cp.loc[cp["index"] == 40, "benchmark"]) >= planted
     # BH at 5% over 150 benchmarks with 50 changed: about 2.5 false discoveries expected among ~52
     assert len(cp) - len(planted) <= 6
+
+
+@pytest.mark.slow  # 400 histories
+@pytest.mark.parametrize(("noise", "change"), [(0.04, 0.10), (0.01, 0.025)])
+def test_the_commits_a_change_needs_find_it_four_times_in_five(noise, change):
+    # commits_for_change says about how many commits on each side find a change with power 0.8; 200 simulated
+    # histories of that length, the step in the middle: found (within 2 commits) in at least 0.8 - 3 MC SE
+    # (sqrt(.8 .2 / 200) = 0.028) of them; with half as many commits, fewer than 0.8 (4 fewer gave 0.62-0.76
+    # when written).
+    from perfstudy.changes._history import commits_for_change
+    from perfstudy.changes._settings import DEFAULT_WIDTHS
+
+    def power(n, seed):
+        rng = np.random.default_rng(seed)
+        hits = 0
+        for _ in range(200):
+            level = np.where(np.arange(2 * n) >= n, 1 + change, 1.0)
+            frame = pd.DataFrame({"commit": np.arange(2 * n), "value": level * np.exp(rng.normal(0, noise, 2 * n))})
+            cp = history(frame, benchmark=None, threshold=change / 2).change_points
+            hits += bool((np.abs(cp["commit_index"] - n) <= 2).any())
+        return hits / 200
+
+    n = int(commits_for_change(math.log1p(change), noise, 40, DEFAULT_WIDTHS, 0.05, 3, 2.0))
+    assert power(n, 1) >= 0.8 - 3 * math.sqrt(0.8 * 0.2 / 200)
+    assert power(n // 2, 2) < 0.8
+
+
+def test_a_change_under_the_size_rule_is_said_to_need_more_than_commits():
+    # 4% noise between commits and a 5% threshold: a 5% change is 1.25 noise SDs, under min_sigmas = 2, so the
+    # summary says no number of commits will report it (why a 24-commit history of a real repository never found its -5%)
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"commit": np.arange(200), "value": np.exp(rng.normal(0, 0.04, 200))})
+    found = history(frame, benchmark=None, threshold=0.05)
+    assert math.isinf(found.series["commits_for_threshold"].iat[0])
+    assert "a change of 5% is too small to be reported at any number of commits" in found.format()
+    quiet = pd.DataFrame({"commit": np.arange(200), "value": np.exp(rng.normal(0, 0.01, 200))})
+    said = history(quiet, benchmark=None, threshold=0.05).format()
+    assert re.search(
+        r"a change of 5% needs about \d+ commits on each side to be found at least four times in five", said
+    )

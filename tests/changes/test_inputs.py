@@ -45,7 +45,7 @@ def test_table_markdown_and_html_say_the_same(tidy, capsys, tmp_path):
     table = capsys.readouterr().out
     assert "1 change point(s) in 1 of 2 benchmark(s): 1 slower" in table and "c040" in table
     assert main(["history", str(tidy), "--format", "markdown"]) == 0
-    assert "| step | 40 | c040 | level | slower |" in capsys.readouterr().out
+    assert "| step | 40 | c040 | this commit only | level | slower |" in capsys.readouterr().out
     out = tmp_path / "report.html"
     assert main(["history", str(tidy), "--format", "html", "--out", str(out)]) == 0
     page = out.read_text()
