@@ -12,7 +12,12 @@ from perfstudy.cli._common import one_line as _one_line
 #: the library's argument names as the command line spells them
 _OPTIONS = {"threshold": "--threshold", "confidence": "--confidence", "max_rounds": "--max-rounds",
             "max_time": "--max-time", "command": "--command", "out": "--out", "resume": "--resume", "seed": "--seed", "commits": "--commits", "metric": "--metric",
-            "a": "--command", "b": "--command"}  # fmt: skip
+            "a": "--command", "b": "--command", "statistic": "--statistic", "rule": "--rule", "duet": "--duet",
+            "values": "--values", "warmup": "--warmup", "timeout": "--timeout",
+            "prepare": "--prepare", "setup": "--setup", "cleanup": "--cleanup"}  # fmt: skip
+#: the options every step's run takes, as the run's arguments
+_RUN_OPTIONS = ("statistic", "rule", "metric", "duet", "values", "warmup", "timeout", "shell", "prepare", "setup",
+                "cleanup")  # fmt: skip
 
 
 def add_parser(commands) -> None:
@@ -49,10 +54,57 @@ def add_parser(commands) -> None:
         "--resume",
         action="store_true",
         help="continue the bisect in --out: commits it measured are not run again (its commits, command, "
-        "threshold, confidence and seed must be these)",
+        "threshold, confidence, seed and each step's run options must be these)",
     )
     bisect.add_argument(
         "--fail-on-regression", action="store_true", help="exit 1 when the culprit made the benchmark slower"
+    )
+    steps = bisect.add_argument_group("each step's run (as perfstudy run has them)")
+    steps.add_argument(
+        "--statistic", choices=("mean", "median", "min"), default=None, help="each batch's statistic (default median)"
+    )
+    steps.add_argument("--rule", choices=("sign", "t"), default=None, help="the anytime-valid rule (default sign)")
+    steps.add_argument(
+        "--metric",
+        default=None,
+        choices=("wall", "cpu", "rss"),
+        help="what is judged: wall (default), cpu or rss; a bisect follows one",
+    )
+    steps.add_argument(
+        "--duet",
+        action="store_true",
+        default=None,
+        help="run the two commits at once, each on a CPU of its own (default: interleaved rounds)",
+    )
+    steps.add_argument("--values", type=int, default=None, help="measured runs per batch (default 3)")
+    steps.add_argument("--warmup", type=int, default=None, help="warm-up runs per batch, left out (default 1)")
+    steps.add_argument("--timeout", default=None, help="how long one run may take: 30s, 5m (default: none)")
+    steps.add_argument(
+        "-N",
+        "--no-shell",
+        dest="shell",
+        action="store_false",
+        default=None,
+        help="run the command directly, not through /bin/sh -c",
+    )
+    steps.add_argument(
+        "--prepare",
+        metavar="CMD",
+        default=None,
+        help="run before every batch, untimed; {commit} is each version's commit (default: none)",
+    )
+    steps.add_argument(
+        "--setup",
+        metavar="CMD",
+        default=None,
+        help="run once per version before a step's first round; {commit} is each version's commit, "
+        "as in 'git worktree add wt-{commit} {commit}' (default: none)",
+    )
+    steps.add_argument(
+        "--cleanup",
+        metavar="CMD",
+        default=None,
+        help="run once per version after a step's last round; {commit} as in --setup (default: none)",
     )
     bisect.add_argument("--no-progress", action="store_true", help="no progress bars")
     format_option(bisect)
@@ -106,9 +158,11 @@ def bisect_command(args) -> int:
             resume=args.resume,
             seed=args.seed,
             progress=not args.no_progress,
+            **{key: getattr(args, key) for key in _RUN_OPTIONS if getattr(args, key) is not None},
         )
     except (ValueError, TypeError, OSError, RuntimeError) as error:
-        print(f"perfstudy bisect: {in_options(_one_line(error), _OPTIONS)}", file=sys.stderr)
+        said = in_options(_one_line(error), _OPTIONS).replace("drop shell=False", "drop --no-shell")
+        print(f"perfstudy bisect: {said}", file=sys.stderr)
         return 2
     print(result.format(args.output))
     return 1 if args.fail_on_regression and result.culprit is not None and result.direction == "slower" else 0

@@ -201,6 +201,19 @@ def _checked(commits, command, threshold, confidence, run_options: dict) -> tupl
     refused = sorted(set(run_options) & {"name", "out", "resume", "settings", "scheduler", "a", "b"})
     if refused:
         raise TypeError(f"{refused[0]}: bisect sets it for each step itself (or cannot yet: scheduler, resume)")
+    measure = run_options.get("measure")
+    if measure not in (None, "time"):
+        raise ValueError(
+            f"measure={measure!r}: a bisect follows one benchmark's time, and a harness's output can hold many; "
+            "make the command run one benchmark and time it (measure='time')"
+        )
+    for hook in ("prepare", "setup", "cleanup"):
+        text = run_options.get(hook)
+        if isinstance(text, str) and "{commit}" in text and run_options.get("shell") is False:
+            raise ValueError(
+                f"{hook}={text!r}: a hook with {{commit}} runs each version's commit through the shell; drop "
+                "shell=False"
+            )
     metric = run_options.get("metric")
     if metric is not None and not isinstance(metric, str) and len(list(metric)) != 1:
         raise ValueError(f"metric={metric!r}: a bisect follows one metric; name one")
@@ -226,6 +239,18 @@ def _checked(commits, command, threshold, confidence, run_options: dict) -> tupl
 
 def _substitute(template: str, commit: str) -> str:
     return template.replace("{commit}", commit)
+
+
+def _hooks(run_options: dict, good: str, commit: str) -> dict:
+    """``run_options`` with each hook's ``{commit}`` filled in per version: the good commit for A, the step's for
+    B (the run sets ``PERFSTUDY_VERSION`` for its hooks, and the shell chooses by it)."""
+    out = dict(run_options)
+    for hook in ("prepare", "setup", "cleanup"):
+        text = out.get(hook)
+        if isinstance(text, str) and "{commit}" in text:
+            a, b = _substitute(text, good), _substitute(text, commit)
+            out[hook] = f'if [ "$PERFSTUDY_VERSION" = A ]; then ({a}\n); else ({b}\n); fi'
+    return out
 
 
 def bisect(
@@ -264,7 +289,7 @@ def bisect(
         result.
     resume : bool
         Continue the bisect in ``out``: its steps are taken as measured (a commit it measured is not run again),
-        and the others run. Its commits, command, threshold, confidence and seed must be these; a difference is
+        and the others run. Its commits, command, threshold, confidence, seed and run options must be these; a difference is
         refused, naming it.
     seed : int, optional
         Each step's run draws its order from ``seed + step``.
@@ -272,7 +297,10 @@ def bisect(
         Each run's progress bar.
     **run_options
         Passed to every step's :func:`perfstudy.experiment.run` (``statistic``, ``rule``, ``metric``, ``duet``,
-        ``values``, ``warmup``, ``timeout``, ``prepare``, ``setup``, ``cleanup``...).
+        ``values``, ``warmup``, ``timeout``, ``shell``, ``prepare``, ``setup``, ``cleanup``). ``{commit}`` in a hook
+        is filled in per version: the good commit for A, the step's commit for B (``--setup 'git worktree add
+        wt-{commit} {commit}'``). ``measure`` other than time is refused: a harness's output can hold many
+        benchmarks, and a bisect follows one.
 
     Returns
     -------
@@ -295,6 +323,8 @@ def bisect(
 
     resume = check_bool("resume", resume)
     defined = dict(commits=commits, command=command, threshold=threshold, confidence=confidence, seed=seed)
+    if run_options:  # each step's run options define the bisect too (a file without them had none)
+        defined["run_options"] = json.loads(json.dumps(run_options, sort_keys=True, default=str))
     measured = _resumed(path, defined) if resume else {}
     if path is not None and not resume and path.exists():
         raise ValueError(f"out={str(path)!r}: exists; resume=True continues that bisect, or name another file")
@@ -324,7 +354,7 @@ def bisect(
             max_time=max_time,
             seed=None if seed is None else seed + len(steps),
             progress=progress,
-            **run_options,
+            **_hooks(run_options, good, commit),
         )
         verdict = result.verdicts[0] if result.verdicts else {}
         step = dict(

@@ -107,6 +107,34 @@ def test_the_command_line_refuses_unusable_input_with_one_line(tmp_path, capsys)
     assert "--command: command not found: 'nosuchprogram'" in capsys.readouterr().err
 
 
+def test_each_steps_run_takes_the_command_lines_options_and_hooks_get_each_versions_commit(tmp_path, capsys):
+    # before, bisect had no --statistic, --rule, --setup...: the library passed them, the command line could not
+    commits = tmp_path / "commits.txt"
+    commits.write_text("c0\nc1\n")
+    log = tmp_path / "setup.log"
+    out = tmp_path / "b.json"
+    code = main(["bisect", "--commits", str(commits), "--command", "sleep 0.03 # {commit}", "--threshold", "50%",
+                 "--statistic", "min", "--rule", "t", "--values", "2", "--warmup", "0",
+                 "--setup", f"echo $PERFSTUDY_VERSION {{commit}} >> {log}", "--out", str(out), "--format", "json",
+                 "--no-progress"])  # fmt: skip
+    assert code == 0, capsys.readouterr().err
+    assert sorted(log.read_text().split("\n")[:2]) == ["A c0", "B c1"]  # the good commit for A, the step's for B
+    recorded = json.loads(out.read_text())["settings"]["run_options"]
+    assert recorded == {"rule": "t", "setup": f"echo $PERFSTUDY_VERSION {{commit}} >> {log}", "statistic": "min",
+                        "values": 2, "warmup": 0}  # fmt: skip
+    # a resumed bisect with another step option is another bisect
+    assert main(["bisect", "--commits", str(commits), "--command", "sleep 0.03 # {commit}", "--threshold", "50%",
+                 "--statistic", "median", "--out", str(out), "--resume"]) == 2  # fmt: skip
+    assert "run_options differs from the bisect in" in capsys.readouterr().err
+    assert main(["bisect", "--commits", str(commits), "--command", "x {commit}", "-N", "--setup", "y {commit}"]) == 2
+    assert (
+        "--setup 'y {commit}': a hook with {commit} runs each version's commit through the shell; drop --no-shell"
+        in (capsys.readouterr().err)
+    )
+    with pytest.raises(ValueError, match="measure='go': a bisect follows one benchmark's time"):
+        bisect(["c0", "c1"], "x {commit}", measure="go", progress=False)
+
+
 @pytest.mark.slow  # a real git repository and real commands
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 def test_good_and_bad_inside_a_git_repository_find_the_commit_that_slowed_it(tmp_path, capsys, monkeypatch):
