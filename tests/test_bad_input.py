@@ -23,6 +23,7 @@ import importlib
 import inspect
 import json
 import os
+import pathlib
 
 import numpy as np
 import pandas as pd
@@ -578,6 +579,7 @@ def _valid(tmp):  # noqa: PLR0915 - one table
         "notebook.plots.savefig": lambda: call(plots.plot_clustered_se(), "fig", figures_dir=str(tmp / "figures")),
         "studies.history_figures.plot_sap_series": lambda: call(_small_sap(), {"perfstudy": {"s0": [20]}}),
         "studies.history_figures.plot_planted_recall": lambda: call(_planted_table()),
+        "studies.history_figures.plot_short_history": lambda: call(_short_history()),
         "studies.bakshy2015_figures.plot_recovery": lambda: call(_recovery()),
         "studies.bakshy2015_figures.plot_variance_split": lambda: call(_split()),
         "studies.bakshy2015_figures.plot_interval_methods": lambda: call(_interval_methods()),
@@ -1165,6 +1167,18 @@ def _study_valid():
         "running.toggled_load": lambda: call(0.5, busy=1, low=0.1, high=0.2),
         "running.toggled_trial": lambda: call(1000, changes=(0.5,), seconds=0.5, threshold=0.05),
         "running.ToggledTrial.to_frame": lambda: call(result_of("running.toggled_trial")),
+        "bisecting.planted_repository": lambda: call(_fresh_folder(), commits=3, iterations=200),
+        "bisecting.short_history_trial": lambda: call(
+            commits=4,
+            changes={2: 0.5},
+            iterations=200,
+            count=1,
+            threshold=0.3,
+            aa_bisects=0,
+            load=False,
+            max_time="5s",
+        ),
+        "bisecting.ShortHistoryTrial.to_frame": lambda: call(result_of("bisecting.short_history_trial")),
         "running.StoppingCalibration.to_frame": lambda: call(result_of("running.calibration")),
         "running.PowerAndCost.to_frame": lambda: call(result_of("running.power_and_cost")),
         "public_data.Series.to_frame": lambda: call(next(public_data.iter_series(["sap-hana-0016"]))),
@@ -1272,6 +1286,22 @@ def _survey():
     from perfstudy.studies.public_data import survey_datasets
 
     return survey_datasets(["sap-hana-0016", "pt4cloud-AWS-EP-L"], permutations=9, rng=0)
+
+
+def _fresh_folder():
+    """A folder that does not exist yet, for a repository to be built in."""
+    import tempfile
+
+    return pathlib.Path(tempfile.mkdtemp(prefix="perfstudy-test-")) / "repo"
+
+
+@functools.cache
+def _short_history():
+    from perfstudy.studies.bisecting import short_history_trial
+
+    return short_history_trial(
+        commits=4, changes={2: 0.5}, iterations=200, count=1, threshold=0.3, aa_bisects=0, load=False, max_time="5s"
+    )
 
 
 @functools.cache

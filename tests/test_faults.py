@@ -330,6 +330,47 @@ def test_a_report_reads_replies_through_the_patient_channel(tmp_path, monkeypatc
     assert [r.status for r in runs] == ["ok"] and used
 
 
+@pytest.mark.slow  # four kernels
+def test_two_jobs_run_notebooks_at_once_and_one_that_times_the_machine_alone(tmp_path):
+    # each notebook writes when it started and ended; the two ordinary ones overlap, the one marked alone overlaps
+    # neither, a corrupt one still fails alone, and the runs come back in the folder's order
+    import nbformat
+
+    from perfstudy.notebook.report import execute_notebooks
+
+    folder = tmp_path / "notebooks"
+    folder.mkdir()
+    log = tmp_path / "log"
+    log.mkdir()
+    code = "import time, pathlib\nstart = time.time()\ntime.sleep(2)\npathlib.Path({!r}).write_text(f'{{start}} {{time.time()}}')"
+    _notebook(folder, "01_a", code.format(str(log / "01_a")))
+    timed = _notebook(folder, "02_timed", code.format(str(log / "02_timed")))
+    marked = nbformat.read(timed, as_version=4)
+    marked.metadata["perfstudy"] = {"alone": True}
+    nbformat.write(marked, timed)
+    _notebook(folder, "03_b", code.format(str(log / "03_b")))
+    (folder / "04_corrupt.ipynb").write_text("{ not a notebook")
+    runs = execute_notebooks(
+        notebooks_dir=folder, out_dir=tmp_path / "out", figures_dir=tmp_path / "fig", html=False, progress=False,
+        jobs=2,
+    )  # fmt: skip
+    assert [(r.name, r.status) for r in runs] == [
+        ("01_a", "ok"),
+        ("02_timed", "ok"),
+        ("03_b", "ok"),
+        ("04_corrupt", "failed"),
+    ]
+    spans = {p.name: tuple(map(float, p.read_text().split())) for p in log.iterdir()}
+
+    def overlap(x, y):
+        return min(spans[x][1], spans[y][1]) > max(spans[x][0], spans[y][0])
+
+    assert overlap("01_a", "03_b")
+    assert not overlap("02_timed", "01_a") and not overlap("02_timed", "03_b")
+    with pytest.raises(ValueError, match="jobs"):
+        execute_notebooks(notebooks_dir=folder, out_dir=tmp_path / "out", jobs=0)
+
+
 @pytest.mark.slow  # over 3 s on 2 cores
 def test_a_report_gives_a_parameter_to_the_notebooks_that_declare_it_and_refuses_one_none_declares(tmp_path):
     from perfstudy.notebook.report import execute_notebooks

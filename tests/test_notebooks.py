@@ -697,4 +697,20 @@ def test_history_notebook_says_what_its_tables_hold(tmp_path_factory):
     assert f"Step F1 {planted['perfstudy']['step_F1']:.2f}" in summary
     null_cp = sum(row["change_points"] for row in rec["null"])
     assert f"{null_cp} false change points in" in summary
-    assert sorted(p.name for p in (tmp / "figures").glob("10_*.png")) == ["10_planted.png", "10_sap_series.png"]
+    assert sorted(p.name for p in (tmp / "figures").glob("10_*.png")) == [
+        "10_planted.png",
+        "10_sap_series.png",
+        "10_short_history.png",
+    ]
+    # the short real history: the sentence says what the bisect's table holds (quick: one +30% change at commit 5)
+    found = rec["short_found"]
+    said = rec["said"]["short_history"]["text"]
+    assert [row["commit"] for row in found] == [5]
+    named = [row for row in found if row["culprit"] is not None and row["culprit"] == row["commit"]]
+    assert f"The interleaved bisects named {len(named)} of 1 planted commits" in said
+    assert all(row["culprit"] in (None, 5) for row in found)  # never another commit
+    aa = rec["short_aa"]
+    assert (
+        len(aa) == 2
+        and f"Over 2 bisects of a range without a change they named {sum(r['culprit'] is not None for r in aa)}" in said
+    )

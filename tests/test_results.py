@@ -219,6 +219,18 @@ def _make(name):  # noqa: C901 - one branch a class, read as a table
         ).run_parameters(
             "sleep 0.00{x}", "x", ["1", "2"], values=1, warmup=0, min_rounds=2, max_rounds=2, progress=False
         ),
+        "studies.bisecting.ShortHistoryTrial": lambda: importlib.import_module(
+            "perfstudy.studies.bisecting"
+        ).short_history_trial(
+            commits=4,
+            changes={2: 0.5},
+            iterations=200,
+            count=1,
+            threshold=0.3,
+            aa_bisects=0,
+            load=False,
+            max_time="5s",
+        ),
         "studies.running.ToggledTrial": lambda: running.toggled_trial(
             1000, changes=(0.5,), seconds=0.5, threshold=0.05
         ),

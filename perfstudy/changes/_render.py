@@ -105,9 +105,9 @@ def _needed(series, threshold: float = 0.0) -> str:
     first, last = int(after.min()), int(after.max())
     newest = f"{first}" if first == last else f"{first} to {last}"
     short = series[series["commits"] < 2 * need]
+    fewer = f", or as few as {newest} after it when the commits before it are many" if last < low else ""
     text = (
-        f"A change needs {span} commits on each side to be found, or as few as {newest} after it when the commits "
-        f"before it are many, so the newest {first - 1}"
+        f"A change needs {span} commits on each side to be found{fewer}, so the newest {first - 1}"
         + (f" to {last - 1}" if first != last else "")
         + " commit(s) of a benchmark cannot be judged yet."
     )

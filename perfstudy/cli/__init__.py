@@ -10,6 +10,7 @@ import sys
 
 from perfstudy._lib.checks import parse_duration
 from perfstudy.cli import _analyze, _bisect, _compare, _explore, _history, _run
+from perfstudy.cli._common import in_options
 from perfstudy.cli._common import one_line as _one_line
 
 __all__ = ["main"]
@@ -37,6 +38,13 @@ def _parser() -> argparse.ArgumentParser:
     report.add_argument("--notebooks", default=None, help="notebook directory (default: ./notebooks)")
     report.add_argument(
         "--timeout", default="30m", help="how long a cell may run, with its unit: 30m, 90s, 2h (default: 30m)"
+    )
+    report.add_argument(
+        "--jobs",
+        type=int,
+        default=None,
+        help="notebooks run at once; a notebook that times this machine (09, 10) still runs alone "
+        "(default: the CPUs, at most 4)",
     )
     report.add_argument("--kernel", default="python3", help="Jupyter kernel name (default: python3)")
     report.add_argument("--no-html", action="store_true", help="skip the HTML rendering")
@@ -142,6 +150,14 @@ def _check_readme(args, runs) -> None:
     )
 
 
+def _report_jobs(jobs: int | None) -> int:
+    """``--jobs`` as given, else the CPUs this process may use, at most 4."""
+    if jobs is not None:
+        return jobs
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return max(1, min(4, cpus))
+
+
 def _command(args) -> int:
     if args.command == "report":
         from perfstudy.notebook.report import execute_notebooks, format_table
@@ -157,9 +173,10 @@ def _command(args) -> int:
                 kernel_name=args.kernel,
                 html=not args.no_html,
                 progress=not args.no_progress,
+                jobs=_report_jobs(args.jobs),
             )
         except (ValueError, TypeError, OSError) as error:  # bad arguments, an --out that cannot be written
-            print(f"perfstudy report: {_one_line(error)}", file=sys.stderr)
+            print(f"perfstudy report: {in_options(_one_line(error), {'jobs': '--jobs'})}", file=sys.stderr)
             return 2
         print(format_table(runs))
         failed = [r for r in runs if r.status != "ok"]

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from tqdm.auto import tqdm
 
-from perfstudy._lib.checks import check_bool, check_directory, check_real
+from perfstudy._lib.checks import check_bool, check_directory, check_int, check_real
 from perfstudy._lib.result import Result
 from perfstudy.notebook.records import _write_atomically
 
@@ -287,6 +287,7 @@ def execute_notebooks(
     html: bool = True,
     progress: bool = True,
     parameters: dict | None = None,
+    jobs: int = 1,
 ) -> list[NotebookRun]:
     """Execute notebooks with papermill; never stops at the first failure.
 
@@ -313,10 +314,15 @@ def execute_notebooks(
     parameters : dict, optional
         More parameters (e.g. ``{"seed": 7}``), each given to the notebooks that declare it; one that
         no chosen notebook declares is refused.
+    jobs : int
+        Notebooks run at once, each in a process of its own. A notebook that times this machine (its metadata
+        says ``"perfstudy": {"alone": true}``: real commands, seconds per series) runs alone, after the others,
+        so that no other notebook is its load. With more than one job, papermill's bar over cells is left out.
     """
     import papermill as pm
 
     quick, html, progress = check_bool("quick", quick), check_bool("html", html), check_bool("progress", progress)
+    jobs = check_int("jobs", jobs, maximum=64)
     timeout = _check_run(timeout, kernel_name)
     notebooks = find_notebooks(default_notebooks_dir() if notebooks_dir is None else notebooks_dir, only)
     out = check_directory("out_dir", out_dir, probe=True)
@@ -340,29 +346,50 @@ def execute_notebooks(
             raise ValueError(f"parameters: {unknown} declared by none of {[p.stem for p in notebooks]}")
     offered = {**extra, "quick": quick, "out_dir": str(out), "figures_dir": str(figures)}
 
-    runs = []
-    bar = tqdm(notebooks, desc="notebooks", unit="nb", disable=not progress)
-    for path in bar:
-        bar.set_postfix_str(path.stem)
+    finished: dict[Path, NotebookRun] = {}
+    tasks = []
+    for path in notebooks:
         output = out / path.name
         if isinstance(declared[path], Exception):
             error = f"{path.name}: {_describe_failure(declared[path])}"
-            runs.append(NotebookRun(path.stem, "failed", 0.0, output, None, error))
+            finished[path] = NotebookRun(path.stem, "failed", 0.0, output, None, error)
             continue
         parameters = {k: v for k, v in offered.items() if k in declared[path]}
-        runs.append(
-            _execute(
-                path,
-                output,
-                parameters,
-                cwd=path.parent,
-                kernel=dict(name=kernel_name, timeout=timeout, progress=progress),
-                html=html,
-            )
-        )
+        kernel = dict(name=kernel_name, timeout=timeout, progress=progress and jobs == 1)
+        tasks.append((path, (path, output, parameters), dict(cwd=path.parent, kernel=kernel, html=html)))
+    bar = tqdm(total=len(tasks), desc="notebooks", unit="nb", disable=not progress)
+    shared = [task for task in tasks if jobs > 1 and not _runs_alone(task[0])]
+    if shared:
+        from concurrent.futures import ProcessPoolExecutor, as_completed
+        from multiprocessing import get_context
+
+        # spawn, not fork: a fork of a process holding tqdm's and zmq's threads can hang
+        with ProcessPoolExecutor(max_workers=min(jobs, len(shared)), mp_context=get_context("spawn")) as pool:
+            pending = {pool.submit(_execute, *args, **options): path for path, args, options in shared}
+            bar.set_postfix_str(f"{len(pending)} at up to {jobs} at once")
+            for done in as_completed(pending):
+                finished[pending[done]] = done.result()
+                bar.update()
+    for path, args, options in tasks:
+        if path in finished:
+            continue
+        bar.set_postfix_str(path.stem + (" (alone)" if jobs > 1 else ""))
+        finished[path] = _execute(*args, **options)
+        bar.update()
+    bar.close()
+    runs = [finished[path] for path in notebooks]
     summary = [{**run.__dict__, "output": str(run.output), "html": str(run.html) if run.html else None} for run in runs]
     _write_atomically(out / "report.json", json.dumps(summary, indent=1))
     return runs
+
+
+def _runs_alone(path: Path) -> bool:
+    """Whether a notebook times this machine and must not share it (metadata ``"perfstudy": {"alone": true}``)."""
+    try:
+        metadata = json.loads(path.read_text(encoding="utf-8")).get("metadata", {})
+    except (OSError, ValueError):
+        return True  # unreadable: it fails on its own, in the sequential phase
+    return bool(metadata.get("perfstudy", {}).get("alone", False))
 
 
 def _check_run(timeout, kernel_name) -> float:

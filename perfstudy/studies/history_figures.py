@@ -12,7 +12,7 @@ import pandas as pd
 from perfstudy._lib.checks import check_frame, check_int, check_mapping
 from perfstudy.notebook.plots import panel_grid
 
-__all__ = ["plot_planted_recall", "plot_sap_series"]
+__all__ = ["plot_planted_recall", "plot_sap_series", "plot_short_history"]
 
 _MARKS = {"perfstudy": ("#c0392b", "-"), "perfherder": ("#1f77b4", "--"), "otava": ("#2ca02c", ":")}
 
@@ -101,5 +101,48 @@ def plot_planted_recall(table):
     ax.set_ylim(0, 1.05)
     ax.legend(fontsize=7, ncol=min(len(table), 3), loc="upper center", bbox_to_anchor=(0.5, -0.14))
     ax.set_title("Planted changes in SAP's 20 series without a regression")
+    fig.tight_layout()
+    return fig
+
+
+def plot_short_history(trial):
+    """A short real history: each commit's sequential measurements (ms), the first commit of each planted change
+    (dashed grey), the history's change points (dotted blue) with the commits that may be the first of the new
+    level (shaded), and each bisect's culprit (a red line) or the range it left (hatched).
+
+    Parameters
+    ----------
+    trial : ShortHistoryTrial
+        :func:`perfstudy.studies.bisecting.short_history_trial`'s result.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    from perfstudy.studies.bisecting import ShortHistoryTrial
+
+    if not isinstance(trial, ShortHistoryTrial):
+        raise TypeError(f"trial: expected a ShortHistoryTrial, got {type(trial).__name__}")
+    fig, axes = panel_grid(1, 1, (8.5, 3.0))
+    ax = axes[0]
+    sweep = trial.sweep
+    ax.plot(sweep["commit_index"], 1e3 * sweep["value"], ".", color="#555555", alpha=0.6, label="sequential runs")
+    medians = sweep.groupby("commit_index")["value"].median()
+    ax.plot(medians.index, 1e3 * medians.to_numpy(), "-", color="#555555", lw=1, label="commit medians")
+    for i, row in enumerate(trial.found.to_dict("records")):
+        ax.axvline(row["commit"], color="#7f7f7f", ls="--", lw=1, label="planted change" if i == 0 else None)
+        if np.isfinite(row["culprit"]):
+            ax.axvline(row["culprit"], color="#c0392b", ls="-", lw=1.5, label="bisect's culprit" if i == 0 else None)
+        elif np.isfinite(row["bisect_first"]):
+            ax.axvspan(row["bisect_first"] - 0.5, row["bisect_last"] + 0.5, fill=False, hatch="//", ec="#c0392b", lw=0)
+    for i, row in enumerate(trial.history.change_points.to_dict("records")):
+        ax.axvspan(row["range_first_index"] - 0.5, row["range_last_index"] + 0.5, color="#2874a6", alpha=0.15,
+                   label="history: may be in" if i == 0 else None)  # fmt: skip
+        ax.axvline(row["commit_index"], color="#2874a6", ls=":", lw=1.5, label="history's commit" if i == 0 else None)
+    ax.set_xlabel("commit (oldest first)")
+    ax.set_ylabel("run time (ms)")
+    load = "under a toggled load" if trial.load else "without a load"
+    ax.set_title(f"{sweep['commit_index'].nunique()} commits measured one after another {load}")
+    ax.legend(fontsize=7, ncol=3, loc="upper center", bbox_to_anchor=(0.5, -0.2))
     fig.tight_layout()
     return fig

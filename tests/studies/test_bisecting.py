@@ -1,0 +1,99 @@
+"""A short real history under a toggled load: a real git repository with planted changes, its sequential sweep read
+by history, and interleaved bisects of each change and of ranges without one."""
+
+from __future__ import annotations
+
+import math
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+from scipy import stats
+from support.figures import legend_labels, panels, vertical_lines
+
+from perfstudy.studies.bisecting import planted_repository, short_history_trial
+from perfstudy.studies.history_figures import plot_short_history
+
+needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+
+
+@needs_git
+def test_the_repository_holds_the_planted_iterations_commit_by_commit(tmp_path):
+    hashes = planted_repository(tmp_path / "r", commits=6, iterations=1000, changes={2: 0.10, 4: -0.5})
+    assert len(hashes) == 6 and len(set(hashes)) == 6
+    shown = [
+        int(subprocess.run(["git", "-C", str(tmp_path / "r"), "show", f"{h}:n"], capture_output=True, text=True,
+                           check=True).stdout)
+        for h in hashes
+    ]  # fmt: skip
+    assert shown == [1000, 1000, 1100, 1100, 550, 550]  # changes compound: 1000 x 1.1 x 0.5
+    log = subprocess.run(["git", "-C", str(tmp_path / "r"), "log", "--format=%s"], capture_output=True, text=True)
+    assert "commit 2: +10%" in log.stdout and "commit 4: -50%" in log.stdout
+
+
+def test_bad_input_is_refused_by_name(tmp_path):
+    (tmp_path / "full").mkdir()
+    (tmp_path / "full" / "x").write_text("x")
+    with pytest.raises(ValueError, match="not empty"):
+        planted_repository(tmp_path / "full")
+    with pytest.raises(ValueError, match="changes' commits"):
+        planted_repository(tmp_path / "a", commits=5, changes={5: 0.1})
+    with pytest.raises(ValueError, match=r"changes\[2\]=-1.5: expected a relative change above -1"):
+        planted_repository(tmp_path / "b", commits=5, changes={2: -1.5})
+    with pytest.raises(ValueError, match="aa_commits=9: the range without a change ends before"):
+        short_history_trial(commits=24, aa_commits=9)
+
+
+@needs_git
+@pytest.mark.slow  # a real repository, its sweep and bisects under a toggled load: about 2-4 minutes
+def test_under_a_toggled_load_the_bisect_names_each_planted_commit_and_no_wrong_one():
+    # 24 commits, +10% at 8 and -5% at 15 (the history a new user built), a 3% threshold; a load of two spinning
+    # processes switched on and off every 1-4 s. Each bisect names the planted commit, or, if a step reaches its
+    # budget, a range that holds it: never another commit (that needs a step to err, which the bound puts at 5%
+    # for each bisect). 20 bisects of 8 commits without a change: 4 or more culprits has binomial probability
+    # 0.016 at the 5% bound, so the test allows 3.
+    trial = short_history_trial(aa_bisects=20, seed=7)
+    found = trial.found.set_index("commit")
+    assert list(found.index) == [8, 15]
+    for at, row in found.iterrows():
+        assert math.isnan(row.culprit) or row.culprit == at, trial.found
+        if math.isnan(row.culprit):
+            assert row.stopped == "undecided" and row.bisect_first <= at <= row.bisect_last, trial.found
+    assert found["culprit"].notna().sum() >= 1  # at least one named outright (both, on a quiet machine)
+    assert stats.binom.sf(3, 20, 0.05) < 0.02
+    assert trial.aa["culprit"].notna().sum() <= 3, trial.aa
+    # the history: every change point has a range; each planted change is found with its range holding it, or the
+    # summary says a change of the threshold's size needs more commits than this history has, or is too small
+    cp = trial.history.change_points
+    assert (cp["range_first_index"] <= cp["commit_index"]).all() and (
+        cp["commit_index"] <= cp["range_last_index"]
+    ).all()
+    need = float(trial.history.series["commits_for_threshold"].iat[0])
+    said = trial.history.format()
+    for at, row in found.iterrows():
+        if math.isfinite(row.history_commit):
+            continue
+        sides = min(at, 24 - at)
+        assert not math.isfinite(need) or need > sides, (at, need, said)
+        assert "too small to be reported" in said or f"needs about {need:.0f} commits on each side" in said
+
+
+@needs_git
+def test_the_figure_draws_the_sweep_the_planted_commits_and_the_culprit(tmp_path):
+    trial = short_history_trial(commits=6, changes={3: 0.6}, iterations=3000, count=2, threshold=0.2,
+                                aa_bisects=0, load=False, max_time="20s")  # fmt: skip
+    assert len(trial.sweep) == 12 and set(trial.sweep["commit_index"]) == set(range(6))
+    fig = plot_short_history(trial)
+    (ax,) = panels(fig)
+    xs = [x for x, _, _ in vertical_lines(ax)]
+    assert 3.0 in xs  # the planted change's first commit
+    labels = legend_labels(ax)
+    assert "sequential runs" in labels and "planted change" in labels
+    assert (
+        ax.get_ylabel() == "run time (ms)" and "6 commits measured one after another without a load" in ax.get_title()
+    )
+    if np.isfinite(trial.found["culprit"].iat[0]):
+        assert "bisect's culprit" in labels
+    with pytest.raises(TypeError, match="expected a ShortHistoryTrial"):
+        plot_short_history(trial.found)
