@@ -1118,7 +1118,7 @@ def test_input_classes_are_dataclasses_or_documented():
 
 
 def _study_valid():
-    from support.studies import AZURE, CWB_METRICS, GRID, _synthetic_pairs
+    from support.studies import AZURE, CWB_METRICS, GRID, SMALL_SHORT_HISTORY, _synthetic_pairs
 
     from perfstudy.capacity.server_model import SimulatedServer
     from perfstudy.studies import he2019, public_data, running
@@ -1168,16 +1168,7 @@ def _study_valid():
         "running.toggled_trial": lambda: call(1000, changes=(0.5,), seconds=0.5, threshold=0.05),
         "running.ToggledTrial.to_frame": lambda: call(result_of("running.toggled_trial")),
         "bisecting.planted_repository": lambda: call(_fresh_folder(), commits=3, iterations=200),
-        "bisecting.short_history_trial": lambda: call(
-            commits=4,
-            changes={2: 0.5},
-            iterations=200,
-            count=1,
-            threshold=0.3,
-            aa_bisects=0,
-            load=False,
-            max_time="5s",
-        ),
+        "bisecting.short_history_trial": lambda: call(**SMALL_SHORT_HISTORY),
         "bisecting.ShortHistoryTrial.to_frame": lambda: call(result_of("bisecting.short_history_trial")),
         "running.StoppingCalibration.to_frame": lambda: call(result_of("running.calibration")),
         "running.PowerAndCost.to_frame": lambda: call(result_of("running.power_and_cost")),
@@ -1297,11 +1288,11 @@ def _fresh_folder():
 
 @functools.cache
 def _short_history():
+    from support.studies import SMALL_SHORT_HISTORY
+
     from perfstudy.studies.bisecting import short_history_trial
 
-    return short_history_trial(
-        commits=4, changes={2: 0.5}, iterations=200, count=1, threshold=0.3, aa_bisects=0, load=False, max_time="5s"
-    )
+    return short_history_trial(**SMALL_SHORT_HISTORY)
 
 
 @functools.cache

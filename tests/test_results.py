@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from support.studies import SMALL_SHORT_HISTORY
 from support.walk import MODULES, home
 
 from perfstudy import PERFLAB_ENDPOINTS
@@ -221,16 +222,7 @@ def _make(name):  # noqa: C901 - one branch a class, read as a table
         ),
         "studies.bisecting.ShortHistoryTrial": lambda: importlib.import_module(
             "perfstudy.studies.bisecting"
-        ).short_history_trial(
-            commits=4,
-            changes={2: 0.5},
-            iterations=200,
-            count=1,
-            threshold=0.3,
-            aa_bisects=0,
-            load=False,
-            max_time="5s",
-        ),
+        ).short_history_trial(**SMALL_SHORT_HISTORY),
         "studies.running.ToggledTrial": lambda: running.toggled_trial(
             1000, changes=(0.5,), seconds=0.5, threshold=0.05
         ),

@@ -226,3 +226,9 @@ def _pilot_fit():
 
     pilot = simulate(pilot_schedule(40, 6, rng=0), E1, rng=0).to_frame(0)
     return fit_variance_components(pilot, random=SCHEDULE_TERMS)
+
+
+#: the smallest short real history: 4 commits, one +50% change, one run a commit, no load, no A/A bisects
+SMALL_SHORT_HISTORY = dict(
+    commits=4, changes={2: 0.5}, iterations=200, count=1, threshold=0.3, aa_bisects=0, load=False, max_time="5s"
+)
