@@ -43,7 +43,7 @@ def _parser() -> argparse.ArgumentParser:
         "--jobs",
         type=int,
         default=None,
-        help="notebooks run at once; a notebook that times this machine (09, 10) still runs alone "
+        help="notebooks run at once; a notebook that times this machine under its own load (09) still runs alone "
         "(default: the CPUs, at most 4)",
     )
     report.add_argument("--kernel", default="python3", help="Jupyter kernel name (default: python3)")
