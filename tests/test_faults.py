@@ -332,8 +332,8 @@ def test_a_report_reads_replies_through_the_patient_channel(tmp_path, monkeypatc
 
 @pytest.mark.slow  # four kernels
 def test_two_jobs_run_notebooks_at_once_and_one_that_times_the_machine_alone(tmp_path):
-    # each notebook writes when it started and ended; the two ordinary ones overlap, the one marked alone overlaps
-    # neither, a corrupt one still fails alone, and the runs come back in the folder's order
+    # each notebook writes when it started and ended; ordinary ones overlap, longest first, the one marked alone
+    # overlaps none, a corrupt one still fails alone, and the runs come back in the folder's order
     import nbformat
 
     from perfstudy.notebook.report import execute_notebooks
@@ -350,6 +350,13 @@ def test_two_jobs_run_notebooks_at_once_and_one_that_times_the_machine_alone(tmp
     nbformat.write(marked, timed)
     _notebook(folder, "03_b", code.format(str(log / "03_b")))
     (folder / "04_corrupt.ipynb").write_text("{ not a notebook")
+    for name, seconds in (("03_b", 10), ("05_c", 20)):  # the longest first: 05_c and 03_b before 01_a (no hint)
+        path = folder / f"{name}.ipynb"
+        if not path.exists():
+            _notebook(folder, name, code.format(str(log / name)))
+        hinted = nbformat.read(path, as_version=4)
+        hinted.metadata["perfstudy"] = {"seconds": seconds}
+        nbformat.write(hinted, path)
     runs = execute_notebooks(
         notebooks_dir=folder, out_dir=tmp_path / "out", figures_dir=tmp_path / "fig", html=False, progress=False,
         jobs=2,
@@ -359,14 +366,16 @@ def test_two_jobs_run_notebooks_at_once_and_one_that_times_the_machine_alone(tmp
         ("02_timed", "ok"),
         ("03_b", "ok"),
         ("04_corrupt", "failed"),
+        ("05_c", "ok"),
     ]
     spans = {p.name: tuple(map(float, p.read_text().split())) for p in log.iterdir()}
 
     def overlap(x, y):
         return min(spans[x][1], spans[y][1]) > max(spans[x][0], spans[y][0])
 
-    assert overlap("01_a", "03_b")
-    assert not overlap("02_timed", "01_a") and not overlap("02_timed", "03_b")
+    assert overlap("03_b", "05_c")  # two at once, the two longest first
+    assert spans["01_a"][0] >= min(spans["03_b"][1], spans["05_c"][1]) - 0.5  # the shortest waited for a worker
+    assert not any(overlap("02_timed", other) for other in ("01_a", "03_b", "05_c"))
     with pytest.raises(ValueError, match="jobs"):
         execute_notebooks(notebooks_dir=folder, out_dir=tmp_path / "out", jobs=0)
 

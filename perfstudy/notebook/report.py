@@ -316,8 +316,10 @@ def execute_notebooks(
         no chosen notebook declares is refused.
     jobs : int
         Notebooks run at once, each in a process of its own. A notebook that times this machine (its metadata
-        says ``"perfstudy": {"alone": true}``: real commands, seconds per series) runs alone, after the others,
-        so that no other notebook is its load. With more than one job, papermill's bar over cells is left out.
+        says ``"perfstudy": {"alone": true}``: real commands under its own load) runs alone, after the others,
+        so that no other notebook is its load. The others start longest first: as the last report in ``out_dir``
+        timed them, else as their metadata's ``"perfstudy": {"seconds": ...}`` says. With more than one job,
+        papermill's bar over cells is left out.
     """
     import papermill as pm
 
@@ -359,6 +361,10 @@ def execute_notebooks(
         tasks.append((path, (path, output, parameters), dict(cwd=path.parent, kernel=kernel, html=html)))
     bar = tqdm(total=len(tasks), desc="notebooks", unit="nb", disable=not progress)
     shared = [task for task in tasks if jobs > 1 and not _runs_alone(task[0])]
+    # the longest first (as the last report in out_dir timed them, else as each notebook's metadata says), so that
+    # no long notebook starts last and runs by itself while the other workers wait
+    previous = _previous_seconds(out)
+    shared.sort(key=lambda task: -previous.get(task[0].stem, _metadata(task[0]).get("seconds", 0.0)))
     if shared:
         from concurrent.futures import ProcessPoolExecutor, as_completed
         from multiprocessing import get_context
@@ -383,13 +389,29 @@ def execute_notebooks(
     return runs
 
 
+def _metadata(path: Path) -> dict:
+    """A notebook's ``"perfstudy"`` metadata: ``alone`` (it times this machine and must not share it), ``seconds``
+    (about how long a full run takes, to start the longest first); ``{"alone": True}`` for an unreadable one, which
+    then fails on its own, in the sequential phase."""
+    try:
+        found = json.loads(path.read_text(encoding="utf-8")).get("metadata", {}).get("perfstudy", {})
+    except (OSError, ValueError, AttributeError):
+        return {"alone": True}
+    return found if isinstance(found, dict) else {}
+
+
 def _runs_alone(path: Path) -> bool:
     """Whether a notebook times this machine and must not share it (metadata ``"perfstudy": {"alone": true}``)."""
+    return bool(_metadata(path).get("alone", False))
+
+
+def _previous_seconds(out: Path) -> dict:
+    """Each notebook's seconds in the last report written to ``out`` (``report.json``), where it ran."""
     try:
-        metadata = json.loads(path.read_text(encoding="utf-8")).get("metadata", {})
-    except (OSError, ValueError):
-        return True  # unreadable: it fails on its own, in the sequential phase
-    return bool(metadata.get("perfstudy", {}).get("alone", False))
+        rows = json.loads((out / "report.json").read_text())
+        return {r["name"]: float(r["seconds"]) for r in rows if r.get("status") == "ok"}
+    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+        return {}
 
 
 def _check_run(timeout, kernel_name) -> float:
