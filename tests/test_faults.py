@@ -199,7 +199,8 @@ def test_a_report_interrupted_by_sigint_leaves_no_half_written_report(tmp_path):
     folder = tmp_path / "notebooks"
     folder.mkdir()
     started = tmp_path / "started"
-    _notebook(folder, "01_slow", f"open({str(started)!r}, 'w').write('1')\nimport time\ntime.sleep(60)")
+    # a cell of ten minutes: the report must stop within the two minutes below, not wait for the cell to end
+    _notebook(folder, "01_slow", f"open({str(started)!r}, 'w').write('1')\nimport time\ntime.sleep(600)")
     out = tmp_path / "out"
     out.mkdir()
     (out / "report.json").write_text('[{"name": "earlier", "status": "ok"}]')

@@ -366,16 +366,7 @@ def execute_notebooks(
     previous = _previous_seconds(out)
     shared.sort(key=lambda task: -previous.get(task[0].stem, _metadata(task[0]).get("seconds", 0.0)))
     if shared:
-        from concurrent.futures import ProcessPoolExecutor, as_completed
-        from multiprocessing import get_context
-
-        # spawn, not fork: a fork of a process holding tqdm's and zmq's threads can hang
-        with ProcessPoolExecutor(max_workers=min(jobs, len(shared)), mp_context=get_context("spawn")) as pool:
-            pending = {pool.submit(_execute, *args, **options): path for path, args, options in shared}
-            bar.set_postfix_str(f"{len(pending)} at up to {jobs} at once")
-            for done in as_completed(pending):
-                finished[pending[done]] = done.result()
-                bar.update()
+        finished.update(_execute_in_pool(shared, jobs, bar))
     for path, args, options in tasks:
         if path in finished:
             continue
@@ -386,6 +377,43 @@ def execute_notebooks(
     runs = [finished[path] for path in notebooks]
     summary = [{**run.__dict__, "output": str(run.output), "html": str(run.html) if run.html else None} for run in runs]
     _write_atomically(out / "report.json", json.dumps(summary, indent=1))
+    return runs
+
+
+def _execute_in_pool(tasks: list, jobs: int, bar) -> dict:
+    """Run ``tasks`` (path, arguments, options of :func:`_execute`) in ``jobs`` spawned processes (not forked: a
+    fork of a process holding tqdm's and zmq's threads can hang); each notebook's run, by path, as it ends.
+
+    Ctrl-C while they run ends every worker at once (each kernel, polling its parent, then exits),
+    rather than waiting for the cells in flight to end."""
+    import queue
+    from multiprocessing import get_context
+
+    ended: queue.SimpleQueue = queue.SimpleQueue()
+    pool = get_context("spawn").Pool(processes=min(jobs, len(tasks)), maxtasksperchild=1)
+    runs = {}
+    try:
+        for path, args, options in tasks:
+            pool.apply_async(
+                _execute,
+                args,
+                options,
+                callback=lambda run, path=path: ended.put((path, run, None)),
+                error_callback=lambda error, path=path: ended.put((path, None, error)),
+            )
+        bar.set_postfix_str(f"{len(tasks)} at up to {jobs} at once")
+        for _ in tasks:
+            path, run, error = ended.get()
+            if error is not None:  # _execute reports a notebook's own failure; this is the pool's
+                raise error
+            runs[path] = run
+            bar.update()
+        pool.close()
+    except BaseException:
+        pool.terminate()
+        raise
+    finally:
+        pool.join()
     return runs
 
 
