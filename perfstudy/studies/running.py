@@ -21,6 +21,7 @@ judges.
 from __future__ import annotations
 
 import math
+import os
 import subprocess
 import sys
 import time
@@ -797,10 +798,12 @@ def toggled_trial(
 
 
 # The load of the rules' trial: ``busy`` spinning processes switched on and off at random every ``low`` to
-# ``high`` seconds (from ``seed``), each in a session of its own, all gone at the deadline or on SIGTERM.
+# ``high`` seconds (from ``seed``), each in a session of its own, all gone at the deadline, on SIGTERM, or within a
+# period of the process that asked for it dying without a word (killed: no ``finally`` ran to stop the load).
 _TOGGLE = """
-import random, signal, subprocess, sys, time
+import os, random, signal, subprocess, sys, time
 seconds, busy, low, high, seed = float(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5])
+parent = int(sys.argv[6])  # the owner's pid, as it gave it: by the time this runs, it may already be gone
 rng = random.Random(seed)
 deadline = time.monotonic() + seconds
 spin = "import time\\nwhile time.monotonic() < %r: pass" % (deadline,)
@@ -812,6 +815,8 @@ def stop(*_):
 signal.signal(signal.SIGTERM, stop)
 while time.monotonic() < deadline:
     time.sleep(min(rng.uniform(low, high), max(0.0, deadline - time.monotonic())))
+    if os.getppid() != parent:
+        stop()
     if running:
         for process in running:
             process.kill()
@@ -849,7 +854,7 @@ def toggled_load(seconds: float, *, busy: int = 2, low: float = 1.0, high: float
     if high < low:
         raise ValueError(f"high={high!r} is below low={low!r}")
     seed = check_int("seed", seed, minimum=0, maximum=2**32 - 1)
-    return _process_load([str(seconds), str(busy), str(low), str(high), str(seed)], _TOGGLE)
+    return _process_load([str(seconds), str(busy), str(low), str(high), str(seed), str(os.getpid())], _TOGGLE)
 
 
 @contextmanager
