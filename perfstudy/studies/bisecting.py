@@ -118,6 +118,8 @@ class ShortHistoryTrial(Result):
     aa_bound : float
         The stated chance that an A/A bisect names a culprit: ``1 - confidence``.
     threshold, confidence : float
+    aa_threshold : float
+        The A/A bisects' threshold.
     load : bool
         Whether the toggled load ran.
     """
@@ -134,6 +136,7 @@ class ShortHistoryTrial(Result):
     threshold: float
     confidence: float
     load: bool
+    aa_threshold: float
 
     def to_frame(self) -> pd.DataFrame:
         """One row per planted change (``found``)."""
@@ -163,6 +166,7 @@ def short_history_trial(
     aa_commits: int = 8,
     max_time: str = "60s",
     aa_budget: str | None = None,
+    aa_threshold: float | str | None = None,
     load: bool = True,
     busy: int = 2,
     seed: int = 0,
@@ -194,6 +198,9 @@ def short_history_trial(
         Each bisect step's budget.
     aa_budget : str, optional
         The A/A bisects' budget in all (``"3m"``): no new one starts after it, and ``aa`` holds those that ran.
+    aa_threshold : float or str, optional
+        The A/A bisects' threshold (default ``threshold``). Their stated error is ``1 - confidence`` at any
+        threshold; a larger one decides each in fewer rounds.
     load : bool
         Run everything under :func:`perfstudy.studies.running.toggled_load`.
     busy : int
@@ -223,6 +230,7 @@ def short_history_trial(
     changes = _changes(changes, commits)
     count = check_int("count", count, maximum=1000)
     threshold = check_threshold(threshold)
+    aa_threshold = threshold if aa_threshold is None else check_threshold(aa_threshold, name="aa_threshold")
     confidence = check_fraction("confidence", confidence)
     aa_bisects = check_int("aa_bisects", aa_bisects, minimum=0, maximum=10_000)
     aa_commits = check_int("aa_commits", aa_commits, minimum=2, maximum=commits if aa_bisects else 10**6)
@@ -284,7 +292,7 @@ def short_history_trial(
                 result = bisect(
                     list(hashes[:aa_commits]),
                     template,
-                    threshold=threshold,
+                    threshold=aa_threshold,
                     confidence=confidence,
                     max_time=max_time,
                     seed=seed + 1000 + k,
@@ -321,6 +329,7 @@ def short_history_trial(
         threshold=threshold,
         confidence=confidence,
         load=bool(load),
+        aa_threshold=aa_threshold,
     )
 
 
