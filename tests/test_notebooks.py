@@ -95,25 +95,80 @@ def test_one_parameters_cell_of_literals(path):
 
 
 _RUNS: dict = {}  # (notebook, seed) -> (directory, record): one quick run each per test session
+_STARTED: dict = {}  # (notebook, seed) -> (directory, future): runs the module's first test started in a pool
+#: notebooks executed at once ahead of the tests that read them (each in a process of its own): the quick runs are
+#: most of this module's time, and each is one process's work
+PREFETCH_JOBS = 2
+
+
+def _quick_run_arguments(tmp, name, seed) -> dict:
+    return dict(
+        only=name,
+        quick=True,
+        out_dir=tmp / "build",
+        figures_dir=tmp / "figures",
+        progress=False,
+        html=seed is None,
+        parameters=None if seed is None else {"seed": seed},
+    )
 
 
 def run_quick(tmp_path_factory, name, seed=None):
     """Execute one notebook in quick mode into a temporary directory (at its own seed, or ``seed``);
-    return the directory and its record. A second request for the same run reuses the first."""
+    return the directory and its record. A second request for the same run reuses the first, and a run the
+    module's prefetch started is awaited, not repeated."""
     if (name, seed) not in _RUNS:
-        tmp = tmp_path_factory.mktemp(name[:2])
-        runs = execute_notebooks(
-            only=name,
-            quick=True,
-            out_dir=tmp / "build",
-            figures_dir=tmp / "figures",
-            progress=False,
-            html=seed is None,
-            parameters=None if seed is None else {"seed": seed},
-        )
+        if (name, seed) in _STARTED:
+            tmp, future = _STARTED.pop((name, seed))
+            runs = future.result()
+        else:
+            tmp = tmp_path_factory.mktemp(name[:2])
+            runs = execute_notebooks(**_quick_run_arguments(tmp, name, seed))
         assert [r.status for r in runs] == ["ok"], runs[0].error
         _RUNS[name, seed] = tmp, load_records(tmp / "build" / f"{name}.json")
     return _RUNS[name, seed]
+
+
+def _runs_wanted(items) -> list:
+    """The quick runs the selected tests of this module read, in their order: each notebook a test is parametrized
+    by, and its second seed for the two-seed test (fixtures that name a notebook themselves run it on demand)."""
+    wanted = []
+    for item in items:
+        path = getattr(item, "callspec", None) and item.callspec.params.get("path")
+        module = getattr(getattr(item, "module", None), "__name__", None)
+        if module != __name__ or item.get_closest_marker("notebook") is None or path is None:
+            continue
+        if path.stem in REAL_DATA and not _real_data_reachable():
+            continue
+        keys = [(path.stem, None)]
+        if item.originalname == "test_every_number_the_text_quotes_is_in_the_record_at_two_seeds":
+            declared = __import__("papermill").inspect_notebook(str(path))
+            keys.append((path.stem, int(declared["seed"]["default"]) + 1))
+        wanted += [key for key in keys if key not in wanted]
+    return wanted
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _prefetch(request, tmp_path_factory):
+    """Start every quick run the selected tests read, ``PREFETCH_JOBS`` at a time, before the first test waits on
+    one; the tests then check each as it ends."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    wanted = [key for key in _runs_wanted(request.session.items) if key not in _RUNS]
+    if len(wanted) < 2:
+        yield
+        return
+    with ProcessPoolExecutor(PREFETCH_JOBS, mp_context=multiprocessing.get_context("spawn")) as pool:
+        for name, seed in wanted:
+            tmp = tmp_path_factory.mktemp(name[:2])
+            _STARTED[name, seed] = tmp, pool.submit(execute_notebooks, **_quick_run_arguments(tmp, name, seed))
+        try:
+            yield
+        finally:
+            for _, future in _STARTED.values():
+                future.cancel()
+            _STARTED.clear()
 
 
 @pytest.fixture(scope="module")
@@ -197,6 +252,16 @@ def _needs_real_data():
         locate("pt4cloud-AWS-EP-L")
     except DataUnavailableError as error:
         pytest.skip(f"real datasets unavailable here: {error}")
+
+
+def _real_data_reachable() -> bool:
+    from perfstudy.io.datasets import DataUnavailableError, locate
+
+    try:
+        locate("pt4cloud-AWS-EP-L")
+    except DataUnavailableError:
+        return False
+    return True
 
 
 bootstrap_notebook = _real_data_notebook("02_bootstrap_type1_error")
