@@ -162,9 +162,10 @@ def _every_sentence_is_shown(path: Path, state: dict) -> None:
     assert not missing, f"{path.stem}: recorded but not shown: {missing}"
 
 
-#: notebooks run at once, each in a page (a JupyterLab of its own) and a kernel of its own: their cells are most of
-#: this module's time, and each kernel is one process's work
-PAGES = 2
+#: notebooks run at once, each in a page (a JupyterLab of its own) and a kernel of its own. Two at a time did not pay
+#: on 2 cores: the 12 took 440 s in CI's full suite and 378 s alone, against 428 s one after another (Chromium's
+#: drawing and the two kernels share the CPUs)
+PAGES = 1
 
 FINISHED = """() => {
     const panel = window.jupyterapp.shell.currentWidget;
@@ -270,7 +271,7 @@ def _check_page(shown: dict, lab, name: str) -> None:
 
 @pytest.mark.parametrize("name", NOTEBOOKS)
 def test_notebook_runs_in_jupyterlab(notebook_pages, lab, name):
-    """Each notebook Run All in JupyterLab, beside another notebook's page (``PAGES``)."""
+    """Each notebook Run All in JupyterLab (``PAGES`` at a time)."""
     _check_page(notebook_pages[name], lab, name)
 
 

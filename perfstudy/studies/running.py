@@ -798,8 +798,8 @@ def toggled_trial(
 
 
 # The load of the rules' trial: ``busy`` spinning processes switched on and off at random every ``low`` to
-# ``high`` seconds (from ``seed``), each in a session of its own, all gone at the deadline, on SIGTERM, or within a
-# period of the process that asked for it dying without a word (killed: no ``finally`` ran to stop the load).
+# ``high`` seconds (from ``seed``), each in a session of its own, all gone at the deadline, on SIGTERM, or a period
+# after their owner dies (killed: no ``finally`` ran).
 _TOGGLE = """
 import os, random, signal, subprocess, sys, time
 seconds, busy, low, high, seed = float(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5])
@@ -815,8 +815,7 @@ def stop(*_):
 signal.signal(signal.SIGTERM, stop)
 while time.monotonic() < deadline:
     time.sleep(min(rng.uniform(low, high), max(0.0, deadline - time.monotonic())))
-    if os.getppid() != parent:
-        stop()
+    if os.getppid() != parent: stop()
     if running:
         for process in running:
             process.kill()
