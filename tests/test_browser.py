@@ -148,6 +148,32 @@ CELLS = """() => {
 }"""
 
 
+def _run_all(page, url: str, token: str, name: str) -> dict:
+    # a workspace of its own, reset: no tab of an earlier page is restored in front of this one
+    page.goto(f"{url}/lab/workspaces/{name}/tree/{name}.ipynb?reset&token={token}")
+    page.wait_for_function(
+        "(name) => { const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;"
+        " return w && w.context && w.context.path === name + '.ipynb' && w.sessionContext"
+        " && w.sessionContext.kernelDisplayStatus === 'idle'; }",
+        arg=name,
+        timeout=120_000,
+    )
+    page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
+    page.wait_for_function(
+        """() => {
+            const panel = window.jupyterapp.shell.currentWidget;
+            const cells = panel.content.widgets.filter(c => c.model.type === 'code');
+            const failed = cells.some(c => c.model.outputs.toJSON().some(o => o.output_type === 'error'));
+            const done = cells.every(c => c.model.executionCount !== null);
+            return panel.sessionContext.kernelDisplayStatus === 'idle' && (done || failed);
+        }""",
+        timeout=NOTEBOOK_TIMEOUT * 1000,
+        polling=500,
+    )
+    page.wait_for_timeout(1500)  # the last outputs are drawn
+    return page.evaluate(CELLS)
+
+
 def _every_sentence_is_shown(path: Path, state: dict) -> None:
     """Each sentence a notebook recorded (``Recorder.say``) is on the page as Markdown: a sentence that is not
     its cell's last expression is recorded but never shown."""
@@ -162,117 +188,37 @@ def _every_sentence_is_shown(path: Path, state: dict) -> None:
     assert not missing, f"{path.stem}: recorded but not shown: {missing}"
 
 
-#: notebooks run at once, each in a page (a JupyterLab of its own) and a kernel of its own. Two at a time did not pay
-#: on 2 cores: the 12 took 440 s in CI's full suite and 378 s alone, against 428 s one after another (Chromium's
-#: drawing and the two kernels share the CPUs)
-PAGES = 1
-
-FINISHED = """() => {
-    const panel = window.jupyterapp.shell.currentWidget;
-    const cells = panel.content.widgets.filter(c => c.model.type === 'code');
-    const failed = cells.some(c => c.model.outputs.toJSON().some(o => o.output_type === 'error'));
-    const done = cells.every(c => c.model.executionCount !== null);
-    return panel.sessionContext.kernelDisplayStatus === 'idle' && (done || failed);
-}"""
-
-
-def _open_and_run_all(page, url: str, token: str, name: str) -> None:
-    # a workspace of its own, reset: no tab of an earlier page is restored in front of this one
-    page.goto(f"{url}/lab/workspaces/{name}/tree/{name}.ipynb?reset&token={token}")
-    page.wait_for_function(
-        "(name) => { const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;"
-        " return w && w.context && w.context.path === name + '.ipynb' && w.sessionContext"
-        " && w.sessionContext.kernelDisplayStatus === 'idle'; }",
-        arg=name,
-        timeout=120_000,
-    )
-    page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
-
-
-def _run_all(page, url: str, token: str, name: str) -> dict:
-    """Run All and wait for its end; the cells' state."""
-    _open_and_run_all(page, url, token, name)
-    page.wait_for_function(FINISHED, timeout=NOTEBOOK_TIMEOUT * 1000, polling=500)
-    page.wait_for_timeout(1500)  # the last outputs are drawn
-    return page.evaluate(CELLS)
-
-
-def _what_the_page_shows(page, name: str, timed_out: bool) -> dict:
-    """A finished notebook's page: its cells, the prompts, the figures drawn; a screenshot if anything is wrong."""
-    state = page.evaluate(CELLS)
-    shown = dict(
-        state=state,
-        timed_out=timed_out,
-        prompts=page.eval_on_selector_all(".jp-InputPrompt", "els => els.map(e => e.textContent)"),
-        widget_error="Error displaying widget" in page.content(),
-        figures=sum(1 for c in state["cells"] for o in c["outputs"] if "image/png" in o.get("data", {})),
-        drawn=page.eval_on_selector_all(
-            ".jp-OutputArea-output img", "imgs => imgs.filter(i => i.complete && i.naturalWidth > 0).length"
-        ),
-    )
-    errors = [o for c in state["cells"] for o in c["outputs"] if o["output_type"] == "error"]
-    if timed_out or errors or shown["widget_error"] or shown["drawn"] < shown["figures"]:
-        _screenshot_on_failure(page, name)
-    page.evaluate("() => window.jupyterapp.shell.currentWidget.sessionContext.shutdown()")  # its kernel's memory
-    return shown
-
-
-@pytest.fixture(scope="module")
-def notebook_pages(request, browser, lab):
-    """Every notebook the selected tests name, Run All in JupyterLab, ``PAGES`` at a time; each one's page as
-    :func:`_what_the_page_shows` found it when its cells had run (or its error, if it never got that far)."""
+def _runs_in_jupyterlab(browser, lab, name: str) -> dict:
+    """Run every cell of ``name`` in JupyterLab: no error, every cell run, every figure drawn; the cells' state."""
     url, token, _ = lab
-    wanted = [
-        item.callspec.params["name"]
-        for item in request.session.items
-        if getattr(item, "originalname", None) == "test_notebook_runs_in_jupyterlab"
-    ]
-    waiting, running, shown = list(dict.fromkeys(wanted)), {}, {}
-    while waiting or running:
-        while waiting and len(running) < PAGES:
-            name = waiting.pop(0)
-            page = browser.new_page(viewport={"width": 1400, "height": 1000})
-            try:
-                _open_and_run_all(page, url, token, name)
-            except Exception as error:  # reported by the notebook's own test
-                _screenshot_on_failure(page, name)
-                page.close()
-                shown[name] = dict(failure=f"{type(error).__name__}: {error}")
-                continue
-            running[name] = page, time.monotonic()
-        for name, (page, began) in list(running.items()):
-            timed_out = time.monotonic() - began > NOTEBOOK_TIMEOUT
-            if timed_out or page.evaluate(FINISHED):
-                if not timed_out:
-                    page.wait_for_timeout(1500)  # the last outputs are drawn
-                shown[name] = _what_the_page_shows(page, name, timed_out)
-                page.close()
-                del running[name]
-        time.sleep(0.5)
-    return shown
-
-
-def _check_page(shown: dict, lab, name: str) -> None:
-    """No error, every cell run, no cell still running, no broken widget, every figure drawn, every recorded
-    sentence on the page."""
-    assert "failure" not in shown, f"{name}: {shown.get('failure')}"
-    assert not shown["timed_out"], f"{name}: its cells had not run after {NOTEBOOK_TIMEOUT} s"
-    state = shown["state"]
-    errors = [o for c in state["cells"] for o in c["outputs"] if o["output_type"] == "error"]
-    assert not errors, f"{name}: {errors[0]['ename']}: {errors[0]['evalue']}"
-    assert all(c["count"] for c in state["cells"]), f"{name}: a cell did not run"
-    assert not [p for p in shown["prompts"] if "*" in p], f"{name}: a cell is still running"
-    assert not shown["widget_error"], f"{name}: Error displaying widget"
-    assert shown["drawn"] >= shown["figures"], (
-        f"{name}: {shown['figures']} figures in the outputs, {shown['drawn']} drawn"
-    )
-    _every_sentence_is_shown(lab[2] / "build" / f"{name}.json", state)
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    try:
+        state = _run_all(page, url, token, name)
+        errors = [o for c in state["cells"] for o in c["outputs"] if o["output_type"] == "error"]
+        assert not errors, f"{name}: {errors[0]['ename']}: {errors[0]['evalue']}"
+        assert all(c["count"] for c in state["cells"]), f"{name}: a cell did not run"
+        prompts = page.eval_on_selector_all(".jp-InputPrompt", "els => els.map(e => e.textContent)")
+        assert not [p for p in prompts if "*" in p], f"{name}: a cell is still running"
+        assert "Error displaying widget" not in page.content()
+        figures = sum(1 for c in state["cells"] for o in c["outputs"] if "image/png" in o.get("data", {}))
+        drawn = page.eval_on_selector_all(
+            ".jp-OutputArea-output img", "imgs => imgs.filter(i => i.complete && i.naturalWidth > 0).length"
+        )
+        assert drawn >= figures, f"{name}: {figures} figures in the outputs, {drawn} drawn"
+        _every_sentence_is_shown(lab[2] / "build" / f"{name}.json", state)
+        # its kernel, idle now, would hold its memory for the rest of the module
+        page.evaluate("() => window.jupyterapp.shell.currentWidget.sessionContext.shutdown()")
+        return state
+    except BaseException:
+        _screenshot_on_failure(page, name)
+        raise
+    finally:
+        page.close()
 
 
 @pytest.mark.parametrize("name", NOTEBOOKS)
-def test_notebook_runs_in_jupyterlab(notebook_pages, lab, name):
-    """Each notebook Run All in JupyterLab (``PAGES`` at a time)."""
-    _check_page(notebook_pages[name], lab, name)
+def test_notebook_runs_in_jupyterlab(browser, lab, name):
+    _runs_in_jupyterlab(browser, lab, name)
 
 
 @pytest.fixture
@@ -290,18 +236,7 @@ def test_notebook_09_runs_in_jupyterlab_on_a_busy_machine_and_shows_every_senten
     """Under load, 09's toggled trial held a run that stopped before the rule's first verdict; its infinite
     interval stopped the notebook there. Its summary was recorded but, not being its cell's last expression,
     never shown."""
-    url, token, _ = lab
-    name = "09_running_an_experiment"
-    page = browser.new_page(viewport={"width": 1400, "height": 1000})
-    try:
-        _run_all(page, url, token, name)
-        shown = _what_the_page_shows(page, name, timed_out=False)
-    except BaseException:
-        _screenshot_on_failure(page, name)
-        raise
-    finally:
-        page.close()
-    _check_page(shown, lab, name)
+    _runs_in_jupyterlab(browser, lab, "09_running_an_experiment")
 
 
 # ---- the explorers ---------------------------------------------------------------------------------------------

@@ -132,13 +132,13 @@ def run_quick(tmp_path_factory, name, seed=None):
 def _runs_wanted(items) -> list:
     """The quick runs the selected tests of this module read, in their order: each notebook a test is parametrized
     by, and its second seed for the two-seed test (fixtures that name a notebook themselves run it on demand)."""
-    wanted = []
+    wanted, real_data = [], _real_data_missing() is None
     for item in items:
         path = getattr(item, "callspec", None) and item.callspec.params.get("path")
         module = getattr(getattr(item, "module", None), "__name__", None)
         if module != __name__ or item.get_closest_marker("notebook") is None or path is None:
             continue
-        if path.stem in REAL_DATA and not _real_data_reachable():
+        if path.stem in REAL_DATA and not real_data:
             continue
         keys = [(path.stem, None)]
         if item.originalname == "test_every_number_the_text_quotes_is_in_the_record_at_two_seeds":
@@ -245,23 +245,21 @@ def _real_data_notebook(name):
     return executed
 
 
-def _needs_real_data():
-    from perfstudy.io.datasets import DataUnavailableError, locate
-
-    try:  # these notebooks read real series: the mirror ($PERFSTUDY_DATA), the cache, or a download
-        locate("pt4cloud-AWS-EP-L")
-    except DataUnavailableError as error:
-        pytest.skip(f"real datasets unavailable here: {error}")
-
-
-def _real_data_reachable() -> bool:
+def _real_data_missing():
+    """Why the real datasets cannot be reached here, or None: these notebooks read real series from the mirror
+    ($PERFSTUDY_DATA), the cache, or a download."""
     from perfstudy.io.datasets import DataUnavailableError, locate
 
     try:
         locate("pt4cloud-AWS-EP-L")
-    except DataUnavailableError:
-        return False
-    return True
+    except DataUnavailableError as error:
+        return error
+    return None
+
+
+def _needs_real_data():
+    if (error := _real_data_missing()) is not None:
+        pytest.skip(f"real datasets unavailable here: {error}")
 
 
 bootstrap_notebook = _real_data_notebook("02_bootstrap_type1_error")
