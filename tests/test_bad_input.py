@@ -1180,6 +1180,18 @@ def _study_valid():
         "bakshy2015.implied_true_se": lambda: call(0.108, 0.0652),
         "bakshy2015.with_host_sd_scaled_to": lambda: call("request_balanced", 0.08, E1),
         "bakshy2015.figure6": lambda: call(E1, requests=8, hosts=2, simulations=5, replicates=5, rng=0),
+        "table3_readings.digit_evidence": lambda: call([0.214, 0.057]),
+        "table3_readings.DigitEvidence.to_frame": lambda: call(result_of("table3_readings.digit_evidence")),
+        "table3_readings.pair_gap_probability": lambda: call(0.214, 0.178, 500),
+        "table3_readings.joint_window": lambda: call([0.084, 0.068], experiments=1000, paper_tests=500),
+        "table3_readings.iid_type1_error": lambda: call("host_balanced", E1, requests=8, hosts=4),
+        "table3_readings.same_law_pairs": lambda: call(
+            result_of("bakshy2015.table3"), E1, experiments=3, requests=8, hosts=4
+        ),
+        "table3_readings.outside_printed_range": lambda: call(0.108, 0.024, 0.089, tests=500),
+        "table3_readings.reading_summary": lambda: call(
+            result_of("bakshy2015.table3"), result_of("table3_readings.same_law_pairs"), tests=500
+        ),
         "bakshy2015.figure7": lambda: call(E1, requests=8, hosts=4, tests=3, replicates=4, rng=0),
         "bakshy2015_real.real_series": lambda: call(("azure-redis-get-long",), pt4cloud=False),
         "bakshy2015_real.real_aa": lambda: call(

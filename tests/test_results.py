@@ -254,7 +254,15 @@ def _make(name):  # noqa: C901 - one branch a class, read as a table
 
 
 def _study(name):
-    from perfstudy.studies import bakshy2015, bakshy2015_real, he2019, maricq2018, public_data, shivam2008
+    from perfstudy.studies import (
+        bakshy2015,
+        bakshy2015_real,
+        he2019,
+        maricq2018,
+        public_data,
+        shivam2008,
+        table3_readings,
+    )
 
     frame = pd.DataFrame({"design": ["a", "b"], "se": [0.1, 0.2]})
     table = {
@@ -276,6 +284,7 @@ def _study(name):
         "studies.shivam2008.StrawmanAgainstBinsearch": lambda: shivam2008.StrawmanAgainstBinsearch({"hours": 1.0}, {}),
         "studies.shivam2008.RunlengthSweep": lambda: shivam2008.RunlengthSweep(frame, frame),
         "studies.public_data.Series": lambda: public_data.Series("f", "d", {"host": "h1"}, X),
+        "studies.table3_readings.DigitEvidence": lambda: table3_readings.DigitEvidence(2, 3, {500: 1.0}, frame),
     }
     return table[name]()
 
