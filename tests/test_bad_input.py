@@ -1189,6 +1189,7 @@ def _study_valid():
             result_of("bakshy2015.table3"), E1, experiments=3, requests=8, hosts=4
         ),
         "table3_readings.outside_printed_range": lambda: call(0.108, 0.024, 0.089, tests=500),
+        "table3_readings.host_block_leads": lambda: call(E1, requests=8, hosts=8, experiments=3, replicates=3, rng=0),
         "table3_readings.reading_summary": lambda: call(
             result_of("bakshy2015.table3"), result_of("table3_readings.same_law_pairs"), tests=500
         ),

@@ -303,6 +303,11 @@ def test_bootstrap_notebook_table_3(bootstrap_notebook):
     # the paper's digits: 12 of 13 rates are k/500, the exception the host-block row; the verdict follows them
     assert rec["table3_digits"]["multiples"] == 12 and "not request balanced / host block" in said
     assert rec["table3_favoured_reading"] == 500 and "favour 500 tests a row" in said
+    # the host-block row's readings: every lead is tested and named in the sentence with its rate
+    leads = rec["host_block_leads"]
+    assert len(leads) == 8 and all(
+        f"{r['lead']}: {r['type1_error']:.1%}" in rec["said"]["host_block"]["text"] for r in leads
+    )
 
 
 @pytest.mark.notebook

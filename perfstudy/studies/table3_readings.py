@@ -21,9 +21,12 @@ from scipy import optimize, stats
 
 from perfstudy._lib.checks import check_each, check_fraction, check_instance, check_int, check_numbers, check_real
 from perfstudy._lib.result import Result
-from perfstudy.design.model import VarianceComponents
+from perfstudy._lib.types import Seed
+from perfstudy.design.bootstrap import clustered_bootstrap, host_blocks
+from perfstudy.design.model import VarianceComponents, simulate
 from perfstudy.design.schedules import check_design, schedule
 from perfstudy.design.standard_errors import duplication_coefficients, variance_from_schedule
+from perfstudy.design.type1_errors import CHUNK
 from perfstudy.studies.bakshy2015 import (
     FIGURE_7_TESTS,
     TABLE_3,
@@ -42,6 +45,8 @@ __all__ = [
     "same_law_pairs",
     "outside_printed_range",
     "reading_summary",
+    "HOST_BLOCK_LEADS",
+    "host_block_leads",
 ]
 
 #: The A/A tests behind each printed rate under the two readings: section 5.2's, and Figure 7's.
@@ -418,3 +423,120 @@ def reading_summary(table: pd.DataFrame, pairs: pd.DataFrame, *, tests: int, wit
         reachable_within=sum(float(distance.loc[r]) <= within for r in reachable),
         missed=[name(r) for r in reachable if float(distance.loc[r]) > within],
     )
+
+
+#: The readings of the host-block row tested by :func:`host_block_leads`: ``(lead, clusters, quantile, se)``.
+#: ``clusters``: ``"blocks"`` (a control host and its treatment twin, section 5.2), ``"block_pairs"`` (two such
+#: blocks as one), ``"hosts"`` (a weight per host, so per host x condition here). ``quantile``: ``"normal"`` or
+#: Student-t on ``C - 1`` or ``2C - 2`` degrees of freedom. ``se``: the printed ``.SE`` is the bootstrap SE
+#: (``"se"``) or the interval's half-width over 1.96 (``"half_width"``). The last lead divides by the counts.
+HOST_BLOCK_LEADS: tuple[tuple[str, str, str, str], ...] = (
+    ("as written: blocks, normal quantile", "blocks", "normal", "se"),
+    ("t on C - 1 df", "blocks", "t_c1", "se"),
+    ("t on C - 1 df, .SE = half-width / 1.96", "blocks", "t_c1", "half_width"),
+    ("t on 2C - 2 df, .SE = half-width / 1.96", "blocks", "t_2c2", "half_width"),
+    ("weights per host x condition", "hosts", "normal", "se"),
+    ("blocks of two host pairs", "block_pairs", "normal", "se"),
+    ("blocks of two host pairs, t on C - 1 df", "block_pairs", "t_c1", "se"),
+    ("blocks, counts denominator", "blocks_counts", "normal", "se"),
+)
+
+
+def host_block_leads(
+    components: VarianceComponents,
+    *,
+    requests: int = 512,
+    hosts: int = 16,
+    experiments: int = 10_000,
+    replicates: int = 1_000,
+    within: float = 3.0,
+    rng: Seed = None,
+) -> pd.DataFrame:
+    """Table 3's request-balanced host-block row (5.7%, .SE 0.08) under each reading of :data:`HOST_BLOCK_LEADS`.
+
+    One simulation of the request-balanced design serves every lead; each clustering draws its own Poisson(1)
+    weights, afresh for every ``CHUNK`` experiments as :func:`perfstudy.design.type1_errors.type1_error_table` does. A lead explains the row when its Type I error lies within ``within`` combined MC errors of 5.7% and
+    its ``.SE``, printed to two decimals, is the paper's.
+
+    Parameters
+    ----------
+    components : VarianceComponents
+    requests, hosts : int
+    experiments, replicates : int
+    within : float
+    rng : None, int, SeedSequence or Generator
+
+    Returns
+    -------
+    DataFrame
+        Per lead: ``lead``, ``clusters`` (per condition), ``critical_value``, ``type1_error``, ``printed_se``
+        (the mean over experiments of what the lead prints as ``.SE``), ``type1_distance_mc`` and
+        ``type1_distance_mc_500`` (to the paper's rate, its tests read as 10,000 and as 500), ``se_matches``
+        (``printed_se`` rounds to the paper's 0.08) and ``explains`` / ``explains_500`` (both hold, under each
+        reading).
+    """
+    check_instance("components", components, VarianceComponents)
+    requests, hosts = check_int("requests", requests), check_int("hosts", hosts)
+    experiments = check_int("experiments", experiments, minimum=2)
+    replicates = check_int("replicates", replicates, minimum=2)
+    within = check_real("within", within, positive=True)
+    if hosts < 8:
+        raise ValueError(f"hosts={hosts}: blocks of two host pairs need at least 8 hosts, two such blocks a condition")
+    paper_rate, paper_se, _ = TABLE_3[("request_balanced", "host_block")]
+    sim_rng, *boot_rngs = np.random.default_rng(rng).spawn(5)
+    sim = simulate("request_balanced", components, requests=requests, hosts=hosts, experiments=experiments, rng=sim_rng)
+    sched = sim.schedule
+    blocks = host_blocks(sched.host, sched.request)
+    clusterings = {
+        "blocks": (blocks, "weights"),
+        "block_pairs": (blocks // 2, "weights"),
+        "hosts": (sched.host, "weights"),
+        "blocks_counts": (blocks, "counts"),
+    }
+    # Replicate weights are drawn afresh for every CHUNK experiments, as Table 3's are: one draw shared by all
+    # experiments would move every SE together by its own MC error (about 1 / sqrt(2 x replicates)).
+    starts = range(0, experiments, CHUNK)
+    se, clusters_per_condition = {}, {}
+    for (key, (labels, denominator)), stream in zip(clusterings.items(), boot_rngs):
+        chunks = [
+            clustered_bootstrap(
+                sim.y[start : start + CHUNK],
+                sched.version,
+                labels,
+                replicates=replicates,
+                denominator=denominator,
+                rng=chunk_stream,
+            )
+            for start, chunk_stream in zip(starts, stream.spawn(len(starts)))
+        ]
+        se[key] = np.concatenate([np.atleast_1d(c.standard_error) for c in chunks])
+        clusters_per_condition[key] = int(min(chunks[0].clusters_per_condition))
+    z = stats.norm.ppf(0.975)
+    rows = []
+    for lead, clusters, quantile, se_reading in HOST_BLOCK_LEADS:
+        c = clusters_per_condition[clusters]
+        critical = {"normal": z, "t_c1": stats.t.ppf(0.975, max(c - 1, 1)), "t_2c2": stats.t.ppf(0.975, 2 * c - 2)}[
+            quantile
+        ]
+        rate = float(np.mean(np.abs(sim.delta_hat) > critical * se[clusters]))
+        printed = float(se[clusters].mean() * (critical / z if se_reading == "half_width" else 1.0))
+        distances = {}
+        for n in READINGS:
+            error = float(combined_mc_error(rate, experiments, paper_rate, n))
+            distances[n] = abs(rate - paper_rate) / error if error > 0 else 0.0
+        se_matches = bool(abs(printed - paper_se) <= 0.005 + 1e-12)  # prints as the paper's .SE (half up)
+        rows.append(
+            dict(
+                lead=lead,
+                clusters=c,
+                critical_value=float(critical),
+                type1_error=rate,
+                printed_se=printed,
+                type1_distance_mc=distances[TABLE_3_EXPERIMENTS],
+                type1_distance_mc_500=distances[FIGURE_7_TESTS],
+                se_matches=se_matches,
+                explains=bool(se_matches and distances[TABLE_3_EXPERIMENTS] <= within),
+                explains_500=bool(se_matches and distances[FIGURE_7_TESTS] <= within),
+            )
+        )
+    return pd.DataFrame(rows)

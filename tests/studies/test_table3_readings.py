@@ -149,3 +149,27 @@ def test_the_reading_summary_counts_what_the_checks_prove():
     )
     with pytest.raises(ValueError, match="tests=1000: table3 holds distances for 10000, 500 tests only"):
         readings.reading_summary(table, pairs, tests=1000)
+
+
+def test_the_host_block_leads_agree_with_table_3s_rows_and_with_each_other():
+    leads = readings.host_block_leads(E1, experiments=4000, replicates=400, rng=3).set_index("lead")
+    assert list(leads.index) == [lead for lead, *_ in readings.HOST_BLOCK_LEADS]
+    table = type1_error_table(
+        E1, requests=512, hosts=16, experiments=4000, replicates=400,
+        rows=[("request_balanced", "host_block"), ("request_balanced", "host")], rng=4,
+    ).set_index("bootstrap")  # fmt: skip
+    # independent simulations of one law: 4 combined binomial MC errors of 4,000 tests each
+    for lead, row, column in (
+        ("as written: blocks, normal quantile", "host_block", "type1_error"),
+        ("t on C - 1 df", "host_block", "type1_error_t"),
+        ("weights per host x condition", "host", "type1_error"),
+    ):
+        ours, theirs = leads.loc[lead, "type1_error"], table.loc[row, column]
+        assert abs(ours - theirs) < 4 * combined_mc_error(ours, 4000, theirs, 4000), lead
+    # one set of SEs: a larger critical value never calls more; a half-width reading rescales only the .SE
+    blocks = leads[leads.clusters == 8].iloc[[0, 3, 2]]  # z, t on 14 df, t on 7 df
+    assert blocks.critical_value.is_monotonic_increasing and blocks.type1_error.is_monotonic_decreasing
+    written, half = leads.loc["t on C - 1 df"], leads.loc["t on C - 1 df, .SE = half-width / 1.96"]
+    assert half.type1_error == written.type1_error
+    assert half.printed_se == pytest.approx(written.printed_se * stats.t.ppf(0.975, 7) / stats.norm.ppf(0.975))
+    assert (leads.explains == (leads.se_matches & (leads.type1_distance_mc <= 3))).all()

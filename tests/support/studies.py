@@ -14,7 +14,7 @@ from perfstudy import PERFLAB_ENDPOINTS, CostModel
 from perfstudy.capacity.server_model import SimulatedServer
 from perfstudy.design.type1_errors import aa_tests
 from perfstudy.io.datasets import DataUnavailableError, locate
-from perfstudy.studies import bakshy2015, bakshy2015_real, he2019, maricq2018, shivam2008, versions
+from perfstudy.studies import bakshy2015, bakshy2015_real, he2019, maricq2018, shivam2008, table3_readings, versions
 from perfstudy.studies.public_data import survey_datasets
 
 E1 = PERFLAB_ENDPOINTS[1]
@@ -115,6 +115,9 @@ STUDY_CALLS = {
     ),
     "perfstudy.studies.bakshy2015.table3": lambda r: bakshy2015.table3(
         E1, requests=8, hosts=4, experiments=3, replicates=3, rng=r
+    ),
+    "perfstudy.studies.table3_readings.host_block_leads": lambda r: table3_readings.host_block_leads(
+        E1, requests=8, hosts=8, experiments=3, replicates=3, rng=r
     ),
     "perfstudy.studies.bakshy2015_real.real_aa": lambda r: (
         bakshy2015_real.real_aa(
