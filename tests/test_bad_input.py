@@ -1211,6 +1211,7 @@ def _study_valid():
         "he2019.Configuration.weeks": lambda: call(he2019.configuration(pt4[0])),
         "he2019.Configuration.runs": lambda: call(he2019.configuration(pt4[0]), 24.0),
         "he2019.configuration": lambda: call(pt4[0]),
+        "he2019_table4.table4_diagnosis": lambda: call(he2019.table4_comparison(*(2 * [he2019.reduction_study(pt4)]))),
         "he2019.configurations": lambda: call(),
         "he2019.weekly_study": lambda: call(pt4, replicates=5, rng=0),
         "he2019.reduction_study": lambda: call(pt4, hours=(24, 168)),

@@ -448,6 +448,15 @@ def test_pt4cloud_notebook_reduction_and_baselines(pt4cloud_notebook):
     assert sota["pt4cloud"] > sota["sota1"] + 0.1 and sota["pt4cloud"] > sota["sota2"] + 0.1
     azure = rec["azure"]
     assert len(azure) == 15 and all(r["stopped"] for r in azure)
+    # Table 4: every configuration whose length differs is searched again, and the sentence counts them
+    agreement = rec["table4_agreement"]
+    lengths = rec["table4_diagnosis"]
+    differing = sum(1 for r in rec["table4"] if not r["agrees"] and r["paper_hours"] is not None)
+    assert len(lengths) == differing == agreement["configurations"] - agreement["without"]
+    reached = sum(r["reached"] for r in lengths)
+    said = rec["said"]["table4_diagnosis"]["text"]
+    assert f"Of the {differing} configurations whose length differs from Table 4's, {reached} reach" in said
+    assert all(f"{r['benchmark']} on {r['config']}" in said for r in lengths if not r["reached"])
 
 
 servers_notebook = _real_data_notebook("05_repetitions_and_servers")

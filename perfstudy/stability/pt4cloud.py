@@ -250,6 +250,7 @@ def confidence_band(
     strips: int = 1000,
     grid: Grid | None = None,
     rng: Seed = None,
+    bandwidth_factor: float = 1.0,
 ) -> ConfidenceBand:
     """Point-wise bootstrap confidence band of the density (He et al., section 3.2).
 
@@ -273,9 +274,12 @@ def confidence_band(
         Evaluate on this grid instead.
     rng : None, int or Generator
         Seed of the resamples.
+    bandwidth_factor : float
+        Times Scott's bandwidth (as in :func:`divergence`).
     """
     x = _sample("samples", samples)
     confidence = check_fraction("confidence", confidence)
+    bandwidth_factor = check_real("bandwidth_factor", bandwidth_factor, positive=True)
     replicates = check_resamples("replicates", replicates, minimum=2)
     strips = check_int("strips", strips, minimum=2, maximum=MAX_STRIPS)
     if grid is not None and not isinstance(grid, Grid):
@@ -283,8 +287,8 @@ def confidence_band(
     check_allocation("replicates", replicates, 8.0 * replicates * (strips if grid is None else grid.n) * 2)
     rng = np.random.default_rng(rng)
     grid = strip_grid(x, strips=strips) if grid is None else grid
-    bandwidth = scott_bandwidth(x)
-    density = _density(x, grid, "binned")
+    bandwidth = bandwidth_factor * scott_bandwidth(x)
+    density = _density(x, grid, "binned", bandwidth_factor)
     resolution = RESOLUTION
     while True:  # far outliers: coarsen the fine grid rather than fail (documented above)
         try:
@@ -445,6 +449,7 @@ def pt4cloud(
     method: str = "binned",
     empty: str = "error",
     rng: Seed = None,
+    bandwidth_factor: float = 1.0,
 ) -> PT4CloudResult:
     """The PT4Cloud workflow of Figure 2 on recorded measurements.
 
@@ -471,6 +476,8 @@ def pt4cloud(
         Seed of the band's resamples.
     empty : {"error", "skip"}
         As in :func:`split_intervals`.
+    bandwidth_factor : float
+        Times Scott's bandwidth, in every KDE of the workflow and its band (the paper gives no bandwidth).
 
     Raises
     ------
@@ -492,6 +499,7 @@ def pt4cloud(
     objective_probability = check_fraction("objective_probability", objective_probability)
     confidence = check_fraction("confidence", confidence)
     band = check_bool("band", band)
+    bandwidth_factor = check_real("bandwidth_factor", bandwidth_factor, positive=True)
     parts, unused = split_intervals(samples, intervals, empty=empty)
     if len(parts) < 2:
         raise ValueError(f"samples: {len(parts)} complete interval(s); PT4Cloud compares at least two")
@@ -506,13 +514,24 @@ def pt4cloud(
     stopped = False
     for k in range(1, len(parts)):
         combined = np.concatenate([current, parts[k]])
-        probabilities.append(stability_probability(current, combined, strips=strips, method=method))
+        probabilities.append(
+            stability_probability(current, combined, strips=strips, method=method, bandwidth_factor=bandwidth_factor)
+        )
         current = combined
         if probabilities[-1] >= objective_probability:
             used, stopped = k + 1, True
             break
     result_band = (
-        confidence_band(current, confidence=confidence, replicates=replicates, strips=strips, rng=rng) if band else None
+        confidence_band(
+            current,
+            confidence=confidence,
+            replicates=replicates,
+            strips=strips,
+            rng=rng,
+            bandwidth_factor=bandwidth_factor,
+        )
+        if band
+        else None
     )
     return PT4CloudResult(
         used,
@@ -571,6 +590,7 @@ def pt4cloud_short(
     objective_probability: float = 0.9,
     strips: int = 1000,
     method: str = "binned",
+    bandwidth_factor: float = 1.0,
 ) -> ShortIntervalResult:
     """The short-interval variant of Figure 7 (He et al., section 6.1).
 
@@ -595,10 +615,11 @@ def pt4cloud_short(
         As described above.
     objective_probability : float
         ``po``.
-    strips, method
-        As in :func:`stability_probability`.
+    strips, method, bandwidth_factor
+        As in :func:`stability_probability` (and :func:`pt4cloud` at the last length).
     """
     objective_probability = check_fraction("objective_probability", objective_probability)
+    bandwidth_factor = check_real("bandwidth_factor", bandwidth_factor, positive=True)
     if isinstance(interval_lengths, (str, bytes)) or not isinstance(interval_lengths, (list, tuple)):
         raise TypeError(f"interval_lengths={interval_lengths!r}: expected a list of durations, e.g. ['1D', '3D', '7D']")
     lengths = list(interval_lengths)
@@ -623,7 +644,12 @@ def pt4cloud_short(
         parts, _ = split_intervals(samples, length)
         if position == len(lengths) - 1:
             standard = pt4cloud(
-                parts, objective_probability=objective_probability, strips=strips, band=False, method=method
+                parts,
+                objective_probability=objective_probability,
+                strips=strips,
+                band=False,
+                method=method,
+                bandwidth_factor=bandwidth_factor,
             )
             spent += standard.runs
             rows.append(
@@ -650,7 +676,9 @@ def pt4cloud_short(
             )
             continue
         first, both = _sample("samples: interval 0", parts[0]), np.concatenate(parts[:2])
-        probability = stability_probability(first, both, strips=strips, method=method)
+        probability = stability_probability(
+            first, both, strips=strips, method=method, bandwidth_factor=bandwidth_factor
+        )
         runs = both.size
         row = dict(interval=length, probability=probability, validation_probability=np.nan, runs=runs)
         if probability < objective_probability:
@@ -667,7 +695,7 @@ def pt4cloud_short(
             rows.append(dict(row, outcome="stable, too few runs to validate: longer interval"))
             continue
         extra = np.concatenate(parts[2:4])
-        check = stability_probability(both, extra, strips=strips, method=method)
+        check = stability_probability(both, extra, strips=strips, method=method, bandwidth_factor=bandwidth_factor)
         spent += runs + extra.size
         row.update(validation_probability=check, runs=runs + extra.size)
         if check >= objective_probability:

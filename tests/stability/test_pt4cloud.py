@@ -236,3 +236,20 @@ def test_gaps_can_be_skipped_and_validation_limited_to_short_lengths():
     assert below.validated and below.runs_spent == 400
     above = pt4cloud_short(iid, interval_lengths=[100, 400, 1000], validate=50)
     assert above.validated is None and above.runs_spent == 200
+
+
+def test_the_bandwidth_factor_reaches_every_kde_of_the_workflows():
+    rng = np.random.default_rng(21)
+    runs = np.concatenate([rng.gamma(4, 1, 300), rng.gamma(4, 1.1, 300), rng.gamma(4, 1, 600)])
+    short = pt4cloud_short(runs, interval_lengths=[150, 300, 600], validate=True, bandwidth_factor=2.0)
+    first = short.rounds.iloc[0]
+    # the round's probabilities are stability_probability's at the same factor, on the same cut
+    assert first.probability == stability_probability(runs[:150], runs[:300], bandwidth_factor=2.0)
+    if not np.isnan(first.validation_probability):
+        assert first.validation_probability == stability_probability(runs[:300], runs[300:600], bandwidth_factor=2.0)
+    # the standard workflow's too, and its band is drawn at that bandwidth
+    wide = pt4cloud([runs[:300], runs[300:600], runs[600:]], bandwidth_factor=2.0, replicates=50, rng=0)
+    assert wide.probabilities[0] == stability_probability(runs[:300], runs[:600], bandwidth_factor=2.0)
+    assert wide.probabilities[0] != pt4cloud([runs[:300], runs[300:600]], band=False).probabilities[0]
+    narrow = pt4cloud([runs[:300], runs[300:600], runs[600:]], bandwidth_factor=0.5, replicates=50, rng=0)
+    assert np.ptp(wide.band.high - wide.band.low) < np.ptp(narrow.band.high - narrow.band.low)
