@@ -16,6 +16,7 @@ replicates of many experiments are one dense matrix product.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -37,9 +38,14 @@ __all__ = [
     "host_blocks",
 ]
 
-#: Mean-one, variance-one-or-less weight laws: Poisson(1) (the online bootstrap), Uniform(0, 2)
-#: (variance 1/3) and Exponential(1) (the Bayesian bootstrap, Rubin 1981).
+#: Mean-one weight laws: Poisson(1) (the online bootstrap), Uniform(0, 2) and Exponential(1) (the Bayesian
+#: bootstrap, Rubin 1981).
 WEIGHTS = ("poisson", "uniform", "exponential")
+#: Each law's variance. A replicate's deviation from ``delta_hat`` is, to first order, linear in ``w - 1``, so a
+#: law of variance ``v`` spreads the replicates ``sqrt(v)`` times as far as Poisson(1) does; :func:`clustered_bootstrap`
+#: divides the deviations by ``sqrt(v)``, so every law estimates the same standard error (section 5.1 names
+#: Uniform(0, 2), whose variance is 1/3: unscaled, its SEs and intervals would be ``sqrt(3)`` times too narrow).
+WEIGHT_VARIANCE = {"poisson": 1.0, "uniform": 1.0 / 3.0, "exponential": 1.0}
 
 
 def check_weights(weights: str) -> str:
@@ -379,7 +385,9 @@ def clustered_bootstrap(
     replicates : int
         ``R``, at least 2.
     weights : {"poisson", "uniform", "exponential"}
-        Poisson(1), Uniform(0, 2) or Exponential(1) (Bayesian bootstrap).
+        Poisson(1), Uniform(0, 2) or Exponential(1) (Bayesian bootstrap). Uniform's replicates are spread
+        about ``delta_hat`` by ``sqrt(3)``, the inverse of its SD (:data:`WEIGHT_VARIANCE`), so that its SE
+        estimates what the others' do.
     denominator : {"weights", "counts"}
         ``"weights"`` (the default, section 5.1's formula): divide each condition's weighted sum by
         its summed weights ``N*_r``. ``"counts"``: divide by the observation count ``N``. Then
@@ -429,6 +437,8 @@ def clustered_bootstrap(
     w, redrawn = _cell_weights(cells, int(replicates), weights, rng)
     distribution = _replicate_deltas(y2, cells, w, denominator)
     estimate = y2[:, version == 1].mean(axis=1) - y2[:, version == 0].mean(axis=1)
+    if WEIGHT_VARIANCE[weights] != 1.0:  # a law of variance v spreads the replicates sqrt(v) times too little
+        distribution = estimate[:, None] + (distribution - estimate[:, None]) / math.sqrt(WEIGHT_VARIANCE[weights])
     se = distribution.std(axis=1, ddof=1)
     per_condition = _clusters_per_condition(version, codes)
     if single:
