@@ -586,7 +586,7 @@ def pt4cloud_short(
     samples,
     *,
     interval_lengths,
-    validate=False,
+    validate: bool | int | str | pd.Timedelta | None = False,
     objective_probability: float = 0.9,
     strips: int = 1000,
     method: str = "binned",

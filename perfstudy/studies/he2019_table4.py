@@ -11,6 +11,8 @@ probabilities that decided it, so that each difference is either reached by a le
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 import pandas as pd
 
@@ -45,9 +47,9 @@ def _search(name: str, *, hours, validate_below_hours, objective_probability, ba
         validate=max(MIN_SAMPLES, int(round(validate_below_hours * per_hour))),
         bandwidth_factor=bandwidth_factor,
     )
-    by_length = {int(r.interval): r for r in result.rounds.itertuples()}
+    by_length = {int(r["interval"]): r for r in result.rounds.to_dict(orient="records")}
     rounds = {h: by_length.get(n) for h, n in zip(hours, lengths)}
-    return hours[lengths.index(result.interval)], rounds
+    return hours[lengths.index(cast(int, result.interval))], rounds
 
 
 def table4_diagnosis(
@@ -81,7 +83,7 @@ def table4_diagnosis(
         ``reached`` (any).
     """
     check_frame("table4", table4, ["dataset", "benchmark", "config", "hours", "paper_hours", "agrees"], minimum=0)
-    hours = list(check_each("hours", hours, check_real, positive=True))
+    hours = np.atleast_1d(check_each("hours", hours, check_real, positive=True)).tolist()
     validate_below_hours = check_real("validate_below_hours", validate_below_hours, positive=True)
     objective_probability = check_fraction("objective_probability", objective_probability)
     differing = table4[~table4.agrees.astype(bool) & table4.paper_hours.notna()]
@@ -90,32 +92,32 @@ def table4_diagnosis(
         raise ValueError(f"hours={tuple(hours)}: table4 holds lengths {missing} that are not on this ladder")
     options = dict(hours=hours, validate_below_hours=validate_below_hours, objective_probability=objective_probability)
     rows = []
-    for row in differing.itertuples():
+    for row in cast(pd.DataFrame, differing).to_dict(orient="records"):
         searched = {
-            lead: _search(row.dataset, bandwidth_factor=factor, start_hours=start, **options)
+            lead: _search(row["dataset"], bandwidth_factor=factor, start_hours=start, **options)
             for lead, factor, start in TABLE_4_LEADS
         }
         chosen = {lead: length for lead, (length, _) in searched.items()}
-        if chosen[TABLE_4_LEADS[0][0]] != row.hours:
+        if chosen[TABLE_4_LEADS[0][0]] != row["hours"]:
             raise ValueError(
-                f"table4: {row.dataset} was searched to {row.hours:g} h, but this ladder stops at "
+                f"table4: {row['dataset']} was searched to {row['hours']:g} h, but this ladder stops at "
                 f"{chosen[TABLE_4_LEADS[0][0]]:g} h; pass the hours, validate_below_hours and objective_probability "
                 "that made table4"
             )
         as_run = searched[TABLE_4_LEADS[0][0]][1]
-        longer = row.hours > row.paper_hours
-        decisive = row.paper_hours if longer else row.hours
+        longer = row["hours"] > row["paper_hours"]
+        decisive = row["paper_hours"] if longer else row["hours"]
         tried = as_run.get(decisive)
-        probability = float(tried.probability) if tried is not None else np.nan
-        validation = float(tried.validation_probability) if tried is not None else np.nan
-        reached = [lead for lead, h in chosen.items() if h == row.paper_hours]
+        probability = float(tried["probability"]) if tried is not None else np.nan
+        validation = float(tried["validation_probability"]) if tried is not None else np.nan
+        reached = [lead for lead, h in chosen.items() if h == row["paper_hours"]]
         rows.append(
             dict(
-                dataset=row.dataset,
-                benchmark=row.benchmark,
-                config=row.config,
-                hours=row.hours,
-                paper_hours=row.paper_hours,
+                dataset=row["dataset"],
+                benchmark=row["benchmark"],
+                config=row["config"],
+                hours=row["hours"],
+                paper_hours=row["paper_hours"],
                 direction="longer" if longer else "shorter",
                 decisive_hours=decisive,
                 probability=probability,
