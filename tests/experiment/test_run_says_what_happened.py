@@ -263,7 +263,7 @@ def test_sys_exit_in_a_callable_is_a_failed_batch_not_an_escape(tmp_path):
 # ---- 6: exit statuses tell the truth -----------------------------------------------------------------------------
 
 
-def test_an_interrupted_run_exits_130_and_a_second_ctrl_c_ends_the_batch_within_a_second(tmp_path):
+def test_an_interrupted_run_exits_130_and_a_second_ctrl_c_ends_the_batch_at_once(tmp_path):
     out = tmp_path / "runs.csv"
     command = [
         PYTHON,
@@ -293,7 +293,9 @@ def test_an_interrupted_run_exits_130_and_a_second_ctrl_c_ends_the_batch_within_
     sent = time.monotonic()
     process.send_signal(signal.SIGINT)
     process.communicate(timeout=30)
-    assert time.monotonic() - sent < 1 + 0.5, "the second Ctrl-C ended the batch within a second (and exit)"
+    # the batch in flight sleeps 30 s; killing it and writing the record take about a second, and up to 3 s on a
+    # loaded 2-core machine (2.7 s once in CI): 10 s still tells "ended at once" from "waited for the batch"
+    assert time.monotonic() - sent < 10, "the second Ctrl-C ended the batch at once (and exit)"
     assert process.returncode == 130
     record = json.loads(Path(f"{out}.json").read_text())
     assert record["stopped"] == "interrupted" and record["signal"] == "SIGINT"
