@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import partial
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -303,6 +304,20 @@ def weekly_study(
     return pd.DataFrame(map_tasks(work, names, rng=rng, executor=executor, progress=progress, desc="configurations"))
 
 
+def _short_search(runs, per_hour, *, hours, validate_below_hours, objective_probability, bandwidth_factor=1.0):
+    """The short-interval search over a ladder of ``hours`` at ``per_hour`` runs an hour: the length it stops at,
+    the ladder in runs, and :func:`pt4cloud_short`'s result."""
+    lengths = [max(MIN_SAMPLES, int(round(h * per_hour))) for h in hours]
+    result = pt4cloud_short(
+        runs,
+        interval_lengths=lengths,
+        objective_probability=objective_probability,
+        validate=max(MIN_SAMPLES, int(round(validate_below_hours * per_hour))),
+        bandwidth_factor=bandwidth_factor,
+    )
+    return hours[lengths.index(cast(int, result.interval))], lengths, result
+
+
 def _reduced(name: str, rng, *, hours, validate_below_hours, objective_probability, portion) -> dict:
     c = configuration(name)
     runs = c.sampled
@@ -310,14 +325,13 @@ def _reduced(name: str, rng, *, hours, validate_below_hours, objective_probabili
     if portion < 1:
         runs = hourly_sample(runs, portion, runs_per_hour=per_hour)
         per_hour *= portion
-    lengths = [max(MIN_SAMPLES, int(round(h * per_hour))) for h in hours]
-    result = pt4cloud_short(
+    chosen, _, result = _short_search(
         runs,
-        interval_lengths=lengths,
+        per_hour,
+        hours=hours,
+        validate_below_hours=validate_below_hours,
         objective_probability=objective_probability,
-        validate=max(MIN_SAMPLES, int(round(validate_below_hours * per_hour))),
     )
-    chosen = hours[lengths.index(result.interval)]
     return dict(
         dataset=name,
         benchmark=c.benchmark,

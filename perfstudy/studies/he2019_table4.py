@@ -17,8 +17,7 @@ import numpy as np
 import pandas as pd
 
 from perfstudy._lib.checks import check_each, check_fraction, check_frame, check_real
-from perfstudy.stability.pt4cloud import MIN_SAMPLES, pt4cloud_short
-from perfstudy.studies.he2019 import configuration
+from perfstudy.studies.he2019 import Configuration, _short_search, configuration
 
 __all__ = ["TABLE_4_LEADS", "table4_diagnosis"]
 
@@ -35,21 +34,12 @@ TABLE_4_LEADS: tuple[tuple[str, float, float], ...] = (
 )
 
 
-def _search(name: str, *, hours, validate_below_hours, objective_probability, bandwidth_factor, start_hours):
-    c = configuration(name)
+def _search(c: Configuration, *, bandwidth_factor, start_hours, **options):
     per_hour = c.runs_per_hour
     runs = c.sampled[int(round(start_hours * per_hour)) :]
-    lengths = [max(MIN_SAMPLES, int(round(h * per_hour))) for h in hours]
-    result = pt4cloud_short(
-        runs,
-        interval_lengths=lengths,
-        objective_probability=objective_probability,
-        validate=max(MIN_SAMPLES, int(round(validate_below_hours * per_hour))),
-        bandwidth_factor=bandwidth_factor,
-    )
+    chosen, lengths, result = _short_search(runs, per_hour, bandwidth_factor=bandwidth_factor, **options)
     by_length = {int(r["interval"]): r for r in result.rounds.to_dict(orient="records")}
-    rounds = {h: by_length.get(n) for h, n in zip(hours, lengths)}
-    return hours[lengths.index(cast(int, result.interval))], rounds
+    return chosen, {h: by_length.get(n) for h, n in zip(options["hours"], lengths)}
 
 
 def table4_diagnosis(
@@ -93,8 +83,9 @@ def table4_diagnosis(
     options = dict(hours=hours, validate_below_hours=validate_below_hours, objective_probability=objective_probability)
     rows = []
     for row in cast(pd.DataFrame, differing).to_dict(orient="records"):
+        c = configuration(row["dataset"])  # loaded once for every lead
         searched = {
-            lead: _search(row["dataset"], bandwidth_factor=factor, start_hours=start, **options)
+            lead: _search(c, bandwidth_factor=factor, start_hours=start, **options)
             for lead, factor, start in TABLE_4_LEADS
         }
         chosen = {lead: length for lead, (length, _) in searched.items()}
