@@ -46,7 +46,12 @@ def add_parser(commands) -> None:
     bisect.add_argument("--bad", metavar="COMMIT", help="inside a git repository: the bad commit (with --good)")
     bisect.add_argument("--threshold", default="5%", help="smallest change that counts: 5%% or 0.05 (default 5%%)")
     bisect.add_argument("--confidence", default="95%", help="of the bisect as a whole: 95%% or 0.95 (default 95%%)")
-    bisect.add_argument("--max-rounds", type=int, default=200, help="each step's budget in rounds (default 200)")
+    bisect.add_argument(
+        "--max-rounds",
+        type=int,
+        default=None,
+        help="each step's budget in rounds (default 200; none with --max-time alone)",
+    )
     bisect.add_argument("--max-time", default=None, help="each step's budget in time: 2m, 90s (default: none)")
     bisect.add_argument("--seed", type=int, default=0, help="each step's order is drawn from seed + step (default 0)")
     bisect.add_argument("--out", default=None, help="a JSON file rewritten after every step (default: none)")

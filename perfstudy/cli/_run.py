@@ -66,7 +66,10 @@ def add_parser(commands) -> None:
         "--min-rounds", type=int, default=None, help=f"rounds before a verdict may stop (default 5{resumed})"
     )
     experiment.add_argument(
-        "--max-rounds", type=int, default=None, help=f"the budget in rounds (default 100{resumed}, or more if given)"
+        "--max-rounds",
+        type=int,
+        default=None,
+        help=f"the budget in rounds (default 100{resumed}; none with --max-time alone)",
     )
     experiment.add_argument(
         "--max-time", default=None, help="the budget in time, with its unit: 10m, 90s, 2h (default: none)"

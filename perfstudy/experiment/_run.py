@@ -61,7 +61,7 @@ from perfstudy.experiment._hosts import _Hosts
 from perfstudy.experiment._judge import _FAR, _describe, _Judge, _Stop
 from perfstudy.experiment._rounds import _duet_rounds, _local_rounds
 from perfstudy.experiment.batches import Batch, Measure, command_argv, command_text
-from perfstudy.experiment.settings import RunSettings, _one_source, check_combination
+from perfstudy.experiment.settings import UNBOUNDED_ROUNDS, RunSettings, _one_source, check_combination
 
 __all__ = ["run", "RunResult", "RunFile", "STOPS", "COLUMNS", "read_experiment", "read_run", "is_run_file"]
 
@@ -218,7 +218,8 @@ def run(
     warmup : int, optional
         Runs before them in each batch, recorded as ``warmup`` and left out of the comparison (default 1).
     min_rounds, max_rounds : int, optional
-        The rounds before the first verdict may stop the run (default 5), and the budget (default 100).
+        The rounds before the first verdict may stop the run (default 5), and the budget (default 100; with
+        ``max_time`` given and ``max_rounds`` not, none: time binds).
     max_time : str or Timedelta, optional
         Another budget: no round starts once it is spent (``"10m"``; a bare number is refused).
     out : str or path, optional
@@ -387,7 +388,7 @@ def run(
     completed = judge.add_rows(rows)
     already = len(completed)
     budget = None if settings.max_time is None else float(settings.max_time)
-    bar = _bar(progress, settings.max_rounds, len(completed))
+    bar = _bar(progress, None if settings.max_rounds >= UNBOUNDED_ROUNDS else settings.max_rounds, len(completed))
     template = Batch(
         version=NAMES[0],
         command=commands[NAMES[0]],
@@ -706,7 +707,7 @@ def _result(rows, settings, environment, **fields) -> RunResult:
     )
 
 
-def _bar(progress: bool, total: int, done: int):
+def _bar(progress: bool, total: int | None, done: int):
     if not progress:
         return None
     from tqdm.auto import tqdm

@@ -32,11 +32,14 @@ from pathlib import Path
 from perfstudy._lib.checks import check_bool, check_coverage, check_duration, check_int, check_text, check_threshold
 from perfstudy._lib.format import aligned, markdown_rows
 from perfstudy._lib.result import Result
+from perfstudy.experiment.settings import UNBOUNDED_ROUNDS
 
 __all__ = ["Bisection", "bisect", "step_confidence"]
 
 #: what a step's verdict means for the search
 _LATER, _AT_OR_BEFORE = "later", "at or before"
+#: each step's budget of rounds when neither budget is given
+_DEFAULT_ROUNDS = 200
 
 
 @dataclass(frozen=True)
@@ -146,7 +149,7 @@ class Bisection(Result):
                 else "n/a"
             )
             rows.append(
-                [str(number), str(s["commit"]), interval, s["verdict"], s["meaning"], str(s["rounds"]),
+                [str(number), str(s["commit"]), interval, _verdict(s), s["meaning"], str(s["rounds"]),
                  f"{s['seconds']:.1f}"]
             )  # fmt: skip
         lines = [f"**{head}**" if markdown else head, ""]
@@ -154,7 +157,20 @@ class Bisection(Result):
         lines += ["", bound + f"; {self.seconds:.0f} s in all."]
         if self.skipped:
             lines.append(f"Skipped (their command failed): {', '.join(self.skipped)}.")
+        budgets = sorted({s.get("stopped") for s in self.steps if _verdict(s) != s["verdict"]})
+        if budgets:
+            lines.append(
+                f"A step left undecided stopped at its budget ({', '.join(budgets)}): raise --max-rounds or give "
+                "--max-time (max_rounds=, max_time=) to let it decide."
+            )
         return "\n".join(lines)
+
+
+def _verdict(step: dict) -> str:
+    """A step's verdict as its table shows it: an undecided one says which budget stopped it."""
+    if step["verdict"] == "inconclusive" and step.get("stopped") in ("max-rounds", "max-time"):
+        return f"inconclusive ({step['stopped']})"
+    return str(step["verdict"])
 
 
 def step_confidence(confidence: float, commits: int) -> tuple[float, int]:
@@ -259,7 +275,7 @@ def bisect(
     *,
     threshold: float | str = 0.05,
     confidence: float | str = 0.95,
-    max_rounds: int = 200,
+    max_rounds: int | None = None,
     max_time=None,
     out=None,
     resume: bool = False,
@@ -280,10 +296,11 @@ def bisect(
         The smallest relative change that counts (``0.05`` or ``"5%"``); more than 0.
     confidence : float or str
         Of the bisect as a whole (``0.95`` or ``"95%"``).
-    max_rounds : int
-        Each step's budget of rounds.
+    max_rounds : int, optional
+        Each step's budget of rounds: 200 by default, none when ``max_time`` is given alone (time binds).
     max_time : str, optional
-        Each step's budget of time (``"2m"``).
+        Each step's budget of time (``"2m"``). A step stopped undecided by a budget says which
+        (``inconclusive (max-rounds)``).
     out : str or path, optional
         A JSON file rewritten after every step with the bisect's settings, the steps so far and, at the end, the
         result.
@@ -309,7 +326,9 @@ def bisect(
     from perfstudy.experiment._run import run
 
     commits, command, threshold, confidence = _checked(commits, command, threshold, confidence, run_options)
-    max_rounds = check_int("max_rounds", max_rounds, minimum=2, maximum=10**7)
+    if max_rounds is None:
+        max_rounds = _DEFAULT_ROUNDS if max_time is None else UNBOUNDED_ROUNDS
+    max_rounds = check_int("max_rounds", max_rounds, minimum=2, maximum=UNBOUNDED_ROUNDS)
     seed = None if seed is None else check_int("seed", seed, minimum=0, maximum=2**32 - 2**16)
     progress = check_bool("progress", progress)
     if max_time is not None:

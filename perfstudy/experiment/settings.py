@@ -78,6 +78,10 @@ DEFAULTS = MappingProxyType(
     )
 )
 
+#: the rounds budget when ``max_time`` is given alone: time binds (a run is not cut at 100 rounds it was not asked
+#: to stop at)
+UNBOUNDED_ROUNDS = 10_000_000
+
 #: what a record written before a setting existed ran by (a run of an earlier perfstudy keeps its rule)
 LEGACY = MappingProxyType(dict(rule="t", statistic="mean"))
 
@@ -168,6 +172,8 @@ setup, cleanup, min_rounds, max_rounds, max_time, spelling
         for key in OPTIONS:
             object.__setattr__(self, key, checked.get(key, DEFAULTS[key]))
         object.__setattr__(self, "given", frozenset(given))
+        if "max_time" in given and "max_rounds" not in given:
+            object.__setattr__(self, "max_rounds", UNBOUNDED_ROUNDS)
         if {"min_rounds", "max_rounds"} <= self.given:
             _check_rounds(self)
 

@@ -13,6 +13,7 @@ from scipy import stats
 
 from perfstudy.cli import main
 from perfstudy.experiment.bisection import bisect, step_confidence
+from perfstudy.experiment.settings import UNBOUNDED_ROUNDS
 
 #: c0-c4 sleep 10 ms, c5 and after 13 ms (+30%), and c6 does not build
 BENCH = """#!/bin/sh
@@ -90,6 +91,36 @@ def test_bad_input_is_refused_by_name(bench):
         bisect(["c0"], bench, progress=False)
     with pytest.raises(TypeError, match="scheduler: bisect sets it"):
         bisect(["c0", "c1"], bench, scheduler="local:2", progress=False)
+
+
+def test_each_steps_round_budget_is_200_unless_max_time_alone_is_given(bench, monkeypatch):
+    # before, --max-time 60s was cut at the default 200 rounds: a step stopped long before the time it was given
+    import perfstudy.experiment._run as module
+
+    budgets = []
+    real = module.run
+
+    def spy(a, b, **options):
+        budgets.append((options["max_rounds"], options["max_time"]))
+        return real(a, b, **options | dict(max_rounds=2, min_rounds=2, max_time=None, values=1, warmup=0))
+
+    monkeypatch.setattr(module, "run", spy)
+    for given in (dict(), dict(max_time="60s"), dict(max_time="60s", max_rounds=30)):
+        budgets.clear()
+        bisect(["c0", "c1"], bench, progress=False, **given)
+        assert budgets == [(given.get("max_rounds", 200 if not given else UNBOUNDED_ROUNDS), given.get("max_time"))]
+
+
+def test_a_step_left_undecided_says_which_budget_stopped_it(tmp_path, capsys):
+    commits = tmp_path / "commits.txt"
+    commits.write_text("c0\nc1\n")
+    # an A/A pair against a threshold of 0.01%: no interval of a few rounds is inside it, or (at 99.9%) beyond it
+    code = main(["bisect", "--commits", str(commits), "--command", "sleep 0.002 # {commit}", "--threshold", "0.01%",
+                 "--confidence", "99.9%", "--max-rounds", "6", "--values", "1", "--warmup", "0", "--no-progress"])  # fmt: skip
+    shown = capsys.readouterr().out
+    assert code == 0, shown
+    assert "inconclusive (max-rounds)" in shown
+    assert "stopped at its budget (max-rounds): raise --max-rounds or give --max-time" in shown
 
 
 def test_the_command_line_refuses_unusable_input_with_one_line(tmp_path, capsys):

@@ -9,7 +9,7 @@ from perfstudy._lib.defaults import default
 from perfstudy.cli import main
 from perfstudy.experiment import RunSettings, run
 from perfstudy.experiment.parameters import run_parameters
-from perfstudy.experiment.settings import OPTIONS
+from perfstudy.experiment.settings import OPTIONS, UNBOUNDED_ROUNDS
 
 FAST = dict(values=1, warmup=0, min_rounds=2, max_rounds=2, threshold=0.9)
 
@@ -70,6 +70,14 @@ def test_a_budget_given_alone_meets_the_others_default_only_in_a_new_run():
     assert settings.resumed({"min_rounds": 2, "max_rounds": 3}, "runs.csv").max_rounds == 4
     with pytest.raises(ValueError, match="max_rounds=4 is below min_rounds=6"):
         settings.resumed({"min_rounds": 6, "max_rounds": 8}, "runs.csv")
+
+
+def test_a_time_budget_given_alone_is_not_cut_at_the_default_rounds():
+    # before, --max-time 10m alone still stopped at the default 100 rounds: the time asked for was not what bound
+    assert RunSettings(max_time="10m").max_rounds == UNBOUNDED_ROUNDS > 10**6
+    assert RunSettings(max_time="10m", max_rounds=50).max_rounds == 50  # both given: whichever is spent first
+    assert RunSettings().max_rounds == 100
+    assert "max_rounds" not in RunSettings(max_time="10m").given  # the record says what the user gave
 
 
 def test_resumed_settings_are_the_records_and_a_different_one_is_refused_naming_both():
