@@ -795,6 +795,9 @@ def test_history_notebook_says_what_its_tables_hold(tmp_path_factory):
     found = rec["short_found"]
     said = rec["said"]["short_history"]["text"]
     assert [row["commit"] for row in found] == [5]
+    # the planted +30% is of the loop's iterations; the sentence gives what the bisect measured in run time
+    assert "Planted in the loop's iterations: +30% at commit 5 (" in said
+    assert f"({found[0]['measured']:+.1%} in run time [" in said
     named = [row for row in found if row["culprit"] is not None and row["culprit"] == row["commit"]]
     assert f"The interleaved bisects named {len(named)} of 1 planted commits" in said
     assert all(row["culprit"] in (None, 5) for row in found)  # never another commit

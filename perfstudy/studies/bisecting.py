@@ -34,6 +34,8 @@ __all__ = ["ShortHistoryTrial", "planted_repository", "short_history_trial", "LO
 
 #: the benchmark: a shell loop of the commit's ``n`` iterations (read by the hook into a file named by the commit)
 LOOP = 'read n < "{folder}/n-{commit}"; i=0; while [ "$i" -lt "$n" ]; do i=$((i+1)); done'
+#: the history's size rule (``history(min_sigmas=)``): a change under this many noise SDs is not reported
+_MIN_SIGMAS = 2.0
 
 
 def planted_repository(path, *, commits: int = 24, iterations: int = 15_000, changes=None) -> tuple[str, ...]:
@@ -99,7 +101,11 @@ class ShortHistoryTrial(Result):
     Attributes
     ----------
     found : pandas.DataFrame
-        One row per planted change: ``commit`` (its index), ``change`` (planted), ``history_commit``, ``history_first`` and
+        One row per planted change: ``commit`` (its index), ``change`` (planted, in the loop's iterations),
+        ``measured``, ``measured_low`` and ``measured_high`` (the change in run time and its interval, from the
+        bisect's first step: the range's bad commit against its good one), ``history_needs`` (the commits a side
+        the history needs to find a change of ``measured`` at the sweep's noise; inf: under its size rule at any
+        length), ``history_commit``, ``history_first`` and
         ``history_last`` (the history's change point nearest it in the same direction, within 2 commits, and the
         commits it may be in, as commit indices; NaN where none), ``history_change`` (its level change), ``culprit`` (the bisect's, an index or NaN), ``bisect_first``
         and ``bisect_last`` (its range), ``steps``, ``rounds``, ``seconds``, ``stopped``.
@@ -266,7 +272,9 @@ def short_history_trial(
                 ]
             sweep_seconds = time.monotonic() - began
             sweep = pd.DataFrame(rows)
-            found_history = history(sweep, benchmark=None, threshold=threshold, confidence=confidence)
+            found_history = history(
+                sweep, benchmark=None, threshold=threshold, confidence=confidence, min_sigmas=_MIN_SIGMAS
+            )
             planted = list(changes)
             found, bisect_seconds = [], 0.0
             for j, at in enumerate(planted):
@@ -334,11 +342,32 @@ def short_history_trial(
 
 
 def _found_row(at: int, change: float, found: History, result, index: dict) -> dict:
-    """What the history and the bisect said about the change planted at commit ``at``."""
+    """What the history and the bisect said about the change planted at commit ``at``, with the change in run time
+    that the bisect's first step measured (the range's bad commit against its good one) and the commits a side the
+    history would need to find a change of that size at the sweep's noise (:func:`commits_for_change`)."""
+    from perfstudy.changes._history import commits_for_change
+
+    first = result.steps[0] if result.steps else {}
+    measured = float(first.get("change", math.nan))
+    noise = float(found.series["noise"].iat[0]) if len(found.series) else math.nan
+    needs = (
+        commits_for_change(
+            math.log1p(measured), math.log1p(noise), len(index), found.widths, found.fdr, found.min_side, _MIN_SIGMAS
+        )
+        if math.isfinite(measured) and measured > -1 and math.isfinite(noise)
+        else math.nan
+    )
     cp = found.change_points
     where = cp["commit_index"].to_numpy(dtype=float)
     near = (np.sign(cp["level_change"].to_numpy(dtype=float)) == np.sign(change)) & (np.abs(where - at) <= 2)
-    row = {"commit": at, "change": change}
+    row = {
+        "commit": at,
+        "change": change,
+        "measured": measured,
+        "measured_low": float(first.get("low", math.nan)),
+        "measured_high": float(first.get("high", math.nan)),
+        "history_needs": needs,
+    }
     if near.any():
         hit = cp.iloc[int(np.flatnonzero(near)[np.argmin(np.abs(where[near] - at))])]
         row |= {

@@ -130,9 +130,12 @@ def plot_short_history(trial):
     medians = sweep.groupby("commit_index")["value"].median()
     ax.plot(medians.index, 1e3 * medians.to_numpy(), "-", color="#555555", lw=1, label="commit medians")
     for i, row in enumerate(trial.found.to_dict("records")):
-        ax.axvline(row["commit"], color="#7f7f7f", ls="--", lw=1, label="planted change" if i == 0 else None)
+        # the planted line on top of the culprit's wide pale one: where they agree, both stay visible
+        ax.axvline(row["commit"], color="#404040", ls="--", lw=1.2, zorder=3,
+                   label="planted change" if i == 0 else None)  # fmt: skip
         if np.isfinite(row["culprit"]):
-            ax.axvline(row["culprit"], color="#c0392b", ls="-", lw=1.5, label="bisect's culprit" if i == 0 else None)
+            ax.axvline(row["culprit"], color="#c0392b", ls="-", lw=5, alpha=0.35, zorder=1,
+                       label="bisect's culprit" if i == 0 else None)  # fmt: skip
         elif np.isfinite(row["bisect_first"]):
             ax.axvspan(row["bisect_first"] - 0.5, row["bisect_last"] + 0.5, fill=False, hatch="//", ec="#c0392b", lw=0)
     for i, row in enumerate(trial.history.change_points.to_dict("records")):
@@ -143,6 +146,6 @@ def plot_short_history(trial):
     ax.set_ylabel("run time (ms)")
     load = "under a toggled load" if trial.load else "without a load"
     ax.set_title(f"{sweep['commit_index'].nunique()} commits measured one after another {load}")
-    ax.legend(fontsize=7, ncol=3, loc="upper center", bbox_to_anchor=(0.5, -0.2))
+    ax.legend(fontsize=7, ncol=3, loc="upper center", bbox_to_anchor=(0.5, -0.3))  # below the axis label
     fig.tight_layout()
     return fig
