@@ -394,6 +394,7 @@ def _valid(tmp):  # noqa: PLR0915 - one table
             baseline="y",
         ),
         "changes.history": lambda: call(_history_frame()),
+        "changes.commits_for_change": lambda: call(0.05, 0.02, 24),
         "changes.History.format": lambda: call(_history(), "markdown"),
         "changes.History.newest": lambda: call(_history(), 3),
         "changes.History.to_frame": lambda: call(_history()),
@@ -1000,6 +1001,7 @@ DOCUMENTED_NAN = {
     "comparison.adjust_p_values": "NaN p-values (hypotheses not tested) are left out and stay NaN (docstring)",
     "io.read_pyperf": "loops is NaN when the file does not record it (docstring: extra columns)",
     "diagnostics.diagnosis.diagnose_series": "a diagnostic that does not apply (one value, a constant) is NaN; notes says why",
+    "changes.commits_for_change": "inf when the change is under min_sigmas noise SDs: no length reports it (docstring)",
 }
 #: callables that pass NaN inside a frame through without computing on it: a plot draws it as a gap
 #: (perfstudy.notebook.plots' module docstring), hourly_sample keeps or drops whole rows by their time

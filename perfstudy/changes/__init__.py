@@ -1,5 +1,5 @@
 """Change points over a project's commits: :func:`history` and its :class:`History`; the inputs it reads
-(:func:`read_history`); the table, Markdown, JSON and HTML a person reads (:func:`format_history`,
+(:func:`read_history`); the commits a side a change of a given size needs (:func:`commits_for_change`); the table, Markdown, JSON and HTML a person reads (:func:`format_history`,
 :func:`history_html`).
 """
 
@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from perfstudy._lib.lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from perfstudy.changes._history import CHANGE_VERDICTS, History, history
+    from perfstudy.changes._history import CHANGE_VERDICTS, History, commits_for_change, history
     from perfstudy.changes._inputs import read_history
     from perfstudy.changes._render import format_history, history_html
     from perfstudy.changes._settings import DEFAULT_WIDTHS, HistorySettings
@@ -18,6 +18,7 @@ _HOMES = {
     "DEFAULT_WIDTHS": "._settings",
     "History": "._history",
     "history": "._history",
+    "commits_for_change": "._history",
     "read_history": "._inputs",
     "format_history": "._render",
     "history_html": "._render",
@@ -31,6 +32,7 @@ __all__ = [
     "History",
     "HistorySettings",
     "history",
+    "commits_for_change",
     "read_history",
     "format_history",
     "history_html",

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from perfstudy._lib.checks import check_executor, check_frame, check_int
+from perfstudy._lib.checks import check_executor, check_fraction, check_frame, check_int, check_real
 from perfstudy._lib.parallel import map_tasks
 from perfstudy._lib.result import Result
 from perfstudy._lib.tdist import norm_ppf
@@ -278,7 +278,7 @@ def _commits_after(m: int, widths: tuple[int, ...], fdr: float, min_side: int) -
     return m
 
 
-def commits_for_change(
+def _commits_for_change(
     change: float,
     noise: float,
     m: int,
@@ -311,6 +311,57 @@ def commits_for_change(
     while edge * math.sqrt(12 * n * n / (2 * n + 1)) < need:
         n += 1
     return float(n)
+
+
+def commits_for_change(
+    change: float,
+    noise: float,
+    commits: int,
+    *,
+    widths: tuple[int, ...] = DEFAULT_WIDTHS,
+    fdr: float = 0.05,
+    min_side: int = HistorySettings.min_side,
+    min_sigmas: float = 2.0,
+    power: float = 0.8,
+) -> float:
+    """About how many commits on each side :func:`history` needs to find a level change of ``change`` when
+    commits vary about their level by ``noise``: the approximation a history's ``commits_for_threshold`` uses
+    (the scan's Mann-Whitney z against its Bonferroni bound; checked by simulation in
+    ``tests/changes/test_history.py``).
+
+    Parameters
+    ----------
+    change : float
+        The relative change (``0.05`` is 5%; negative for faster).
+    noise : float
+        The relative SD of commits about their level (a history's ``series["noise"]``); 0 or more.
+    commits : int
+        The commits of the history the change is sought in (the scan's Bonferroni bound grows with them).
+    widths, fdr, min_side, min_sigmas : optional
+        As :func:`history` has them.
+    power : float
+        The chance of finding the change (default 0.8).
+
+    Returns
+    -------
+    float
+        Commits on each side, at least ``min_side``; ``inf`` when the change is under ``min_sigmas`` noise SDs,
+        which the size rule never reports.
+    """
+    change = check_real("change", change)
+    if change <= -1:
+        raise ValueError(f"change={change!r}: expected a relative change above -1")
+    noise = check_real("noise", noise, nonnegative=True)
+    commits = check_int("commits", commits, minimum=2)
+    if isinstance(widths, (str, bytes)) or not hasattr(widths, "__iter__"):
+        raise TypeError(f"widths: expected a sequence of integers, got {type(widths).__name__}")
+    widths = tuple(check_int("widths", w) for w in widths)
+    if not widths:
+        raise ValueError("widths: empty; give at least one scan width")
+    fdr, power = check_fraction("fdr", fdr), check_fraction("power", power)
+    min_side = check_int("min_side", min_side)
+    min_sigmas = check_real("min_sigmas", min_sigmas, nonnegative=True)
+    return _commits_for_change(math.log1p(change), math.log1p(noise), commits, widths, fdr, min_side, min_sigmas, power)
 
 
 def noise_between_commits(y: np.ndarray) -> float:
@@ -659,7 +710,7 @@ def history(
                 "commits_needed": _commits_needed(int(stop - start), widths, fdr, min_side),
                 "commits_after_needed": _commits_after(int(stop - start), widths, fdr, min_side),
                 "noise": math.expm1(noise) if log else float("nan"),
-                "commits_for_threshold": commits_for_change(
+                "commits_for_threshold": _commits_for_change(
                     math.log1p(threshold), noise, int(stop - start), widths, fdr, min_side, min_sigmas
                 )
                 if log and threshold > 0

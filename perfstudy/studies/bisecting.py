@@ -345,15 +345,21 @@ def _found_row(at: int, change: float, found: History, result, index: dict) -> d
     """What the history and the bisect said about the change planted at commit ``at``, with the change in run time
     that the bisect's first step measured (the range's bad commit against its good one) and the commits a side the
     history would need to find a change of that size at the sweep's noise (:func:`commits_for_change`)."""
-    from perfstudy.changes._history import commits_for_change
+    from perfstudy.changes import commits_for_change
 
     first = result.steps[0] if result.steps else {}
     measured = float(first.get("change", math.nan))
     noise = float(found.series["noise"].iat[0]) if len(found.series) else math.nan
     needs = (
         commits_for_change(
-            math.log1p(measured), math.log1p(noise), len(index), found.widths, found.fdr, found.min_side, _MIN_SIGMAS
-        )
+            measured,
+            noise,
+            len(index),
+            widths=found.widths,
+            fdr=found.fdr,
+            min_side=found.min_side,
+            min_sigmas=_MIN_SIGMAS,
+        )  # fmt: skip
         if math.isfinite(measured) and measured > -1 and math.isfinite(noise)
         else math.nan
     )

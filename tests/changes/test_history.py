@@ -192,8 +192,7 @@ def test_the_commits_a_change_needs_find_it_four_times_in_five(noise, change):
     # histories of that length, the step in the middle: found (within 2 commits) in at least 0.8 - 3 MC SE
     # (sqrt(.8 .2 / 200) = 0.028) of them; with half as many commits, fewer than 0.8 (4 fewer gave 0.62-0.76
     # when written).
-    from perfstudy.changes._history import commits_for_change
-    from perfstudy.changes._settings import DEFAULT_WIDTHS
+    from perfstudy.changes import commits_for_change
 
     def power(n, seed):
         rng = np.random.default_rng(seed)
@@ -205,9 +204,23 @@ def test_the_commits_a_change_needs_find_it_four_times_in_five(noise, change):
             hits += bool((np.abs(cp["commit_index"] - n) <= 2).any())
         return hits / 200
 
-    n = int(commits_for_change(math.log1p(change), noise, 40, DEFAULT_WIDTHS, 0.05, 3, 2.0))
+    # the simulation's noise is an SD of logs; commits_for_change takes it relative, as a history's series say it
+    n = int(commits_for_change(change, math.expm1(noise), 40, min_side=3))
     assert power(n, 1) >= 0.8 - 3 * math.sqrt(0.8 * 0.2 / 200)
     assert power(n // 2, 2) < 0.8
+
+
+def test_the_commits_a_change_needs_grow_as_it_nears_the_noise_and_are_none_under_the_size_rule():
+    from perfstudy.changes import commits_for_change
+
+    needs = [commits_for_change(change, 0.03, 40) for change in (0.30, 0.12, 0.08, 0.065)]
+    assert needs == sorted(needs) and needs[0] >= 5 and needs[-1] > needs[0]  # min_side (5) at least
+    assert commits_for_change(0.05, 0.03, 40) == math.inf  # 1.6 noise SDs: under min_sigmas = 2
+    assert commits_for_change(0.10, 0.03, 40) == commits_for_change(1 / 1.1 - 1, 0.03, 40)  # a change and its undoing
+    with pytest.raises(ValueError, match="noise=-0.01: expected"):
+        commits_for_change(0.1, -0.01, 40)
+    with pytest.raises(ValueError, match="change=-1.5: expected a relative change above -1"):
+        commits_for_change(-1.5, 0.03, 40)
 
 
 def test_a_change_under_the_size_rule_is_said_to_need_more_than_commits():
