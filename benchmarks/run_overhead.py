@@ -4,7 +4,10 @@ Two workloads, as the overhead targets state them:
 
 - 200 one-value batches of ``/bin/true`` (100 rounds of A and B, ``--values 1 --warmup 0 -N``) against
   ``hyperfine -N --runs 200 /bin/true``: target, perfstudy's median within 4 times hyperfine's;
-- 200 measurements of a 5 ms command (``sleep 0.005``) the same way: target, within 1.3 times.
+- 200 measurements of a 5 ms command (``sleep 0.005``) the same way: target, within 1.3 times;
+
+and what ``--format json`` adds to the first: the same run printed as JSON against the same run printed as
+a table, alternating: target, the JSON's median within 0.1 s of the table's.
 
 Each pair runs ``--repeat`` times, the two tools alternating, each a fresh process timed from outside
 (``time.perf_counter`` around ``subprocess.run``: imports, the environment record and the final table
@@ -41,11 +44,36 @@ def _timed(argv: list[str]) -> float:
     return time.perf_counter() - started
 
 
-def _perfstudy(command: str, folder: str, index: int) -> list[str]:
+#: the JSON's median at most this much over the table's (seconds)
+JSON_TARGET = 0.1
+
+
+def _perfstudy(command: str, folder: str, index: int, *, json: bool = False) -> list[str]:
     out = os.path.join(folder, f"run{index}.csv")
     return [sys.executable, "-m", "perfstudy", "run", "--a", command, "--b", command, "-N", "--values", "1",
             "--warmup", "0", "--min-rounds", "100", "--max-rounds", "100", "--no-progress", "--seed", str(index),
-            "--out", out]  # fmt: skip
+            "--out", out, *(["--format", "json"] if json else [])]  # fmt: skip
+
+
+def _json_cost(folder: str, repeat: int) -> dict:
+    """``perfstudy run --format json`` against the same run printed as a table, alternating."""
+    times: dict[str, list[float]] = {"table": [], "json": []}
+    for index in range(repeat):
+        order = ("table", "json") if index % 2 == 0 else ("json", "table")
+        for form in order:
+            argv = _perfstudy("/bin/true", folder, 1000 + 2 * index + (form == "json"), json=form == "json")
+            times[form].append(_timed(argv))
+    medians = {form: statistics.median(values) for form, values in times.items()}
+    extra = medians["json"] - medians["table"]
+    return dict(
+        workload="--format json over the table, 200 runs of /bin/true",
+        target_s=JSON_TARGET,
+        extra_s=extra,
+        met=extra <= JSON_TARGET,
+        **{f"{form}_median_s": medians[form] for form in times},
+        **{f"{form}_min_s": min(values) for form, values in times.items()},
+        **{f"{form}_max_s": max(values) for form, values in times.items()},
+    )
 
 
 def _hyperfine(command: str) -> list[str]:
@@ -85,6 +113,7 @@ def main() -> int:
                     **{f"{tool}_max_s": max(values) for tool, values in times.items()},
                 )
             )
+        json_cost = _json_cost(folder, args.repeat)
     load_after = os.getloadavg()[0]
     version = subprocess.run(["hyperfine", "--version"], capture_output=True, text=True).stdout.strip()
     machine = dict(
@@ -104,10 +133,18 @@ def main() -> int:
             f"{row['hyperfine_min_s']:.3f}, max {row['hyperfine_max_s']:.3f}): {row['ratio']:.2f}x, target <= "
             f"{row['target']:g}x: {'met' if row['met'] else 'MISSED'}"
         )
+    print(
+        f"{json_cost['workload']}: json {json_cost['json_median_s']:.3f} s (min {json_cost['json_min_s']:.3f}, max "
+        f"{json_cost['json_max_s']:.3f}), table {json_cost['table_median_s']:.3f} s (min {json_cost['table_min_s']:.3f}, "
+        f"max {json_cost['table_max_s']:.3f}): {json_cost['extra_s']:+.3f} s, target <= +{JSON_TARGET:g} s: "
+        f"{'met' if json_cost['met'] else 'MISSED'}"
+    )
     build = Path(__file__).resolve().parents[1] / "build"
     build.mkdir(exist_ok=True)
-    (build / "run_overhead.json").write_text(json.dumps(dict(machine=machine, results=results), indent=1))
-    return 0 if all(row["met"] for row in results) else 1
+    (build / "run_overhead.json").write_text(
+        json.dumps(dict(machine=machine, results=results, json=json_cost), indent=1)
+    )
+    return 0 if all(row["met"] for row in results) and json_cost["met"] else 1
 
 
 if __name__ == "__main__":

@@ -380,6 +380,8 @@ def _valid(tmp):  # noqa: PLR0915 - one table
         "design.bootstrap.check_weights": lambda: call("poisson"),
         "design.bootstrap.check_denominator": lambda: call("counts"),
         "design.bootstrap.clustered_bootstrap": lambda: call(x[:20], np.repeat([0, 1], 10), replicates=10, rng=0),
+        "design.bootstrap.clustered_bootstraps": lambda: call(x[:20], np.repeat([0, 1], 10), replicates=10, rng=0),
+        "design.bootstrap.check_denominators": lambda: call(("weights", "counts")),
         "design.bootstrap.host_blocks": lambda: call(np.array([0, 0, 1, 1]), np.array([0, 1, 0, 1])),
         "cli.main": lambda: call(["compare", tidy_csv(tmp), tidy_csv(tmp), "--replicates", "99"]),
         "comparison.Comparison.to_frame": lambda: call(comparison()),
@@ -467,6 +469,7 @@ def _valid(tmp):  # noqa: PLR0915 - one table
         "comparison.sign_sequence.RunningSign.add": lambda: call(RunningSign(), 0.1),
         "experiment.run_table.text_table": lambda: call(result_of("experiment.run")),
         "experiment.run_table.markdown_table": lambda: call(result_of("experiment.run")),
+        "experiment.run_table.json_document": lambda: call(result_of("experiment.run")),
         "comparison.sign_sequence.RunningSign.current": lambda: call(RunningSign()),
         "comparison.sign_sequence.RunningSign.rounds_needed": lambda: call(RunningSign(), 0.01, limit=500),
         "comparison.sign_sequence.sign_rounds_needed": lambda: call(-0.1, 0.1, 20, 0.02, limit=1000, confidence=0.9),
@@ -698,6 +701,9 @@ def _valid(tmp):  # noqa: PLR0915 - one table
         ),
         "design.type1_errors.AATests.to_frame": lambda: call(result_of("design.type1_errors.aa_tests")),
         "design.type1_errors.type1_error_table": lambda: call(
+            requests=8, hosts=2, experiments=4, replicates=4, rows=[("unbalanced", "iid")], rng=0
+        ),
+        "design.type1_errors.type1_error_tables": lambda: call(
             requests=8, hosts=2, experiments=4, replicates=4, rows=[("unbalanced", "iid")], rng=0
         ),
         "design.type1_errors.segment_aa_study": lambda: call(

@@ -203,7 +203,13 @@ def _rng_calls():
         "perfstudy.design.bootstrap.clustered_bootstrap": lambda r: bootstrap.clustered_bootstrap(
             x[:20], np.repeat([0, 1], 10), replicates=10, rng=r
         ),
+        "perfstudy.design.bootstrap.clustered_bootstraps": lambda r: bootstrap.clustered_bootstraps(
+            x[:20], np.repeat([0, 1], 10), replicates=10, rng=r
+        ),
         "perfstudy.design.type1_errors.type1_error_table": lambda r: type1.type1_error_table(
+            requests=8, hosts=2, experiments=4, replicates=4, rows=[("unbalanced", "iid")], rng=r
+        ),
+        "perfstudy.design.type1_errors.type1_error_tables": lambda r: type1.type1_error_tables(
             requests=8, hosts=2, experiments=4, replicates=4, rows=[("unbalanced", "iid")], rng=r
         ),
         "perfstudy.design.type1_errors.segment_aa_study": lambda r: type1.segment_aa_study(

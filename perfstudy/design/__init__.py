@@ -15,8 +15,10 @@ if TYPE_CHECKING:
         WEIGHTS,
         BootstrapResult,
         check_denominator,
+        check_denominators,
         check_weights,
         clustered_bootstrap,
+        clustered_bootstraps,
         host_blocks,
     )
     from perfstudy.design.estimate import (
@@ -74,6 +76,7 @@ if TYPE_CHECKING:
         bootstrap_clusters,
         segment_aa_study,
         type1_error_table,
+        type1_error_tables,
     )
 
 _HOMES = {
@@ -119,8 +122,10 @@ _HOMES = {
     "DENOMINATORS": ".bootstrap",
     "BootstrapResult": ".bootstrap",
     "check_denominator": ".bootstrap",
+    "check_denominators": ".bootstrap",
     "check_weights": ".bootstrap",
     "clustered_bootstrap": ".bootstrap",
+    "clustered_bootstraps": ".bootstrap",
     "host_blocks": ".bootstrap",
     "BOOTSTRAPS": ".type1_errors",
     "ROWS": ".type1_errors",
@@ -128,6 +133,7 @@ _HOMES = {
     "AATests": ".type1_errors",
     "aa_tests": ".type1_errors",
     "type1_error_table": ".type1_errors",
+    "type1_error_tables": ".type1_errors",
     "segment_aa_study": ".type1_errors",
     "SweepResult": ".simulated_errors",
     "standard_error_sweep": ".simulated_errors",
@@ -176,8 +182,10 @@ __all__ = [
     "DENOMINATORS",
     "BootstrapResult",
     "check_denominator",
+    "check_denominators",
     "check_weights",
     "clustered_bootstrap",
+    "clustered_bootstraps",
     "host_blocks",
     "BOOTSTRAPS",
     "ROWS",
@@ -185,6 +193,7 @@ __all__ = [
     "AATests",
     "aa_tests",
     "type1_error_table",
+    "type1_error_tables",
     "segment_aa_study",
     "SweepResult",
     "standard_error_sweep",

@@ -33,8 +33,10 @@ __all__ = [
     "DENOMINATORS",
     "BootstrapResult",
     "check_denominator",
+    "check_denominators",
     "check_weights",
     "clustered_bootstrap",
+    "clustered_bootstraps",
     "host_blocks",
 ]
 
@@ -219,13 +221,20 @@ def host_blocks(host, request) -> np.ndarray:
 
 @dataclass(frozen=True, eq=False)
 class _Cells:
-    """Observations grouped by (cluster levels..., condition)."""
+    """Observations grouped by (cluster levels..., condition), the control's cells first: each condition's
+    cells are one contiguous slice, so that its weights and sums are views, not copies."""
 
     indicator: sparse.csr_matrix | None  # (cells, n); None for iid (cells are observations)
-    version: np.ndarray  # (cells,)
+    version: np.ndarray  # (cells,), sorted: 0s then 1s
     counts: np.ndarray  # (cells,)
     factor_codes: tuple[np.ndarray, ...]  # per factor, the level of each cell
     factor_levels: tuple[int, ...]
+    order: np.ndarray | None = None  # iid: the observation of each cell (y's columns in cell order)
+
+    @property
+    def split(self) -> int:
+        """The first treatment cell: ``slice(0, split)`` is the control's cells, ``slice(split, None)`` the treatment's."""
+        return int(np.searchsorted(self.version, 1))
 
 
 def _ids(name: str, labels) -> np.ndarray:
@@ -302,8 +311,9 @@ def _clusters_per_condition(version, codes) -> tuple[int, int]:
 def _cells(version, codes) -> _Cells:
     if not codes:
         n = version.size
-        return _Cells(None, version, np.ones(n), (np.arange(n),), (n,))
-    keys = np.stack([*codes, version], axis=1)
+        order = np.argsort(version, kind="stable")
+        return _Cells(None, version[order], np.ones(n), (order,), (n,), order)
+    keys = np.stack([version, *codes], axis=1)  # sorted by condition first
     unique, cell_of = np.unique(keys, axis=0, return_inverse=True)
     cell_of = cell_of.reshape(-1)
     n_cells = unique.shape[0]
@@ -312,7 +322,7 @@ def _cells(version, codes) -> _Cells:
     )
     counts = np.bincount(cell_of, minlength=n_cells).astype(float)
     levels = tuple(int(c.max()) + 1 for c in codes)
-    return _Cells(indicator, unique[:, -1], counts, tuple(unique[:, k] for k in range(len(codes))), levels)
+    return _Cells(indicator, unique[:, 0], counts, tuple(unique[:, 1 + k] for k in range(len(codes))), levels)
 
 
 def _draw_weights(kind: str, rng, shape) -> np.ndarray:
@@ -327,15 +337,21 @@ def _cell_weights(cells: _Cells, replicates: int, kind: str, rng) -> tuple[np.nd
     """``(replicates, cells)`` weights; rows where a condition has zero total weight are redrawn."""
 
     def draw(rows: int) -> np.ndarray:
-        w = np.ones((rows, cells.version.size))
+        w = None
         for codes, levels in zip(cells.factor_codes, cells.factor_levels):
-            w *= _draw_weights(kind, rng, (rows, levels))[:, codes]
-        return w
+            level_weights = _draw_weights(kind, rng, (rows, levels))[:, codes]
+            if w is None:
+                w = level_weights
+            else:
+                w *= level_weights
+        return w  # pyright: ignore[reportReturnType]
 
     weights = draw(replicates)
     redrawn = 0
+    split = cells.split
+    sides = (slice(0, split), slice(split, None))
     for _ in range(_MAX_REDRAWS):
-        totals = [weights[:, cells.version == d] @ cells.counts[cells.version == d] for d in (0, 1)]
+        totals = [weights[:, side] @ cells.counts[side] for side in sides]
         bad = (totals[0] <= 0) | (totals[1] <= 0)
         if not bad.any():
             return weights, redrawn
@@ -346,17 +362,41 @@ def _cell_weights(cells: _Cells, replicates: int, kind: str, rng) -> tuple[np.nd
     )
 
 
-def _replicate_deltas(y2: np.ndarray, cells: _Cells, weights: np.ndarray, denominator: str = "weights") -> np.ndarray:
-    """``(experiments, replicates)`` bootstrap differences in means."""
-    sums = y2 if cells.indicator is None else (cells.indicator @ y2.T).T
-    out = None
-    for d, sign in ((1, 1.0), (0, -1.0)):
-        mask = cells.version == d
-        w = weights[:, mask]
-        total = w @ cells.counts[mask] if denominator == "weights" else cells.counts[mask].sum()
-        means = (sums[:, mask] @ w.T) / total
-        out = sign * means if out is None else out + sign * means
+def _replicate_deltas(y2: np.ndarray, cells: _Cells, weights: np.ndarray, denominators=("weights",)) -> dict:
+    """``{denominator: (experiments, replicates) bootstrap differences in means}``: one weighted sum per
+    condition (the one dense product), divided by each denominator in turn."""
+    sums = y2[:, cells.order] if cells.indicator is None else (cells.indicator @ y2.T).T
+    split = cells.split
+    sides = (slice(split, None), slice(0, split))  # treatment, control: views, a condition's cells are contiguous
+    weighted = [sums[:, side] @ weights[:, side].T for side in sides]
+    out: dict = {}
+    for denominator in denominators:
+        treated, control = (
+            weights[:, side] @ cells.counts[side] if denominator == "weights" else cells.counts[side].sum()
+            for side in sides
+        )
+        delta = np.divide(weighted[0], treated)
+        delta -= np.divide(weighted[1], control)
+        out[denominator] = delta
     return out
+
+
+def check_denominators(denominators) -> tuple[str, ...]:
+    """``denominators`` as a tuple if it is a non-empty sequence of distinct :data:`DENOMINATORS`, else a
+    TypeError or ValueError naming the argument.
+
+    Parameters
+    ----------
+    denominators : sequence of str
+    """
+    if isinstance(denominators, str) or not isinstance(denominators, (list, tuple)) or not denominators:
+        raise TypeError(f"denominators={denominators!r}: expected a non-empty sequence of {DENOMINATORS}")
+    for denominator in denominators:
+        if denominator not in DENOMINATORS:
+            raise ValueError(f"denominators: {denominator!r} is not one of {', '.join(map(repr, DENOMINATORS))}")
+    if len(set(denominators)) != len(denominators):
+        raise ValueError(f"denominators={denominators!r}: each at most once")
+    return tuple(denominators)
 
 
 def clustered_bootstrap(
@@ -426,21 +466,64 @@ def clustered_bootstrap(
     >>> float(by_host.standard_error / iid.standard_error) > 2
     True
     """
-    check_weights(weights)
     check_denominator(denominator)
+    return clustered_bootstraps(
+        y, version, clusters, replicates=replicates, weights=weights, denominators=(denominator,), rng=rng
+    )[denominator]
+
+
+def clustered_bootstraps(
+    y,
+    version,
+    clusters=None,
+    *,
+    replicates: int = 1000,
+    weights: str = "poisson",
+    denominators=DENOMINATORS,
+    rng: Seed = None,
+) -> dict:
+    """:func:`clustered_bootstrap` under several denominators at once, from one draw of the replicate weights.
+
+    Each denominator's result is the one :func:`clustered_bootstrap` gives with the same ``rng`` (the same
+    weights, bit for bit): the weights and the weighted sums are computed once, and only the division by
+    ``N*_r`` or ``N`` differs (section 5.1's formula, and the counts reading of Table 3).
+
+    Parameters
+    ----------
+    y, version, clusters, replicates, weights, rng
+        As in :func:`clustered_bootstrap`.
+    denominators : sequence of {"weights", "counts"}
+        Which denominators (:data:`DENOMINATORS`), each once.
+
+    Returns
+    -------
+    dict of str to BootstrapResult
+        One result per denominator, in the order given.
+    """
+    check_weights(weights)
+    denominators = check_denominators(denominators)
     replicates = check_resamples("replicates", replicates, minimum=2)
     y2, single, version, codes = _prepare(y, version, clusters)
     # the weights (replicates x cells, cells <= observations) and the replicate deltas (experiments x replicates)
-    check_allocation("replicates", replicates, 2 * 8.0 * replicates * (y2.shape[0] + y2.shape[1]))
+    check_allocation("replicates", replicates, (1 + len(denominators)) * 8.0 * replicates * (y2.shape[0] + y2.shape[1]))
     rng = np.random.default_rng(rng)
     cells = _cells(version, codes)
     w, redrawn = _cell_weights(cells, int(replicates), weights, rng)
-    distribution = _replicate_deltas(y2, cells, w, denominator)
+    distributions = _replicate_deltas(y2, cells, w, denominators)
     estimate = y2[:, version == 1].mean(axis=1) - y2[:, version == 0].mean(axis=1)
-    if WEIGHT_VARIANCE[weights] != 1.0:  # a law of variance v spreads the replicates sqrt(v) times too little
-        distribution = estimate[:, None] + (distribution - estimate[:, None]) / math.sqrt(WEIGHT_VARIANCE[weights])
-    se = distribution.std(axis=1, ddof=1)
     per_condition = _clusters_per_condition(version, codes)
-    if single:
-        estimate, se, distribution = float(estimate[0]), float(se[0]), distribution[0]
-    return BootstrapResult(estimate, se, distribution, int(replicates), weights, redrawn, per_condition, denominator)
+    results = {}
+    for denominator, distribution in distributions.items():
+        if WEIGHT_VARIANCE[weights] != 1.0:  # a law of variance v spreads the replicates sqrt(v) times too little
+            distribution = estimate[:, None] + (distribution - estimate[:, None]) / math.sqrt(WEIGHT_VARIANCE[weights])
+        se = distribution.std(axis=1, ddof=1)
+        if single:
+            results[denominator] = BootstrapResult(
+                float(estimate[0]), float(se[0]), distribution[0], int(replicates), weights, redrawn,
+                per_condition, denominator,
+            )  # fmt: skip
+        else:
+            results[denominator] = BootstrapResult(
+                estimate, se, distribution, int(replicates), weights, redrawn, per_condition, denominator
+            )
+    return results

@@ -26,12 +26,29 @@ from perfstudy._lib.checks import (
 from perfstudy._lib.parallel import map_tasks
 from perfstudy._lib.result import Result
 from perfstudy._lib.types import Executor, Seed
-from perfstudy.design.bootstrap import check_denominator, check_weights, clustered_bootstrap, host_blocks
+from perfstudy.design.bootstrap import (
+    DENOMINATORS,
+    check_denominator,
+    check_denominators,
+    check_weights,
+    clustered_bootstrap,
+    clustered_bootstraps,
+    host_blocks,
+)
 from perfstudy.design.model import PERFLAB_ENDPOINTS, VarianceComponents, check_components, simulate
 from perfstudy.design.schedules import Schedule, check_design
 from perfstudy.design.standard_errors import standard_error
 
-__all__ = ["BOOTSTRAPS", "ROWS", "bootstrap_clusters", "AATests", "aa_tests", "type1_error_table", "segment_aa_study"]
+__all__ = [
+    "BOOTSTRAPS",
+    "ROWS",
+    "bootstrap_clusters",
+    "AATests",
+    "aa_tests",
+    "type1_error_table",
+    "type1_error_tables",
+    "segment_aa_study",
+]
 
 BOOTSTRAPS = ("iid", "request", "host", "host_block")
 
@@ -143,50 +160,52 @@ def aa_tests(
     AATests
     """
     bootstraps = check_names("bootstraps", bootstraps, BOOTSTRAPS)
+    check_denominator(denominator)
+    delta_hat, results = _simulated_bootstraps(
+        design, components, bootstraps, (denominator,), (requests, hosts, experiments, replicates), weights, rng
+    )
+    return AATests(design, delta_hat, {name: by_denominator[denominator] for name, by_denominator in results.items()})
+
+
+def _simulated_bootstraps(design, components, bootstraps, denominators, sizes, weights, rng):
+    """``(delta_hat, {bootstrap: {denominator: BootstrapResult}})``: one simulation, and per bootstrap one draw
+    of replicate weights that every denominator divides by (:func:`perfstudy.design.bootstrap.clustered_bootstraps`).
+    ``sizes`` is ``(requests, hosts, experiments, replicates)``. The stream is spawned into the simulation's and
+    one per bootstrap, in that order (:func:`aa_tests`)."""
+    requests, hosts, experiments, replicates = sizes
     sim_rng, *boot_rngs = np.random.default_rng(rng).spawn(1 + len(bootstraps))
     sim = simulate(design, components, requests=requests, hosts=hosts, experiments=experiments, rng=sim_rng)
     results = {
-        name: clustered_bootstrap(
+        name: clustered_bootstraps(
             sim.y,
             sim.schedule.version,
             bootstrap_clusters(name, sim.schedule),
             replicates=replicates,
             weights=weights,
-            denominator=denominator,
+            denominators=denominators,
             rng=stream,
         )
         for name, stream in zip(bootstraps, boot_rngs)
     }
-    return AATests(design, sim.delta_hat, results)
+    return sim.delta_hat, results
 
 
 def _task(task, rng):
-    design, bootstraps, components, requests, hosts, experiments, replicates, weights, denominator, confidence = task
-    tests = aa_tests(
-        design,
-        components,
-        bootstraps=bootstraps,
-        requests=requests,
-        hosts=hosts,
-        experiments=experiments,
-        replicates=replicates,
-        weights=weights,
-        denominator=denominator,
-        rng=rng,
+    design, bootstraps, components, requests, hosts, experiments, replicates, weights, denominators, confidence = task
+    delta_hat, results = _simulated_bootstraps(
+        design, components, bootstraps, denominators, (requests, hosts, experiments, replicates), weights, rng
     )
-    return {
-        "delta_hat": tests.delta_hat,
-        **{
-            name: dict(
+    found: dict = {"delta_hat": delta_hat}
+    for name, by_denominator in results.items():
+        for denominator, result in by_denominator.items():
+            found[name, denominator] = dict(
                 se=result.standard_error,
                 clusters=result.clusters_per_condition,
                 redrawn=result.redrawn,
                 z=result.critical_value(confidence, "normal"),
                 t=result.critical_value(confidence, "t"),
             )
-            for name, result in tests.bootstraps.items()
-        },
-    }
+    return found
 
 
 def type1_error_table(
@@ -253,12 +272,64 @@ def type1_error_table(
     >>> table[["design", "bootstrap", "type1_error"]].shape
     (1, 3)
     """
+    check_denominator(denominator)
+    return type1_error_tables(
+        components,
+        requests=requests,
+        hosts=hosts,
+        experiments=experiments,
+        replicates=replicates,
+        confidence=confidence,
+        weights=weights,
+        denominators=(denominator,),
+        rows=rows,
+        rng=rng,
+        executor=executor,
+        progress=progress,
+    )[denominator]
+
+
+def type1_error_tables(
+    components: VarianceComponents = PERFLAB_ENDPOINTS[1],
+    *,
+    requests: int = 512,
+    hosts: int = 16,
+    experiments: int = 10_000,
+    replicates: int = 1_000,
+    confidence: float = 0.95,
+    weights: str = "poisson",
+    denominators=DENOMINATORS,
+    rows=ROWS,
+    rng: Seed = None,
+    executor: Executor = None,
+    progress: bool = False,
+) -> dict:
+    """:func:`type1_error_table` under several denominators, from one simulation and one draw of replicate weights.
+
+    Each design's experiments are simulated once, each bootstrap's replicate weights are drawn once, and the
+    weighted sums are formed once; only the division by ``N*_r`` or ``N`` differs between the denominators
+    (:func:`perfstudy.design.bootstrap.clustered_bootstraps`). Each table is the one :func:`type1_error_table`
+    gives with that ``denominator`` and the same ``rng``, bit for bit, in about the time of one.
+
+    Parameters
+    ----------
+    components, requests, hosts, experiments, replicates, confidence, weights, rows, rng, executor, progress
+        As in :func:`type1_error_table`.
+    denominators : sequence of {"weights", "counts"}
+        What a replicate's weighted sums are divided by (:func:`perfstudy.design.bootstrap.clustered_bootstrap`),
+        each once.
+
+    Returns
+    -------
+    dict of str to DataFrame
+        Per denominator, in the order given, :func:`type1_error_table`'s table.
+    """
     check_components(components)
     experiments = check_int("experiments", experiments, minimum=2)
     replicates = check_resamples("replicates", replicates, minimum=2)
     confidence = check_fraction("confidence", confidence)
     check_weights(weights)  # here too: fail before any work is sent to an executor
-    check_denominator(denominator)
+    denominators = check_denominators(denominators)
     if not isinstance(rows, (list, tuple)) or not rows:
         raise TypeError(f"rows={rows!r}: expected a non-empty sequence of (design, bootstrap) pairs")
     if not all(isinstance(r, (list, tuple)) and len(r) == 2 for r in rows):
@@ -268,42 +339,46 @@ def type1_error_table(
         check_design(design)
         if bootstrap not in BOOTSTRAPS:
             raise ValueError(f"rows: bootstrap {bootstrap!r} is not one of {', '.join(BOOTSTRAPS)}")
-    check_allocation("experiments", experiments, 8.0 * experiments * (1 + len(rows)))
+    check_allocation("experiments", experiments, 8.0 * experiments * (1 + len(rows) * len(denominators)))
     designs = list(dict.fromkeys(d for d, _ in rows))
     by_design = {d: list(dict.fromkeys(b for dd, b in rows if dd == d)) for d in designs}
     sizes = [min(CHUNK, experiments - start) for start in range(0, experiments, CHUNK)]
     tasks = [
-        (d, tuple(by_design[d]), components, requests, hosts, size, replicates, weights, denominator, confidence)
+        (d, tuple(by_design[d]), components, requests, hosts, size, replicates, weights, denominators, confidence)
         for d in designs
         for size in sizes
     ]
     results = map_tasks(_task, tasks, rng=rng, executor=executor, progress=progress, desc="Table 3")
 
-    table = []
-    for design in designs:
-        chunks = [r for t, r in zip(tasks, results) if t[0] == design]
-        delta_hat = np.concatenate([c["delta_hat"] for c in chunks])
-        for bootstrap in by_design[design]:
-            se = np.concatenate([c[bootstrap]["se"] for c in chunks])
-            first = chunks[0][bootstrap]  # z, t and clusters are the same in every chunk
-            rate = float(np.mean(np.abs(delta_hat) > first["z"] * se))
-            table.append(
-                dict(
-                    design=design,
-                    bootstrap=bootstrap,
-                    type1_error=rate,
-                    type1_error_mc=math.sqrt(rate * (1 - rate) / delta_hat.size),
-                    type1_error_t=float(np.mean(np.abs(delta_hat) > first["t"] * se)),
-                    mean_estimated_se=float(se.mean()),
-                    true_se=float(delta_hat.std(ddof=1)),
-                    analytic_se=standard_error(design, components, requests=requests, hosts=hosts),
-                    clusters=min(first["clusters"]),
-                    redrawn=int(sum(c[bootstrap]["redrawn"] for c in chunks)),
+    tables = {}
+    for denominator in denominators:
+        table = []
+        for design in designs:
+            chunks = [r for t, r in zip(tasks, results) if t[0] == design]
+            delta_hat = np.concatenate([c["delta_hat"] for c in chunks])
+            for bootstrap in by_design[design]:
+                found = [c[bootstrap, denominator] for c in chunks]
+                se = np.concatenate([f["se"] for f in found])
+                first = found[0]  # z, t and clusters are the same in every chunk
+                rate = float(np.mean(np.abs(delta_hat) > first["z"] * se))
+                table.append(
+                    dict(
+                        design=design,
+                        bootstrap=bootstrap,
+                        type1_error=rate,
+                        type1_error_mc=math.sqrt(rate * (1 - rate) / delta_hat.size),
+                        type1_error_t=float(np.mean(np.abs(delta_hat) > first["t"] * se)),
+                        mean_estimated_se=float(se.mean()),
+                        true_se=float(delta_hat.std(ddof=1)),
+                        analytic_se=standard_error(design, components, requests=requests, hosts=hosts),
+                        clusters=min(first["clusters"]),
+                        redrawn=int(sum(f["redrawn"] for f in found)),
+                    )
                 )
-            )
-    order = {r: i for i, r in enumerate(rows)}
-    table.sort(key=lambda row: order[(row["design"], row["bootstrap"])])
-    return pd.DataFrame(table)
+        order = {r: i for i, r in enumerate(rows)}
+        table.sort(key=lambda row: order[(row["design"], row["bootstrap"])])
+        tables[denominator] = pd.DataFrame(table)
+    return tables
 
 
 def segment_aa_study(

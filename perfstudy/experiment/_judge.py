@@ -38,6 +38,15 @@ def _median(values: list[float]) -> float:
     return ordered[middle] if len(ordered) % 2 else 0.5 * (ordered[middle - 1] + ordered[middle])
 
 
+def _spread(statistics: list[float], centre: float) -> float:
+    """The SD (ddof 1) of the rounds' statistics over ``|centre|``, as a comparison's ``spread_a`` is of its
+    batches'; NaN with one round or a centre of 0."""
+    if len(statistics) < 2 or centre == 0:
+        return math.nan
+    mean = sum(statistics) / len(statistics)
+    return math.sqrt(sum((x - mean) ** 2 for x in statistics) / (len(statistics) - 1)) / abs(centre)
+
+
 class _Judge:
     """The stopping rule after every round (module text), per benchmark, on the rounds in the order they ended.
 
@@ -52,6 +61,8 @@ class _Judge:
         self.d: dict[str, list[float]] = {}
         self.a: dict[str, list[float]] = {}
         self.b: dict[str, list[float]] = {}
+        self.rounds_a: dict[str, list[float]] = {}  # each round's statistic of A, and of B
+        self.rounds_b: dict[str, list[float]] = {}
         self.units: dict[str, str | None] = {}
         self.higher: dict[str, bool] = {}
         self.unjudged: set = set()  # benchmarks with a round whose statistic was 0: no ratio B/A to judge
@@ -76,6 +87,8 @@ class _Judge:
                 self.running[name].add(self.d[name][-1])
                 self.a.setdefault(name, []).extend(a)
                 self.b.setdefault(name, []).extend(b)
+                self.rounds_a.setdefault(name, []).append(stat_a)
+                self.rounds_b.setdefault(name, []).append(stat_b)
                 unit = next((r.get("unit") for r in rows_a if r["benchmark"] == name), None)
                 self.units[name] = unit
                 self.higher[name] = higher_is_better(unit)
@@ -93,7 +106,7 @@ class _Judge:
         return {name: judged[:5] for name, judged in self._judged().items()}
 
     def _judged(self) -> dict:
-        """``{benchmark: (low, high, verdict, rounds still needed, sd, adjusted p, centre)}`` on the relative
+        """``{benchmark: (low, high, verdict, rounds still needed, sd, adjusted p, centre, p)}`` on the relative
         scale (the centre on the log scale); ``sd`` is the
         standard deviation of the rounds' log-ratios. The interval is the intersection of the sequence's
         intervals so far, as :func:`perfstudy.comparison._compare.compare` shows it, so that it agrees with the p-value."""
@@ -112,7 +125,7 @@ class _Judge:
         adjusted = adjust_p_values(p_values, "holm")
         band = math.log1p(self.threshold) if self.threshold > 0 else 0.0
         state = {}
-        for name, p in zip(names, adjusted):
+        for name, p, raw in zip(names, adjusted, p_values):
             low, high, centre, d = found[name]
             # compare's own verdict, on the interval as its table shows it (relative, B/A - 1)
             said = verdict(
@@ -132,22 +145,25 @@ class _Judge:
                 else:
                     needed = self.running[name].rounds_needed(gap, limit=_FAR)
                     to_go = max(1, needed - d.size) if needed < _FAR else _FAR
-            state[name] = (math.expm1(low), math.expm1(high), said, to_go, sd, float(p), centre)
+            state[name] = (math.expm1(low), math.expm1(high), said, to_go, sd, float(p), centre, float(raw))
         return state
 
     def summary(self) -> list[dict]:
-        """One row per judged benchmark for the run's own table (no pandas): A's and B's statistic over all
-        their values, the change (the rule's centre), its interval, the Holm-adjusted anytime p-value and the
-        verdict."""
+        """One row per judged benchmark for the run's own table and JSON (no pandas): A's and B's statistic
+        over all their values, the change (the rule's centre), its interval, the Holm-adjusted anytime p-value
+        and the verdict; beside them what the JSON reports (:func:`perfstudy.experiment.run_table.json_document`):
+        the values, each side's spread (the SD of its rounds' statistics over its statistic) and the unadjusted
+        p-value."""
         summary = _STATISTICS[self.statistic]
         rows = []
-        for name, (low, high, verdict, _to_go, sd, p, centre) in self._judged().items():
+        for name, (low, high, verdict, _to_go, sd, p, centre, raw) in self._judged().items():
+            a, b = summary(self.a[name]), summary(self.b[name])
             rows.append(
                 dict(
                     benchmark=name,
                     unit=self.units.get(name),
-                    a=summary(self.a[name]),
-                    b=summary(self.b[name]),
+                    a=a,
+                    b=b,
                     change=math.expm1(centre),
                     low=low,
                     high=high,
@@ -155,6 +171,12 @@ class _Judge:
                     verdict=verdict,
                     rounds=len(self.d[name]),
                     sd=sd,
+                    n_a=len(self.a[name]),
+                    n_b=len(self.b[name]),
+                    spread_a=_spread(self.rounds_a[name], a),
+                    spread_b=_spread(self.rounds_b[name], b),
+                    p_unadjusted=raw,
+                    higher_is_better=self.higher[name],
                 )
             )
         return rows

@@ -81,8 +81,9 @@ class RunResult(Result):
         The stopping rule's last state, one row per benchmark: ``benchmark``, ``unit``, ``a`` and ``b`` (each
         version's statistic over all its values), ``change`` (the rule's centre: the median or mean round's
         B/A - 1), ``low``, ``high``, ``p_value`` (anytime-valid, Holm over the benchmarks), ``verdict``,
-        ``rounds`` and ``sd`` (of the rounds' log-ratios). What the command line prints; computed without
-        pandas.
+        ``rounds`` and ``sd`` (of the rounds' log-ratios); and ``n_a``, ``n_b`` (values), ``spread_a``,
+        ``spread_b`` (the SD of the rounds' statistics over the version's statistic), ``p_unadjusted`` and
+        ``higher_is_better``. What the command line prints, as a table or JSON; computed without pandas.
     rounds : int
         Rounds in which both versions ran.
     stopped : str

@@ -1,9 +1,13 @@
-"""A run's own table: the stopping rule's last state per benchmark, as text and as Markdown, without pandas.
+"""A run's own table: the stopping rule's last state per benchmark, as text, Markdown and JSON, without pandas.
 
 ``perfstudy run`` prints it (and writes the Markdown beside the run's file, ``OUT.md``, for a pull request):
 each version's statistic over all its values, the change the rule estimates (the median or the mean round's
 B/A - 1), its anytime-valid interval, the Holm-adjusted anytime p-value and the verdict. These are the
-numbers the run stopped on; ``perfstudy compare OUT`` recomputes them from the file with the same rule.
+numbers the run stopped on; ``perfstudy compare OUT`` recomputes them from the file with the same rule, and
+adds the file's checks (a warm-up left in the batches).
+
+The JSON (:func:`json_document`) is the table's numbers in ``perfstudy compare``'s schema, so that a CI script
+reads a run and a comparison alike; it needs no import beyond the table's.
 """
 
 from __future__ import annotations
@@ -12,7 +16,21 @@ import math
 
 from perfstudy._lib.format import aligned, p_text, with_unit
 
-__all__ = ["text_table", "markdown_table"]
+__all__ = ["text_table", "markdown_table", "json_document"]
+
+#: the schema of ``perfstudy compare --format json`` (perfstudy.comparison._render), which the run's JSON keeps
+_SCHEMA = "perfstudy.compare/1"
+
+#: each rule's method, as the comparison of the run's file names it
+_METHODS = {"sign": "sign sequence", "t": "sequence"}
+
+#: each rule's interval, in the words of the comparison of the run's file (perfstudy.comparison._paired)
+_HOW = {
+    "sign": "anytime-valid interval for the median round (the sign confidence sequence, intersected over the "
+    "rounds), valid however the run decided to stop and whatever the load did to single rounds",
+    "t": "anytime-valid interval (Lai's confidence sequence, intersected over the rounds so that it agrees "
+    "with the anytime p-value), valid however the run decided to stop",
+}
 
 #: each rule's centre and interval, as the table's header says them
 _RULES = {
@@ -133,4 +151,96 @@ def markdown_table(result) -> str:
         + f" Stopped: {result.stopped}."
         + _cleanup(result)
         + "\n"
+    )
+
+
+def _finite(value):
+    """A number as JSON has it: one that is not finite as null."""
+    return value if isinstance(value, (int, str)) or value is None or math.isfinite(value) else None
+
+
+def _true(value) -> bool:
+    """A row's ``warmup``, from a run (bool) or a resumed file (text)."""
+    return value is True or str(value).strip().lower() in ("true", "1", "1.0")
+
+
+def json_document(result) -> dict:
+    """The run as ``perfstudy run --format json`` prints it: the table's numbers, in the schema of
+    ``perfstudy compare --format json``, and the run's own fields.
+
+    Per benchmark: ``benchmark``, ``unit``, ``n_a``, ``n_b``, ``clusters_a`` and ``clusters_b`` (the rounds),
+    ``estimate_a`` and ``estimate_b`` (each version's statistic over all its values), ``spread_a`` and
+    ``spread_b`` (the SD of the rounds' statistics over the estimate), ``scale`` (``"ratio"``), ``change``,
+    ``low``, ``high`` (the anytime interval; null where it is infinite), ``p_value`` (unadjusted),
+    ``p_adjusted`` (Holm over the benchmarks), ``method``, ``higher_is_better``, ``verdict``, ``rounds``,
+    ``notes`` and ``warnings`` (the notes as one text). Then ``geomean`` per unit over two or more
+    benchmarks, and the run's ``rounds``, ``stopped``, ``rule``, ``statistic``, ``cleanup``.
+
+    Parameters
+    ----------
+    result : RunResult
+        A run with at least one judged benchmark (``result.verdicts``).
+    """
+    _cells(result)  # the same refusal as the table's
+    settings = result.settings
+    rule = settings.get("rule", "t")
+    benchmarks = []
+    for row in result.verdicts:
+        rounds = int(row["rounds"])
+        notes = (
+            [f"paired over {rounds} rounds, each round's B/A; {_HOW.get(rule, _HOW['t'])}"]
+            if rounds >= 2
+            else [f"{rounds} paired round: no interval; run more rounds"]
+        )
+        benchmarks.append(
+            dict(
+                benchmark=str(row["benchmark"]),
+                n_a=int(row["n_a"]),
+                n_b=int(row["n_b"]),
+                clusters_a=rounds,
+                clusters_b=rounds,
+                estimate_a=row["a"],
+                estimate_b=row["b"],
+                spread_a=_finite(row["spread_a"]),
+                spread_b=_finite(row["spread_b"]),
+                scale="ratio",
+                change=_finite(row["change"]),
+                low=None if row["low"] <= -1.0 else _finite(row["low"]),  # B/A - 1 of a log-ratio of -inf
+                high=_finite(row["high"]),
+                p_value=row["p_unadjusted"],
+                p_adjusted=row["p_value"],
+                method=_METHODS.get(rule, "sequence"),
+                higher_is_better=bool(row["higher_is_better"]),
+                verdict=row["verdict"],
+                unit=row["unit"],
+                rounds=rounds,
+                warnings="; ".join(notes),
+                notes=notes,
+            )
+        )
+    geomean = []
+    for unit in dict.fromkeys(row["unit"] for row in result.verdicts):
+        same = [r for r in result.verdicts if r["unit"] == unit and r["a"] > 0 and r["b"] > 0]
+        if len(same) >= 2:
+            a = sum(math.log(r["a"]) for r in same) / len(same)
+            b = sum(math.log(r["b"]) for r in same) / len(same)
+            geomean.append(dict(unit=unit, a=math.exp(a), b=math.exp(b), change=math.expm1(b - a)))
+    warmup = sum(  # as the comparison of the file counts them: of the batches that ran
+        1 for row in result.rows if _true(row.get("warmup")) and float(row.get("exit_status", 0)) == 0
+    )
+    return dict(
+        schema=_SCHEMA,
+        statistic=settings.get("statistic", "mean"),
+        confidence=settings.get("confidence", 0.95),
+        threshold=settings.get("threshold", 0.0),
+        correction="holm",
+        cluster="round",
+        labels={"a": "A", "b": "B"},
+        only_a=[],
+        only_b=[],
+        dropped=0,
+        warmup_dropped=warmup,
+        benchmarks=benchmarks,
+        geomean=geomean,
+        excluded=[],
     )

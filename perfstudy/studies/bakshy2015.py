@@ -39,7 +39,7 @@ from perfstudy.design.model import (
 from perfstudy.design.schedules import DESIGNS, schedule
 from perfstudy.design.simulated_errors import SweepResult, standard_error_sweep
 from perfstudy.design.standard_errors import CostModel, optimal_allocation, standard_error, variance_from_schedule
-from perfstudy.design.type1_errors import BOOTSTRAPS, aa_tests, bootstrap_clusters, type1_error_table
+from perfstudy.design.type1_errors import BOOTSTRAPS, aa_tests, bootstrap_clusters, type1_error_tables
 
 __all__ = [
     "TABLE_3_ROWS",
@@ -457,7 +457,9 @@ def table3(
     """Table 3: Type I error and mean bootstrap SE of its 13 rows under each implementation, beside the paper's.
 
     Both denominators (:data:`TABLE_3_VARIANTS`) analyse the same simulated experiments with the same
-    replicate weights (common random numbers), so their difference is the implementation's alone.
+    replicate weights (common random numbers), so their difference is the implementation's alone; the
+    simulation, the weights and the weighted sums are computed once for both
+    (:func:`perfstudy.design.type1_errors.type1_error_tables`).
 
     Parameters
     ----------
@@ -507,21 +509,19 @@ def table3(
     if unknown:
         raise ValueError(f"rows: {unknown} are not rows of Table 3 (TABLE_3_ROWS), so the paper has no number for them")
     denominators = list(dict.fromkeys(denominator for denominator, _ in TABLE_3_VARIANTS.values()))
-    tables = {
-        denominator: type1_error_table(
-            components,
-            requests=requests,
-            hosts=hosts,
-            experiments=experiments,
-            replicates=replicates,
-            denominator=denominator,
-            rows=rows,
-            rng=stream,
-            executor=executor,
-            progress=progress,
-        )
-        for denominator, stream in zip(denominators, twin_streams(len(denominators), rng=rng))
-    }
+    # One simulation and one draw of replicate weights serve both denominators; only the division differs.
+    tables = type1_error_tables(
+        components,
+        requests=requests,
+        hosts=hosts,
+        experiments=experiments,
+        replicates=replicates,
+        denominators=denominators,
+        rows=rows,
+        rng=twin_streams(1, rng=rng)[0],  # the stream each denominator's own table drew from before
+        executor=executor,
+        progress=progress,
+    )
     table = tables["weights"]
     for suffix, (denominator, quantile) in TABLE_3_VARIANTS.items():
         table[f"type1_error{suffix}"] = tables[denominator]["type1_error" if quantile == "normal" else "type1_error_t"]

@@ -10,6 +10,7 @@ from perfstudy.design.bootstrap import (
     _prepare,
     _replicate_deltas,
     clustered_bootstrap,
+    clustered_bootstraps,
     host_blocks,
 )
 from perfstudy.design.schedules import schedule
@@ -50,7 +51,7 @@ def test_engine_equals_naive_loop(clusters):
     y2, _, version, codes = _prepare(y, sched.version, labels)
     cells = _cells(version, codes)
     weights, _ = _cell_weights(cells, 50, "poisson", np.random.default_rng(1))
-    fast = _replicate_deltas(y2, cells, weights)
+    fast = _replicate_deltas(y2, cells, weights)["weights"]
     slow = naive_replicates(y, sched.version, observation_weights(cells, weights, version, codes))
     np.testing.assert_allclose(fast, slow, rtol=1e-12, atol=1e-12)
 
@@ -214,3 +215,40 @@ def test_summed_weights_do_not_see_a_constant_and_counts_do():
     assert counts_moved.standard_error > 10 * counts.standard_error
     with pytest.raises(ValueError, match="denominator='sum'"):
         clustered_bootstrap(y, version, host, denominator="sum", **args)
+
+
+@pytest.mark.parametrize("weights", ["poisson", "uniform"])
+@pytest.mark.parametrize("experiments", [None, 3])
+def test_several_denominators_from_one_draw_are_each_ones_own_bootstrap(weights, experiments):
+    """One draw of weights and one weighted sum serve both denominators: each result is, bit for bit, what
+    clustered_bootstrap gives alone with the same seed; and the counts one is the naive loop's divided by N."""
+    rng = np.random.default_rng(25)
+    host = np.repeat(np.arange(8), 5)
+    version = (host % 2).astype(int)
+    shape = (40,) if experiments is None else (experiments, 40)
+    y = 2.0 + rng.normal(size=shape)
+    both = clustered_bootstraps(y, version, host, replicates=60, weights=weights, rng=26)
+    assert list(both) == ["weights", "counts"]
+    for denominator, result in both.items():
+        alone = clustered_bootstrap(y, version, host, replicates=60, weights=weights, denominator=denominator, rng=26)
+        assert result.denominator == denominator
+        np.testing.assert_array_equal(result.distribution, alone.distribution)
+        np.testing.assert_array_equal(result.standard_error, alone.standard_error)
+        assert result.redrawn == alone.redrawn and result.clusters_per_condition == alone.clusters_per_condition
+    # the counts replicates by hand: sum w y over the condition's count, treatment minus control
+    y2, _, v, codes = _prepare(y, version, host)
+    cells = _cells(v, codes)
+    w, _ = _cell_weights(cells, 60, "poisson", np.random.default_rng(1))
+    per_obs = observation_weights(cells, w, v, codes)
+    by_hand = (y2 * (v == 1)) @ per_obs.T / (v == 1).sum() - (y2 * (v == 0)) @ per_obs.T / (v == 0).sum()
+    np.testing.assert_allclose(_replicate_deltas(y2, cells, w, ("counts",))["counts"], by_hand, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "denominators, error, match",
+    [("counts", TypeError, "denominators='counts'"), ((), TypeError, "non-empty"),
+     (("counts", "counts"), ValueError, "each at most once"), (("weights", "sum"), ValueError, "'sum' is not one of")],
+)  # fmt: skip
+def test_several_denominators_refuse_bad_ones_by_name(denominators, error, match):
+    with pytest.raises(error, match=match):
+        clustered_bootstraps(np.arange(8.0), np.repeat([0, 1], 4), denominators=denominators, replicates=10, rng=0)

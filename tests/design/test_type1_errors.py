@@ -7,7 +7,8 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from perfstudy.design.type1_errors import bootstrap_clusters, segment_aa_study, type1_error_table
+from perfstudy._lib.parallel import twin_streams
+from perfstudy.design.type1_errors import bootstrap_clusters, segment_aa_study, type1_error_table, type1_error_tables
 from perfstudy.studies.bakshy2015 import TABLE_3_ROWS, table3
 
 
@@ -132,7 +133,37 @@ def test_same_table_on_every_executor():
     assert not serial.equals(type1_error_table(rng=4, **SMALL))
 
 
+def test_both_denominators_from_one_draw_are_each_denominators_own_table_bit_for_bit():
+    """One simulation and one weight draw serve both denominators: each table equals the one a separate run
+    at that denominator gives from the same stream (the slow, obvious way: Table 3 drew everything twice)."""
+    both = type1_error_tables(rng=11, **SMALL)
+    assert list(both) == ["weights", "counts"]
+    for denominator, table in both.items():
+        pd.testing.assert_frame_equal(
+            table, type1_error_table(denominator=denominator, rng=11, **SMALL), rtol=0, atol=0
+        )
+    # the denominators do differ (the host rows of a single-batch design by the squared condition means)
+    assert not np.array_equal(both["weights"].mean_estimated_se, both["counts"].mean_estimated_se)
+    # table3 is those two tables, on the stream each drew from when it was drawn twice
+    rows = [("unbalanced", "host"), ("request_balanced", "host_block")]
+    small = dict(experiments=1_300, replicates=40, requests=32, hosts=4)
+    t3 = table3(rows=rows, rng=5, **small)
+    for denominator, stream in zip(("weights", "counts"), twin_streams(2, rng=5)):
+        alone = type1_error_table(denominator=denominator, rows=rows, rng=stream, **small)
+        column = "mean_estimated_se" if denominator == "weights" else "mean_estimated_se_counts"
+        np.testing.assert_array_equal(t3[column], alone.mean_estimated_se)
+        np.testing.assert_array_equal(
+            t3["type1_error" if denominator == "weights" else "type1_error_counts"], alone.type1_error
+        )
+
+
 def test_bad_input():
+    with pytest.raises(TypeError, match="denominators='counts'"):
+        type1_error_tables(denominators="counts", experiments=10)
+    with pytest.raises(ValueError, match="each at most once"):
+        type1_error_tables(denominators=("counts", "counts"), experiments=10)
+    with pytest.raises(ValueError, match="'sizes' is not one of"):
+        type1_error_tables(denominators=("weights", "sizes"), experiments=10)
     with pytest.raises(ValueError, match="experiments"):
         type1_error_table(experiments=1)
     with pytest.raises(ValueError, match="confidence"):
