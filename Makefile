@@ -55,9 +55,10 @@ bench: $(STAMP)
 	$(PY) benchmarks/run.py --repeat 5
 
 ## perfstudy compare beside benchstat at 200, 2,000 and 10,000 Go benchmarks ($$BENCHSTAT or PATH;
-## benchmarks/build_benchstat.sh builds it offline).
+## benchmarks/build_benchstat.sh builds it offline), and beside pyperf compare_to at 200 and 2,000.
 bench-suite: $(STAMP)
 	$(PY) benchmarks/suite.py --repeat 5
+	$(PY) benchmarks/pyperf_suite.py --repeat 5
 
 ## perfstudy run's own cost beside hyperfine's: 200 runs of /bin/true and of a 5 ms command (needs hyperfine).
 bench-run: $(STAMP)

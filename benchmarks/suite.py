@@ -114,6 +114,30 @@ def installed_perfstudy(folder: Path) -> str:
     return str(folder / "bin" / "perfstudy")
 
 
+def alternated(tools: dict[str, list[str]], repeat: int) -> dict[str, list[dict]] | None:
+    """Each tool's :func:`measure_peak` runs, ``repeat`` each, the tools taking turns (in reverse order every other
+    time), so that a change of load meets all of them; None, its error printed, if a command failed."""
+    runs: dict[str, list[dict]] = {tool: [] for tool in tools}
+    for index in range(repeat):
+        for tool in list(tools) if index % 2 == 0 else list(reversed(tools)):
+            done = measure_peak(tools[tool])
+            if done["returncode"] not in (0, 1):
+                print(done["err"], file=sys.stderr)
+                return None
+            runs[tool].append(done)
+    return runs
+
+
+def medians(measured: list[dict]) -> dict:
+    """The median, min and max wall time and the median peak memory of one tool's runs."""
+    return dict(
+        median_s=statistics.median(r["seconds"] for r in measured),
+        min_s=min(r["seconds"] for r in measured),
+        max_s=max(r["seconds"] for r in measured),
+        median_peak_mib=statistics.median(r["peak_mib"] for r in measured),
+    )
+
+
 def perfstudy_verdicts(output: str) -> dict[str, str]:
     """Benchmark to verdict, from ``perfstudy compare --format json``."""
     rows = json.loads(output)["benchmarks"]
@@ -173,27 +197,16 @@ def main(argv=None) -> int:
         tools = {"perfstudy": [args.perfstudy, "compare", base, new]}
         if benchstat:
             tools["benchstat"] = [benchstat, base, new]
-        runs: dict[str, list[dict]] = {tool: [] for tool in tools}
-        for _ in range(args.repeat):
-            for tool, command in tools.items():  # alternate, so that a change of load meets both
-                done = measure_peak(command)
-                if done["returncode"] not in (0, 1):
-                    print(done["err"], file=sys.stderr)
-                    return 2
-                runs[tool].append(done)
+        runs = alternated(tools, args.repeat)
+        if runs is None:
+            return 2
         row: dict = dict(benchmarks=size, lines=2 * RUNS * size, file_mib=2 * Path(base).stat().st_size / 2**20)
         for tool, measured in runs.items():
             if tool == "perfstudy":  # timed as people run it, with its table; the verdicts read from its JSON
                 verdicts = perfstudy_verdicts(measure_peak([*tools[tool], "--format", "json"])["out"])
             else:
                 verdicts = benchstat_verdicts(measured[0]["out"])
-            row[tool] = dict(
-                median_s=statistics.median(r["seconds"] for r in measured),
-                min_s=min(r["seconds"] for r in measured),
-                max_s=max(r["seconds"] for r in measured),
-                median_peak_mib=statistics.median(r["peak_mib"] for r in measured),
-                **score(verdicts, size),
-            )
+            row[tool] = medians(measured) | score(verdicts, size)
         shutil.rmtree(folder)
         ours = row["perfstudy"]
         line = (
