@@ -278,6 +278,15 @@ def _history_csv(folder) -> str:
     return path
 
 
+def pyperf_path(tmp) -> str:
+    """:func:`pyperf_json` written to a file."""
+    import json
+
+    path = tmp / "pyperf.json"
+    path.write_text(json.dumps(pyperf_json()))
+    return str(path)
+
+
 def go_text(tmp) -> str:
     path = tmp / "go.txt"
     path.write_text("goos: linux\n" + "".join(f"BenchmarkX-2 100 {1000 + i} ns/op 0 allocs/op\n" for i in range(3)))
@@ -391,6 +400,7 @@ def _valid(tmp):  # noqa: PLR0915 - one table
         "comparison.compare_go_files": lambda: call(
             go_text(tmp), go_text(tmp), labels=("a", "b"), replicates=99, rng=0
         ),
+        "comparison.compare_pyperf_files": lambda: call(pyperf_path(tmp), pyperf_path(tmp), labels=("a", "b"), rng=0),
         "comparison.benchmarks_as_versions": lambda: call(
             pd.DataFrame(dict(benchmark=["x", "x", "y", "y"], batch=[0, 1, 0, 1], value=[1.0, 2.0, 3.0, 4.0])),
             baseline="y",
@@ -548,6 +558,10 @@ def _valid(tmp):  # noqa: PLR0915 - one table
         "io.read_jmh": lambda: call(JMH_JSON),
         "io.go.read_go": lambda: call(go_text(tmp)),
         "io.go.go_columns": lambda: call(go_text(tmp)),
+        "io.pyperf.pyperf_columns": lambda: call(pyperf_json()),
+        "io.pyperf.PyperfColumns.to_frame": lambda: call(
+            __import__("perfstudy.io.pyperf").io.pyperf.pyperf_columns(pyperf_json())
+        ),
         "io.go.GoColumns.config": lambda: call(_go_columns(tmp), "goos"),
         "io.go.GoColumns.metadata": lambda: call(_go_columns(tmp), "better"),
         "io.go.GoColumns.to_frame": lambda: call(_go_columns(tmp)),
@@ -974,6 +988,8 @@ EXTRA_ALLOWED = {
     "experiment.run": ("FileNotFoundError",),
     "experiment.read_run": ("FileNotFoundError",),
     "comparison.compare_go_files": ("FileNotFoundError",),
+    "comparison.compare_pyperf_files": ("FileNotFoundError",),
+    "io.pyperf.pyperf_columns": ("FileNotFoundError",),
     "changes.read_history": ("FileNotFoundError",),
 }
 #: arguments the library passes through without looking inside, with the reason; no battery for them

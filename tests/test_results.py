@@ -132,6 +132,9 @@ def _make(name):  # noqa: C901 - one branch a class, read as a table
         "io.go.GoColumns": lambda: __import__("perfstudy.io.go").io.go.go_columns(
             __import__("io").StringIO("BenchmarkA 5 10 ns/op\n")
         ),
+        "io.pyperf.PyperfColumns": lambda: __import__("perfstudy.io.pyperf").io.pyperf.pyperf_columns(
+            {"benchmarks": [{"metadata": {"name": "a"}, "runs": [{"values": [1.0, 2.0]}]}]}
+        ),
         "diagnostics.repetitions.MedianCI": lambda: confirm.median_ci(X),
         "diagnostics.repetitions.Repetitions": lambda: confirm.repetitions_needed(X, trials=5, rng=0),
         "io.datasets.Dataset": lambda: datasets.registry()["sap-hana-0016"],

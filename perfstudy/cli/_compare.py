@@ -103,25 +103,37 @@ def add_parser(commands) -> None:
     )
 
 
-def _compare_go_files(args, settings):
-    """The comparison of two Go text files without pandas (:mod:`perfstudy.comparison._files`), as a report;
-    None when the files are not both Go text (or carry a perfstudy run's record), for the general path."""
+def _compare_lean_files(args, settings):
+    """The comparison of two Go text files or two pyperf files without pandas (:mod:`perfstudy.comparison._files`),
+    as a report; None for the general path: files of other formats, or that carry a perfstudy run's record, options
+    the general path reads, and a pyperf file that :func:`perfstudy.io.pyperf.pyperf_columns` does not read (the
+    general path then reads it, or refuses it by name)."""
     from pathlib import Path
 
-    from perfstudy.io import is_go_text
-
-    if args.input_format not in ("auto", "go") or args.block is not None or args.dropna or args.cluster != "batch":
-        return None  # the general path reads these options (a Go file's cluster is its batch)
+    if args.block is not None or args.dropna or args.cluster != "batch":
+        return None  # the general path reads these options (a Go file's or a pyperf run's cluster is its batch)
     paths = [Path(args.base), Path(args.new)]
-    for path in paths:
-        if not path.is_file() or Path(f"{path}.json").exists():
-            return None
-        if args.input_format == "auto" and not is_go_text(path):  # a JSON file is not parsed to tell
-            return None
-    from perfstudy.comparison import compare_go_files
-
+    if not all(path.is_file() and not Path(f"{path}.json").exists() for path in paths):
+        return None
     names = _file_labels(args)
-    return compare_go_files(args.base, args.new, labels=(names[0], names[1]), rng=args.seed, settings=settings)
+    if args.input_format in ("auto", "go"):
+        from perfstudy.io import is_go_text
+
+        if args.input_format == "go" or all(map(is_go_text, paths)):  # a JSON file is not parsed to tell
+            from perfstudy.comparison import compare_go_files
+
+            return compare_go_files(args.base, args.new, labels=(names[0], names[1]), rng=args.seed, settings=settings)
+    if args.input_format in ("auto", "pyperf"):
+        from perfstudy.comparison import compare_pyperf_files
+        from perfstudy.io import PyperfColumnsError
+
+        try:
+            return compare_pyperf_files(
+                args.base, args.new, labels=(names[0], names[1]), rng=args.seed, settings=settings
+            )
+        except PyperfColumnsError:  # not pyperf JSON, or one the general path reads or refuses by name
+            return None
+    return None
 
 
 def _file_labels(args) -> list[str]:
@@ -171,7 +183,7 @@ def compare_command(args) -> int:
             check_int("--seed", args.seed, minimum=0, maximum=2**63 - 1)
         report = None
         if args.new is not None and args.by is None and args.a_version is None:
-            report = _compare_go_files(args, settings)  # two Go files: no pandas
+            report = _compare_lean_files(args, settings)  # two Go or two pyperf files: no pandas
     except (ValueError, TypeError, OSError) as error:
         print(f"perfstudy compare: {_one_line(error)}", file=sys.stderr)
         return 2

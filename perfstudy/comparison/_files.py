@@ -1,11 +1,13 @@
-"""Two Go benchmark files compared without pandas: ``perfstudy compare base.txt new.txt``.
+"""Two Go or two pyperf files compared without pandas: ``perfstudy compare base.txt new.txt``.
 
 A CI compares its suite on every change, and importing pandas alone (0.3 s here) takes three times as
 long as benchstat's whole run on 200 benchmarks. This path reads both files into columns
 (:func:`perfstudy.io.go.go_columns`), lays them out as :func:`compare` would (each file a version, A the
 first; each result line a batch; units converted; Go's ``Unit`` metadata), and compares them by the same
 :func:`perfstudy.comparison._suite.compare_suite`; the numbers are those of ``compare(read(base) + read(new))``
-(``tests/comparison/test_files.py`` holds the two equal).
+(``tests/comparison/test_files.py`` holds the two equal). Two pyperf files go the same way
+(:func:`compare_pyperf_files`, from :func:`perfstudy.io.pyperf.pyperf_columns`): each run a batch, its warm-ups
+left out and counted, the values in the order :func:`compare` sorts them (by run, then position in the run).
 """
 
 from __future__ import annotations
@@ -67,9 +69,6 @@ def compare_go_files(
         A file that is not Go benchmark text, values that are not finite or below 0 in a unit that cannot be,
         no benchmark present in both (as :func:`perfstudy.io.go.read_go` and :func:`compare` refuse them).
     """
-    from perfstudy.comparison._one import _compare_one
-    from perfstudy.comparison._suite import compare_suite, judged
-    from perfstudy.comparison._task import task_settings
     from perfstudy.io.go import go_columns
 
     keywords = dict(
@@ -77,12 +76,7 @@ def compare_go_files(
     )
     s = _one_source(settings, keywords)
     _check_for_files(s)
-    if not (isinstance(labels, tuple) and len(labels) == 2 and all(isinstance(x, str) for x in labels)):
-        raise TypeError(f"labels={labels!r}: expected the names of A and B, a tuple of two texts")
-    if not all(label.strip() for label in labels) or labels[0] == labels[1]:
-        raise ValueError(
-            f"labels={labels!r}: A and B need two different, non-empty names, or the table cannot say which is which"
-        )
+    _check_labels(labels)
     for name, path in (("base", base), ("new", new)):
         if not isinstance(path, (str, os.PathLike)):
             raise TypeError(f"{name}={path!r}: expected the path of a Go benchmark file")
@@ -90,6 +84,73 @@ def compare_go_files(
     suite, units, only_a, only_b, excluded = _suite(files, labels)
     clusters = len(set(files[0].batch.tolist()) | set(files[1].batch.tolist()))  # compare()'s nunique
     del files  # the suite holds what is compared: the files' columns go before the comparison's arrays come
+    return _report(suite, (units, only_a, only_b, excluded), s, labels, clusters=clusters, rng=rng)
+
+
+def compare_pyperf_files(
+    base,
+    new,
+    *,
+    labels: tuple[str, str],
+    rng: Seed = None,
+    settings: CompareSettings | None = None,
+) -> Report:
+    """Compare two pyperf files without pandas: ``compare(df).report()`` for ``df`` the two files read
+    (:func:`perfstudy.io.read_pyperf`) and labelled by ``labels``, A first; the same numbers with the same ``rng``.
+
+    Parameters
+    ----------
+    base, new : str or path
+        pyperf JSON of versions A and B.
+    labels : tuple of str
+        What A and B are called (the command line uses the paths).
+    rng : None, int, SeedSequence or Generator
+    settings : CompareSettings, optional
+        As :func:`compare_go_files` takes them (default: compare's defaults).
+
+    Returns
+    -------
+    Report
+
+    Raises
+    ------
+    perfstudy.io.pyperf.PyperfColumnsError
+        A file that :func:`perfstudy.io.pyperf.pyperf_columns` does not read: compare the files read by
+        :func:`perfstudy.io.read_pyperf` with :func:`compare`, which refuses them by name or compares them.
+    """
+    from perfstudy.io.pyperf import pyperf_columns
+
+    s = settings if settings is not None else CompareSettings()
+    _check_for_files(s)
+    _check_labels(labels)
+    for name, path in (("base", base), ("new", new)):
+        if not isinstance(path, (str, os.PathLike)):
+            raise TypeError(f"{name}={path!r}: expected the path of a pyperf file")
+    files = [pyperf_columns(path) for path in (base, new)]
+    clusters = len(set(files[0].batch.tolist()) | set(files[1].batch.tolist()))  # compare()'s nunique
+    suite, units, only_a, only_b, excluded, warmups = _pyperf_suite(files, labels)
+    del files
+    found = (units, only_a, only_b, excluded)
+    return _report(suite, found, s, labels, clusters=clusters, rng=rng, warmup_dropped=warmups)
+
+
+def _check_labels(labels) -> None:
+    if not (isinstance(labels, tuple) and len(labels) == 2 and all(isinstance(x, str) for x in labels)):
+        raise TypeError(f"labels={labels!r}: expected the names of A and B, a tuple of two texts")
+    if not all(label.strip() for label in labels) or labels[0] == labels[1]:
+        raise ValueError(
+            f"labels={labels!r}: A and B need two different, non-empty names, or the table cannot say which is which"
+        )
+
+
+def _report(suite, found: tuple, s: CompareSettings, labels: tuple, *, clusters: int, rng, warmup_dropped: int = 0):
+    """The suite compared (:func:`perfstudy.comparison._suite.compare_suite`) as compare()'s report: ``found`` is
+    the suite builder's units, benchmarks only in A and only in B, and benchmarks excluded."""
+    from perfstudy.comparison._one import _compare_one
+    from perfstudy.comparison._suite import compare_suite, judged
+    from perfstudy.comparison._task import task_settings
+
+    units, only_a, only_b, excluded = found
     check_allocation(s.option("replicates"), s.replicates, 8.0 * s.replicates * (4 + 2 * clusters))
     task = task_settings(s, benchmarks=len(suite.names))
     rows = compare_suite(suite, task, rng=rng, executor=None, progress=False, one=_compare_one)
@@ -105,7 +166,46 @@ def compare_go_files(
         excluded=MappingProxyType(excluded),
         only_a=only_a,
         only_b=only_b,
+        warmup_dropped=warmup_dropped,
     )
+
+
+def _pyperf_suite(files, labels: tuple[str, str]):
+    """Two pyperf files' columns laid out as :func:`compare` lays out their frames: warm-ups left out (a
+    benchmark left with no value in a version excluded, saying so), the rest sorted by run and then position in
+    the run (stable: A's rows before B's), and given to the one suite builder."""
+    from perfstudy.comparison._columns import SuiteColumns, build_suite
+
+    a, b = files
+    joint = {name: i for i, name in enumerate(a.distinct)}
+    for name in b.distinct:
+        joint.setdefault(name, len(joint))
+    b_codes = np.fromiter(map(joint.__getitem__, b.distinct), dtype=np.int64, count=len(b.distinct))
+    side = np.repeat(np.array([0, 1], dtype=np.int8), [a.value.size, b.value.size])
+    code = np.concatenate([a.codes, b_codes[b.codes]])
+    warmup = np.concatenate([a.warmup, b.warmup])
+    excluded: dict = {}
+    for s, label, names in ((0, labels[0], a.distinct), (1, labels[1], b.distinct)):  # in compare()'s order and words
+        flagged = set(code[(side == s) & warmup].tolist()) - set(code[(side == s) & ~warmup].tolist())
+        for name in (n for n in names if joint[n] in flagged):  # emptied by leaving warm-ups out
+            excluded[str(name)] = f"no values left in version={label!r} once warm-ups are left out"
+    keep = ~warmup
+    batch = np.concatenate([a.batch, b.batch])[keep]
+    iteration = np.concatenate([a.iteration, b.iteration])[keep]
+    order = np.lexsort((iteration, batch))  # stable, as compare()'s sort by [batch, iteration]
+    row_units = np.concatenate([np.asarray(a.unit, dtype=object)[a.codes], np.asarray(b.unit, dtype=object)[b.codes]])
+    row_units = row_units[keep][order]
+    found = set(row_units.tolist())
+    columns = SuiteColumns(
+        side=side[keep][order],
+        code=code[keep][order],
+        distinct=list(joint),
+        value=np.concatenate([a.value, b.value])[keep][order],
+        label=batch[order],
+        unit=next(iter(found)) if len(found) == 1 else row_units.tolist(),
+    )
+    suite, units, only_a, only_b = build_suite(columns, by="version", labels=labels, excluded=excluded)
+    return suite, units, only_a, only_b, excluded, int(warmup.sum())
 
 
 def _check_for_files(s: CompareSettings) -> None:

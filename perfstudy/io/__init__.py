@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from perfstudy.io.benchmarkdotnet import read_benchmarkdotnet
     from perfstudy.io.criterion import read_criterion
     from perfstudy.io.go import read_go
+    from perfstudy.io.pyperf import PyperfColumns, PyperfColumnsError, pyperf_columns
     from perfstudy.io.pytest_benchmark import read_pytest_benchmark
 
 _HOMES = {
@@ -32,6 +33,9 @@ _HOMES = {
     "read_google_benchmark": "._read",
     "read_jmh": "._read",
     "read_go": ".go",
+    "pyperf_columns": ".pyperf",
+    "PyperfColumns": ".pyperf",
+    "PyperfColumnsError": ".pyperf",
     "read_criterion": ".criterion",
     "read_pytest_benchmark": ".pytest_benchmark",
     "read_asv": ".asv",
@@ -51,6 +55,9 @@ __all__ = [
     "read_google_benchmark",
     "read_jmh",
     "read_go",
+    "pyperf_columns",
+    "PyperfColumns",
+    "PyperfColumnsError",
     "read_criterion",
     "read_pytest_benchmark",
     "read_asv",

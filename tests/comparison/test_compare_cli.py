@@ -40,6 +40,27 @@ def pyperf_files(tmp_path_factory):
 
 
 @pytest.mark.slow  # times Python with pyperf
+def test_files_pyperf_wrote_are_compared_without_pandas_as_their_frames_are(pyperf_files, capsys, monkeypatch):
+    """Files the real pyperf wrote (calibration runs, its metadata and dates) take the lean path, and print what
+    compare() of the frames read_pyperf gives prints, as table and as JSON."""
+    from perfstudy.cli import _compare
+
+    base, _, slower = pyperf_files
+    lean, taken = _compare._compare_lean_files, []
+    monkeypatch.setattr(_compare, "_compare_lean_files", lambda *args: taken.append(lean(*args)) or taken[-1])
+    printed = {}
+    for path in ("lean", "frames"):
+        if path == "frames":
+            assert len(taken) == 2 and all(report is not None for report in taken)
+            monkeypatch.setattr(_compare, "_compare_lean_files", lambda *args: None)
+        for form in ("table", "json"):
+            status = main(["compare", str(base), str(slower), "--seed", "2", "--format", form])
+            printed[path, form] = (status, capsys.readouterr().out)
+    assert printed["lean", "table"] == printed["frames", "table"]
+    assert printed["lean", "json"] == printed["frames", "json"]
+
+
+@pytest.mark.slow  # times Python with pyperf
 def test_pyperf_regression_fails_the_gate_and_a_a_passes(pyperf_files, capsys):
     base, again, slower = pyperf_files
     assert main(["compare", str(base), str(slower), "--threshold", "10%", "--fail-on-regression", "--seed", "1"]) == 1

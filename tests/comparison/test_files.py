@@ -79,16 +79,21 @@ def test_two_go_files_compare_as_their_frames_do(files, options):
     assert lean.only_a == ("Gone-2",) and "Odd-2" in lean.excluded  # ns/op against B/op: no conversion
 
 
-def test_the_command_reads_two_go_files_without_pandas(files):
-    base, new = files
+def _compared_in_a_fresh_process(base, new) -> tuple[dict, str]:
+    """``perfstudy compare BASE NEW --format json`` in a fresh interpreter: its rows by benchmark, and whether
+    pandas and scipy were imported, and the exit status, as ``"False False 0"``."""
     code = (
         "import sys; from perfstudy.cli import main; status = main(['compare', sys.argv[1], sys.argv[2], "
         "'--format', 'json', '--seed', '3']); print('pandas' in sys.modules, 'scipy' in sys.modules, status)"
     )
     out = subprocess.run([sys.executable, "-c", code, base, new], capture_output=True, text=True, check=True).stdout
     *document, flags = out.strip().splitlines()
+    return {row["benchmark"]: row for row in json.loads("\n".join(document))["benchmarks"]}, flags
+
+
+def test_the_command_reads_two_go_files_without_pandas(files):
+    rows, flags = _compared_in_a_fresh_process(*files)
     assert flags == "False False 0"
-    rows = {row["benchmark"]: row for row in json.loads("\n".join(document))["benchmarks"]}
     assert rows["Group0-2"]["verdict"] == "slower"
 
 
@@ -98,7 +103,7 @@ def test_the_command_gives_the_same_output_either_way(files, capsys, monkeypatch
     lean = capsys.readouterr().out
     from perfstudy.cli import _compare
 
-    monkeypatch.setattr(_compare, "_compare_go_files", lambda *args: None)  # the DataFrame path
+    monkeypatch.setattr(_compare, "_compare_lean_files", lambda *args: None)  # the DataFrame path
     assert main(["compare", base, new, "--seed", "5", "--fail-on-regression"]) == 1
     assert capsys.readouterr().out == lean
 
@@ -127,3 +132,97 @@ def test_a_reader_that_leaves_is_not_unusable_input(files):
     process.stdout.close()  # the reader is gone before the table is written
     _, err = process.communicate()
     assert process.returncode == 141 and err == b""
+
+
+def _pyperf_file(path, *, slower=0.0, names=("alpha", "beta", "gamma"), processes=12, values=3, calibration=(),
+                 empty=(), unit="second", rng=0):  # fmt: skip
+    """A pyperf file as pyperf writes it: each benchmark in ``processes`` runs of one warm-up and ``values``
+    values, a process effect under them; ``calibration`` benchmarks begin with a run of warm-ups only (pyperf's
+    loop calibration), ``empty`` ones hold warm-ups only."""
+    generator = np.random.default_rng(rng)
+    benchmarks = []
+    for position, name in enumerate(names):
+        centre = 1e-3 * (1 + position) * (1 + slower * (position == 0))
+        runs = []
+        if name in calibration or name in empty:
+            runs.append(dict(metadata=dict(date="2026-11-27 21:00:00.5", calibrate_loops=1), warmups=[[1, centre], [2, centre]]))  # fmt: skip
+        for _ in range(0 if name in empty else processes):
+            process = centre * np.exp(generator.normal(0, 0.02))
+            drawn = process * np.exp(generator.normal(0, 0.01, 1 + values))
+            runs.append(
+                dict(
+                    metadata=dict(date="2026-11-27 21:00:01.25", duration=0.1),
+                    warmups=[[1, float(drawn[0])]],
+                    values=[float(v) for v in drawn[1:]],
+                )
+            )
+        benchmarks.append(dict(metadata=dict(name=name, loops=1, unit=unit), runs=runs))
+    path.write_text(json.dumps(dict(version="1.0", metadata=dict(hostname="here"), benchmarks=benchmarks)))
+    return str(path)
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        dict(),
+        dict(calibration=("beta",)),  # a benchmark's first run is warm-ups only: it comes after the others
+        dict(empty=("gamma",), b_names=("gamma", "beta", "alpha", "delta")),  # emptied by warm-ups; B's order, B-only
+        dict(unit="byte", options=("--statistic", "median", "--threshold", "2%", "--correction", "bh")),
+    ],
+)
+def test_two_pyperf_files_give_the_dataframe_paths_output(tmp_path, capsys, monkeypatch, case):
+    """The lean path (no pandas) prints what compare() of the two files read by read_pyperf prints, character for
+    character, as table and as JSON, on files with calibration runs, benchmarks emptied by warm-ups, benchmarks in
+    one file only and another unit."""
+    from perfstudy.cli import _compare
+
+    kind = {k: v for k, v in case.items() if k in ("calibration", "empty", "unit")}
+    base = _pyperf_file(tmp_path / "base.json", **kind)
+    new = _pyperf_file(tmp_path / "new.json", slower=0.05, names=case.get("b_names", ("alpha", "beta", "gamma")), rng=1, **kind)  # fmt: skip
+    printed = {}
+    lean, taken = _compare._compare_lean_files, []
+    monkeypatch.setattr(_compare, "_compare_lean_files", lambda *args: taken.append(lean(*args)) or taken[-1])
+    for path in ("lean", "frames"):
+        if path == "frames":
+            assert len(taken) == 2 and all(report is not None for report in taken)  # the lean path took both
+            monkeypatch.setattr(_compare, "_compare_lean_files", lambda *args: None)
+        for form in ("table", "json"):
+            status = main(["compare", base, new, "--seed", "7", "--format", form, *case.get("options", ())])
+            printed[path, form] = (status, capsys.readouterr().out)
+    assert printed["lean", "table"] == printed["frames", "table"]
+    assert printed["lean", "json"] == printed["frames", "json"]
+    document = json.loads(printed["lean", "json"][1])
+    assert document["warmup_dropped"] > 0
+    if "empty" in kind:
+        assert document["excluded"] == [
+            dict(benchmark="gamma", reason=f"no values left in version={new!r} once warm-ups are left out")
+        ] and document["only_b"] == ["delta"]
+
+
+def test_two_pyperf_files_are_read_without_pandas(tmp_path):
+    base = _pyperf_file(tmp_path / "base.json")
+    new = _pyperf_file(tmp_path / "new.json", slower=0.2, rng=1)
+    rows, flags = _compared_in_a_fresh_process(base, new)
+    assert flags == "False False 0"
+    assert rows["alpha"]["verdict"] == "slower" and rows["beta"]["verdict"] != "slower"
+
+
+@pytest.mark.parametrize(
+    "damage, said",
+    [
+        (lambda d: d["benchmarks"][0]["runs"][1]["values"].__setitem__(0, None), "null, NaN, infinite or not numbers"),
+        (lambda d: d["benchmarks"][0]["runs"][1]["values"].__setitem__(0, -1.0), "negative value(s)"),
+        (lambda d: d["benchmarks"][1]["metadata"].__setitem__("name", "alpha"), "two or more entries are named"),
+        (lambda d: d["benchmarks"][0]["runs"][1]["metadata"].__setitem__("loops", 0), "loops below 1"),
+        (lambda d: d["benchmarks"][0]["runs"][1]["metadata"].__setitem__("date", "yesterday"), "is not a date"),
+    ],
+)
+def test_a_damaged_pyperf_file_is_refused_as_the_reader_refuses_it(tmp_path, capsys, damage, said):
+    """A file the lean reader does not read goes to read_pyperf, which refuses it by name (exit 2)."""
+    base = _pyperf_file(tmp_path / "base.json")
+    data = json.loads((tmp_path / "base.json").read_text())
+    damage(data)
+    (tmp_path / "base.json").write_text(json.dumps(data))
+    new = _pyperf_file(tmp_path / "new.json", rng=1)
+    assert main(["compare", base, new]) == 2
+    assert said in capsys.readouterr().err
