@@ -177,12 +177,8 @@ def _pyperf_suite(files, labels: tuple[str, str]):
     from perfstudy.comparison._columns import SuiteColumns, build_suite
 
     a, b = files
-    joint = {name: i for i, name in enumerate(a.distinct)}
-    for name in b.distinct:
-        joint.setdefault(name, len(joint))
-    b_codes = np.fromiter(map(joint.__getitem__, b.distinct), dtype=np.int64, count=len(b.distinct))
+    joint, code = _joint_codes(a, b)
     side = np.repeat(np.array([0, 1], dtype=np.int8), [a.value.size, b.value.size])
-    code = np.concatenate([a.codes, b_codes[b.codes]])
     warmup = np.concatenate([a.warmup, b.warmup])
     excluded: dict = {}
     for s, label, names in ((0, labels[0], a.distinct), (1, labels[1], b.distinct)):  # in compare()'s order and words
@@ -230,14 +226,11 @@ def _suite(files, labels: tuple[str, str]):
     from perfstudy.comparison._columns import SuiteColumns, build_suite
 
     a, b = files
-    joint = {name: i for i, name in enumerate(a.distinct)}
-    for name in b.distinct:
-        joint.setdefault(name, len(joint))
-    b_codes = np.fromiter(map(joint.__getitem__, b.distinct), dtype=np.int64, count=len(b.distinct))
+    joint, code = _joint_codes(a, b)
     described = any(found.unit_meta for found in files)
     columns = SuiteColumns(
         side=np.repeat(np.array([0, 1], dtype=np.int8), [len(a.benchmark), len(b.benchmark)]),
-        code=np.concatenate([a.codes, b_codes[b.codes]]),
+        code=code,
         distinct=list(joint),
         value=np.concatenate([a.value, b.value]),
         label=np.concatenate([a.batch, b.batch]),
@@ -248,6 +241,16 @@ def _suite(files, labels: tuple[str, str]):
     excluded: dict = {}
     suite, units, only_a, only_b = build_suite(columns, by="version", labels=labels, excluded=excluded)
     return suite, units, only_a, only_b, excluded
+
+
+def _joint_codes(a, b) -> tuple[dict, np.ndarray]:
+    """Both files' benchmarks as one list, A's in its order and then B's new ones (``{name: code}``), and every
+    entry's code in it, A's entries first: the ``distinct`` and ``code`` of the suite builder's columns."""
+    joint = {name: i for i, name in enumerate(a.distinct)}
+    for name in b.distinct:
+        joint.setdefault(name, len(joint))
+    b_codes = np.fromiter(map(joint.__getitem__, b.distinct), dtype=np.int64, count=len(b.distinct))
+    return joint, np.concatenate([a.codes, b_codes[b.codes]])
 
 
 def _units(unit_a: list, unit_b: list) -> list | str:

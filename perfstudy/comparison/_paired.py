@@ -25,6 +25,7 @@ import pandas as pd
 
 from perfstudy._lib.checks import check_choice, check_labels, check_sample
 from perfstudy._lib.tdist import f_sf, t_ppf, t_sf
+from perfstudy.comparison.running import RULE_INTERVALS, RULE_METHODS
 
 __all__ = ["block_differences", "paired_interval", "host_and_round_variance"]
 
@@ -108,21 +109,14 @@ def paired_interval(
 
             cs = sign_confidence_sequence(d, confidence)
             centre = float(np.median(d))
-            what = (
-                "anytime-valid interval for the median round (the sign confidence sequence, intersected over the "
-                "rounds), valid however the run decided to stop and whatever the load did to single rounds"
-            )
         else:
             from perfstudy.comparison.sequential import t_confidence_sequence
 
             cs = t_confidence_sequence(d, confidence)
-            what = (
-                "anytime-valid interval (Lai's confidence sequence, intersected over the rounds so that it agrees "
-                "with the anytime p-value), valid however the run decided to stop"
-            )
         low, high, p = cs.current()
-        method = "sign sequence" if sequential == "sign" else "sequence"
-        notes.append(f"paired over {n} rounds, {each}; {what}")
+        rule = "sign" if sequential == "sign" else "t"
+        method = RULE_METHODS[rule]
+        notes.append(f"paired over {n} rounds, {each}; {RULE_INTERVALS[rule]}")
         if math.isnan(float(cs.running_low[-1])):
             notes.append(
                 "the intervals of successive rounds share no point: the change did not stay constant over the "

@@ -18,7 +18,18 @@ import numpy as np
 
 from perfstudy._lib.checks import check_choice, check_fraction, check_int, check_real
 
-__all__ = ["RunningRule", "RunningT", "running_rule"]
+__all__ = ["RunningRule", "RunningT", "running_rule", "RULE_METHODS", "RULE_INTERVALS"]
+
+#: each rule's ``method``, as a comparison's row names it
+RULE_METHODS = {"sign": "sign sequence", "t": "sequence"}
+
+#: each rule's interval, in the words of a comparison's note on a paired row
+RULE_INTERVALS = {
+    "sign": "anytime-valid interval for the median round (the sign confidence sequence, intersected over the "
+    "rounds), valid however the run decided to stop and whatever the load did to single rounds",
+    "t": "anytime-valid interval (Lai's confidence sequence, intersected over the rounds so that it agrees "
+    "with the anytime p-value), valid however the run decided to stop",
+}
 
 
 @runtime_checkable

@@ -517,13 +517,6 @@ def clustered_bootstraps(
         if WEIGHT_VARIANCE[weights] != 1.0:  # a law of variance v spreads the replicates sqrt(v) times too little
             distribution = estimate[:, None] + (distribution - estimate[:, None]) / math.sqrt(WEIGHT_VARIANCE[weights])
         se = distribution.std(axis=1, ddof=1)
-        if single:
-            results[denominator] = BootstrapResult(
-                float(estimate[0]), float(se[0]), distribution[0], int(replicates), weights, redrawn,
-                per_condition, denominator,
-            )  # fmt: skip
-        else:
-            results[denominator] = BootstrapResult(
-                estimate, se, distribution, int(replicates), weights, redrawn, per_condition, denominator
-            )
+        found = (float(estimate[0]), float(se[0]), distribution[0]) if single else (estimate, se, distribution)
+        results[denominator] = BootstrapResult(*found, int(replicates), weights, redrawn, per_condition, denominator)
     return results

@@ -350,18 +350,19 @@ def type1_error_tables(
     ]
     results = map_tasks(_task, tasks, rng=rng, executor=executor, progress=progress, desc="Table 3")
 
-    tables = {}
-    for denominator in denominators:
-        table = []
-        for design in designs:
-            chunks = [r for t, r in zip(tasks, results) if t[0] == design]
-            delta_hat = np.concatenate([c["delta_hat"] for c in chunks])
-            for bootstrap in by_design[design]:
+    tables: dict = {denominator: [] for denominator in denominators}
+    for design in designs:
+        chunks = [r for t, r in zip(tasks, results) if t[0] == design]
+        delta_hat = np.concatenate([c["delta_hat"] for c in chunks])
+        true_se = float(delta_hat.std(ddof=1))
+        analytic_se = standard_error(design, components, requests=requests, hosts=hosts)
+        for bootstrap in by_design[design]:
+            for denominator in denominators:
                 found = [c[bootstrap, denominator] for c in chunks]
                 se = np.concatenate([f["se"] for f in found])
                 first = found[0]  # z, t and clusters are the same in every chunk
                 rate = float(np.mean(np.abs(delta_hat) > first["z"] * se))
-                table.append(
+                tables[denominator].append(
                     dict(
                         design=design,
                         bootstrap=bootstrap,
@@ -369,16 +370,17 @@ def type1_error_tables(
                         type1_error_mc=math.sqrt(rate * (1 - rate) / delta_hat.size),
                         type1_error_t=float(np.mean(np.abs(delta_hat) > first["t"] * se)),
                         mean_estimated_se=float(se.mean()),
-                        true_se=float(delta_hat.std(ddof=1)),
-                        analytic_se=standard_error(design, components, requests=requests, hosts=hosts),
+                        true_se=true_se,
+                        analytic_se=analytic_se,
                         clusters=min(first["clusters"]),
                         redrawn=int(sum(f["redrawn"] for f in found)),
                     )
                 )
-        order = {r: i for i, r in enumerate(rows)}
-        table.sort(key=lambda row: order[(row["design"], row["bootstrap"])])
-        tables[denominator] = pd.DataFrame(table)
-    return tables
+    order = {r: i for i, r in enumerate(rows)}
+    return {
+        denominator: pd.DataFrame(sorted(table, key=lambda row: order[(row["design"], row["bootstrap"])]))
+        for denominator, table in tables.items()
+    }
 
 
 def segment_aa_study(

@@ -43,8 +43,7 @@ def _spread(statistics: list[float], centre: float) -> float:
     batches'; NaN with one round or a centre of 0."""
     if len(statistics) < 2 or centre == 0:
         return math.nan
-    mean = sum(statistics) / len(statistics)
-    return math.sqrt(sum((x - mean) ** 2 for x in statistics) / (len(statistics) - 1)) / abs(centre)
+    return float(np.std(statistics, ddof=1) / abs(centre))
 
 
 class _Judge:

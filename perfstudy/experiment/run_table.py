@@ -21,17 +21,6 @@ __all__ = ["text_table", "markdown_table", "json_document"]
 #: the schema of ``perfstudy compare --format json`` (perfstudy.comparison._render), which the run's JSON keeps
 _SCHEMA = "perfstudy.compare/1"
 
-#: each rule's method, as the comparison of the run's file names it
-_METHODS = {"sign": "sign sequence", "t": "sequence"}
-
-#: each rule's interval, in the words of the comparison of the run's file (perfstudy.comparison._paired)
-_HOW = {
-    "sign": "anytime-valid interval for the median round (the sign confidence sequence, intersected over the "
-    "rounds), valid however the run decided to stop and whatever the load did to single rounds",
-    "t": "anytime-valid interval (Lai's confidence sequence, intersected over the rounds so that it agrees "
-    "with the anytime p-value), valid however the run decided to stop",
-}
-
 #: each rule's centre and interval, as the table's header says them
 _RULES = {
     "sign": "median round",
@@ -181,6 +170,8 @@ def json_document(result) -> dict:
     result : RunResult
         A run with at least one judged benchmark (``result.verdicts``).
     """
+    from perfstudy.comparison.running import RULE_INTERVALS, RULE_METHODS
+
     _cells(result)  # the same refusal as the table's
     settings = result.settings
     rule = settings.get("rule", "t")
@@ -188,7 +179,7 @@ def json_document(result) -> dict:
     for row in result.verdicts:
         rounds = int(row["rounds"])
         notes = (
-            [f"paired over {rounds} rounds, each round's B/A; {_HOW.get(rule, _HOW['t'])}"]
+            [f"paired over {rounds} rounds, each round's B/A; {RULE_INTERVALS.get(rule, RULE_INTERVALS['t'])}"]
             if rounds >= 2
             else [f"{rounds} paired round: no interval; run more rounds"]
         )
@@ -209,7 +200,7 @@ def json_document(result) -> dict:
                 high=_finite(row["high"]),
                 p_value=row["p_unadjusted"],
                 p_adjusted=row["p_value"],
-                method=_METHODS.get(rule, "sequence"),
+                method=RULE_METHODS.get(rule, RULE_METHODS["t"]),
                 higher_is_better=bool(row["higher_is_better"]),
                 verdict=row["verdict"],
                 unit=row["unit"],
