@@ -595,6 +595,9 @@ def _valid(tmp):  # noqa: PLR0915 - one table
         "_lib.parallel.map_tasks": lambda: call(_task, [1, 2], rng=0),
         "_lib.parallel.local_executor": lambda: call(1),
         "notebook.plots.savefig": lambda: call(plots.plot_clustered_se(), "fig", figures_dir=str(tmp / "figures")),
+        "notebook.plots.save_and_show": lambda: call(
+            plots.plot_clustered_se(), "shown", figures_dir=str(tmp / "figures"), formats=("png",)
+        ),
         "studies.history_figures.plot_sap_series": lambda: call(_small_sap(), {"perfstudy": {"s0": [20]}}),
         "studies.history_figures.plot_planted_recall": lambda: call(_planted_table()),
         "studies.history_figures.plot_short_history": lambda: call(_short_history()),

@@ -160,7 +160,10 @@ def _report_jobs(jobs: int | None) -> int:
 
 def _command(args) -> int:
     if args.command == "report":
+        from perfstudy._lib.notebook_imports import without_iri_grammars
         from perfstudy.notebook.report import execute_notebooks, format_table
+
+        without_iri_grammars()  # this process is the command's own
 
         try:
             runs = execute_notebooks(

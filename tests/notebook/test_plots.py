@@ -6,7 +6,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import pytest
 
-from perfstudy.notebook.plots import plot_clustered_se, savefig
+from perfstudy.notebook.plots import plot_clustered_se, plot_runs, save_and_show, savefig
 
 
 def test_savefig_is_byte_reproducible(tmp_path):
@@ -22,3 +22,49 @@ def test_savefig_is_byte_reproducible(tmp_path):
         savefig(plt.figure(), "../escape", figures_dir=tmp_path)
     with pytest.raises(ValueError, match="formats"):
         savefig(plt.figure(), "fig", figures_dir=tmp_path, formats=("bmp",))
+
+
+def test_save_and_show_writes_the_files_and_shows_that_png_once(tmp_path, monkeypatch):
+    """The image shown is the PNG written, byte for byte, at the inline backend's 100 pixels to the inch; the figure
+    is closed, so that ``plt.show()`` after it draws nothing again."""
+    import IPython.display
+
+    shown = []
+    monkeypatch.setattr(IPython.display, "display", lambda *objects: shown.extend(objects))
+    fig = plot_clustered_se(rhos=(0.2,))
+    paths = save_and_show(fig, "fig", figures_dir=tmp_path, dpi=150)
+    assert [p.name for p in paths] == ["fig.png", "fig.pdf"]
+    (image,) = shown
+    assert image.data == paths[0].read_bytes()
+    pixels = int.from_bytes(image.data[16:20], "big")
+    assert image.width == round(pixels * 100 / 150) and pixels > 300
+    assert not plt.fignum_exists(fig.number)
+    with pytest.raises(ValueError, match="'png' among them"):
+        save_and_show(plt.figure(), "fig", figures_dir=tmp_path, formats=("pdf",))
+
+
+def test_a_runs_figure_draws_each_batch_boundary_without_moving_the_values_limits():
+    """One line at each batch's start after the first, a version's lines in its colour, spanning the panel's height
+    (axes coordinates) without widening the y limits past the values."""
+    import numpy as np
+    import pandas as pd
+
+    frame = pd.DataFrame(
+        {
+            "benchmark": "b",
+            "version": np.repeat(["A", "B"], 40),
+            "batch": np.tile(np.repeat(np.arange(4), 10), 2),
+            "iteration": np.tile(np.arange(10), 8),
+            "value": np.linspace(1e-3, 2e-3, 80),
+            "unit": "second",
+        }
+    )
+    table = pd.DataFrame({"benchmark": ["b", "b"], "version": ["A", "B"], "warmup_iterations": [2, 0]})
+    fig = plot_runs(frame, table, columns=1)
+    ax = fig.axes[0]
+    low, high = ax.get_ylim()
+    assert 0.9e-3 < low < 1e-3 and 2e-3 < high < 2.1e-3
+    starts = [sorted(segment[0][0] for segment in lines.get_segments()) for lines in ax.collections]
+    assert starts == [[10.0, 20.0, 30.0], [10.0, 20.0, 30.0]]
+    assert [tuple(lines.get_segments()[0][:, 1]) for lines in ax.collections] == [(0.0, 1.0), (0.0, 1.0)]
+    plt.close(fig)
