@@ -287,6 +287,22 @@ def pyperf_path(tmp) -> str:
     return str(path)
 
 
+def hyperfine_path(tmp) -> str:
+    """A hyperfine export of one command, 12 runs, written to a file."""
+    import json
+
+    path = tmp / "hyperfine.json"
+    times = [0.010 + 0.0001 * (i % 5) for i in range(12)]
+    path.write_text(json.dumps({"results": [{"command": "./x", "times": times, "exit_codes": [0] * 12}]}))
+    return str(path)
+
+
+def _file_columns(tmp):
+    from perfstudy.io import file_columns
+
+    return file_columns(hyperfine_path(tmp))
+
+
 def go_text(tmp) -> str:
     path = tmp / "go.txt"
     path.write_text("goos: linux\n" + "".join(f"BenchmarkX-2 100 {1000 + i} ns/op 0 allocs/op\n" for i in range(3)))
@@ -401,6 +417,7 @@ def _valid(tmp):  # noqa: PLR0915 - one table
             go_text(tmp), go_text(tmp), labels=("a", "b"), replicates=99, rng=0
         ),
         "comparison.compare_pyperf_files": lambda: call(pyperf_path(tmp), pyperf_path(tmp), labels=("a", "b"), rng=0),
+        "comparison.compare_columns": lambda: call(_file_columns(tmp), _file_columns(tmp), labels=("a", "b"), rng=0),
         "comparison.benchmarks_as_versions": lambda: call(
             pd.DataFrame(dict(benchmark=["x", "x", "y", "y"], batch=[0, 1, 0, 1], value=[1.0, 2.0, 3.0, 4.0])),
             baseline="y",
@@ -562,6 +579,12 @@ def _valid(tmp):  # noqa: PLR0915 - one table
         "io.pyperf.PyperfColumns.to_frame": lambda: call(
             __import__("perfstudy.io.pyperf").io.pyperf.pyperf_columns(pyperf_json())
         ),
+        "io.file_columns": lambda: call(hyperfine_path(tmp)),
+        "io.columns.rows_columns": lambda: call(
+            [dict(benchmark="b", batch=0, iteration=0, warmup=False, value=1.0, unit="s")], tool="hyperfine"
+        ),
+        "io.columns.FileColumns.to_frame": lambda: call(_file_columns(tmp)),
+        "io.columns.FileColumns.renamed": lambda: call(_file_columns(tmp), "x -> y"),
         "io.go.GoColumns.config": lambda: call(_go_columns(tmp), "goos"),
         "io.go.GoColumns.metadata": lambda: call(_go_columns(tmp), "better"),
         "io.go.GoColumns.to_frame": lambda: call(_go_columns(tmp)),
@@ -993,6 +1016,7 @@ EXTRA_ALLOWED = {
     "comparison.compare_go_files": ("FileNotFoundError",),
     "comparison.compare_pyperf_files": ("FileNotFoundError",),
     "io.pyperf.pyperf_columns": ("FileNotFoundError",),
+    "io.file_columns": ("FileNotFoundError",),
     "changes.read_history": ("FileNotFoundError",),
 }
 #: arguments the library passes through without looking inside, with the reason; no battery for them

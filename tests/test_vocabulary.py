@@ -186,6 +186,23 @@ def _pyperf_files_report(rng):
     return compare_pyperf_files(folder / "a.json", folder / "b.json", labels=("a", "b"), rng=rng).to_frame()
 
 
+def _columns_report(rng):
+    """compare_columns on two small hyperfine files' columns (20 runs a side): its rows as a frame."""
+    from perfstudy.comparison import compare_columns
+    from perfstudy.io.columns import rows_columns
+
+    values = np.random.default_rng(0).lognormal(-4, 0.02, (2, 20))
+    files = [
+        rows_columns(
+            [dict(benchmark="x", batch=r, iteration=0, warmup=False, value=float(values[side, r]), unit="s")
+             for r in range(20)],
+            tool="hyperfine",
+        )
+        for side in (0, 1)
+    ]  # fmt: skip
+    return compare_columns(files[0], files[1], labels=("a", "b"), rng=rng).to_frame()
+
+
 def _rng_calls():
     """One small valid call per public callable that takes ``rng``, as ``fn(rng) -> result``."""
     from perfstudy import analysis as analyze
@@ -297,6 +314,7 @@ def _rng_calls():
         ),
         "perfstudy.comparison.compare_go_files": lambda r: _go_files_report(r),
         "perfstudy.comparison.compare_pyperf_files": lambda r: _pyperf_files_report(r),
+        "perfstudy.comparison.compare_columns": lambda r: _columns_report(r),
         "perfstudy.comparison.compare": lambda r: (
             compare.compare(
                 pd.DataFrame(

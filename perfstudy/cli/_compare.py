@@ -1,4 +1,4 @@
-"""``perfstudy compare``: its options, the two-Go-file path without pandas, and the general path."""
+"""``perfstudy compare``: its options, the path of two files without pandas, and the general path."""
 
 from __future__ import annotations
 
@@ -103,15 +103,16 @@ def add_parser(commands) -> None:
     )
 
 
-def _compare_lean_files(args, settings):
-    """The comparison of two Go text files or two pyperf files without pandas (:mod:`perfstudy.comparison._files`),
-    as a report; None for the general path: files of other formats, or that carry a perfstudy run's record, options
-    the general path reads, and a pyperf file that :func:`perfstudy.io.pyperf.pyperf_columns` does not read (the
-    general path then reads it, or refuses it by name)."""
+def _compare_lean_files(args, settings, said: list):
+    """The comparison of two files without pandas (:mod:`perfstudy.comparison._files`): two Go text files, or two
+    pyperf, hyperfine, Google Benchmark or JMH files of one format, as a report; None for the general path: files
+    of other formats, or that carry a perfstudy run's record, options the general path reads, and a file that
+    :func:`perfstudy.io.columns.file_columns` does not read (the general path then reads it, or refuses it by
+    name)."""
     from pathlib import Path
 
     if args.block is not None or args.dropna or args.cluster != "batch":
-        return None  # the general path reads these options (a Go file's or a pyperf run's cluster is its batch)
+        return None  # the general path reads these options (a file's cluster is its batch)
     paths = [Path(args.base), Path(args.new)]
     if not all(path.is_file() and not Path(f"{path}.json").exists() for path in paths):
         return None
@@ -123,17 +124,36 @@ def _compare_lean_files(args, settings):
             from perfstudy.comparison import compare_go_files
 
             return compare_go_files(args.base, args.new, labels=(names[0], names[1]), rng=args.seed, settings=settings)
-    if args.input_format in ("auto", "pyperf"):
-        from perfstudy.comparison import compare_pyperf_files
-        from perfstudy.io import PyperfColumnsError
+    from perfstudy.io import COLUMN_FORMATS, ColumnsError, file_columns
 
-        try:
-            return compare_pyperf_files(
-                args.base, args.new, labels=(names[0], names[1]), rng=args.seed, settings=settings
-            )
-        except PyperfColumnsError:  # not pyperf JSON, or one the general path reads or refuses by name
-            return None
-    return None
+    if args.input_format not in ("auto", *COLUMN_FORMATS):
+        return None
+    try:
+        files = [file_columns(path, args.input_format) for path in paths]
+    except ColumnsError:  # not one of those formats, or a file the general path reads or refuses by name
+        return None
+    if files[0].tool != files[1].tool:
+        return None  # two formats: the general path reads each as it is
+    files = _one_command_each_columns(files, said)
+    from perfstudy.comparison import compare_columns
+
+    return compare_columns(files[0], files[1], labels=(names[0], names[1]), rng=args.seed, settings=settings)
+
+
+def _one_command_each_columns(files: list, said: list) -> list:
+    """:func:`_one_command_each` of two files' columns: two hyperfine files of one command each, the commands
+    different, are one benchmark named by both."""
+    if not all(f.tool == "hyperfine" and len(f.distinct) == 1 for f in files):
+        return files
+    commands = [str(f.distinct[0]) for f in files]
+    if commands[0] == commands[1]:
+        return files
+    said.append(_one_command_said(commands))
+    return [f.renamed(f"{commands[0]} -> {commands[1]}") for f in files]
+
+
+def _one_command_said(commands: list) -> str:
+    return f"A runs `{commands[0]}`, B runs `{commands[1]}`: one benchmark, each file's one command"
 
 
 def _file_labels(args) -> list[str]:
@@ -183,7 +203,7 @@ def compare_command(args) -> int:
             check_int("--seed", args.seed, minimum=0, maximum=2**63 - 1)
         report = None
         if args.new is not None and args.by is None and args.a_version is None:
-            report = _compare_lean_files(args, settings)  # two Go or two pyperf files: no pandas
+            report = _compare_lean_files(args, settings, said)  # two files of one format: no pandas
     except (ValueError, TypeError, OSError) as error:
         print(f"perfstudy compare: {_one_line(error)}", file=sys.stderr)
         return 2
@@ -325,7 +345,7 @@ def _one_command_each(frames: list, said: list) -> list:
     commands = [str(f["benchmark"].iloc[0]) for f in frames]
     if commands[0] == commands[1]:
         return frames
-    said.append(f"A runs `{commands[0]}`, B runs `{commands[1]}`: one benchmark, each file's one command")
+    said.append(_one_command_said(commands))
     name = f"{commands[0]} -> {commands[1]}"
     return [f.assign(benchmark=name) for f in frames]
 

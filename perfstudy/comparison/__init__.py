@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from perfstudy.comparison._batch_checks import odd_batches, warmup_check
     from perfstudy.comparison._by_benchmark import benchmarks_as_versions
     from perfstudy.comparison._compare import Comparison, compare, format_comparison
-    from perfstudy.comparison._files import compare_go_files, compare_pyperf_files
+    from perfstudy.comparison._files import compare_columns, compare_go_files, compare_pyperf_files
     from perfstudy.comparison._intervals import (
         BLOCK_STATISTICS,
         CORRECTIONS,
@@ -46,6 +46,7 @@ _HOMES = {
     "Report": "._render",
     "compare_go_files": "._files",
     "compare_pyperf_files": "._files",
+    "compare_columns": "._files",
     "benchmarks_as_versions": "._by_benchmark",
     "odd_batches": "._batch_checks",
     "warmup_check": "._batch_checks",
@@ -74,6 +75,7 @@ __all__ = [
     "Report",
     "compare_go_files",
     "compare_pyperf_files",
+    "compare_columns",
     "benchmarks_as_versions",
     "odd_batches",
     "warmup_check",

@@ -70,7 +70,7 @@ from perfstudy.comparison._one import _compare_one
 from perfstudy.comparison._render import Report, _html, render
 from perfstudy.comparison._suite import compare_suite, judged, verdict
 from perfstudy.comparison._task import task_settings
-from perfstudy.comparison.settings import ONE_PROCESS_NOTE, CompareSettings, _one_source
+from perfstudy.comparison.settings import CompareSettings, _one_process_note, _one_source
 
 __all__ = [
     "STATISTICS",
@@ -409,10 +409,7 @@ def _one_process(table: pd.DataFrame, frame: pd.DataFrame, s: CompareSettings, l
     if not hit.any():
         return table
     table = table.copy()
-    trusted, trust = s.trust_one_process, s.advice("trust_one_process")
-    note = f"{ONE_PROCESS_NOTE}: the interval covers only the noise within one process, not between processes" + (
-        f" (judged by it: {trust})" if trusted else f"; inconclusive unless {trust}"
-    )
+    trusted, note = s.trust_one_process, _one_process_note(s)
     table["notes"] = [tuple(n) + (note,) if h else n for n, h in zip(table["notes"], hit)]
     if not trusted:
         table.loc[hit, "verdict"] = "inconclusive"

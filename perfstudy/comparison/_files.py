@@ -1,4 +1,4 @@
-"""Two Go or two pyperf files compared without pandas: ``perfstudy compare base.txt new.txt``.
+"""Two files compared without pandas: ``perfstudy compare base.txt new.txt``.
 
 A CI compares its suite on every change, and importing pandas alone (0.3 s here) takes three times as
 long as benchstat's whole run on 200 benchmarks. This path reads both files into columns
@@ -8,6 +8,8 @@ first; each result line a batch; units converted; Go's ``Unit`` metadata), and c
 (``tests/comparison/test_files.py`` holds the two equal). Two pyperf files go the same way
 (:func:`compare_pyperf_files`, from :func:`perfstudy.io.pyperf.pyperf_columns`): each run a batch, its warm-ups
 left out and counted, the values in the order :func:`compare` sorts them (by run, then position in the run).
+So do two hyperfine, Google Benchmark or JMH files (:func:`compare_columns`, from
+:func:`perfstudy.io.columns.file_columns`).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ import numpy as np
 from perfstudy._lib.checks import check_allocation
 from perfstudy.comparison._intervals import STATISTICS
 from perfstudy.comparison._render import Report
-from perfstudy.comparison.settings import CompareSettings, _one_source
+from perfstudy.comparison.settings import CompareSettings, _one_process_note, _one_source
 
 if TYPE_CHECKING:
     from perfstudy._lib.types import Seed
@@ -120,18 +122,70 @@ def compare_pyperf_files(
     """
     from perfstudy.io.pyperf import pyperf_columns
 
-    s = settings if settings is not None else CompareSettings()
-    _check_for_files(s)
+    _check_for_files(settings if settings is not None else CompareSettings())
     _check_labels(labels)
     for name, path in (("base", base), ("new", new)):
         if not isinstance(path, (str, os.PathLike)):
             raise TypeError(f"{name}={path!r}: expected the path of a pyperf file")
-    files = [pyperf_columns(path) for path in (base, new)]
-    clusters = len(set(files[0].batch.tolist()) | set(files[1].batch.tolist()))  # compare()'s nunique
-    suite, units, only_a, only_b, excluded, warmups = _pyperf_suite(files, labels)
-    del files
+    return compare_columns(pyperf_columns(base), pyperf_columns(new), labels=labels, rng=rng, settings=settings)
+
+
+def compare_columns(
+    base,
+    new,
+    *,
+    labels: tuple[str, str],
+    rng: Seed = None,
+    settings: CompareSettings | None = None,
+) -> Report:
+    """Compare two files read as columns, without pandas: ``compare(df).report()`` for ``df`` the two files read by
+    :func:`perfstudy.io.read` and labelled by ``labels``, A first; the same numbers with the same ``rng``.
+
+    The columns are laid out as :func:`compare` lays out the frames: warm-ups left out and counted (a benchmark
+    left with no value in a version excluded, saying so), the rest sorted stably by batch and then position in
+    the batch, A's rows before B's.
+
+    Parameters
+    ----------
+    base, new : perfstudy.io.columns.FileColumns
+        Versions A and B (:func:`perfstudy.io.columns.file_columns`).
+    labels : tuple of str
+        What A and B are called (the command line uses the paths).
+    rng : None, int, SeedSequence or Generator
+    settings : CompareSettings, optional
+        As :func:`compare_go_files` takes them (default: compare's defaults).
+
+    Returns
+    -------
+    Report
+    """
+    from perfstudy.io.columns import FileColumns
+
+    s = settings if settings is not None else CompareSettings()
+    _check_for_files(s)
+    _check_labels(labels)
+    for name, columns in (("base", base), ("new", new)):
+        if not isinstance(columns, FileColumns):
+            raise TypeError(f"{name}: expected a file's columns (perfstudy.io.columns.file_columns), got {columns!r}")
+    files = [base, new]
+    clusters = len(set(base.batch.tolist()) | set(new.batch.tolist()))  # compare()'s nunique
+    suite, units, only_a, only_b, excluded, warmups = _columns_suite(files, labels)
     found = (units, only_a, only_b, excluded)
-    return _report(suite, found, s, labels, clusters=clusters, rng=rng, warmup_dropped=warmups)
+    report = _report(suite, found, s, labels, clusters=clusters, rng=rng, warmup_dropped=warmups)
+    return _noted_one_process(report, s) if base.one_process or new.one_process else report
+
+
+def _noted_one_process(report: Report, s: CompareSettings) -> Report:
+    """compare()'s note on every benchmark of files whose values came from one process (a side's ``process``
+    column with one value, or none), and its verdict "inconclusive" unless ``trust_one_process``."""
+    from dataclasses import replace
+
+    note = _one_process_note(s)
+    rows = tuple(
+        dict(row, notes=(*row["notes"], note), verdict=row["verdict"] if s.trust_one_process else "inconclusive")
+        for row in report.rows
+    )
+    return replace(report, rows=rows)
 
 
 def _check_labels(labels) -> None:
@@ -170,10 +224,10 @@ def _report(suite, found: tuple, s: CompareSettings, labels: tuple, *, clusters:
     )
 
 
-def _pyperf_suite(files, labels: tuple[str, str]):
-    """Two pyperf files' columns laid out as :func:`compare` lays out their frames: warm-ups left out (a
-    benchmark left with no value in a version excluded, saying so), the rest sorted by run and then position in
-    the run (stable: A's rows before B's), and given to the one suite builder."""
+def _columns_suite(files, labels: tuple[str, str]):
+    """Two files' columns laid out as :func:`compare` lays out their frames: warm-ups left out (a benchmark left
+    with no value in a version excluded, saying so), the rest sorted by batch and then position in the batch
+    (stable: A's rows before B's), and given to the one suite builder."""
     from perfstudy.comparison._columns import SuiteColumns, build_suite
 
     a, b = files

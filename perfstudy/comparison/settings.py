@@ -51,6 +51,15 @@ MIN_REPLICATES = 99
 ONE_PROCESS_NOTE = "one process a side"
 
 
+def _one_process_note(s: CompareSettings) -> str:
+    """The note on a benchmark whose side ran in one process, in the words of ``s`` (the library's or the command
+    line's), and whether its interval judges it."""
+    trusted, trust = s.trust_one_process, s.advice("trust_one_process")
+    return f"{ONE_PROCESS_NOTE}: the interval covers only the noise within one process, not between processes" + (
+        f" (judged by it: {trust})" if trusted else f"; inconclusive unless {trust}"
+    )
+
+
 @dataclass(frozen=True)
 class CompareSettings(Spelled, Result):
     """What a comparison reads and how it judges, checked once when built.

@@ -10,11 +10,13 @@ from perfstudy._lib.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from perfstudy.io._detect import detect_format, is_go_text
+    from perfstudy.io._file_columns import file_columns
     from perfstudy.io._formats import FORMATS, Format
     from perfstudy.io._json import MalformedFileError
     from perfstudy.io._read import COLUMNS, read, read_google_benchmark, read_hyperfine, read_jmh, read_pyperf
     from perfstudy.io.asv import read_asv
     from perfstudy.io.benchmarkdotnet import read_benchmarkdotnet
+    from perfstudy.io.columns import COLUMN_FORMATS, ColumnsError, FileColumns, rows_columns
     from perfstudy.io.criterion import read_criterion
     from perfstudy.io.go import read_go
     from perfstudy.io.pyperf import PyperfColumns, PyperfColumnsError, pyperf_columns
@@ -36,6 +38,11 @@ _HOMES = {
     "pyperf_columns": ".pyperf",
     "PyperfColumns": ".pyperf",
     "PyperfColumnsError": ".pyperf",
+    "COLUMN_FORMATS": ".columns",
+    "ColumnsError": ".columns",
+    "FileColumns": ".columns",
+    "file_columns": "._file_columns",
+    "rows_columns": ".columns",
     "read_criterion": ".criterion",
     "read_pytest_benchmark": ".pytest_benchmark",
     "read_asv": ".asv",
@@ -58,6 +65,11 @@ __all__ = [
     "pyperf_columns",
     "PyperfColumns",
     "PyperfColumnsError",
+    "COLUMN_FORMATS",
+    "ColumnsError",
+    "FileColumns",
+    "file_columns",
+    "rows_columns",
     "read_criterion",
     "read_pytest_benchmark",
     "read_asv",

@@ -4,11 +4,12 @@ by ``asv run --record-samples``)."""
 from __future__ import annotations
 
 import itertools
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from perfstudy.io._json import MalformedFileError, _mapping, _read_json, _reader, _require
-from perfstudy.io._read import _frame
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["read_asv"]
 
@@ -45,7 +46,24 @@ def read_asv(source, *, dropna: bool = False) -> pd.DataFrame:
     ValueError
         A file without samples (``asv run`` without ``--record-samples`` keeps only summaries).
     """
-    data = _read_json(source, "asv")
+    import pandas as pd
+
+    from perfstudy.io._read import _frame
+
+    rows, extra, attrs = _asv_rows(_read_json(source, "asv"))
+    dates: dict = {}  # one conversion a benchmark's started_at, as its rows share it
+    for row in rows:
+        started = row["timestamp"]
+        if started is not None:
+            if started not in dates:
+                dates[started] = pd.to_datetime(started, unit="ms")
+            row["timestamp"] = dates[started]
+    return _frame(rows, extra, attrs, dropna)
+
+
+def _asv_rows(data) -> tuple[list[dict], list[str], dict]:
+    """:func:`read_asv`'s rows (``timestamp`` as asv writes it, ms since the epoch), extra columns and attrs from the
+    parsed JSON, without pandas."""
     results = _mapping(_require(data, "results", "asv file", "asv"), "'results'")
     columns = data.get("result_columns")
     if not isinstance(columns, list) or "samples" not in columns:
@@ -66,8 +84,7 @@ def read_asv(source, *, dropna: bool = False) -> pd.DataFrame:
             raise MalformedFileError(
                 f"source: asv result {name!r}: {len(samples)} sample lists for {len(combos)} parameter sets"
             )
-        started = cell.get("started_at")
-        timestamp = pd.to_datetime(started, unit="ms") if started is not None else None
+        timestamp = cell.get("started_at")  # ms since the epoch: the reader makes it a date
         for combo, values in zip(combos, samples):
             label = ", ".join(str(v) for v in combo)
             benchmark = f"{name} [{label}]" if label else name
@@ -91,5 +108,4 @@ def read_asv(source, *, dropna: bool = False) -> pd.DataFrame:
             f"source: no samples in the file ({len(missing)} benchmarks have only summaries); run asv with "
             "--record-samples"
         )
-    frame = _frame(rows, ["commit", "environment", "params"], {"tool": "asv", "without_samples": missing}, dropna)
-    return frame
+    return rows, ["commit", "environment", "params"], {"tool": "asv", "without_samples": missing}

@@ -3,10 +3,12 @@ the full variant: ``*-report-full.json``), which holds every measurement."""
 
 from __future__ import annotations
 
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from perfstudy.io._json import MalformedFileError, _entries, _mapping, _read_json, _reader, _require, _sequence
-from perfstudy.io._read import _frame
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["read_benchmarkdotnet"]
 
@@ -47,7 +49,21 @@ def read_benchmarkdotnet(source, *, dropna: bool = False, stage: str = "Result")
         A benchmark without ``Measurements``: the brief export (``*-report-brief.json``) has only
         statistics, which cannot be resampled.
     """
-    data = _read_json(source, "BenchmarkDotNet")
+    from perfstudy.io._read import _frame
+
+    frame = _frame(*_benchmarkdotnet_rows(_read_json(source, "BenchmarkDotNet"), stage=stage), dropna)
+    # warm-ups first within each launch, then the measurements, as the harness ran them
+    order = frame.sort_values(list(_ORDER), ascending=[True, True, False, True])
+    return order.reset_index(drop=True)
+
+
+#: the order of :func:`read_benchmarkdotnet`'s rows: by benchmark, launch, warm-ups first, iteration
+_ORDER = ("benchmark", "batch", "warmup", "iteration")
+
+
+def _benchmarkdotnet_rows(data, *, stage: str) -> tuple[list[dict], list[str], dict]:
+    """:func:`read_benchmarkdotnet`'s rows (in the file's order; the reader sorts them by :data:`_ORDER`), extra
+    columns and attrs from the parsed JSON, without pandas."""
     host = _mapping(data.get("HostEnvironmentInfo"), "'HostEnvironmentInfo'")
     rows = []
     for position, bench in _entries(data, "Benchmarks", "BenchmarkDotNet"):
@@ -79,7 +95,4 @@ def read_benchmarkdotnet(source, *, dropna: bool = False, stage: str = "Result")
                     stage=kind,
                 )
             )
-    frame = _frame(rows, ["operations", "stage"], {"tool": "BenchmarkDotNet", "host": host}, dropna)
-    # warm-ups first within each launch, then the measurements, as the harness ran them
-    order = frame.sort_values(["benchmark", "batch", "warmup", "iteration"], ascending=[True, True, False, True])
-    return order.reset_index(drop=True)
+    return rows, ["operations", "stage"], {"tool": "BenchmarkDotNet", "host": host}

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import csv
 from pathlib import Path
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from perfstudy.io._json import MalformedFileError, _read_json, _reader, _require, _sequence
-from perfstudy.io._read import _frame
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["read_criterion"]
 
@@ -128,5 +129,12 @@ def read_criterion(source, *, which: str = "new", dropna: bool = False) -> pd.Da
         rows = _sample_rows(path, _name(path.parent, None))
     else:
         raise FileNotFoundError(f"{path}: no such file")
+    from perfstudy.io._read import _frame
+
     rows = [row | {"process": 0} for row in rows]  # one process took every sample
     return _frame(rows, ["iterations", "sampling_mode", "process"], {"tool": "criterion", "which": which}, dropna)
+
+
+def _sample_file_rows(path: Path) -> list[dict]:
+    """The rows of one ``sample.json`` as :func:`read_criterion` reads that file alone, without pandas."""
+    return [row | {"process": 0} for row in _sample_rows(path, _name(path.parent, None))]

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from perfstudy._lib.result import Result
 from perfstudy.io._json import _read_json
+from perfstudy.io.columns import ColumnsError, FileColumns
 
 __all__ = ["PyperfColumns", "PyperfColumnsError", "pyperf_columns"]
 
@@ -31,54 +31,27 @@ _DATES = re.compile(r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d+)?$", re.MU
 _RUN_KEYS = frozenset(("name", "unit", "inner_loops"))
 
 
-class PyperfColumnsError(ValueError):
-    """The file is one :func:`pyperf_columns` does not read (see the module text): read it with
+class PyperfColumnsError(ColumnsError):
+    """The file is one that :func:`pyperf_columns` does not read (see the module text): read it with
     :func:`perfstudy.io.read_pyperf`."""
 
 
 @dataclass(frozen=True, eq=False)
-class PyperfColumns(Result):
-    """A pyperf file as columns, one entry per value (warm-ups included), in the file's order: the rows of
-    :func:`perfstudy.io.read_pyperf`.
+class PyperfColumns(FileColumns):
+    """A pyperf file as columns (:class:`perfstudy.io.columns.FileColumns`): each run is a batch, its warm-ups
+    first.
 
     Attributes
     ----------
-    codes : ndarray of int
-        Each entry's benchmark as its position in ``distinct``.
-    distinct : list of str
-        The benchmarks, in the file's order.
-    batch : ndarray of int
-        The run (worker process) of the entry, its position among the benchmark's runs.
-    iteration : ndarray of int
-        The entry's position in its run, warm-ups first.
-    warmup : ndarray of bool
-    value : ndarray of float
+    codes, distinct, batch, iteration, warmup, value
+        As :class:`perfstudy.io.columns.FileColumns` has them; ``batch`` is the run (worker process).
     unit : list of str
-        Each benchmark's unit (``"second"`` unless its metadata says otherwise), by code.
+        Each benchmark's unit, ``"second"`` unless its metadata says otherwise.
+    tool : str
+        ``"pyperf"``.
+    one_process : bool
+        False: pyperf runs each benchmark in several worker processes.
     """
-
-    codes: np.ndarray
-    distinct: list
-    batch: np.ndarray
-    iteration: np.ndarray
-    warmup: np.ndarray
-    value: np.ndarray
-    unit: list
-
-    def to_frame(self):
-        """The columns as a DataFrame: benchmark, batch, iteration, warmup, value, unit."""
-        import pandas as pd
-
-        return pd.DataFrame(
-            {
-                "benchmark": [self.distinct[c] for c in self.codes.tolist()],
-                "batch": self.batch,
-                "iteration": self.iteration,
-                "warmup": self.warmup,
-                "value": self.value,
-                "unit": [self.unit[c] for c in self.codes.tolist()],
-            }
-        )
 
 
 #: the types of JSON's numbers (not bool, a subclass of int)
@@ -212,4 +185,5 @@ def pyperf_columns(source) -> PyperfColumns:
         warmup=iteration < np.repeat(np.asarray(warm_counts, dtype=np.int64), per_run),
         value=value,
         unit=units,
+        tool="pyperf",
     )

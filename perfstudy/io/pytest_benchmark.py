@@ -4,10 +4,12 @@
 
 from __future__ import annotations
 
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from perfstudy.io._json import MalformedFileError, _entries, _mapping, _read_json, _reader, _require, _sequence
-from perfstudy.io._read import _frame
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["read_pytest_benchmark"]
 
@@ -42,7 +44,13 @@ def read_pytest_benchmark(source, *, dropna: bool = False) -> pd.DataFrame:
         A benchmark without raw rounds (``stats.data``): a file that ``--benchmark-save`` wrote without
         ``--benchmark-save-data`` holds only summaries, which cannot be resampled.
     """
-    data = _read_json(source, "pytest-benchmark")
+    from perfstudy.io._read import _frame
+
+    return _frame(*_pytest_benchmark_rows(_read_json(source, "pytest-benchmark")), dropna)
+
+
+def _pytest_benchmark_rows(data) -> tuple[list[dict], list[str], dict]:
+    """:func:`read_pytest_benchmark`'s rows, extra columns and attrs from the parsed JSON, without pandas."""
     machine = _mapping(data.get("machine_info"), "'machine_info'")
     rows = []
     for position, bench in _entries(data, "benchmarks", "pytest-benchmark"):
@@ -72,9 +80,5 @@ def read_pytest_benchmark(source, *, dropna: bool = False) -> pd.DataFrame:
                     process=0,
                 )
             )
-    return _frame(
-        rows,
-        ["iterations", "group", "params", "process"],
-        {"tool": "pytest-benchmark", "machine_info": machine, "commit_info": data.get("commit_info")},
-        dropna,
-    )
+    attrs = {"tool": "pytest-benchmark", "machine_info": machine, "commit_info": data.get("commit_info")}
+    return rows, ["iterations", "group", "params", "process"], attrs

@@ -226,3 +226,78 @@ def test_a_damaged_pyperf_file_is_refused_as_the_reader_refuses_it(tmp_path, cap
     new = _pyperf_file(tmp_path / "new.json", rng=1)
     assert main(["compare", base, new]) == 2
     assert said in capsys.readouterr().err
+
+
+_HARNESSES = ["hyperfine", "google_benchmark", "jmh", "pytest_benchmark", "benchmarkdotnet", "asv", "criterion"]
+
+
+@pytest.mark.parametrize("format", _HARNESSES)
+@pytest.mark.parametrize(
+    "options", [(), ("--statistic", "median", "--threshold", "3%", "--correction", "bh", "--trust-one-process")]
+)
+def test_two_files_of_a_harness_give_the_dataframe_paths_output(tmp_path, capsys, monkeypatch, format, options):
+    """Each harness's files on the lean path (no pandas) print what compare() of the two files read by read()
+    prints, character for character, as table and as JSON; B holds a benchmark A lacks (criterion's sample.json
+    holds one); pytest-benchmark's and criterion's one process a side is noted, and inconclusive unless trusted."""
+    from perfstudy.cli import _compare
+    from tests.support.harness_files import WRITERS
+
+    write = WRITERS[format]
+    base = write(tmp_path / "base.json")
+    names = ("alpha",) if format == "criterion" else ("alpha", "beta", "gamma", "delta")
+    new = write(tmp_path / "new.json", slower=0.08, names=names, rng=1)
+    printed = {}
+    lean, taken = _compare._compare_lean_files, []
+    monkeypatch.setattr(_compare, "_compare_lean_files", lambda *args: taken.append(lean(*args)) or taken[-1])
+    for path in ("lean", "frames"):
+        if path == "frames":
+            assert len(taken) == 2 and all(report is not None for report in taken)  # the lean path took both
+            monkeypatch.setattr(_compare, "_compare_lean_files", lambda *args: None)
+        for form in ("table", "json"):
+            status = main(["compare", base, new, "--seed", "7", "--format", form, *options])
+            printed[path, form] = (status, capsys.readouterr().out)
+    assert printed["lean", "table"] == printed["frames", "table"]
+    assert printed["lean", "json"] == printed["frames", "json"]
+    document = json.loads(printed["lean", "json"][1])
+    (alpha,) = [row for row in document["benchmarks"] if "alpha" in row["benchmark"]]
+    one_process = format in ("pytest_benchmark", "criterion")
+    trusted = "--trust-one-process" in options
+    assert alpha["verdict"] == ("inconclusive" if one_process and not trusted else "slower")
+    assert any("one process a side" in note for note in alpha["notes"]) == one_process
+    assert len(document["only_b"]) == (0 if format == "criterion" else 1)
+
+
+def test_two_hyperfine_files_of_one_command_each_are_one_benchmark_either_way(tmp_path, capsys, monkeypatch):
+    from perfstudy.cli import _compare
+    from tests.support.harness_files import hyperfine_file
+
+    base = hyperfine_file(tmp_path / "base.json", names=("./old --run",))
+    new = hyperfine_file(tmp_path / "new.json", names=("./new --run",), slower=0.1, rng=1)
+    assert main(["compare", base, new, "--seed", "3"]) == 0
+    lean = capsys.readouterr().out
+    monkeypatch.setattr(_compare, "_compare_lean_files", lambda *args: None)
+    assert main(["compare", base, new, "--seed", "3"]) == 0
+    assert capsys.readouterr().out == lean
+    assert "./old --run -> ./new --run" in lean and "A runs `./old --run`, B runs `./new --run`" in lean
+
+
+def test_two_harness_files_are_compared_without_pandas(tmp_path):
+    from tests.support.harness_files import jmh_file
+
+    base, new = jmh_file(tmp_path / "base.json"), jmh_file(tmp_path / "new.json", slower=0.2, rng=1)
+    rows, flags = _compared_in_a_fresh_process(base, new)
+    assert flags == "False False 0"
+    assert rows["org.example.Bench.alpha [size=1024]"]["verdict"] == "slower"
+
+
+def test_files_of_two_formats_take_the_general_path(tmp_path, capsys, monkeypatch):
+    from perfstudy.cli import _compare
+    from tests.support.harness_files import google_benchmark_file, hyperfine_file
+
+    taken = []
+    lean = _compare._compare_lean_files
+    monkeypatch.setattr(_compare, "_compare_lean_files", lambda *args: taken.append(lean(*args)) or taken[-1])
+    base = hyperfine_file(tmp_path / "base.json")
+    new = google_benchmark_file(tmp_path / "new.json")
+    assert main(["compare", base, new]) == 2  # no benchmark in both, said by the general path
+    assert taken == [None] and "none is present in both" in capsys.readouterr().err

@@ -1,0 +1,169 @@
+"""The rows of hyperfine's, Google Benchmark's and JMH's JSON, as their readers parse them, without pandas.
+
+Each function takes the parsed JSON and gives the reader's rows (one dict a measured value, the columns of
+:data:`perfstudy.io._read.COLUMNS` and the tool's own), the tool's extra columns and its ``attrs``. The readers
+(:func:`perfstudy.io.read_hyperfine`, ...) make them a checked DataFrame; :mod:`perfstudy.io.columns` makes them
+columns for ``perfstudy compare`` of two files. One parse serves both, so the two cannot read a file apart.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from perfstudy._lib.checks import check_allocation
+from perfstudy.io._json import MalformedFileError, _mapping, _require, _sequence
+
+
+def hyperfine_rows(data) -> tuple[list[dict], list[str], dict]:
+    """:func:`perfstudy.io.read_hyperfine`'s rows, extra columns and attrs."""
+    results = _sequence(_require(data, "results", "hyperfine file", "hyperfine"), "'results'")
+    extra = ["command", "params", "exit_code", "rss"]
+    rows = []
+    cpu = {}
+    for position, result in enumerate(results):
+        command = _require(result, "command", f"result {position}", "hyperfine")
+        times = _sequence(_require(result, "times", f"result {position} ({command})", "hyperfine"), "'times'")
+        params = _mapping(result.get("parameters"), f"result {position}'s parameters")
+        label = " ".join(f"{k}={v}" for k, v in params.items())
+        benchmark = f"{command} [{label}]" if label else command
+        n = len(times)
+        codes = result.get("exit_codes") or [np.nan] * n
+        memory = result.get("memory_usage_byte") or [np.nan] * n  # hyperfine >= 1.20: each run's peak memory
+        for field, values in (("exit_codes", codes), ("memory_usage_byte", memory)):
+            if len(_sequence(values, f"'{field}'")) != n:
+                raise MalformedFileError(f"source: result {position} ({command}): {len(values)} {field} for {n} times")
+        user, system = result.get("user"), result.get("system")
+        if all(isinstance(x, (int, float)) and not isinstance(x, bool) and np.isfinite(x) for x in (user, system)):
+            cpu[benchmark] = float(user) + float(system)  # type: ignore[arg-type]
+        for run, value in enumerate(times):
+            rows.append(
+                dict(
+                    benchmark=benchmark,
+                    batch=run,
+                    iteration=0,
+                    warmup=False,
+                    value=value,
+                    unit="s",
+                    command=command,
+                    params=label or None,
+                    exit_code=codes[run],
+                    rss=memory[run],
+                )
+            )
+    return rows, extra, {"tool": "hyperfine", "cpu": cpu}
+
+
+def google_benchmark_rows(data, *, time: str, errors: str) -> tuple[list[dict], list[str], dict]:
+    """:func:`perfstudy.io.read_google_benchmark`'s rows, extra columns and attrs (a warning counts the runs
+    ``errors="drop"`` left out)."""
+    benchmarks = _sequence(_require(data, "benchmarks", "Google Benchmark file", "Google Benchmark"), "'benchmarks'")
+    context = _mapping(data.get("context"), "'context'")
+    extra = ["iterations", "threads"]
+    rows = []
+    aggregates, failed, seen = 0, [], {}
+    for entry in benchmarks:
+        name = _require(entry, "name", "benchmark entry", "Google Benchmark")
+        if entry.get("run_type", "iteration") == "aggregate":
+            aggregates += 1
+            continue
+        if entry.get("error_occurred"):
+            failed.append(f"{name}: {entry.get('error_message', 'error')}")
+            continue
+        run_name = entry.get("run_name", name)
+        # older versions have no repetition_index: count the repetitions of each name in file order
+        repetition = entry.get("repetition_index", seen.get(run_name, 0))
+        seen[run_name] = repetition + 1
+        rows.append(
+            dict(
+                benchmark=run_name,
+                host=context.get("host_name"),
+                timestamp=context.get("date"),
+                batch=repetition,
+                iteration=0,
+                warmup=False,
+                value=_require(entry, time, name, "Google Benchmark"),
+                unit=entry.get("time_unit", "ns"),
+                iterations=entry.get("iterations"),
+                threads=entry.get("threads", 1),
+            )
+        )
+    if failed and errors == "raise":
+        raise MalformedFileError(
+            f"source: {len(failed)} benchmark(s) reported errors: {failed[:3]}; pass errors='drop' to leave them out"
+        )
+    if failed:
+        warnings.warn(f"{len(failed)} benchmark run(s) reported errors and were left out: {failed[:3]}", stacklevel=4)
+    attrs = {"tool": "Google Benchmark", "context": context, "aggregates": aggregates, "errors": failed, "time": time}
+    return rows, extra, attrs
+
+
+def _jmh_values(metric: dict, where: str) -> list[list[np.ndarray]]:
+    """Per fork, per iteration: the raw values (a SampleTime histogram expanded by its counts); a field of the
+    wrong shape or a value that is not a number is a :class:`MalformedFileError` naming it."""
+    try:
+        return _jmh_raw(metric, where)
+    except ValueError as error:  # a TypeError is the reader's wrapper's: "not a well-formed JMH JSON file"
+        if isinstance(error, MalformedFileError):
+            raise
+        raise MalformedFileError(
+            f"source: {where}: its rawData or rawDataHistogram is not lists of numbers ({error})"
+        ) from None
+
+
+def _jmh_raw(metric: dict, where: str) -> list[list[np.ndarray]]:
+    if "rawData" in metric:
+        return [[np.array([value], dtype=float) for value in fork] for fork in metric["rawData"]]
+    if "rawDataHistogram" in metric:
+        forks, declared = [], 0.0
+        for fork in metric["rawDataHistogram"]:
+            iterations = []
+            for histogram in fork:
+                pairs = np.asarray(histogram, dtype=float).reshape(-1, 2)
+                if np.any(pairs[:, 1] < 0) or np.any(pairs[:, 1] != np.round(pairs[:, 1])):
+                    raise MalformedFileError(f"source: {where}: histogram counts must be non-negative integers")
+                declared += float(pairs[:, 1].sum())
+                check_allocation("source", where, 8.0 * declared, what=f"{declared:,.0f} values its histograms declare")
+                iterations.append(np.repeat(pairs[:, 0], pairs[:, 1].astype(int)))
+            forks.append(iterations)
+        return forks
+    raise MalformedFileError(
+        f"source: {where}: neither 'rawData' nor 'rawDataHistogram'; was the result written with -rf json?"
+    )
+
+
+def jmh_rows(data, *, metric: str | None) -> tuple[list[dict], list[str], dict]:
+    """:func:`perfstudy.io.read_jmh`'s rows, extra columns and attrs."""
+    if not isinstance(data, list):
+        raise MalformedFileError("source: JMH JSON is a list of results; got an object (is this a JMH -rf json file?)")
+    extra = ["mode", "threads", "params", "warmup_iterations", "warmup_time", "jvm"]
+    rows = []
+    for position, result in enumerate(data):
+        name = _require(result, "benchmark", f"result {position}", "JMH")
+        if metric is None:
+            chosen = _require(result, "primaryMetric", name, "JMH")
+        else:
+            secondary = _mapping(result.get("secondaryMetrics"), f"{name}'s secondaryMetrics")
+            if metric not in secondary:
+                raise ValueError(f"metric={metric!r}: {name} has no such secondary metric; it has {sorted(secondary)}")
+            chosen = secondary[metric]
+        chosen = _mapping(chosen, f"{name}'s metric")
+        params = _mapping(result.get("params"), f"{name}'s params")
+        label = ", ".join(f"{k}={v}" for k, v in params.items())
+        benchmark = f"{name} [{label}]" if label else name
+        common = dict(
+            benchmark=benchmark,
+            warmup=False,
+            unit=chosen.get("scoreUnit"),
+            mode=result.get("mode"),
+            threads=result.get("threads"),
+            params=label or None,
+            warmup_iterations=result.get("warmupIterations"),
+            warmup_time=result.get("warmupTime"),
+            jvm=result.get("vmVersion"),
+        )
+        for fork, iterations in enumerate(_jmh_values(chosen, benchmark)):
+            for iteration, values in enumerate(iterations):
+                rows.extend(dict(common, batch=fork, iteration=iteration, value=value) for value in values)
+    return rows, extra, {"tool": "JMH", "metric": metric or "primary"}
