@@ -161,6 +161,26 @@ def _pyperf_file(path, *, slower=0.0, names=("alpha", "beta", "gamma"), processe
     return str(path)
 
 
+def _printed_both_ways(monkeypatch, capsys, base, new, options) -> dict:
+    """``perfstudy compare BASE NEW`` as table and as JSON, on the lean path (asserted taken for both files) and on
+    the DataFrame path: ``{(path, form): (status, output)}``, the two paths' outputs asserted equal."""
+    from perfstudy.cli import _compare
+
+    printed = {}
+    lean, taken = _compare._compare_lean_files, []
+    monkeypatch.setattr(_compare, "_compare_lean_files", lambda *args: taken.append(lean(*args)) or taken[-1])
+    for path in ("lean", "frames"):
+        if path == "frames":
+            assert len(taken) == 2 and all(report is not None for report in taken)  # the lean path took both
+            monkeypatch.setattr(_compare, "_compare_lean_files", lambda *args: None)
+        for form in ("table", "json"):
+            status = main(["compare", base, new, "--seed", "7", "--format", form, *options])
+            printed[path, form] = (status, capsys.readouterr().out)
+    assert printed["lean", "table"] == printed["frames", "table"]
+    assert printed["lean", "json"] == printed["frames", "json"]
+    return printed
+
+
 @pytest.mark.parametrize(
     "case",
     [
@@ -174,23 +194,11 @@ def test_two_pyperf_files_give_the_dataframe_paths_output(tmp_path, capsys, monk
     """The lean path (no pandas) prints what compare() of the two files read by read_pyperf prints, character for
     character, as table and as JSON, on files with calibration runs, benchmarks emptied by warm-ups, benchmarks in
     one file only and another unit."""
-    from perfstudy.cli import _compare
 
     kind = {k: v for k, v in case.items() if k in ("calibration", "empty", "unit")}
     base = _pyperf_file(tmp_path / "base.json", **kind)
     new = _pyperf_file(tmp_path / "new.json", slower=0.05, names=case.get("b_names", ("alpha", "beta", "gamma")), rng=1, **kind)  # fmt: skip
-    printed = {}
-    lean, taken = _compare._compare_lean_files, []
-    monkeypatch.setattr(_compare, "_compare_lean_files", lambda *args: taken.append(lean(*args)) or taken[-1])
-    for path in ("lean", "frames"):
-        if path == "frames":
-            assert len(taken) == 2 and all(report is not None for report in taken)  # the lean path took both
-            monkeypatch.setattr(_compare, "_compare_lean_files", lambda *args: None)
-        for form in ("table", "json"):
-            status = main(["compare", base, new, "--seed", "7", "--format", form, *case.get("options", ())])
-            printed[path, form] = (status, capsys.readouterr().out)
-    assert printed["lean", "table"] == printed["frames", "table"]
-    assert printed["lean", "json"] == printed["frames", "json"]
+    printed = _printed_both_ways(monkeypatch, capsys, base, new, case.get("options", ()))
     document = json.loads(printed["lean", "json"][1])
     assert document["warmup_dropped"] > 0
     if "empty" in kind:
@@ -239,25 +247,13 @@ def test_two_files_of_a_harness_give_the_dataframe_paths_output(tmp_path, capsys
     """Each harness's files on the lean path (no pandas) print what compare() of the two files read by read()
     prints, character for character, as table and as JSON; B holds a benchmark A lacks (criterion's sample.json
     holds one); pytest-benchmark's and criterion's one process a side is noted, and inconclusive unless trusted."""
-    from perfstudy.cli import _compare
     from tests.support.harness_files import WRITERS
 
     write = WRITERS[format]
     base = write(tmp_path / "base.json")
     names = ("alpha",) if format == "criterion" else ("alpha", "beta", "gamma", "delta")
     new = write(tmp_path / "new.json", slower=0.08, names=names, rng=1)
-    printed = {}
-    lean, taken = _compare._compare_lean_files, []
-    monkeypatch.setattr(_compare, "_compare_lean_files", lambda *args: taken.append(lean(*args)) or taken[-1])
-    for path in ("lean", "frames"):
-        if path == "frames":
-            assert len(taken) == 2 and all(report is not None for report in taken)  # the lean path took both
-            monkeypatch.setattr(_compare, "_compare_lean_files", lambda *args: None)
-        for form in ("table", "json"):
-            status = main(["compare", base, new, "--seed", "7", "--format", form, *options])
-            printed[path, form] = (status, capsys.readouterr().out)
-    assert printed["lean", "table"] == printed["frames", "table"]
-    assert printed["lean", "json"] == printed["frames", "json"]
+    printed = _printed_both_ways(monkeypatch, capsys, base, new, options)
     document = json.loads(printed["lean", "json"][1])
     (alpha,) = [row for row in document["benchmarks"] if "alpha" in row["benchmark"]]
     one_process = format in ("pytest_benchmark", "criterion")
