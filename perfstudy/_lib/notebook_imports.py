@@ -21,12 +21,15 @@ _GRAMMARS = "rfc3987_syntax"
 def without_iri_grammars() -> bool:
     """Import jsonschema with rfc3987-syntax hidden (``sys.modules[name] = None`` makes its import an ImportError,
     which jsonschema takes as the package being absent), then unhide it. Whether it was hidden: False when
-    jsonschema or rfc3987-syntax was imported already, and then nothing changes."""
+    jsonschema or rfc3987-syntax was imported already, or jsonschema is not installed (the small install, without
+    the notebooks extra), and then nothing changes."""
     if "jsonschema" in sys.modules or _GRAMMARS in sys.modules:
         return False
     sys.modules[_GRAMMARS] = None  # type: ignore[assignment]
     try:
         import jsonschema  # noqa: F401
+    except ImportError:  # no notebooks extra: the command that needs it says so, naming the extra
+        return False
     finally:
         if sys.modules.get(_GRAMMARS, 0) is None:
             del sys.modules[_GRAMMARS]

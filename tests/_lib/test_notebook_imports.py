@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from typing import Any
 
 import pytest
 
@@ -35,7 +36,7 @@ print(json.dumps(dict(
 """
 
 
-def _probe(code: str = _PROBE) -> dict:
+def _probe(code: str = _PROBE) -> Any:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
     return json.loads(done.stdout.strip().splitlines()[-1])
 
@@ -54,3 +55,14 @@ def test_a_process_that_has_jsonschema_already_is_left_as_it_is():
     code = _PROBE.replace("hidden = without_iri_grammars()", "import jsonschema\nhidden = without_iri_grammars()")
     seen = _probe(code)
     assert seen["hidden"] is False and seen["imported"] is True and seen["iri"] is True
+
+
+def test_without_jsonschema_nothing_is_raised_and_nothing_is_left_hidden():
+    """The small install has no jsonschema: the command goes on to say which extra it needs (the wheel check runs
+    perfstudy report there), and rfc3987-syntax is not left hidden."""
+    code = (
+        "import sys, json; sys.modules['jsonschema'] = None\n"
+        "from perfstudy._lib.notebook_imports import without_iri_grammars\n"
+        "print(json.dumps([without_iri_grammars(), 'rfc3987_syntax' in sys.modules]))"
+    )
+    assert _probe(code) == [False, False]
