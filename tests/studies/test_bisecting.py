@@ -88,7 +88,10 @@ def test_each_planted_change_says_what_it_is_in_run_time_and_what_the_history_wo
                                 aa_bisects=0, load=False, max_time="20s")  # fmt: skip
     found = trial.found.set_index("commit")
     up, down = found.loc[4], found.loc[8]
-    assert 0 < up.measured < 0.6 and -0.3 < down.measured < 0, trial.found
+    # the run-time change is the planted one diluted by the shell's start-up: each interval lies on its side of 0 and
+    # reaches past the planted size towards 0. The point estimate alone may land beyond the planted size: its SE is
+    # about a quarter of the interval's width (0.07 for the +60% in a CI run that measured +60.4% [42.5%, 69.7%])
+    assert 0 < up.measured_low < 0.6 and -0.3 < down.measured_high < 0, trial.found
     assert (found["measured_low"] <= found["measured"]).all() and (found["measured"] <= found["measured_high"]).all()
     # at least min_side (5) commits a side, and more for a change nearer the noise (the size rule's inf aside)
     needs = found["history_needs"]
