@@ -113,17 +113,17 @@ def _epoch_ms(value) -> bool:
 def _in_launch_order(c: FileColumns) -> FileColumns:
     """BenchmarkDotNet's columns in its reader's order: by benchmark name, launch, warm-ups first and iteration
     (a stable sort, as pandas' of several keys); the benchmarks renumbered in that order."""
+    by_name = np.argsort(np.asarray(c.distinct, dtype=object), kind="stable").tolist()
     ranks = np.empty(len(c.distinct), dtype=np.int64)
-    ranks[np.argsort(np.asarray(c.distinct, dtype=object), kind="stable")] = np.arange(len(c.distinct))
+    ranks[by_name] = np.arange(len(c.distinct))
     order = np.lexsort((c.iteration, ~c.warmup, c.batch, ranks[c.codes]))
-    names = sorted(c.distinct)
     return replace(
         c,
         codes=ranks[c.codes][order],
-        distinct=names,
+        distinct=[c.distinct[i] for i in by_name],
         batch=c.batch[order],
         iteration=c.iteration[order],
         warmup=c.warmup[order],
         value=c.value[order],
-        unit=[c.unit[c.distinct.index(name)] for name in names],
+        unit=[c.unit[i] for i in by_name],
     )
