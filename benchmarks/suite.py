@@ -10,7 +10,9 @@ each, each in a fresh process: its wall time, and its peak resident memory from 
 byte-compiled, into a fresh environment (:func:`installed_perfstudy`).
 Printed and written to ``build/suite.json``: the medians, their ratios against the suite-scale targets,
 and the verdicts (planted regressions found, other benchmarks called changed) of both
-tools, with the machine and its load average before and after.
+tools, with the machine and its load average before and after. Beside them, in the same turns, the
+*floor*: the same interpreter doing nothing but ``import numpy, numpy.random``, which every compare
+needs; its ratio to benchstat says how much of a ratio target is left for the work itself.
 
 benchstat comes from ``$BENCHSTAT`` or ``PATH``; ``benchmarks/build_benchstat.sh`` builds it from
 source offline. Without it, only perfstudy is measured.
@@ -186,6 +188,10 @@ def main(argv=None) -> int:
     benchstat = os.environ.get("BENCHSTAT") or shutil.which("benchstat")
     install = Path(tempfile.mkdtemp(prefix="perfstudy-wheel-"))
     args.perfstudy = args.perfstudy or installed_perfstudy(install)
+    # the floor: the same interpreter starting and importing what any compare needs (numpy and its
+    # generator), timed in turn with the two tools, so that a ratio target can be set against it
+    beside = Path(args.perfstudy).with_name("python")
+    floor_python = str(beside) if beside.exists() else sys.executable
     load_before = os.getloadavg()
     print(f"machine: {machine()}; load average {load_before[0]:.2f} {load_before[1]:.2f} {load_before[2]:.2f}")
     if benchstat is None:
@@ -197,10 +203,12 @@ def main(argv=None) -> int:
         tools = {"perfstudy": [args.perfstudy, "compare", base, new]}
         if benchstat:
             tools["benchstat"] = [benchstat, base, new]
+        tools["floor"] = [floor_python, "-c", "import numpy, numpy.random"]
         runs = alternated(tools, args.repeat)
         if runs is None:
             return 2
         row: dict = dict(benchmarks=size, lines=2 * RUNS * size, file_mib=2 * Path(base).stat().st_size / 2**20)
+        floor = medians(runs.pop("floor"))
         for tool, measured in runs.items():
             if tool == "perfstudy":  # timed as people run it, with its table; the verdicts read from its JSON
                 verdicts = perfstudy_verdicts(measure_peak([*tools[tool], "--format", "json"])["out"])
@@ -213,14 +221,17 @@ def main(argv=None) -> int:
             f"{size:6d} benchmarks  perfstudy {ours['median_s']:7.3f} s {ours['median_peak_mib']:6.0f} MiB "
             f"found {ours['found']}/{ours['planted']} false {ours['false_alarms']}/{ours['others']}"
         )
+        row["floor"] = floor
+        line += f"  | floor {floor['median_s']:6.3f} s"
         if "benchstat" in row:
             theirs = row["benchstat"]
             row["time_ratio"] = ours["median_s"] / theirs["median_s"]
+            row["floor_ratio"] = floor["median_s"] / theirs["median_s"]
             row["memory_ratio"] = ours["median_peak_mib"] / theirs["median_peak_mib"]
             line += (
                 f"  | benchstat {theirs['median_s']:7.3f} s {theirs['median_peak_mib']:6.0f} MiB "
                 f"found {theirs['found']}/{theirs['planted']} false {theirs['false_alarms']}/{theirs['others']}"
-                f"  | time {row['time_ratio']:.2f}x memory {row['memory_ratio']:.2f}x"
+                f"  | time {row['time_ratio']:.2f}x memory {row['memory_ratio']:.2f}x floor {row['floor_ratio']:.2f}x"
             )
             row["targets"] = targets(row)
             if not all(row["targets"].values()):

@@ -14,6 +14,7 @@ import math
 import numpy as np
 
 from perfstudy._lib.format import plural
+from perfstudy._lib.quantiles import linear_quantiles
 from perfstudy._lib.tdist import norm_ppf, t_ppf, t_ppf_array, t_sf_array
 from perfstudy.comparison._intervals import MIN_BOOTSTRAP_CLUSTERS, MIN_TAIL_REPLICATES, _draw_counts, _t_p_value
 
@@ -128,7 +129,7 @@ def _bootstrap(a: _Sides, b: _Sides, draws, statistic: str, confidence: float, r
     se = inflation * replicated.std(axis=0, ddof=1)
     stretch = inflation * t_ppf(1 - alpha / 2, df) / norm_ppf(1 - alpha / 2)
     replicated = centre + stretch * (replicated - centre)
-    low, high = back(np.quantile(replicated, [alpha / 2, 1.0 - alpha / 2], axis=0))
+    low, high = back(linear_quantiles(replicated, [alpha / 2, 1.0 - alpha / 2]))
     beyond = np.minimum(np.count_nonzero(replicated <= 0.0, axis=0), np.count_nonzero(replicated >= 0.0, axis=0))
     p = np.minimum(1.0, 2.0 * (1 + beyond) / (replicates + 1))
     for j in np.flatnonzero(beyond < MIN_TAIL_REPLICATES):  # the tail unresolved: the studentised estimate

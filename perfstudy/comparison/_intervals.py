@@ -13,6 +13,7 @@ import numpy as np
 from perfstudy._lib.checks import (
     check_choice,
 )
+from perfstudy._lib.quantiles import linear_quantiles
 from perfstudy._lib.tdist import norm_ppf, t_ppf, t_sf
 
 STATISTICS = ("mean", "median")
@@ -209,7 +210,7 @@ def _interval(a: _Side, b: _Side, scale: str, method: str, statistic, confidence
     p = _t_p_value(centre / se, df)
     stretch = inflation * t_ppf(1 - alpha / 2, df) / norm_ppf(1 - alpha / 2)
     replicated = centre + stretch * (replicated - centre)
-    low, high = back(np.quantile(replicated, [alpha / 2, 1.0 - alpha / 2]))
+    low, high = back(linear_quantiles(replicated, [alpha / 2, 1.0 - alpha / 2]))
     beyond = min(np.count_nonzero(replicated <= 0.0), np.count_nonzero(replicated >= 0.0))
     if beyond >= MIN_TAIL_REPLICATES:
         # the tail is resolved: the share of replicates beyond 0, the test the percentile interval
