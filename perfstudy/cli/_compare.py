@@ -105,8 +105,9 @@ def add_parser(commands) -> None:
 
 def _compare_lean_files(args, settings, said: list):
     """The comparison of two files without pandas (:mod:`perfstudy.comparison._files`): two Go text files, or two
-    pyperf, hyperfine, Google Benchmark or JMH files of one format, as a report; None for the general path: files
-    of other formats, or that carry a perfstudy run's record, options the general path reads, and a file that
+    files of one of :data:`perfstudy.io.COLUMN_FORMATS` (the JSON harnesses and tidy CSV), as a report; None for the
+    general path: files of other formats, or that carry a perfstudy run's record, options the general path reads,
+    and a file that
     :func:`perfstudy.io.columns.file_columns` does not read (the general path then reads it, or refuses it by
     name)."""
     from pathlib import Path

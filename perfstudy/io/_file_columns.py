@@ -1,4 +1,4 @@
-""":func:`file_columns`: a harness's JSON file as :class:`perfstudy.io.columns.FileColumns`, by its reader's own
+""":func:`file_columns`: a harness's JSON file or a tidy CSV as :class:`perfstudy.io.columns.FileColumns`, by its reader's own
 parse, or :class:`perfstudy.io.columns.ColumnsError` for :func:`perfstudy.io.read` to read it (the rules are in
 :mod:`perfstudy.io.columns`). No pandas."""
 
@@ -21,15 +21,15 @@ _ONE_PROCESS = frozenset(("pytest_benchmark", "criterion"))
 
 def file_columns(path, format: str = "auto") -> FileColumns:
     """A JSON file of pyperf, hyperfine, Google Benchmark, JMH, pytest-benchmark, BenchmarkDotNet (its full export),
-    asv or criterion (one ``sample.json``) as :class:`FileColumns`, read as :func:`perfstudy.io.read` reads it with
-    its defaults, without pandas.
+    asv or criterion (one ``sample.json``), or a tidy CSV table (:func:`perfstudy.io._csv_columns.csv_columns`), as
+    :class:`FileColumns`, read as :func:`perfstudy.io.read` reads it with its defaults, without pandas.
 
     Parameters
     ----------
     path : str or path
         The file (``.json.gz`` too).
     format : {"auto", "pyperf", "hyperfine", "google_benchmark", "jmh", "pytest_benchmark", "benchmarkdotnet", \
-"asv", "criterion"}
+"asv", "criterion", "csv"}
         The format; ``"auto"`` detects it from the content, and a file of another shape than the one given
         is not read here.
 
@@ -45,13 +45,17 @@ def file_columns(path, format: str = "auto") -> FileColumns:
     FileNotFoundError
         A path that is not there.
     """
-    from perfstudy.io._detect import _detect
+    from perfstudy.io._detect import _detect, _kind
     from perfstudy.io._json import _read_json
 
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"path={path!r}: expected the path of a file")
     if format not in ("auto", *COLUMN_FORMATS):
         raise ColumnsError(f"format={format!r}: read by perfstudy.io.read")
+    if format == "csv" or (format == "auto" and Path(path).is_file() and _kind(Path(path)) == "csv"):
+        from perfstudy.io._csv_columns import csv_columns
+
+        return csv_columns(path)
     try:
         data = _read_json(path, "benchmark")
         shape = _detect(data)

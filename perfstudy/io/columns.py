@@ -18,8 +18,8 @@ or reads it. "Anything else" is:
 - a unit that is not a text (asv's benchmarks other than ``time_*``), or an asv start time out of pandas' dates;
 - a file the reader refuses, or one whose shape is not the format asked for.
 
-A tidy CSV or Parquet file, a criterion directory or ``raw.csv``, and a Go file are not read here (Go text has
-its own columns, :func:`perfstudy.io.go.go_columns`).
+A tidy CSV has rules of its own (:mod:`perfstudy.io._csv_columns`). Parquet, a criterion directory or
+``raw.csv``, and a Go file are not read here (Go text has its own columns, :func:`perfstudy.io.go.go_columns`).
 """
 
 from __future__ import annotations
@@ -45,6 +45,7 @@ COLUMN_FORMATS = (
     "benchmarkdotnet",
     "asv",
     "criterion",
+    "csv",
 )
 
 #: the columns of a count the readers refuse below 1 (:func:`perfstudy.io._read._check_counts`)
@@ -76,8 +77,8 @@ class FileColumns(Result):
         The entry's position in its batch, warm-ups first.
     warmup : ndarray of bool
     value : ndarray of float
-    unit : list of str
-        Each benchmark's unit, by code.
+    unit : list of str or None
+        Each benchmark's unit, by code (None for every benchmark of a tidy CSV without a ``unit`` column).
     tool : str
         The harness, as the reader's ``attrs["tool"]`` names it.
     one_process : bool

@@ -297,3 +297,40 @@ def test_files_of_two_formats_take_the_general_path(tmp_path, capsys, monkeypatc
     new = google_benchmark_file(tmp_path / "new.json")
     assert main(["compare", base, new]) == 2  # no benchmark in both, said by the general path
     assert taken == [None] and "none is present in both" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "columns",
+    [
+        ("benchmark", "batch", "iteration", "warmup", "value", "unit"),
+        ("benchmark", "batch", "value"),  # the file's order within each batch, no unit: compare's own
+        ("value", "warmup", "batch", "benchmark", "iteration"),
+    ],
+)
+@pytest.mark.parametrize("options", [(), ("--statistic", "median", "--threshold", "3%", "--correction", "bh")])
+def test_two_tidy_tables_give_the_dataframe_paths_output(tmp_path, capsys, monkeypatch, columns, options):
+    """Two tidy CSV tables on the lean path print what compare() of the two frames read by read() prints, character
+    for character, as table and as JSON; B holds a benchmark A lacks."""
+    from tests.support.harness_files import tidy_csv_file
+
+    base = tidy_csv_file(tmp_path / "base", columns=columns)
+    new = tidy_csv_file(
+        tmp_path / "new", columns=columns, slower=0.08, names=("alpha", "beta", "gamma", "delta"), rng=1
+    )
+    printed = _printed_both_ways(monkeypatch, capsys, base, new, options)
+    document = json.loads(printed["lean", "json"][1])
+    verdicts = {row["benchmark"]: row["verdict"] for row in document["benchmarks"]}
+    assert verdicts["alpha"] == "slower" and document["only_b"] == ["delta"]
+
+
+def test_two_tables_of_values_around_zero_compare_their_differences_either_way(tmp_path, capsys, monkeypatch):
+    """Zero and below: the difference B - A, on both paths alike."""
+    generator = np.random.default_rng(4)
+    paths = []
+    for name, shift in (("base.csv", 0.0), ("new.csv", 0.5)):
+        rows = [f"b,{batch},{float(v)!r}" for batch in range(30) for v in generator.normal(shift, 1.0, 3)]
+        (tmp_path / name).write_text("benchmark,batch,value\n" + "\n".join(rows) + "\n")
+        paths.append(str(tmp_path / name))
+    printed = _printed_both_ways(monkeypatch, capsys, *paths, ())
+    (row,) = json.loads(printed["lean", "json"][1])["benchmarks"]
+    assert row["scale"] == "difference"

@@ -112,7 +112,9 @@ def test_another_format_or_none_is_left_to_read(tmp_path):
         file_columns(tmp_path / "t.json")
     with pytest.raises(FileNotFoundError):
         file_columns(tmp_path / "absent.json")
-    with pytest.raises(ColumnsError, match="format='csv'"):
+    with pytest.raises(ColumnsError, match="format='parquet'"):
+        file_columns(hyperfine, "parquet")
+    with pytest.raises(ColumnsError, match="quotes"):  # a JSON file read as a tidy CSV
         file_columns(hyperfine, "csv")
 
 

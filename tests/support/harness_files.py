@@ -1,5 +1,6 @@
-"""Files as hyperfine, Google Benchmark and JMH write them, with a batch effect under the values and a change
-planted in the first benchmark: for the tests that hold the lean comparison to the DataFrame path."""
+"""Files as hyperfine, Google Benchmark, JMH and the other harnesses write them, and a tidy CSV, with a batch
+effect under the values and a change planted in the first benchmark: for the tests that hold the lean comparison
+to the DataFrame path."""
 
 from __future__ import annotations
 
@@ -167,6 +168,26 @@ def criterion_file(path, *, slower=0.0, names=NAMES, samples=30, rng=0) -> str:
     (folder / "benchmark.json").write_text(json.dumps(dict(group_id=names[0], full_id=f"{names[0]}/64",
                                                            directory_name=names[0])))  # fmt: skip
     return str(folder / "sample.json")
+
+
+def tidy_csv_file(
+    path, *, slower=0.0, names=NAMES, batches=12, values=4, columns=("benchmark", "batch", "iteration", "warmup",
+    "value", "unit"), scale=1e-3, rng=0,
+) -> str:  # fmt: skip
+    """A tidy CSV table as a user's script writes one: a row per value, ``values`` a batch with the first a warm-up,
+    the columns given (in that order), the values as Python prints them; at ``path`` with the suffix ``.csv``."""
+    generator = np.random.default_rng(rng)
+    fields = {"warmup": lambda it: "True" if it == 0 else "False", "unit": lambda it: "s"}
+    lines = [",".join(columns)]
+    for position, name in enumerate(names):
+        centre = scale * (1 + position) * (1 + slower * (position == 0))
+        for batch, measured in enumerate(_batches(generator, centre, batches, values)):
+            for it, value in enumerate(measured):
+                row = dict(benchmark=name, batch=str(batch), iteration=str(it), value=repr(value))
+                lines.append(",".join(row[c] if c in row else fields[c](it) for c in columns))
+    path = path.with_suffix(".csv")
+    path.write_text("\n".join(lines) + "\n")
+    return str(path)
 
 
 WRITERS = {
