@@ -20,6 +20,7 @@ import matplotlib.ticker
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
+from matplotlib.font_manager import FontProperties
 
 from perfstudy._lib.checks import (
     check_bool,
@@ -116,7 +117,15 @@ def panel_grid(count: int, columns: int, size: tuple[float, float]):
     return fig, axes.ravel()[:count]
 
 
-def savefig(fig, name: str, *, figures_dir="figures", formats: Sequence[str] = ("png", "pdf"), dpi: int = 150):
+def savefig(
+    fig,
+    name: str,
+    *,
+    figures_dir="figures",
+    formats: Sequence[str] = ("png", "pdf"),
+    dpi: int = 150,
+    tight: bool = True,
+):
     """Save ``fig`` as ``figures_dir/name.{png,pdf}`` with no timestamps in the metadata.
 
     The same figure gives byte-identical files on every run (PDF ``CreationDate`` is omitted, PNG
@@ -133,12 +142,16 @@ def savefig(fig, name: str, *, figures_dir="figures", formats: Sequence[str] = (
         Extensions to write.
     dpi : int
         Resolution of raster formats.
+    tight : bool
+        Crop the file to what is drawn (``bbox_inches="tight"``), which lays the figure out twice; False keeps the
+        figure's own size and margins (:func:`plot_runs` with ``size`` sets them), laid out once.
 
     Returns
     -------
     list of pathlib.Path
     """
     check_instance("fig", fig, Figure)
+    tight = check_bool("tight", tight)
     check_text("name", name)
     formats = list(check_names("formats", formats))
     dpi = check_int("dpi", dpi, maximum=2400)
@@ -159,12 +172,20 @@ def savefig(fig, name: str, *, figures_dir="figures", formats: Sequence[str] = (
             raise ValueError(f"formats: {fmt!r} is not one of 'png', 'pdf', 'svg'")
         path = directory / f"{name}.{fmt}"
         with matplotlib.rc_context({"svg.hashsalt": "perfstudy"}):
-            fig.savefig(path, format=fmt, dpi=dpi, metadata=metadata, bbox_inches="tight")
+            fig.savefig(path, format=fmt, dpi=dpi, metadata=metadata, bbox_inches="tight" if tight else None)
         paths.append(path)
     return paths
 
 
-def save_and_show(fig, name: str, *, figures_dir="figures", formats: Sequence[str] = ("png", "pdf"), dpi: int = 150):
+def save_and_show(
+    fig,
+    name: str,
+    *,
+    figures_dir="figures",
+    formats: Sequence[str] = ("png", "pdf"),
+    dpi: int = 150,
+    tight: bool = True,
+):
     """Save ``fig`` as :func:`savefig` does, show the PNG it wrote, and close the figure: one drawing for the file
     and the notebook, where ``savefig`` and then ``plt.show()`` draw it twice (the inline backend draws its own
     image; 0.16 s of a 9 x 3.2 in figure on this project's machine, a second per five of ``analyze``'s figures).
@@ -182,6 +203,8 @@ def save_and_show(fig, name: str, *, figures_dir="figures", formats: Sequence[st
         Extensions to write; ``"png"`` among them, as it is what is shown.
     dpi : int
         Resolution of the PNG.
+    tight : bool
+        As :func:`savefig` takes it.
 
     Returns
     -------
@@ -190,7 +213,7 @@ def save_and_show(fig, name: str, *, figures_dir="figures", formats: Sequence[st
     formats = list(check_names("formats", formats))
     if "png" not in formats:
         raise ValueError(f"formats={formats!r}: expected 'png' among them, the image shown")
-    paths = savefig(fig, name, figures_dir=figures_dir, formats=formats, dpi=dpi)
+    paths = savefig(fig, name, figures_dir=figures_dir, formats=formats, dpi=dpi, tight=tight)
     plt.close(fig)
     from IPython.display import Image, display
 
@@ -556,7 +579,7 @@ def plot_run_order(frame: pd.DataFrame, benchmark=None):
     return fig
 
 
-def plot_runs(frame: pd.DataFrame, table: pd.DataFrame, *, cluster: str = "batch", columns: int = 2):
+def plot_runs(frame: pd.DataFrame, table: pd.DataFrame, *, cluster: str = "batch", columns: int = 2, size=None):
     """Each benchmark's values in run order, one colour per version, with the batch boundaries and
     the warm-up iterations that :func:`perfstudy.analysis.analyze` says to drop shaded.
 
@@ -571,6 +594,10 @@ def plot_runs(frame: pd.DataFrame, table: pd.DataFrame, *, cluster: str = "batch
         The batch column.
     columns : int
         Panels per row.
+    size : (float, float), optional
+        For one benchmark: the figure's width and height in inches, with margins made for its labels, so that it
+        can be saved without cropping (:func:`savefig` with ``tight=False``), laid out once rather than twice
+        (``analyze`` draws a figure a benchmark).
 
     Returns
     -------
@@ -580,6 +607,12 @@ def plot_runs(frame: pd.DataFrame, table: pd.DataFrame, *, cluster: str = "batch
     check_frame("table", table, ("benchmark", "version"), numeric=("warmup_iterations",))
     check_text("cluster", cluster)
     columns = check_int("columns", columns, maximum=12)
+    if size is not None:
+        positive = {"positive": True}
+        size = check_tuple("size", size, check_real, check_real, options=(positive, positive))
+        count = len(set(table["benchmark"].tolist()))
+        if count != 1:
+            raise ValueError(f"size={size!r}: a figure of one benchmark only; this table has {count}")
     from perfstudy._lib.format import display_unit
 
     check_column("cluster", cluster, frame, "frame")
@@ -606,13 +639,31 @@ def plot_runs(frame: pd.DataFrame, table: pd.DataFrame, *, cluster: str = "batch
                 ax.vlines(
                     starts[1:], 0, 1, transform=ax.get_xaxis_transform(), colors=line.get_color(), lw=0.3, alpha=0.3
                 )
-        ax.set_title(str(benchmark), fontsize="small")
+        # at the top of the panel, as matplotlib would place it with no tick labels above, without its search
+        # of the panel's extent for them (a quarter of the drawing of a runs figure)
+        ax.set_title(str(benchmark), fontsize="small", y=1.0)
         ax.set_xlabel(f"run order ({cluster} boundaries as lines; x: warm-up to drop)", fontsize="x-small")
         ax.set_ylabel(shown or "value")
     axes[0].legend(fontsize="x-small", markerscale=3)
-    if len(benchmarks) > 1:  # panels kept apart; one panel's margins are savefig's bbox_inches="tight", and a
+    if size is not None:
+        _one_panel_margins(fig, axes[0], size)
+    elif len(benchmarks) > 1:  # panels kept apart; one panel's margins are savefig's bbox_inches="tight", and a
         fig.tight_layout()  # layout here would be for the size before a caller's set_size_inches
     return fig
+
+
+def _one_panel_margins(fig, ax, size) -> None:
+    """Size ``fig`` and give its one panel margins, in inches, for what surrounds it: the y tick labels as their
+    formatter writes them (at most 0.62 em a character: digits, a point and an SI prefix), the y label, the
+    x tick labels and label and the title. Without a drawing: the labels' text is known before it is laid out."""
+    width, height = size
+    fig.set_size_inches(width, height)
+    low, high = ax.get_ylim()
+    ticks = [t for t in ax.yaxis.get_major_locator().tick_values(low, high) if low <= t <= high]
+    labels = ax.yaxis.get_major_formatter().format_ticks(ticks) if ticks else [""]
+    em = FontProperties(size=matplotlib.rcParams["ytick.labelsize"]).get_size_in_points() / 72
+    left = 0.38 + 0.62 * em * max(map(len, labels))  # y label and the ticks' pads, then the widest tick label
+    fig.subplots_adjust(left=left / width, right=1 - 0.15 / width, bottom=0.45 / height, top=1 - 0.3 / height)
 
 
 def plot_mean_intervals(table: pd.DataFrame):

@@ -68,3 +68,38 @@ def test_a_runs_figure_draws_each_batch_boundary_without_moving_the_values_limit
     assert starts == [[10.0, 20.0, 30.0], [10.0, 20.0, 30.0]]
     assert [tuple(lines.get_segments()[0][:, 1]) for lines in ax.collections] == [(0.0, 1.0), (0.0, 1.0)]
     plt.close(fig)
+
+
+@pytest.mark.parametrize(
+    "scale, unit",
+    [(1.234e5, "ops/s"), (7e-9, "s"), (3.3e3, "ns"), (4e-3, "second"), (-5.0, None), (123456789.0, None)],
+)
+def test_a_sized_runs_figure_holds_all_it_draws_and_is_saved_at_its_size(tmp_path, scale, unit):
+    """With ``size``, the margins are made for the labels before anything is drawn, so the figure is saved uncropped
+    (laid out once): everything drawn lies inside the figure, and the PNG is the size asked at the dpi asked."""
+    import numpy as np
+    import pandas as pd
+
+    frame = pd.DataFrame(
+        {
+            "benchmark": "a long benchmark name/with parameters=1024",
+            "version": np.repeat(["A", "B"], 40),
+            "batch": np.tile(np.repeat(np.arange(4), 10), 2),
+            "iteration": np.tile(np.arange(10), 8),
+            "value": scale * (1 + 0.01 * np.random.default_rng(1).normal(size=80)),
+        }
+    )
+    if unit:
+        frame["unit"] = unit
+    table = pd.DataFrame({"benchmark": [frame["benchmark"][0]] * 2, "version": ["A", "B"], "warmup_iterations": [1, 0]})
+    fig = plot_runs(frame, table, columns=1, size=(9, 3.2))
+    drawn = fig.get_tightbbox(fig.canvas.get_renderer())  # in inches
+    assert drawn.x0 >= 0 and drawn.y0 >= 0 and drawn.x1 <= 9 and drawn.y1 <= 3.2, drawn
+    assert drawn.x0 < 0.5 and drawn.y0 < 0.5  # and the margins are not wasted
+    (png,) = savefig(fig, "runs", figures_dir=tmp_path, formats=("png",), dpi=100, tight=False)
+    data = png.read_bytes()
+    assert (int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")) == (900, 320)
+    plt.close(fig)
+    with pytest.raises(ValueError, match="one benchmark only"):
+        plot_runs(pd.concat([frame, frame.assign(benchmark="b")]), pd.concat([table, table.assign(benchmark="b")]),
+                  size=(9, 3.2))  # fmt: skip
