@@ -170,6 +170,22 @@ def criterion_file(path, *, slower=0.0, names=NAMES, samples=30, rng=0) -> str:
     return str(folder / "sample.json")
 
 
+def assert_left_to_read(path) -> None:
+    """``file_columns`` raises ColumnsError for the file, and ``read`` refuses it in its own words (a ValueError
+    that is not ColumnsError) or reads it: the command then compares what ``read`` gives."""
+    import pytest
+
+    from perfstudy.io import file_columns, read
+    from perfstudy.io.columns import ColumnsError
+
+    with pytest.raises(ColumnsError):
+        file_columns(path)
+    try:
+        read(path)
+    except ValueError as error:
+        assert not isinstance(error, ColumnsError) and str(error)
+
+
 def tidy_csv_file(
     path, *, slower=0.0, names=NAMES, batches=12, values=4, columns=("benchmark", "batch", "iteration", "warmup",
     "value", "unit"), scale=1e-3, rng=0,
