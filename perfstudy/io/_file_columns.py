@@ -105,7 +105,7 @@ def _parsed_rows(shape: str, data, path) -> tuple[list, str]:
     else:
         from perfstudy.io.criterion import _sample_file_rows
 
-        return _sample_file_rows(Path(path)), "criterion"
+        return _sample_file_rows(Path(path), data), "criterion"  # the JSON parsed once, to tell its shape
     return rows, attrs["tool"]
 
 

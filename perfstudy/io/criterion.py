@@ -19,8 +19,9 @@ _CSV_COLUMNS = ("group", "function", "value", "sample_measured_value", "unit", "
 _NS = {"ns": 1.0, "us": 1e3, "µs": 1e3, "ms": 1e6, "s": 1e9}
 
 
-def _sample_rows(sample_path: Path, name: str) -> list[dict]:
-    sample = _read_json(sample_path, "criterion")
+def _sample_rows(sample_path: Path, name: str, sample=None) -> list[dict]:
+    """The rows of one ``sample.json``; ``sample`` is its parsed JSON where the caller has read it already."""
+    sample = _read_json(sample_path, "criterion") if sample is None else sample
     iters = _sequence(_require(sample, "iters", str(sample_path), "criterion"), "'iters'")
     times = _sequence(_require(sample, "times", str(sample_path), "criterion"), "'times'")
     if len(iters) != len(times):
@@ -135,6 +136,7 @@ def read_criterion(source, *, which: str = "new", dropna: bool = False) -> pd.Da
     return _frame(rows, ["iterations", "sampling_mode", "process"], {"tool": "criterion", "which": which}, dropna)
 
 
-def _sample_file_rows(path: Path) -> list[dict]:
-    """The rows of one ``sample.json`` as :func:`read_criterion` reads that file alone, without pandas."""
-    return [row | {"process": 0} for row in _sample_rows(path, _name(path.parent, None))]
+def _sample_file_rows(path: Path, sample=None) -> list[dict]:
+    """The rows of one ``sample.json`` as :func:`read_criterion` reads that file alone, without pandas (``sample``:
+    its JSON, parsed once by the caller to tell its shape)."""
+    return [row | {"process": 0} for row in _sample_rows(path, _name(path.parent, None), sample)]

@@ -146,3 +146,19 @@ def test_reading_columns_imports_no_pandas(tmp_path):
     # asv 3 x 10 samples, BenchmarkDotNet 3 x 8 launches x (2 warm-ups + 6), criterion 30 samples, Google
     # Benchmark 3 x 8, hyperfine 3 x 15, JMH 3 x 6 forks x 4, pytest-benchmark 3 x 12 rounds
     assert out.strip() == "[30, 192, 30, 24, 45, 72, 36] False"
+
+
+def test_a_criterion_sample_is_parsed_once(tmp_path, monkeypatch):
+    """file_columns parses the JSON to tell its shape; criterion's rows take that parse, not a second read."""
+    import perfstudy.io._json as json_module
+    import perfstudy.io.criterion as criterion_module
+
+    path = WRITERS["criterion"](tmp_path / "c.json")
+    parsed = []
+    for module in (json_module, criterion_module):
+        original = module._read_json
+        monkeypatch.setattr(
+            module, "_read_json", lambda p, *a, _o=original, **k: parsed.append(Path(p).name) or _o(p, *a, **k)
+        )
+    assert file_columns(path).value.size == 30
+    assert parsed.count("sample.json") == 1 and parsed.count("benchmark.json") == 1
