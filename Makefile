@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed-stamp
 # Without either, loaders use the user cache and download (and verify) on first use.
 export PERFSTUDY_DATA ?= $(wildcard $(abspath $(CURDIR)/../shared/datasets))
 
-.PHONY: report report-quick test test-fast lint wheel-check bench bench-suite bench-run clean
+.PHONY: report report-quick test test-fast calibrate lint wheel-check bench bench-suite bench-run clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -39,6 +39,11 @@ test: $(STAMP)
 ## The edit loop: everything but the slow, notebook and browser tests (under 5 minutes on 2 cores).
 test-fast: $(STAMP)
 	$(PY) -m pytest -m "not slow and not notebook and not browser"
+
+## What make test proves once, proved again: every notebook at a second seed, the full-size real bisect trial under
+## a toggled load, notebook 09 under load (about 15 minutes on 2 cores).
+calibrate: $(STAMP)
+	$(PY) -m pytest -m calibration
 
 ## ruff: lint and format check of the package, tests, benchmarks and notebooks.
 lint: $(STAMP)

@@ -58,3 +58,12 @@ def endpoint1():
     from perfstudy import PERFLAB_ENDPOINTS
 
     return PERFLAB_ENDPOINTS[1]
+
+
+@pytest.fixture(scope="session")
+def notebook_prefetch(request, tmp_path_factory):
+    """Every notebook's quick run that the selected tests read, started ahead once for the session (the papermill
+    tests and the browser tests read the same runs: tests/support/notebook_runs.py)."""
+    from support.notebook_runs import prefetch, wanted_runs
+
+    yield from prefetch(wanted_runs(request.session.items), tmp_path_factory)

@@ -2,14 +2,14 @@
 Debian's Chromium with Playwright.
 
 - JupyterLab runs from this virtualenv on 127.0.0.1 with a token, ``--ServerApp.port_retries=0`` and
-  ``--allow-root`` (CI runs as root), ``PERFSTUDY_DATA`` set, over quick copies of the notebooks
-  (papermill's ``prepare_only``: the parameters cell is set, nothing is executed). The test stops the
-  server by its own PID.
-- Each notebook is opened and Run All; when every cell has run, there must be no error output, no
-  "Error displaying widget", and every figure must be drawn (an ``img`` with a width for each
-  ``image/png`` output). Notebook windowing is off, so every cell is in the page.
-- Each explorer: one slider moved and one value typed; its text must become what the library
-  function gives for the new inputs, its figure must change, and a bad value must show the red message.
+  ``--allow-root`` (CI runs as root), ``PERFSTUDY_DATA`` set. The test stops the server by its own PID.
+- Each notebook is the one the papermill tests executed (tests/support/notebook_runs.py: one quick run a
+  session), opened as a reader opens a built notebook, not run again: no error output, no "Error displaying
+  widget", every cell run, every figure drawn (an ``img`` with a width for each ``image/png`` output), every
+  recorded sentence on the page. Notebook windowing is off, so every cell is in the page.
+- Each explorer needs a live kernel: ``explore.ipynb`` (a quick copy, papermill's ``prepare_only``) is Run All,
+  then one slider moved and one value typed; its text must become what the library function gives for the new
+  inputs, its figure must change, and a bad value must show the red message.
 - ``perfstudy explore``: the page loads in Voila and one explorer responds.
 
 Chromium is Debian's (``/usr/bin/chromium``, with ``--no-sandbox``); ``playwright install`` is never
@@ -31,6 +31,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from support.notebook_runs import executed_notebook, run_quick
 
 pytestmark = pytest.mark.browser
 
@@ -38,7 +39,7 @@ CHROMIUM = "/usr/bin/chromium"
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted(p.stem for p in (ROOT / "notebooks").glob("*.ipynb"))
 SHOTS = ROOT / "build" / "browser"
-#: seconds one notebook may take in the browser at quick size (the slowest, 05, runs in about 40 s)
+#: seconds the explorers' notebook may take to Run All in the browser at quick size
 NOTEBOOK_TIMEOUT = 300
 
 
@@ -85,13 +86,14 @@ def browser():
 
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory):
-    """JupyterLab over quick copies of the notebooks; yields (base URL, token, root folder)."""
+    """JupyterLab over a folder that holds a quick copy of the explorers' notebook, to run live, and takes the
+    executed notebooks as the tests open them; yields (base URL, token, root folder)."""
     import papermill as pm
 
     root = tmp_path_factory.mktemp("lab")
     work = root / "notebooks"
     work.mkdir()
-    for name in NOTEBOOKS:
+    for name in ["explore"]:
         declared = pm.inspect_notebook(str(ROOT / "notebooks" / f"{name}.ipynb"))
         offered = {"quick": True, "out_dir": str(root / "build"), "figures_dir": str(root / "figures")}
         pm.execute_notebook(
@@ -174,69 +176,69 @@ def _run_all(page, url: str, token: str, name: str) -> dict:
     return page.evaluate(CELLS)
 
 
-def _every_sentence_is_shown(path: Path, state: dict) -> None:
+def _open(page, url: str, token: str, name: str) -> dict:
+    """Open ``name`` as a reader does, without running it; the state of its code cells once every output is drawn."""
+    # a workspace of its own, reset: no tab of an earlier page is restored in front of this one
+    page.goto(f"{url}/lab/workspaces/{name}/tree/{name}.ipynb?reset&token={token}")
+    page.wait_for_function(
+        "(name) => { const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;"
+        " return w && w.context && w.context.path === name + '.ipynb' && w.context.isReady; }",
+        arg=name,
+        timeout=120_000,
+    )
+    page.wait_for_timeout(1500)  # the outputs are drawn
+    return page.evaluate(CELLS)
+
+
+def _every_sentence_is_shown(said: dict, name: str, state: dict) -> None:
     """Each sentence a notebook recorded (``Recorder.say``) is on the page as Markdown: a sentence that is not
     its cell's last expression is recorded but never shown."""
-    if not path.is_file():
-        return  # a notebook without a record (explore)
     shown = [
         o["data"]["text/markdown"] for c in state["cells"] for o in c["outputs"] if "text/markdown" in o.get("data", {})
     ]
     shown = ["".join(text) if isinstance(text, list) else text for text in shown]
-    said = json.loads(path.read_text()).get("said", {})
     missing = [key for key, entry in said.items() if not any(entry["text"] in text for text in shown)]
-    assert not missing, f"{path.stem}: recorded but not shown: {missing}"
+    assert not missing, f"{name}: recorded but not shown: {missing}"
 
 
-def _runs_in_jupyterlab(browser, lab, name: str) -> dict:
-    """Run every cell of ``name`` in JupyterLab: no error, every cell run, every figure drawn; the cells' state."""
-    url, token, _ = lab
-    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+def _reads_whole(page, name: str, state: dict) -> None:
+    """No error output, every cell run, no widget that failed to display, every figure drawn."""
+    errors = [o for c in state["cells"] for o in c["outputs"] if o["output_type"] == "error"]
+    assert not errors, f"{name}: {errors[0]['ename']}: {errors[0]['evalue']}"
+    assert all(c["count"] for c in state["cells"]), f"{name}: a cell did not run"
+    prompts = page.eval_on_selector_all(".jp-InputPrompt", "els => els.map(e => e.textContent)")
+    assert not [p for p in prompts if "*" in p], f"{name}: a cell is still running"
+    assert "Error displaying widget" not in page.content()
+    figures = sum(1 for c in state["cells"] for o in c["outputs"] if "image/png" in o.get("data", {}))
+    drawn = page.eval_on_selector_all(
+        ".jp-OutputArea-output img", "imgs => imgs.filter(i => i.complete && i.naturalWidth > 0).length"
+    )
+    assert drawn >= figures, f"{name}: {figures} figures in the outputs, {drawn} drawn"
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _runs_ahead(notebook_prefetch):
+    """The quick runs these tests open, started ahead (and shared with tests/test_notebooks.py)."""
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_executed_notebook_reads_whole_in_jupyterlab(browser, lab, name, tmp_path_factory):
+    """The notebook papermill executed, opened in JupyterLab: what a reader of a built notebook sees."""
+    url, token, root = lab
+    _, record = run_quick(tmp_path_factory, name)
+    shutil.copy(executed_notebook(tmp_path_factory, name), root / "notebooks" / f"{name}.ipynb")
+    page = browser.new_page(viewport={"width": 1366, "height": 1000})
     try:
-        state = _run_all(page, url, token, name)
-        errors = [o for c in state["cells"] for o in c["outputs"] if o["output_type"] == "error"]
-        assert not errors, f"{name}: {errors[0]['ename']}: {errors[0]['evalue']}"
-        assert all(c["count"] for c in state["cells"]), f"{name}: a cell did not run"
-        prompts = page.eval_on_selector_all(".jp-InputPrompt", "els => els.map(e => e.textContent)")
-        assert not [p for p in prompts if "*" in p], f"{name}: a cell is still running"
-        assert "Error displaying widget" not in page.content()
-        figures = sum(1 for c in state["cells"] for o in c["outputs"] if "image/png" in o.get("data", {}))
-        drawn = page.eval_on_selector_all(
-            ".jp-OutputArea-output img", "imgs => imgs.filter(i => i.complete && i.naturalWidth > 0).length"
-        )
-        assert drawn >= figures, f"{name}: {figures} figures in the outputs, {drawn} drawn"
-        _every_sentence_is_shown(lab[2] / "build" / f"{name}.json", state)
-        # its kernel, idle now, would hold its memory for the rest of the module
+        state = _open(page, url, token, name)
+        _reads_whole(page, name, state)
+        _every_sentence_is_shown(record.get("said", {}), name, state)
+        # the kernel it started, idle, would hold its memory for the rest of the module
         page.evaluate("() => window.jupyterapp.shell.currentWidget.sessionContext.shutdown()")
-        return state
     except BaseException:
         _screenshot_on_failure(page, name)
         raise
     finally:
         page.close()
-
-
-@pytest.mark.parametrize("name", NOTEBOOKS)
-def test_notebook_runs_in_jupyterlab(browser, lab, name):
-    _runs_in_jupyterlab(browser, lab, name)
-
-
-@pytest.fixture
-def two_busy_processes():
-    """Two processes that spin, each in a session of its own, for as long as the test runs."""
-    spin = [sys.executable, "-c", "while True: pass"]
-    processes = [subprocess.Popen(spin, start_new_session=True) for _ in range(2)]
-    yield
-    for process in processes:
-        process.kill()
-        process.wait()
-
-
-def test_notebook_09_runs_in_jupyterlab_on_a_busy_machine_and_shows_every_sentence(browser, lab, two_busy_processes):
-    """Under load, 09's toggled trial held a run that stopped before the rule's first verdict; its infinite
-    interval stopped the notebook there. Its summary was recorded but, not being its cell's last expression,
-    never shown."""
-    _runs_in_jupyterlab(browser, lab, "09_running_an_experiment")
 
 
 # ---- the explorers ---------------------------------------------------------------------------------------------
@@ -455,7 +457,7 @@ def explore_page(browser, lab):
     url, token, _ = lab
     page = browser.new_page(viewport={"width": 1440, "height": 1000})
     state = _run_all(page, url, token, "explore")
-    assert not [o for c in state["cells"] for o in c["outputs"] if o["output_type"] == "error"]
+    _reads_whole(page, "explore", state)
     yield page
     page.close()
 

@@ -10,9 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats
-
-from perfstudy.notebook.records import load_records
-from perfstudy.notebook.report import execute_notebooks
+from support.notebook_runs import run_quick
 
 
 class _LazyNbformat:
@@ -94,81 +92,9 @@ def test_one_parameters_cell_of_literals(path):
     assert {"seed", "quick", "out_dir", "figures_dir"} <= names
 
 
-_RUNS: dict = {}  # (notebook, seed) -> (directory, record): one quick run each per test session
-_STARTED: dict = {}  # (notebook, seed) -> (directory, future): runs the module's first test started in a pool
-#: notebooks executed at once ahead of the tests that read them (each in a process of its own): the quick runs are
-#: most of this module's time, and each is one process's work
-PREFETCH_JOBS = 2
-
-
-def _quick_run_arguments(tmp, name, seed) -> dict:
-    return dict(
-        only=name,
-        quick=True,
-        out_dir=tmp / "build",
-        figures_dir=tmp / "figures",
-        progress=False,
-        html=seed is None,
-        parameters=None if seed is None else {"seed": seed},
-    )
-
-
-def run_quick(tmp_path_factory, name, seed=None):
-    """Execute one notebook in quick mode into a temporary directory (at its own seed, or ``seed``);
-    return the directory and its record. A second request for the same run reuses the first, and a run the
-    module's prefetch started is awaited, not repeated."""
-    if (name, seed) not in _RUNS:
-        if (name, seed) in _STARTED:
-            tmp, future = _STARTED.pop((name, seed))
-            runs = future.result()
-        else:
-            tmp = tmp_path_factory.mktemp(name[:2])
-            runs = execute_notebooks(**_quick_run_arguments(tmp, name, seed))
-        assert [r.status for r in runs] == ["ok"], runs[0].error
-        _RUNS[name, seed] = tmp, load_records(tmp / "build" / f"{name}.json")
-    return _RUNS[name, seed]
-
-
-def _runs_wanted(items) -> list:
-    """The quick runs the selected tests of this module read, in their order: each notebook a test is parametrized
-    by, and its second seed for the two-seed test (fixtures that name a notebook themselves run it on demand)."""
-    wanted, real_data = [], _real_data_missing() is None
-    for item in items:
-        path = getattr(item, "callspec", None) and item.callspec.params.get("path")
-        module = getattr(getattr(item, "module", None), "__name__", None)
-        if module != __name__ or item.get_closest_marker("notebook") is None or path is None:
-            continue
-        if path.stem in REAL_DATA and not real_data:
-            continue
-        keys = [(path.stem, None)]
-        if item.originalname == "test_every_number_the_text_quotes_is_in_the_record_at_two_seeds":
-            declared = __import__("papermill").inspect_notebook(str(path))
-            keys.append((path.stem, int(declared["seed"]["default"]) + 1))
-        wanted += [key for key in keys if key not in wanted]
-    return wanted
-
-
 @pytest.fixture(scope="module", autouse=True)
-def _prefetch(request, tmp_path_factory):
-    """Start every quick run the selected tests read, ``PREFETCH_JOBS`` at a time, before the first test waits on
-    one; the tests then check each as it ends."""
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
-    wanted = [key for key in _runs_wanted(request.session.items) if key not in _RUNS]
-    if len(wanted) < 2:
-        yield
-        return
-    with ProcessPoolExecutor(PREFETCH_JOBS, mp_context=multiprocessing.get_context("spawn")) as pool:
-        for name, seed in wanted:
-            tmp = tmp_path_factory.mktemp(name[:2])
-            _STARTED[name, seed] = tmp, pool.submit(execute_notebooks, **_quick_run_arguments(tmp, name, seed))
-        try:
-            yield
-        finally:
-            for _, future in _STARTED.values():
-                future.cancel()
-            _STARTED.clear()
+def _runs_ahead(notebook_prefetch):
+    """The quick runs these tests read, started ahead (and shared with tests/test_browser.py)."""
 
 
 @pytest.fixture(scope="module")
@@ -239,27 +165,9 @@ def _real_data_notebook(name):
 
     @pytest.fixture(scope="module")
     def executed(tmp_path_factory):
-        _needs_real_data()
         return run_quick(tmp_path_factory, name)
 
     return executed
-
-
-def _real_data_missing():
-    """Why the real datasets cannot be reached here, or None: these notebooks read real series from the mirror
-    ($PERFSTUDY_DATA), the cache, or a download."""
-    from perfstudy.io.datasets import DataUnavailableError, locate
-
-    try:
-        locate("pt4cloud-AWS-EP-L")
-    except DataUnavailableError as error:
-        return error
-    return None
-
-
-def _needs_real_data():
-    if (error := _real_data_missing()) is not None:
-        pytest.skip(f"real datasets unavailable here: {error}")
 
 
 bootstrap_notebook = _real_data_notebook("02_bootstrap_type1_error")
@@ -683,10 +591,6 @@ def test_running_an_experiment_notebook(tmp_path_factory):
                                                                         "09_rules.png"]  # fmt: skip
 
 
-REAL_DATA = {"02_bootstrap_type1_error", "03_normality_stationarity", "04_pt4cloud_convergence",
-             "05_repetitions_and_servers", "07_pilot_to_design", "08_comparing_versions", "analyze"}  # fmt: skip
-
-
 def _text_and_record(tmp_path_factory, name, seed):
     from support.quoted import prose
 
@@ -700,25 +604,65 @@ def _text_and_record(tmp_path_factory, name, seed):
     return texts, rec
 
 
-@pytest.mark.notebook
-@pytest.mark.parametrize("path", ALL, ids=lambda p: p.stem)
-def test_every_number_the_text_quotes_is_in_the_record_at_two_seeds(path, tmp_path_factory):
-    """A decimal or percentage in a notebook's prose is a number its record holds, at its own seed and at
-    another: text typed once for one run's numbers fails at the second seed (tests/quoted.py)."""
+def _quotes_only_recorded_numbers(tmp_path_factory, name, seed):
     from support.quoted import record_numbers, unheld
 
-    if path.stem in REAL_DATA:
-        _needs_real_data()
+    texts, rec = _text_and_record(tmp_path_factory, name, seed)
+    numbers = record_numbers(rec)
+    problems = [(where, missing, text[:120]) for where, text in texts if (missing := unheld(text, numbers))]
+    assert not problems, f"{name} (seed {seed or 'default'}): quoted numbers not in the record: {problems}"
+    tickets = [text[:120] for _, text in texts if re.search(r"closing note|\bissue\s*#?\d+|\bthe issue\b", text, re.I)]
+    assert not tickets, f"{name}: the text refers to development tickets: {tickets}"
+
+
+@pytest.mark.notebook
+@pytest.mark.parametrize("path", ALL, ids=lambda p: p.stem)
+def test_every_number_the_text_quotes_is_in_the_record(path, tmp_path_factory):
+    """A decimal or percentage in a notebook's prose is a number its record holds (tests/quoted.py)."""
+    _quotes_only_recorded_numbers(tmp_path_factory, path.stem, None)
+
+
+@pytest.mark.calibration
+@pytest.mark.notebook
+@pytest.mark.parametrize("path", ALL, ids=lambda p: p.stem)
+def test_every_number_the_text_quotes_is_in_the_record_at_another_seed(path, tmp_path_factory):
+    """The same at the notebook's seed + 1: text typed once for one run's numbers fails here (``make calibrate``:
+    a second run of every notebook)."""
     declared = __import__("papermill").inspect_notebook(str(path))
-    for seed in (None, int(declared["seed"]["default"]) + 1):
-        texts, rec = _text_and_record(tmp_path_factory, path.stem, seed)
-        numbers = record_numbers(rec)
-        problems = [(where, missing, text[:120]) for where, text in texts if (missing := unheld(text, numbers))]
-        assert not problems, f"{path.stem} (seed {seed or 'default'}): quoted numbers not in the record: {problems}"
-        tickets = [
-            text[:120] for _, text in texts if re.search(r"closing note|\bissue\s*#?\d+|\bthe issue\b", text, re.I)
-        ]
-        assert not tickets, f"{path.stem}: the text refers to development tickets: {tickets}"
+    _quotes_only_recorded_numbers(tmp_path_factory, path.stem, int(declared["seed"]["default"]) + 1)
+
+
+@pytest.mark.calibration
+@pytest.mark.notebook
+def test_notebook_09_on_a_busy_machine_shows_every_sentence(tmp_path_factory):
+    """Under the load of two spinning processes, 09's toggled trial held a run that stopped before the rule's first
+    verdict; its infinite interval stopped the notebook there, and its summary was recorded but never shown
+    (``make calibrate``: 09 run again under load)."""
+    import subprocess
+    import sys
+
+    from perfstudy.notebook.report import execute_notebooks
+
+    spin = [sys.executable, "-c", "while True: pass"]
+    processes = [subprocess.Popen(spin, start_new_session=True) for _ in range(2)]
+    try:
+        tmp = tmp_path_factory.mktemp("busy")
+        runs = execute_notebooks(only="09_running_an_experiment", quick=True, out_dir=tmp / "build",
+                                 figures_dir=tmp / "figures", progress=False, html=False)  # fmt: skip
+    finally:
+        for process in processes:
+            process.kill()
+            process.wait()
+    assert [r.status for r in runs] == ["ok"], runs[0].error
+    executed = nbformat.read(tmp / "build" / "09_running_an_experiment.ipynb", as_version=4)
+    shown = [
+        "".join(o["data"]["text/markdown"])
+        for c in executed.cells
+        for o in c.get("outputs", [])
+        if "text/markdown" in o.get("data", {})
+    ]
+    said = json.loads((tmp / "build" / "09_running_an_experiment.json").read_text())["said"]
+    assert not [key for key, entry in said.items() if not any(entry["text"] in text for text in shown)]
 
 
 @pytest.mark.notebook
@@ -730,8 +674,6 @@ def test_a_report_page_loads_nothing_from_the_network(path, tmp_path_factory):
     from perfstudy.notebook.widgets import STATIC_NOTE
 
     WIDGET = "application/vnd.jupyter.widget-view+json"
-    if path.stem in REAL_DATA:
-        _needs_real_data()
     tmp, _ = run_quick(tmp_path_factory, path.stem)
     page = (tmp / "build" / f"{path.stem}.html").read_text()
     remote = re.findall(r"""(?:src|href)=["'](https?:)?//[^"']+|import\(["']https?://[^"']+""", page)
@@ -757,8 +699,6 @@ def test_a_report_page_loads_nothing_from_the_network(path, tmp_path_factory):
 def test_no_output_is_a_stderr_warning_or_a_bare_repr(path, tmp_path_factory):
     """What a reader sees under a cell: warnings as sentences (Recorder.warnings), never a red stderr box with a
     kernel's temporary path; no pandas Series repr ending in ``dtype: ...``; counts not printed as floats."""
-    if path.stem in REAL_DATA:
-        _needs_real_data()
     tmp, _ = run_quick(tmp_path_factory, path.stem)
     executed = nbformat.read(tmp / "build" / f"{path.stem}.ipynb", as_version=4)
     for i, cell in enumerate(executed.cells):

@@ -47,6 +47,7 @@ def test_bad_input_is_refused_by_name(tmp_path):
 
 @needs_git
 @pytest.mark.slow  # a real repository, its sweep and 22 bisects under a toggled load: about 3 minutes
+@pytest.mark.calibration  # the full-size trial, as notebook 10 runs it in make report; make test runs the small one
 def test_under_a_toggled_load_the_bisect_names_each_planted_commit_and_no_wrong_one():
     # 24 commits, +10% at 8 and -5% at 15 (the history a new user built); a load of two spinning processes switched
     # on and off every 1-4 s. The bisects' threshold is 2.5%, halfway to the smaller change: a step must tell 0 from
@@ -79,13 +80,19 @@ def test_under_a_toggled_load_the_bisect_names_each_planted_commit_and_no_wrong_
         assert "too small to be reported" in said or f"needs about {need:.0f} commits on each side" in said
 
 
+@pytest.fixture(scope="module")
+def small_trial():
+    """A real repository of 12 commits, its sweep and two bisects: about 15 s, run once for this module."""
+    return short_history_trial(commits=12, changes={4: 0.6, 8: -0.3}, iterations=3000, count=3, threshold=0.2,
+                               aa_bisects=0, load=False, max_time="20s")  # fmt: skip
+
+
 @needs_git
-@pytest.mark.slow  # a real repository of 12 commits, its sweep and two bisects: about 15 s
-def test_each_planted_change_says_what_it_is_in_run_time_and_what_the_history_would_need():
+@pytest.mark.slow
+def test_each_planted_change_says_what_it_is_in_run_time_and_what_the_history_would_need(small_trial):
     # planted changes are in the loop's iterations; the shell's start-up is a constant part of every run, so the
     # change in run time is smaller: the +10% of notebook 10 measured about +5%, which its text now says
-    trial = short_history_trial(commits=12, changes={4: 0.6, 8: -0.3}, iterations=3000, count=3, threshold=0.2,
-                                aa_bisects=0, load=False, max_time="20s")  # fmt: skip
+    trial = small_trial
     found = trial.found.set_index("commit")
     up, down = found.loc[4], found.loc[8]
     # the run-time change is the planted one diluted by the shell's start-up: each interval lies on its side of 0 and
@@ -101,18 +108,18 @@ def test_each_planted_change_says_what_it_is_in_run_time_and_what_the_history_wo
 
 
 @needs_git
-def test_the_figure_draws_the_sweep_the_planted_commits_and_the_culprit(tmp_path):
-    trial = short_history_trial(commits=6, changes={3: 0.6}, iterations=3000, count=2, threshold=0.2,
-                                aa_bisects=0, load=False, max_time="20s")  # fmt: skip
-    assert len(trial.sweep) == 12 and set(trial.sweep["commit_index"]) == set(range(6))
+@pytest.mark.slow
+def test_the_figure_draws_the_sweep_the_planted_commits_and_the_culprit(small_trial):
+    trial = small_trial
+    assert len(trial.sweep) == 36 and set(trial.sweep["commit_index"]) == set(range(12))
     fig = plot_short_history(trial)
     (ax,) = panels(fig)
     xs = [x for x, _, _ in vertical_lines(ax)]
-    assert 3.0 in xs  # the planted change's first commit
+    assert 4.0 in xs and 8.0 in xs  # the planted changes' first commits
     labels = legend_labels(ax)
     assert "sequential runs" in labels and "planted change" in labels
     assert (
-        ax.get_ylabel() == "run time (ms)" and "6 commits measured one after another without a load" in ax.get_title()
+        ax.get_ylabel() == "run time (ms)" and "12 commits measured one after another without a load" in ax.get_title()
     )
     if np.isfinite(trial.found["culprit"].iat[0]):
         assert "bisect's culprit" in labels
