@@ -365,7 +365,7 @@ def tidy_csv(tmp) -> str:
 
 def _valid(tmp):  # noqa: PLR0915 - one table
     from perfstudy.capacity import response_surface
-    from perfstudy.comparison.running import RunningT
+    from perfstudy.comparison.running import RunningT, SignRule, TRule
     from perfstudy.comparison.sign_sequence import RunningSign
     from perfstudy.design import bootstrap
     from perfstudy.design import standard_errors as designs
@@ -504,6 +504,11 @@ def _valid(tmp):  # noqa: PLR0915 - one table
         "comparison.running.RunningT.current": lambda: call(RunningT()),
         "comparison.running.RunningT.rounds_needed": lambda: call(RunningT(), 0.01, limit=500),
         "comparison.running.running_rule": lambda: call("sign", 0.9),
+        "comparison.running.stopping_rule": lambda: call("sign"),
+        "comparison.running.rules_help": lambda: call(),
+        "comparison.running.StoppingRule.sequence": lambda: call(SignRule(), sample(20) / 10, 0.9),
+        "comparison.running.StoppingRule.estimate": lambda: call(TRule(), sample(20) / 10),
+        "comparison.running.StoppingRule.running": lambda: call(SignRule(), 0.9),
         "experiment.batches.rss_floor": lambda: call(),
         "experiment.parameters.run_parameters": lambda: call(
             "sleep 0.00{x}", "x", ["1", "2"], values=1, warmup=0, min_rounds=2, max_rounds=2, progress=False

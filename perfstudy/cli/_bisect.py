@@ -8,6 +8,7 @@ from pathlib import Path
 
 from perfstudy.cli._common import format_option, in_options
 from perfstudy.cli._common import one_line as _one_line
+from perfstudy.comparison.running import RULES, rules_help
 
 #: the library's argument names as the command line spells them
 _OPTIONS = {"threshold": "--threshold", "confidence": "--confidence", "max_rounds": "--max-rounds",
@@ -68,7 +69,9 @@ def add_parser(commands) -> None:
     steps.add_argument(
         "--statistic", choices=("mean", "median", "min"), default=None, help="each batch's statistic (default median)"
     )
-    steps.add_argument("--rule", choices=("sign", "t"), default=None, help="the anytime-valid rule (default sign)")
+    steps.add_argument(
+        "--rule", choices=tuple(RULES), default=None, help=f"the anytime-valid rule: {rules_help()} (default sign)"
+    )
     steps.add_argument(
         "--metric",
         default=None,

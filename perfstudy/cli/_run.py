@@ -7,8 +7,10 @@ import signal
 import sys
 from typing import Any
 
+from perfstudy._lib.defaults import shown
 from perfstudy.cli._common import format_option, in_help, in_options
 from perfstudy.cli._common import one_line as _one_line
+from perfstudy.comparison.running import RULES, rules_help
 
 
 def add_parser(commands) -> None:
@@ -106,10 +108,9 @@ def add_parser(commands) -> None:
     )
     experiment.add_argument(
         "--rule",
-        choices=("sign", "t"),
+        choices=tuple(RULES),
         default=None,
-        help="the anytime-valid rule: sign (median round; valid under heavy tails and contention, the default) "
-        f"or t (Lai's sequence for the mean round; quicker on a quiet machine only){resumed}",
+        help=f"the anytime-valid rule: {rules_help()} (default {shown('run', 'rule')}){resumed}",
     )
     experiment.add_argument(
         "--metric",

@@ -70,6 +70,7 @@ from perfstudy.comparison._one import _compare_one
 from perfstudy.comparison._render import Report, _html, render
 from perfstudy.comparison._suite import compare_suite, judged, verdict
 from perfstudy.comparison._task import task_settings
+from perfstudy.comparison.running import RuleName
 from perfstudy.comparison.settings import CompareSettings, _one_process_note, _one_source
 
 __all__ = [
@@ -201,7 +202,7 @@ def compare(
     dropna: bool = False,
     checks: bool = True,
     block: str | None = None,
-    sequential: bool | Literal["t", "sign"] = False,
+    sequential: bool | RuleName = False,
     trust_one_process: bool = False,
     rng: Seed = None,
     executor: Executor = None,

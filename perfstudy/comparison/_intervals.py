@@ -15,6 +15,7 @@ from perfstudy._lib.checks import (
 )
 from perfstudy._lib.quantiles import linear_quantiles
 from perfstudy._lib.tdist import norm_ppf, t_ppf, t_sf
+from perfstudy.comparison.running import RULES
 
 STATISTICS = ("mean", "median")
 
@@ -22,10 +23,9 @@ STATISTICS = ("mean", "median")
 #: bootstrap of clusters cannot resample soundly but a block's ratio can use
 BLOCK_STATISTICS = ("mean", "median", "min")
 
-#: the anytime-valid rules of a run that looked after every round: Lai's t sequence for the mean of the
-#: rounds' log-ratios (:mod:`perfstudy.comparison.sequential`), or the sign sequence for their median
-#: (:mod:`perfstudy.comparison.sign_sequence`)
-SEQUENTIAL_RULES = ("t", "sign")
+#: the anytime-valid rules of a run that looked after every round, by name (the registry:
+#: :data:`perfstudy.comparison.running.RULES`)
+SEQUENTIAL_RULES = tuple(RULES)
 
 #: Multiple-comparison corrections: Holm's step-down (family-wise error), Benjamini-Hochberg (false
 #: discovery rate), or none.

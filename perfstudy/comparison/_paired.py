@@ -25,7 +25,7 @@ import pandas as pd
 
 from perfstudy._lib.checks import check_choice, check_labels, check_sample
 from perfstudy._lib.tdist import f_sf, t_ppf, t_sf
-from perfstudy.comparison.running import RULE_INTERVALS, RULE_METHODS
+from perfstudy.comparison.running import stopping_rule
 
 __all__ = ["block_differences", "paired_interval", "host_and_round_variance"]
 
@@ -104,19 +104,12 @@ def paired_interval(
         )
     centre = float(d.mean())
     if sequential:
-        if sequential == "sign":
-            from perfstudy.comparison.sign_sequence import sign_confidence_sequence
-
-            cs = sign_confidence_sequence(d, confidence)
-            centre = float(np.median(d))
-        else:
-            from perfstudy.comparison.sequential import t_confidence_sequence
-
-            cs = t_confidence_sequence(d, confidence)
+        rule = stopping_rule("t" if sequential is True else sequential)
+        cs = rule.sequence(d, confidence)
+        centre = rule.estimate(d)
         low, high, p = cs.current()
-        rule = "sign" if sequential == "sign" else "t"
-        method = RULE_METHODS[rule]
-        notes.append(f"paired over {n} rounds, {each}; {RULE_INTERVALS[rule]}")
+        method = rule.method
+        notes.append(f"paired over {n} rounds, {each}; {rule.interval}")
         if math.isnan(float(cs.running_low[-1])):
             notes.append(
                 "the intervals of successive rounds share no point: the change did not stay constant over the "

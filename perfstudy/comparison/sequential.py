@@ -32,13 +32,14 @@ bound over the looks costs 2.4 times at 50 rounds).
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
 from perfstudy._lib.checks import check_fraction, check_int, check_numbers, check_real
 from perfstudy._lib.result import Result
+from perfstudy.comparison._anytime import AnytimeSequence
 
 __all__ = ["ConfidenceSequence", "t_confidence_sequence", "rounds_needed", "DEFAULT_SCALE"]
 
@@ -47,7 +48,7 @@ DEFAULT_SCALE = 1.0
 
 
 @dataclass(frozen=True)
-class ConfidenceSequence(Result):
+class ConfidenceSequence(AnytimeSequence, Result):
     """Lai's confidence sequence for a mean, after every observation (module text).
 
     Attributes
@@ -82,34 +83,7 @@ class ConfidenceSequence(Result):
     running_low: np.ndarray
     running_high: np.ndarray
 
-    def to_frame(self):
-        """One row per number of observations (a one-dimensional input only)."""
-        import pandas as pd
-
-        if self.mean.ndim != 1:
-            raise ValueError("to_frame: one row per n needs one sequence; index the arrays for a batch of them")
-        return pd.DataFrame(
-            {
-                "n": self.n,
-                "mean": self.mean,
-                "low": self.low,
-                "high": self.high,
-                "p_value": self.p_values,
-                "running_low": self.running_low,
-                "running_high": self.running_high,
-            }
-        )
-
-    def current(self) -> tuple[float, float, float]:
-        """``(low, high, p_value)`` after the last observation (a one-dimensional input): the
-        intersection of the intervals so far, which agrees with the anytime p-value, or the last
-        interval where they share no point."""
-        if self.mean.ndim != 1:
-            raise ValueError("current: one interval needs one sequence; index the arrays for a batch of them")
-        low, high = float(self.running_low[-1]), float(self.running_high[-1])
-        if math.isnan(low):
-            low, high = float(self.low[-1]), float(self.high[-1])
-        return low, high, float(self.p_values[-1])
+    CENTRE: ClassVar[str] = "mean"
 
 
 #: the largest ``scale`` accepted: a prior SD of a million standard deviations is already flat

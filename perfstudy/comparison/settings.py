@@ -22,6 +22,7 @@ from perfstudy._lib.defaults import default
 from perfstudy._lib.result import Result
 from perfstudy._lib.spelling import Spelled
 from perfstudy.comparison._intervals import BLOCK_STATISTICS, CORRECTIONS, SEQUENTIAL_RULES, STATISTICS
+from perfstudy.comparison.running import RuleName
 
 __all__ = ["CompareSettings", "OPTIONS"]
 
@@ -93,7 +94,7 @@ sequential, trust_one_process, spelling
     dropna: bool = False
     checks: bool = True
     block: str | None = None
-    sequential: bool | Literal["t", "sign"] = False
+    sequential: bool | RuleName = False
     trust_one_process: bool = False
     spelling: Literal["python", "cli"] = field(default="python", compare=False, repr=False)
 

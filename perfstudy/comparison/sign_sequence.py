@@ -39,11 +39,13 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import cache
+from typing import ClassVar
 
 import numpy as np
 
 from perfstudy._lib.checks import check_fraction, check_int, check_numbers, check_real
 from perfstudy._lib.result import Result
+from perfstudy.comparison._anytime import AnytimeSequence
 
 __all__ = [
     "SignSequence",
@@ -58,7 +60,7 @@ DEFAULT_CONCENTRATION = 2.0
 
 
 @dataclass(frozen=True)
-class SignSequence(Result):
+class SignSequence(AnytimeSequence, Result):
     """The sign confidence sequence for a median, after every observation (module text).
 
     Attributes
@@ -87,33 +89,7 @@ class SignSequence(Result):
     concentration: float
     null: float
 
-    def to_frame(self):
-        """One row per number of observations (a one-dimensional input only)."""
-        import pandas as pd
-
-        if self.median.ndim != 1:
-            raise ValueError("to_frame: one row per n needs one sequence; index the arrays for a batch of them")
-        return pd.DataFrame(
-            {
-                "n": self.n,
-                "median": self.median,
-                "low": self.low,
-                "high": self.high,
-                "p_value": self.p_values,
-                "running_low": self.running_low,
-                "running_high": self.running_high,
-            }
-        )
-
-    def current(self) -> tuple[float, float, float]:
-        """``(low, high, p_value)`` after the last observation: the running intersection, or the last
-        interval where the intervals so far share no point."""
-        if self.median.ndim != 1:
-            raise ValueError("current: one interval needs one sequence; index the arrays for a batch of them")
-        low, high = float(self.running_low[-1]), float(self.running_high[-1])
-        if math.isnan(low):
-            low, high = float(self.low[-1]), float(self.high[-1])
-        return low, high, float(self.p_values[-1])
+    CENTRE: ClassVar[str] = "median"
 
 
 def _check_concentration(concentration) -> float:

@@ -38,6 +38,7 @@ import numpy as np
 
 from perfstudy._lib.checks import check_bool, check_int
 from perfstudy._lib.result import Result
+from perfstudy.comparison.running import RuleName
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -189,7 +190,7 @@ def run(
     ignore_failures: bool = False,
     timeout=None,
     statistic: Literal["mean", "median", "min"] | None = None,
-    rule: Literal["t", "sign"] | None = None,
+    rule: RuleName | None = None,
     metric=None,
     duet: bool | None = None,
     prepare: str | None = None,

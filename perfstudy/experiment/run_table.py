@@ -21,11 +21,12 @@ __all__ = ["text_table", "markdown_table", "json_document"]
 #: the schema of ``perfstudy compare --format json`` (perfstudy.comparison._render), which the run's JSON keeps
 _SCHEMA = "perfstudy.compare/1"
 
-#: each rule's centre and interval, as the table's header says them
-_RULES = {
-    "sign": "median round",
-    "t": "mean round",
-}
+
+def _rule(settings: dict):
+    """The run's stopping rule (a record from before the rule was a setting ran Lai's t sequence)."""
+    from perfstudy.comparison.running import stopping_rule
+
+    return stopping_rule(settings.get("rule", "t"))
 
 
 def _value(value: float, unit) -> str:
@@ -54,7 +55,7 @@ def _cells(result) -> tuple[list[str], list[list[str]]]:
         "benchmark",
         f"A ({settings.get('statistic', 'mean')})",
         "B",
-        f"change ({_RULES.get(settings.get('rule', 't'), 'round')})",
+        f"change ({_rule(settings).centre})",
         f"{100 * confidence:g}% anytime interval",
         "p",
         "verdict",
@@ -78,12 +79,7 @@ def _cells(result) -> tuple[list[str], list[list[str]]]:
 
 def _footer(result) -> str:
     settings = result.settings
-    rule = settings.get("rule", "t")
-    how = (
-        "the sign confidence sequence for the median round's B/A"
-        if rule == "sign"
-        else "Lai's confidence sequence for the mean round's B/A"
-    )
+    how = _rule(settings).how
     threshold = settings.get("threshold", 0.0)
     return (
         f"{result.rounds} round{'s' if result.rounds != 1 else ''} of A and B{' run side by side (duet)' if settings.get('duet') else ', interleaved'}; "
@@ -170,16 +166,14 @@ def json_document(result) -> dict:
     result : RunResult
         A run with at least one judged benchmark (``result.verdicts``).
     """
-    from perfstudy.comparison.running import RULE_INTERVALS, RULE_METHODS
-
     _cells(result)  # the same refusal as the table's
     settings = result.settings
-    rule = settings.get("rule", "t")
+    rule = _rule(settings)
     benchmarks = []
     for row in result.verdicts:
         rounds = int(row["rounds"])
         notes = (
-            [f"paired over {rounds} rounds, each round's B/A; {RULE_INTERVALS.get(rule, RULE_INTERVALS['t'])}"]
+            [f"paired over {rounds} rounds, each round's B/A; {rule.interval}"]
             if rounds >= 2
             else [f"{rounds} paired round: no interval; run more rounds"]
         )
@@ -200,7 +194,7 @@ def json_document(result) -> dict:
                 high=_finite(row["high"]),
                 p_value=row["p_unadjusted"],
                 p_adjusted=row["p_value"],
-                method=RULE_METHODS.get(rule, RULE_METHODS["t"]),
+                method=rule.method,
                 higher_is_better=bool(row["higher_is_better"]),
                 verdict=row["verdict"],
                 unit=row["unit"],

@@ -47,3 +47,51 @@ def test_the_judge_uses_the_protocol_not_the_rules_name():
     source = inspect.getsource(_judge)
     assert '"sign"' not in source.replace('``"sign"``', "") and '== "t"' not in source
     assert "RunningSign" not in source and "t_confidence_sequence" not in source
+
+
+@pytest.mark.parametrize("name", ["sign", "t"])
+def test_each_rules_batch_form_is_its_whole_sample_sequence_and_its_estimate_its_centre(name):
+    """The registry's batch form is the module's function, and a rule's estimate is the centre its sequence ends at:
+    the median round for the sign rule, the mean round for t (checked against numpy, not the rule)."""
+    from perfstudy.comparison.running import stopping_rule
+
+    d = np.random.default_rng(5).normal(0.01, 0.03, 40)
+    rule = stopping_rule(name)
+    whole = sign_confidence_sequence if name == "sign" else t_confidence_sequence
+    assert rule.sequence(d, 0.9).current() == whole(d, 0.9).current()
+    assert rule.estimate(d) == pytest.approx(np.median(d) if name == "sign" else np.mean(d), rel=1e-15)
+    assert rule.sequence(d, 0.9).centre[-1] == pytest.approx(rule.estimate(d), rel=1e-12)
+    assert rule.centre == ("median round" if name == "sign" else "mean round")
+    assert isinstance(rule.running(0.9), RunningRule)
+
+
+def test_the_registry_is_the_one_list_of_rules():
+    """The signatures' Literal, the settings' choices, the command line's choices and the help come from RULES; no
+    module outside the registry compares a value with a rule's name."""
+    import pathlib
+    import re
+    import typing
+
+    from perfstudy.cli import _parser as build_parser
+    from perfstudy.comparison import SEQUENTIAL_RULES
+    from perfstudy.comparison.running import RULES, RuleName
+
+    assert typing.get_args(RuleName) == tuple(RULES) == SEQUENTIAL_RULES
+    assert all(rule.name == name for name, rule in RULES.items())
+    parser = build_parser()
+    for command in ("run", "bisect"):
+        sub = parser._subparsers._group_actions[0].choices[command]
+        (action,) = [a for a in sub._actions if "--rule" in a.option_strings]
+        assert tuple(action.choices) == tuple(RULES)
+        assert all(rule.summary in " ".join(action.help.split()) for rule in RULES.values())
+    names = "|".join(re.escape(name) for name in RULES)
+    compared = re.compile(rf"""(==|!=)\s*["']({names})["']|["']({names})["']\s*(==|!=)|(rule|sequential)\s*==""")
+    package = pathlib.Path(__file__).resolve().parents[2] / "perfstudy"
+    found = [
+        f"{path.relative_to(package)}:{number}: {line.strip()}"
+        for path in package.rglob("*.py")
+        if path.name != "running.py"
+        for number, line in enumerate(path.read_text().splitlines(), start=1)
+        if compared.search(line) and re.search(r"\b(rule|sequential)\b", line)
+    ]
+    assert not found, found
