@@ -130,7 +130,7 @@ class History(Result):
         ----------
         format : {"table", "markdown", "json", "html"}
         """
-        from perfstudy.changes import format_history  # the package: _render imports this module
+        from perfstudy.changes._render import format_history
 
         return format_history(self, format)  # type: ignore[arg-type]
 

@@ -7,21 +7,28 @@ from __future__ import annotations
 import html
 import json
 import math
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
-from perfstudy._lib.checks import check_choice, check_instance, check_int
+from perfstudy._lib.checks import check_choice, check_int
 from perfstudy._lib.format import aligned, markdown_rows, p_text
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from perfstudy.changes._history import History
-
 __all__ = ["HISTORY_FORMATS", "format_history", "history_html"]
 
 HISTORY_FORMATS = ("table", "markdown", "json", "html")
+
+
+def _check_history(result) -> None:
+    """``result`` is a :class:`perfstudy.changes.History` (or of a subclass), known by its class's name and module:
+    this module does not import ``_history``, which imports it to format a history."""
+    if not any(c.__name__ == "History" and c.__module__ == "perfstudy.changes._history" for c in type(result).__mro__):
+        raise TypeError(f"result: expected History, got {type(result).__name__}")
+
+
 _HEAD = ["benchmark", "index", "commit", "may be in", "change", "verdict", "level", "spread", "q"]
 _VERDICT = _HEAD.index("verdict")
 _COLOURS = {"slower": "#c0392b", "faster": "#1e8449", "noisier": "#b9770e", "quieter": "#2874a6"}
@@ -62,7 +69,7 @@ def _where(row) -> str:
     return f"{row.range_first}..{row.range_last} ({row.range_last_index - row.range_first_index + 1} commits)"
 
 
-def _summary(result: History) -> str:
+def _summary(result: Any) -> str:
     series = result.series
     cp = result.change_points
     counts = cp["verdict"].value_counts()
@@ -121,7 +128,7 @@ def _needed(series, threshold: float = 0.0) -> str:
     return text
 
 
-def _table(result: History, markdown: bool) -> str:
+def _table(result: Any, markdown: bool) -> str:
     rows = [_cells(r) for r in result.change_points.itertuples(index=False)]
     lines = [_summary(result), ""]
     if not rows:
@@ -142,7 +149,7 @@ def _plain(value):
     return value if isinstance(value, (int, str, bool)) else str(value)
 
 
-def _json(result: History) -> str:
+def _json(result: Any) -> str:
     points = [{k: _plain(v) for k, v in row.items()} for row in result.change_points.to_dict("records")]
     for point in points:  # the range as one field: the first and the last commit that may hold the change
         point["commit_range"] = [point["range_first"], point["range_last"]]
@@ -169,9 +176,7 @@ def format_history(result, format: Literal["table", "markdown", "json", "html"] 
     result : History
     format : {"table", "markdown", "json", "html"}
     """
-    from perfstudy.changes._history import History
-
-    check_instance("result", result, History)
+    _check_history(result)
     check_choice("format", format, HISTORY_FORMATS)
     if format == "json":
         return _json(result)
@@ -260,9 +265,7 @@ def history_html(result, *, unchanged: int = 0) -> str:
     unchanged : int
         How many benchmarks without a change point to plot as well (the first ones), for context.
     """
-    from perfstudy.changes._history import History
-
-    check_instance("result", result, History)
+    _check_history(result)
     unchanged = check_int("unchanged", unchanged, minimum=0)
     cp = result.change_points
     esc = html.escape
