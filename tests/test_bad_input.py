@@ -278,15 +278,6 @@ def _history_csv(folder) -> str:
     return path
 
 
-def pyperf_path(tmp) -> str:
-    """:func:`pyperf_json` written to a file."""
-    import json
-
-    path = tmp / "pyperf.json"
-    path.write_text(json.dumps(pyperf_json()))
-    return str(path)
-
-
 def hyperfine_path(tmp) -> str:
     """A hyperfine export of one command, 12 runs, written to a file."""
     import json
@@ -416,7 +407,6 @@ def _valid(tmp):  # noqa: PLR0915 - one table
         "comparison.compare_go_files": lambda: call(
             go_text(tmp), go_text(tmp), labels=("a", "b"), replicates=99, rng=0
         ),
-        "comparison.compare_pyperf_files": lambda: call(pyperf_path(tmp), pyperf_path(tmp), labels=("a", "b"), rng=0),
         "comparison.compare_columns": lambda: call(_file_columns(tmp), _file_columns(tmp), labels=("a", "b"), rng=0),
         "comparison.benchmarks_as_versions": lambda: call(
             pd.DataFrame(dict(benchmark=["x", "x", "y", "y"], batch=[0, 1, 0, 1], value=[1.0, 2.0, 3.0, 4.0])),
@@ -635,7 +625,6 @@ def _valid(tmp):  # noqa: PLR0915 - one table
         "studies.bakshy2015_figures.plot_pilot_budget": lambda: call(_budget().by_pilot, target_se=0.1),
         "notebook.plots.panel_grid": lambda: call(3, 2, (2.0, 1.5)),
         "notebook.plots.plot_runs": lambda: call(demo(), analysis().table),
-        "notebook.plots.plot_mean_intervals": lambda: call(analysis().table),
         "notebook.plots.plot_comparison": lambda: call(comparison().table, threshold=0.02),
         "studies.versions_figures.plot_detection": lambda: call(_detection()),
         "studies.running_figures.plot_layouts": lambda: call({"sequential": _layout_rows()}, {"sequential": "A/A"}),
@@ -1019,7 +1008,6 @@ EXTRA_ALLOWED = {
     "experiment.run": ("FileNotFoundError",),
     "experiment.read_run": ("FileNotFoundError",),
     "comparison.compare_go_files": ("FileNotFoundError",),
-    "comparison.compare_pyperf_files": ("FileNotFoundError",),
     "io.pyperf.pyperf_columns": ("FileNotFoundError",),
     "io.file_columns": ("FileNotFoundError",),
     "changes.read_history": ("FileNotFoundError",),

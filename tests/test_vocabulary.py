@@ -170,22 +170,6 @@ def _go_files_report(rng):
     return compare_go_files(folder / "a.txt", folder / "b.txt", labels=("a", "b"), replicates=99, rng=rng).to_frame()
 
 
-def _pyperf_files_report(rng):
-    """compare_pyperf_files on two small pyperf files (20 runs of 3 values a side): its rows as a frame."""
-    import json
-    import tempfile
-    from pathlib import Path
-
-    from perfstudy.comparison import compare_pyperf_files
-
-    folder = Path(tempfile.mkdtemp())
-    values = np.random.default_rng(0).lognormal(-7, 0.02, (2, 20, 3))
-    for side, name in enumerate(("a.json", "b.json")):
-        runs = [{"values": [float(v) for v in values[side, r]]} for r in range(20)]
-        (folder / name).write_text(json.dumps({"benchmarks": [{"metadata": {"name": "x"}, "runs": runs}]}))
-    return compare_pyperf_files(folder / "a.json", folder / "b.json", labels=("a", "b"), rng=rng).to_frame()
-
-
 def _columns_report(rng):
     """compare_columns on two small hyperfine files' columns (20 runs a side): its rows as a frame."""
     from perfstudy.comparison import compare_columns
@@ -313,7 +297,6 @@ def _rng_calls():
             running.RoundModel(), 3, 5, rng=r
         ),
         "perfstudy.comparison.compare_go_files": lambda r: _go_files_report(r),
-        "perfstudy.comparison.compare_pyperf_files": lambda r: _pyperf_files_report(r),
         "perfstudy.comparison.compare_columns": lambda r: _columns_report(r),
         "perfstudy.comparison.compare": lambda r: (
             compare.compare(

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["RankScan", "boundary_counts", "hodges_lehmann", "rank_scan"]
+__all__ = ["RankScan", "boundary_counts", "hodges_lehmann"]
 
 
 def boundary_counts(m: int, width: int, cuts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -46,32 +46,6 @@ def boundary_counts(m: int, width: int, cuts: np.ndarray) -> tuple[np.ndarray, n
     return left, right
 
 
-def rank_scan(y: np.ndarray, width: int, cuts=(), at=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Standardised Mann-Whitney statistics ``z_k`` of every boundary ``k = 1..m-1`` (module docstring).
-
-    Parameters
-    ----------
-    y : numpy.ndarray
-        One summary per commit, in commit order (no NaN).
-    width : int
-        ``W``, the commits on each side.
-    cuts : array_like of int
-        Accepted change points (boundaries) that no window crosses.
-    at : array_like of int, optional
-        Only these boundaries (default all, ``1..m-1``).
-
-    Returns
-    -------
-    z, left, right : numpy.ndarray
-        The statistic (0 at the accepted change points themselves) and the commits on each side, one entry per
-        boundary ``k = 1..m-1`` (or per boundary of ``at``).
-    """
-    scan = RankScan(y, width, at)
-    for c in np.unique(np.asarray(cuts, dtype=int)):
-        scan.cut(int(c))
-    return scan.z()
-
-
 class RankScan:
     """The scans of one series at several widths, kept up to date as change points are accepted.
 
@@ -79,7 +53,6 @@ class RankScan:
     ``C[i, a + w - 1] - C[i, a - 1]``. Accepting a change point ``c`` zeroes the pairs that cross it (rows
     ``c - 2W + 1 .. c - 1`` of the band) and recomputes, for each width ``w``, the boundaries whose windows held
     such pairs (``c - w < k < c + w``): ``O(W^2)`` per change point instead of a new ``O(m W)`` scan.
-    :func:`rank_scan` is the same from scratch.
 
     Parameters
     ----------
@@ -135,8 +108,8 @@ class RankScan:
         self.cuts = sorted({*self.cuts, int(c)})
 
     def z(self, width: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``z, left, right`` of one width (the first by default) at the tested boundaries (:func:`rank_scan`'s
-        Returns).
+        """``z, left, right`` of one width (the first by default) at the tested boundaries: the standardised
+        statistic (0 at the accepted change points themselves) and the commits on each side.
 
         Parameters
         ----------

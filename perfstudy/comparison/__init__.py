@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from perfstudy.comparison._batch_checks import odd_batches, warmup_check
     from perfstudy.comparison._by_benchmark import benchmarks_as_versions
     from perfstudy.comparison._compare import Comparison, compare, format_comparison
-    from perfstudy.comparison._files import compare_columns, compare_go_files, compare_pyperf_files
+    from perfstudy.comparison._files import compare_columns, compare_go_files
     from perfstudy.comparison._intervals import (
         BLOCK_STATISTICS,
         CORRECTIONS,
@@ -45,7 +45,6 @@ _HOMES = {
     "format_comparison": "._compare",
     "Report": "._render",
     "compare_go_files": "._files",
-    "compare_pyperf_files": "._files",
     "compare_columns": "._files",
     "benchmarks_as_versions": "._by_benchmark",
     "odd_batches": "._batch_checks",
@@ -74,7 +73,6 @@ __all__ = [
     "format_comparison",
     "Report",
     "compare_go_files",
-    "compare_pyperf_files",
     "compare_columns",
     "benchmarks_as_versions",
     "odd_batches",

@@ -5,11 +5,9 @@ long as benchstat's whole run on 200 benchmarks. This path reads both files into
 (:func:`perfstudy.io.go.go_columns`), lays them out as :func:`compare` would (each file a version, A the
 first; each result line a batch; units converted; Go's ``Unit`` metadata), and compares them by the same
 :func:`perfstudy.comparison._suite.compare_suite`; the numbers are those of ``compare(read(base) + read(new))``
-(``tests/comparison/test_files.py`` holds the two equal). Two pyperf files go the same way
-(:func:`compare_pyperf_files`, from :func:`perfstudy.io.pyperf.pyperf_columns`): each run a batch, its warm-ups
-left out and counted, the values in the order :func:`compare` sorts them (by run, then position in the run).
-So do two hyperfine, Google Benchmark or JMH files (:func:`compare_columns`, from
-:func:`perfstudy.io.columns.file_columns`).
+(``tests/comparison/test_files.py`` holds the two equal). Two files of any JSON harness or tidy CSV go the same
+way (:func:`compare_columns`, from :func:`perfstudy.io.columns.file_columns`): warm-ups left out and counted, the
+values in the order :func:`compare` sorts them (by batch, then position in the batch).
 """
 
 from __future__ import annotations
@@ -87,47 +85,6 @@ def compare_go_files(
     clusters = len(set(files[0].batch.tolist()) | set(files[1].batch.tolist()))  # compare()'s nunique
     del files  # the suite holds what is compared: the files' columns go before the comparison's arrays come
     return _report(suite, (units, only_a, only_b, excluded), s, labels, clusters=clusters, rng=rng)
-
-
-def compare_pyperf_files(
-    base,
-    new,
-    *,
-    labels: tuple[str, str],
-    rng: Seed = None,
-    settings: CompareSettings | None = None,
-) -> Report:
-    """Compare two pyperf files without pandas: ``compare(df).report()`` for ``df`` the two files read
-    (:func:`perfstudy.io.read_pyperf`) and labelled by ``labels``, A first; the same numbers with the same ``rng``.
-
-    Parameters
-    ----------
-    base, new : str or path
-        pyperf JSON of versions A and B.
-    labels : tuple of str
-        What A and B are called (the command line uses the paths).
-    rng : None, int, SeedSequence or Generator
-    settings : CompareSettings, optional
-        As :func:`compare_go_files` takes them (default: compare's defaults).
-
-    Returns
-    -------
-    Report
-
-    Raises
-    ------
-    perfstudy.io.pyperf.PyperfColumnsError
-        A file that :func:`perfstudy.io.pyperf.pyperf_columns` does not read: compare the files read by
-        :func:`perfstudy.io.read_pyperf` with :func:`compare`, which refuses them by name or compares them.
-    """
-    from perfstudy.io.pyperf import pyperf_columns
-
-    _check_for_files(settings if settings is not None else CompareSettings())
-    _check_labels(labels)
-    for name, path in (("base", base), ("new", new)):
-        if not isinstance(path, (str, os.PathLike)):
-            raise TypeError(f"{name}={path!r}: expected the path of a pyperf file")
-    return compare_columns(pyperf_columns(base), pyperf_columns(new), labels=labels, rng=rng, settings=settings)
 
 
 def compare_columns(

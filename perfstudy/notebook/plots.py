@@ -36,7 +36,6 @@ from perfstudy._lib.checks import (
     check_text,
     check_tuple,
 )
-from perfstudy._lib.frames import each_row
 from perfstudy.capacity.peak_search import PeakSearch
 from perfstudy.design.model import VarianceComponents, check_components, clustered_standard_error
 from perfstudy.design.schedules import DESIGNS
@@ -51,7 +50,6 @@ __all__ = [
     "panel_grid",
     "plot_runs",
     "plot_run_order",
-    "plot_mean_intervals",
     "plot_comparison",
     "plot_clustered_se",
     "plot_design_standard_errors",
@@ -664,48 +662,6 @@ def _one_panel_margins(fig, ax, size) -> None:
     em = FontProperties(size=matplotlib.rcParams["ytick.labelsize"]).get_size_in_points() / 72
     left = 0.38 + 0.62 * em * max(map(len, labels))  # y label and the ticks' pads, then the widest tick label
     fig.subplots_adjust(left=left / width, right=1 - 0.15 / width, bottom=0.45 / height, top=1 - 0.3 / height)
-
-
-def plot_mean_intervals(table: pd.DataFrame):
-    """Per series: the naive interval of the mean (values as if independent), the interval from the
-    autocorrelation-corrected SE, and the median's distribution-free interval, relative to the mean.
-
-    Parameters
-    ----------
-    table : DataFrame
-        ``Analysis.table``.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-    """
-    check_frame(
-        "table",
-        table,
-        ("version", "benchmark"),
-        numeric=("mean", "naive_low", "naive_high", "corrected_low", "corrected_high", "median_low", "median_high"),
-    )
-    labels = [f"{r.benchmark} ({r.version})" for r in each_row(table)]
-    y = np.arange(len(table))
-    fig, ax = plt.subplots(figsize=(7, 0.45 * len(table) + 1.2))
-    mean = table["mean"].to_numpy(dtype=float)
-    for offset, (low, high, label, color) in zip(
-        (-0.2, 0.0, 0.2),
-        [
-            ("naive_low", "naive_high", "mean, naive SE", "tab:red"),
-            ("corrected_low", "corrected_high", "mean, corrected SE", "tab:blue"),
-            ("median_low", "median_high", "median (order statistics)", "tab:green"),
-        ],
-    ):
-        lo = 100 * (table[low].to_numpy(dtype=float) / mean - 1)
-        hi = 100 * (table[high].to_numpy(dtype=float) / mean - 1)
-        ax.hlines(y + offset, lo, hi, color=color, lw=3, label=label)
-    ax.axvline(0, color="black", lw=0.8)
-    ax.set_yticks(y, labels, fontsize="small")
-    ax.set_xlabel("interval relative to the mean (%)")
-    ax.legend(fontsize="x-small", loc="lower right")
-    fig.tight_layout()
-    return fig
 
 
 def plot_comparison(table: pd.DataFrame, *, threshold: float = 0.0):
