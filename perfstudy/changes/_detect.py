@@ -2,7 +2,7 @@
 
 The procedure, for the level and then for the spread:
 
-1. Scan every boundary at every width ``W`` in ``widths`` (``_scan.rank_scan``), the windows clipped at the
+1. Scan every boundary at every width ``W`` in ``widths`` (``_scan.RankScan``), the windows clipped at the
    change points accepted so far. A boundary's p-value is the two-sided normal tail of ``z_k`` times the number
    of boundaries and widths scanned (Bonferroni over the scan: valid for exchangeable commits, conservative
    because neighbouring windows overlap).
@@ -25,13 +25,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from perfstudy._lib.robust import MAD_SD
 from perfstudy._lib.tdist import norm_ppf
 from perfstudy.changes._scan import RankScan, boundary_counts, hodges_lehmann
 
 __all__ = ["Found", "find_changes", "interval", "window_bounds"]
 
-#: the robust SD of a normal sample from its median absolute deviation
-MAD_SD = 1.4826
 #: the most measurements on each side of a boundary in a scan of the spread
 SPREAD_POINTS = 384
 #: how far (commits) the L1 refinement may move a boundary from the scan's largest |z|

@@ -17,6 +17,7 @@ import numpy as np
 from perfstudy._lib.checks import check_executor, check_fraction, check_frame, check_int, check_real
 from perfstudy._lib.parallel import map_tasks
 from perfstudy._lib.result import Result
+from perfstudy._lib.robust import neighbour_noise
 from perfstudy._lib.tdist import norm_ppf
 from perfstudy._lib.types import Executor
 from perfstudy._lib.units import conversion_factor, higher_is_better
@@ -367,10 +368,7 @@ def commits_for_change(
 def noise_between_commits(y: np.ndarray) -> float:
     """The SD of commits about their level, robustly: ``1.4826 MAD`` of the differences of neighbouring commits,
     over ``sqrt 2`` (a change of level moves one difference, not the estimate). 0 for fewer than 3 commits."""
-    if y.size < 3:
-        return 0.0
-    diffs = np.diff(y)
-    return 1.4826 * float(np.median(np.abs(diffs - np.median(diffs)))) / math.sqrt(2)
+    return neighbour_noise(y)
 
 
 def _chunk(chunk: list, rng=None, *, settings: dict) -> list[list[dict]]:

@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 import warnings
 
+from perfstudy._lib.robust import MAD_SD
 from perfstudy.experiment._judge import _median
 
 __all__ = ["Interference", "SLOW_RATIO", "SLOW_SHARE", "DRIFT", "NOISY_ROUNDS", "FIRST_LOOK", "SLOT_GAP"]
@@ -113,7 +114,7 @@ class Interference:
             if len(logs) < FIRST_LOOK:
                 continue
             centre = _median(logs)
-            spread = 1.4826 * _median([abs(x - centre) for x in logs])
+            spread = MAD_SD * _median([abs(x - centre) for x in logs])
             cut = centre + max(math.log(SLOW_RATIO), 5 * spread)
             slow = sum(x > cut for x in logs) / len(logs)
             if slow >= SLOW_SHARE:

@@ -28,6 +28,7 @@ import pandas as pd
 
 from perfstudy._lib.checks import check_frame, check_int, check_names, check_real
 from perfstudy._lib.result import Result
+from perfstudy._lib.robust import neighbour_noise
 from perfstudy._lib.types import Seed
 from perfstudy.changes import history
 from perfstudy.io.datasets import load
@@ -71,10 +72,6 @@ def sap_frame() -> pd.DataFrame:
     return pd.concat(parts, ignore_index=True)
 
 
-def _robust_sigma(x: np.ndarray) -> float:
-    return 1.4826 * float(np.median(np.abs(np.diff(x)))) / math.sqrt(2)
-
-
 def _plant(
     values: np.ndarray,
     commits: np.ndarray,
@@ -94,7 +91,7 @@ def _plant(
     """
     y = np.log(values).astype(float)
     n = y.size
-    sigma = _robust_sigma(y)
+    sigma = neighbour_noise(y)
     starts = np.flatnonzero(np.r_[True, commits[1:] != commits[:-1]])
     inside = starts[(starts >= n // 4) & (starts < (3 * n) // 4)]
     at = int(rng.choice(inside)) if inside.size else n // 2
@@ -212,7 +209,7 @@ def _ruptures(values: np.ndarray, method: str) -> list[int]:
     import ruptures
 
     x = np.log(values).reshape(-1, 1)
-    sigma = max(_robust_sigma(x[:, 0]), 1e-12)
+    sigma = max(neighbour_noise(x[:, 0]), 1e-12)
     algo = ruptures.Pelt(model="l2", min_size=2) if method == "pelt" else ruptures.Binseg(model="l2", min_size=2)
     bkps = algo.fit(x).predict(pen=2 * sigma**2 * math.log(x.shape[0]))
     return [int(b) for b in bkps[:-1]]
