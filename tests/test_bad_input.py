@@ -364,6 +364,7 @@ def _valid(tmp):  # noqa: PLR0915 - one table
     from perfstudy.diagnostics import repetitions as confirm
     from perfstudy.diagnostics import variability as diagnostics
     from perfstudy.experiment import batches
+    from perfstudy.io.harnesses import HARNESSES
     from perfstudy.notebook import plots, records, report
     from perfstudy.stability import pt4cloud
 
@@ -435,6 +436,8 @@ def _valid(tmp):  # noqa: PLR0915 - one table
         "experiment.settings.check_combination": lambda: call(RunSettings(), {"A": ["true"], "B": ["true"]}),
         "io.detect_format": lambda: call(go_text(tmp)),
         "io.is_go_text": lambda: call(go_text(tmp)),
+        "io.harnesses.harness": lambda: call("go"),
+        "io.harnesses.Harness.read": lambda: call(HARNESSES["go"], go_text(tmp)),
         "comparison.compare": lambda: call(runs_frame(), replicates=99, rng=0),
         "experiment.batches.command_argv": lambda: call("true --x"),
         "experiment.batches.command_text": lambda: call(("true", "a b")),

@@ -30,16 +30,6 @@ def test_readme_opens_with_the_two_commands():
     assert [line.split("#")[0].strip() for line in first_block.strip().splitlines()] == ["make report", "make test"]
 
 
-def test_readme_lists_every_input_format_with_its_batch():
-    from perfstudy.io import FORMATS
-
-    text = README.read_text()
-    rows = re.findall(r"^\| `([a-z_]+)`(?:, `([a-z_]+)`)? \|(.*)\|(.*)\|$", text, flags=re.M)
-    listed = {name for row in rows for name in row[:2] if name}
-    assert listed == set(FORMATS) - {"auto"}
-    assert all(row[3].strip() for row in rows)  # each says what counts as a batch
-
-
 def test_readme_documents_every_field_of_the_compare_json():
     """The JSON schema in the README names every field `perfstudy compare --format json` writes."""
     import json

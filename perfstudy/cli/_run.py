@@ -11,6 +11,7 @@ from perfstudy._lib.defaults import shown
 from perfstudy.cli._common import format_option, in_help, in_options
 from perfstudy.cli._common import one_line as _one_line
 from perfstudy.comparison.running import RULES, rules_help
+from perfstudy.io.harnesses import MEASURED_FORMATS
 
 
 def add_parser(commands) -> None:
@@ -88,8 +89,7 @@ def add_parser(commands) -> None:
         "--measure",
         default=None,
         help="time (the command's wall-clock time, default) or the format the command prints "
-        "(go, pyperf, google_benchmark, hyperfine, jmh, criterion, pytest_benchmark, asv): one round then "
-        "yields many benchmarks",
+        f"({', '.join(MEASURED_FORMATS)}): one round then yields many benchmarks",
     )
     experiment.add_argument(
         "--timeout",

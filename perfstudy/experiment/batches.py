@@ -36,7 +36,8 @@ from typing import Literal, cast, get_args
 
 from perfstudy._lib.result import Result
 
-#: how a batch's values are measured: the process's wall-clock time, or its output read in a format
+#: how a batch's values are measured: the process's wall-clock time, or its output read in a format of
+#: :data:`perfstudy.io.MEASURED_FORMATS` (the harnesses' registry; a test holds the two equal)
 Measure = Literal[
     "time", "pyperf", "hyperfine", "google_benchmark", "jmh", "go", "criterion", "pytest_benchmark", "asv"
 ]

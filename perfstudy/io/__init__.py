@@ -11,24 +11,28 @@ from perfstudy._lib.lazy import lazy_exports
 if TYPE_CHECKING:
     from perfstudy.io._detect import detect_format, is_go_text
     from perfstudy.io._file_columns import file_columns
-    from perfstudy.io._formats import FORMATS, Format
     from perfstudy.io._json import MalformedFileError
     from perfstudy.io._read import COLUMNS, read, read_google_benchmark, read_hyperfine, read_jmh, read_pyperf
     from perfstudy.io.asv import read_asv
     from perfstudy.io.benchmarkdotnet import read_benchmarkdotnet
-    from perfstudy.io.columns import COLUMN_FORMATS, ColumnsError, FileColumns, rows_columns
+    from perfstudy.io.columns import ColumnsError, FileColumns, rows_columns
     from perfstudy.io.criterion import read_criterion
     from perfstudy.io.go import read_go
+    from perfstudy.io.harnesses import COLUMN_FORMATS, FORMATS, HARNESSES, MEASURED_FORMATS, Format, Harness, harness
     from perfstudy.io.pyperf import PyperfColumns, PyperfColumnsError, pyperf_columns
     from perfstudy.io.pytest_benchmark import read_pytest_benchmark
 
 _HOMES = {
-    "Format": "._formats",
+    "Format": ".harnesses",
+    "Harness": ".harnesses",
+    "HARNESSES": ".harnesses",
+    "MEASURED_FORMATS": ".harnesses",
+    "harness": ".harnesses",
     "detect_format": "._detect",
     "is_go_text": "._detect",
     "MalformedFileError": "._json",
     "COLUMNS": "._read",
-    "FORMATS": "._formats",
+    "FORMATS": ".harnesses",
     "read": "._read",
     "read_pyperf": "._read",
     "read_hyperfine": "._read",
@@ -38,7 +42,7 @@ _HOMES = {
     "pyperf_columns": ".pyperf",
     "PyperfColumns": ".pyperf",
     "PyperfColumnsError": ".pyperf",
-    "COLUMN_FORMATS": ".columns",
+    "COLUMN_FORMATS": ".harnesses",
     "ColumnsError": ".columns",
     "FileColumns": ".columns",
     "file_columns": "._file_columns",
@@ -51,6 +55,10 @@ _HOMES = {
 __getattr__, __dir__ = lazy_exports(__name__, _HOMES)
 __all__ = [
     "Format",
+    "Harness",
+    "HARNESSES",
+    "MEASURED_FORMATS",
+    "harness",
     "detect_format",
     "is_go_text",
     "MalformedFileError",

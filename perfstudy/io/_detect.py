@@ -8,44 +8,18 @@ import re
 from pathlib import Path
 from typing import Any, cast
 
-from perfstudy.io._formats import Format
 from perfstudy.io._json import _read_json
+from perfstudy.io.harnesses import HARNESSES, Format
 
 __all__ = ["detect_format", "is_go_text"]
 
 
-def _first(items) -> dict | None:
-    return items[0] if isinstance(items, list) and items and isinstance(items[0], dict) else None
+def _json_shapes() -> dict:
+    """The shape of each JSON harness's files (:data:`perfstudy.io.harnesses.HARNESSES`): a file must match exactly
+    one."""
+    return {h.name: h.shape for h in HARNESSES.values() if h.shape is not None}
 
 
-#: The shape of each JSON format: a file must match exactly one.
-_JSON_SHAPES = {
-    "jmh": lambda d: isinstance(d, list) and "primaryMetric" in (_first(d) or {}),
-    "google_benchmark": lambda d: (
-        isinstance(d, dict) and isinstance(d.get("benchmarks"), list) and isinstance(d.get("context"), dict)
-    ),
-    "pyperf": lambda d: (
-        isinstance(d, dict)
-        and isinstance(d.get("benchmarks"), list)
-        and "runs" in (_first(d["benchmarks"]) or {"runs": None})
-    ),
-    "hyperfine": lambda d: (
-        isinstance(d, dict)
-        and isinstance(d.get("results"), list)
-        and "command" in (_first(d["results"]) or {"command": None})
-    ),
-    "pytest_benchmark": lambda d: (
-        isinstance(d, dict)
-        and isinstance(d.get("benchmarks"), list)
-        and "machine_info" in d
-        and "stats" in (_first(d["benchmarks"]) or {"stats": None})
-    ),
-    "asv": lambda d: isinstance(d, dict) and isinstance(d.get("results"), dict) and "commit_hash" in d,
-    "benchmarkdotnet": lambda d: isinstance(d, dict) and isinstance(d.get("Benchmarks"), list),
-    "criterion": lambda d: (
-        isinstance(d, dict) and isinstance(d.get("iters"), list) and isinstance(d.get("times"), list)
-    ),
-}
 _GO_LINE = re.compile(r"^Benchmark\S*\s+\d+\s+\S+\s+\S+", re.MULTILINE)
 _CRITERION_CSV = {"group", "function", "sample_measured_value", "iteration_count"}
 
@@ -58,7 +32,7 @@ def _detect(data) -> str | None:
     ValueError
         The shape is that of two formats (naming both).
     """
-    found = [name for name, shape in _JSON_SHAPES.items() if shape(data)]
+    found = [name for name, shape in _json_shapes().items() if shape(data)]
     if len(found) > 1:
         raise ValueError(
             f"the file matches more than one format ({' and '.join(found)}); say which with format= "
@@ -102,8 +76,8 @@ def _detect_path(path: Path) -> tuple[Format, Any]:
         found = _detect(data)
         if found is None:
             raise ValueError(
-                f"{path}: unknown format: JSON of no known shape (pyperf, hyperfine, Google Benchmark, JMH, pytest-benchmark, "
-                "asv, BenchmarkDotNet, criterion); say which with format= (--input-format on the command line)"
+                f"{path}: unknown format: JSON of no known shape ({', '.join(_json_shapes())}); say which with format= "
+                "(--input-format on the command line)"
             )
         return cast(Format, found), data
     if kind is None:

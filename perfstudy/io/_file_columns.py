@@ -4,6 +4,7 @@ parse, or :class:`perfstudy.io.columns.ColumnsError` for :func:`perfstudy.io.rea
 
 from __future__ import annotations
 
+import importlib
 import math
 import os
 from dataclasses import replace
@@ -11,12 +12,10 @@ from pathlib import Path
 
 import numpy as np
 
-from perfstudy.io.columns import COLUMN_FORMATS, ColumnsError, FileColumns, _number, rows_columns
+from perfstudy.io.columns import ColumnsError, FileColumns, _number, rows_columns
+from perfstudy.io.harnesses import HARNESSES
 
 __all__ = ["file_columns"]
-
-#: the formats whose every value came from one process (their readers' ``process`` column is 0 on every row)
-_ONE_PROCESS = frozenset(("pytest_benchmark", "criterion"))
 
 
 def file_columns(path, format: str = "auto") -> FileColumns:
@@ -50,12 +49,12 @@ def file_columns(path, format: str = "auto") -> FileColumns:
 
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"path={path!r}: expected the path of a file")
-    if format not in ("auto", *COLUMN_FORMATS):
+    if format != "auto" and not _read_here(format):
         raise ColumnsError(f"format={format!r}: read by perfstudy.io.read")
-    if format == "csv" or (format == "auto" and Path(path).is_file() and _kind(Path(path)) == "csv"):
-        from perfstudy.io._csv_columns import csv_columns
-
-        return csv_columns(path)
+    if format == "auto" and Path(path).is_file() and _kind(Path(path)) == "csv":
+        format = "csv"
+    if format != "auto" and HARNESSES[format].kind == "table":
+        return _columns_of(HARNESSES[format], None, path)
     try:
         data = _read_json(path, "benchmark")
         shape = _detect(data)
@@ -63,50 +62,104 @@ def file_columns(path, format: str = "auto") -> FileColumns:
         raise
     except (ValueError, OSError, EOFError) as error:  # not JSON, or two formats' shape: read() says so
         raise ColumnsError(f"source: {error}") from None
-    if shape not in COLUMN_FORMATS or format not in ("auto", shape):
+    if shape is None or not _read_here(shape) or format not in ("auto", shape):
         raise ColumnsError(f"source: a {shape or 'file of no known shape'}, not one read here as {format}")
-    if shape == "pyperf":
-        from perfstudy.io.pyperf import pyperf_columns
+    return _columns_of(HARNESSES[shape], data, path)
 
-        return pyperf_columns(data)
+
+def _read_here(name) -> bool:
+    """Whether the harness ``name`` has a columns function (:data:`perfstudy.io.harnesses.HARNESSES`)."""
+    return isinstance(name, str) and name in HARNESSES and HARNESSES[name].columns is not None
+
+
+def _columns_of(found, data, path) -> FileColumns:
+    """The harness's columns function (:attr:`perfstudy.io.harnesses.Harness.columns`) on the parsed file."""
+    module, name = found.columns.split(":")
+    return getattr(importlib.import_module(module), name)(data, path)
+
+
+def _rows_file_columns(rows_of, data, *, repeats: bool = False, one_process: bool = False) -> FileColumns:
+    """Columns from a reader's own rows (``rows_of(data)`` gives ``(rows, extra, attrs)``), its default options;
+    a file the reader refuses goes to :func:`perfstudy.io.read`, which refuses it in its own words."""
     try:
-        rows, tool = _parsed_rows(shape, data, path)
+        rows, _, attrs = rows_of(data)
+    except ColumnsError:
+        raise
     except Exception as error:  # noqa: BLE001 - the reader refuses the file in its own words on the general path
         raise ColumnsError(f"source: {type(error).__name__}") from None
-    columns = rows_columns(rows, tool=tool, repeats=shape == "jmh", one_process=shape in _ONE_PROCESS)
-    return _in_launch_order(columns) if shape == "benchmarkdotnet" else columns
+    return rows_columns(rows, tool=attrs["tool"], repeats=repeats, one_process=one_process)
 
 
-def _parsed_rows(shape: str, data, path) -> tuple[list, str]:
-    """The reader's rows of the file (its own parse, with its default options) and its tool's name."""
-    from perfstudy.io import _rows
+def _pyperf_file_columns(data, path) -> FileColumns:
+    """pyperf's columns (:func:`perfstudy.io.pyperf.pyperf_columns`)."""
+    from perfstudy.io.pyperf import pyperf_columns
 
-    if shape == "hyperfine":
-        rows, _, attrs = _rows.hyperfine_rows(data)
-    elif shape == "google_benchmark":
-        rows, _, attrs = _rows.google_benchmark_rows(data, time="real_time", errors="raise")
-    elif shape == "jmh":
-        rows, _, attrs = _rows.jmh_rows(data, metric=None)
-    elif shape == "pytest_benchmark":
-        from perfstudy.io.pytest_benchmark import _pytest_benchmark_rows
+    return pyperf_columns(data)
 
-        rows, _, attrs = _pytest_benchmark_rows(data)
-    elif shape == "benchmarkdotnet":
-        from perfstudy.io.benchmarkdotnet import _benchmarkdotnet_rows
 
-        rows, _, attrs = _benchmarkdotnet_rows(data, stage="Result")
-    elif shape == "asv":
-        from perfstudy.io.asv import _asv_rows
+def _hyperfine_columns(data, path) -> FileColumns:
+    """hyperfine's columns, from its reader's rows."""
+    from perfstudy.io._rows import hyperfine_rows
 
-        rows, _, attrs = _asv_rows(data)
+    return _rows_file_columns(hyperfine_rows, data)
+
+
+def _google_benchmark_columns(data, path) -> FileColumns:
+    """Google Benchmark's columns (real time, errors raised: its reader's defaults), from its reader's rows."""
+    from perfstudy.io._rows import google_benchmark_rows
+
+    return _rows_file_columns(lambda d: google_benchmark_rows(d, time="real_time", errors="raise"), data)
+
+
+def _jmh_columns(data, path) -> FileColumns:
+    """JMH's columns (its primary metric; a histogram's values repeat), from its reader's rows."""
+    from perfstudy.io._rows import jmh_rows
+
+    return _rows_file_columns(lambda d: jmh_rows(d, metric=None), data, repeats=True)
+
+
+def _pytest_benchmark_columns(data, path) -> FileColumns:
+    """pytest-benchmark's columns (one process a side), from its reader's rows."""
+    from perfstudy.io.pytest_benchmark import _pytest_benchmark_rows
+
+    return _rows_file_columns(_pytest_benchmark_rows, data, one_process=True)
+
+
+def _benchmarkdotnet_columns(data, path) -> FileColumns:
+    """BenchmarkDotNet's columns (its result stage), in its reader's order, from its reader's rows."""
+    from perfstudy.io.benchmarkdotnet import _benchmarkdotnet_rows
+
+    return _in_launch_order(_rows_file_columns(lambda d: _benchmarkdotnet_rows(d, stage="Result"), data))
+
+
+def _asv_columns(data, path) -> FileColumns:
+    """asv's columns, from its reader's rows; a start time out of pandas' dates goes to ``read``."""
+    from perfstudy.io.asv import _asv_rows
+
+    def rows_of(d):
+        rows, extra, attrs = _asv_rows(d)
         if not all(_epoch_ms(row["timestamp"]) for row in rows):
             raise ColumnsError("source: a start time that is not a date pandas holds")
-        rows = [dict(row, timestamp=None) for row in rows]  # a number of ms, not a date's text
-    else:
-        from perfstudy.io.criterion import _sample_file_rows
+        return [dict(row, timestamp=None) for row in rows], extra, attrs  # a number of ms, not a date's text
 
-        return _sample_file_rows(Path(path), data), "criterion"  # the JSON parsed once, to tell its shape
-    return rows, attrs["tool"]
+    return _rows_file_columns(rows_of, data)
+
+
+def _criterion_columns(data, path) -> FileColumns:
+    """One criterion ``sample.json``'s columns (one process a side), from its reader's rows: the JSON parsed once,
+    to tell its shape, and the path for the files beside it."""
+    from perfstudy.io.criterion import _sample_file_rows
+
+    return _rows_file_columns(
+        lambda d: (_sample_file_rows(Path(path), d), [], {"tool": "criterion"}), data, one_process=True
+    )
+
+
+def _csv_file_columns(data, path) -> FileColumns:
+    """A tidy CSV's columns (:func:`perfstudy.io._csv_columns.csv_columns`)."""
+    from perfstudy.io._csv_columns import csv_columns
+
+    return csv_columns(path)
 
 
 def _epoch_ms(value) -> bool:

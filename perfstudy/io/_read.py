@@ -35,14 +35,13 @@ import pandas as pd
 from perfstudy._lib.checks import check_bool, check_choice
 from perfstudy._lib.frames import float_values, numeric_column
 from perfstudy.io._detect import _detect_path
-from perfstudy.io._formats import FORMATS, Format
 from perfstudy.io._json import MalformedFileError, _entries, _mapping, _read_json, _reader, _require, _sequence
 from perfstudy.io._rows import google_benchmark_rows, hyperfine_rows, jmh_rows
 from perfstudy.io._values import left_out, not_finite
+from perfstudy.io.harnesses import FORMATS, HARNESSES, Format
 
 __all__ = [
     "COLUMNS",
-    "FORMATS",
     "read",
     "read_pyperf",
     "read_hyperfine",
@@ -286,24 +285,6 @@ def read_jmh(source, *, metric: str | None = None, dropna: bool = False) -> pd.D
     return _frame(rows, extra, attrs, dropna)
 
 
-#: Where each reader beyond the first four lives (imported when first used).
-_LAZY = {
-    "read_go": "perfstudy.io.go",
-    "read_criterion": "perfstudy.io.criterion",
-    "read_pytest_benchmark": "perfstudy.io.pytest_benchmark",
-    "read_asv": "perfstudy.io.asv",
-    "read_benchmarkdotnet": "perfstudy.io.benchmarkdotnet",
-}
-
-
-def __getattr__(name: str):
-    if name in _LAZY:
-        import importlib
-
-        return getattr(importlib.import_module(_LAZY[name]), name)
-    raise AttributeError(f"module 'perfstudy.io' has no attribute {name!r}")
-
-
 def read(path: str | os.PathLike, format: Format = "auto", *, dropna: bool = False) -> pd.DataFrame:
     """Read any benchmark file perfstudy knows into the tidy schema, detecting its format.
 
@@ -355,37 +336,33 @@ def read(path: str | os.PathLike, format: Format = "auto", *, dropna: bool = Fal
     data = None
     if format == "auto":
         format, data = _detect_path(path)
-    if format in ("csv", "parquet"):
-        if format == "parquet":
-            try:
-                frame = pd.read_parquet(path)
-            except ImportError as error:
-                raise ValueError(f"{path}: reading parquet needs pyarrow (pip install pyarrow)") from error
-        else:
-            try:
-                frame = pd.read_csv(path)
-            except (UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as error:
-                raise MalformedFileError(f"path: {path}: not a CSV table ({' '.join(str(error).split())})") from None
-        if "value" not in frame.columns:
-            raise MalformedFileError(
-                f"path: {path} is a tidy table without a 'value' column; it has {list(frame.columns)}"
-            )
-        if frame.empty:
-            raise MalformedFileError(f"path: {path} has a header ({list(frame.columns)}) and no rows: no measurements")
-        frame = _finite_values(frame, dropna, where=f"path: {path}")
-        frame.attrs["format"] = format
-        return frame
-    readers = {
-        "pyperf": read_pyperf,
-        "hyperfine": read_hyperfine,
-        "google_benchmark": read_google_benchmark,
-        "jmh": read_jmh,
-    }
-    if format in readers:
-        frame = readers[format](_read_json(path, format) if data is None else data, dropna=dropna)
-    else:
-        # criterion's sample.json is read by path: its name is in benchmark.json beside it
-        source = path if data is None or format == "criterion" else data
-        frame = __getattr__(f"read_{format}")(source, dropna=dropna)
+    found = HARNESSES[format]
+    frame = found.read(path if data is None or found.by_path else data, dropna=dropna)
     frame.attrs["format"] = format
     return frame
+
+
+def _read_csv_table(path, *, dropna: bool = False) -> pd.DataFrame:
+    """A tidy CSV table (the ``csv`` harness's reader)."""
+    try:
+        frame = pd.read_csv(path)
+    except (UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as error:
+        raise MalformedFileError(f"path: {path}: not a CSV table ({' '.join(str(error).split())})") from None
+    return _tidy_table(frame, path, dropna)
+
+
+def _read_parquet_table(path, *, dropna: bool = False) -> pd.DataFrame:
+    """A tidy Parquet table (the ``parquet`` harness's reader)."""
+    try:
+        frame = pd.read_parquet(path)
+    except ImportError as error:
+        raise ValueError(f"{path}: reading parquet needs pyarrow (pip install pyarrow)") from error
+    return _tidy_table(frame, path, dropna)
+
+
+def _tidy_table(frame: pd.DataFrame, path, dropna: bool) -> pd.DataFrame:
+    if "value" not in frame.columns:
+        raise MalformedFileError(f"path: {path} is a tidy table without a 'value' column; it has {list(frame.columns)}")
+    if frame.empty:
+        raise MalformedFileError(f"path: {path} has a header ({list(frame.columns)}) and no rows: no measurements")
+    return _finite_values(frame, dropna, where=f"path: {path}")

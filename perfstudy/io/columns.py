@@ -33,20 +33,8 @@ import numpy as np
 from perfstudy._lib.checks import check_bool, check_text
 from perfstudy._lib.result import Result
 
-__all__ = ["COLUMN_FORMATS", "ColumnsError", "FileColumns", "rows_columns"]
+__all__ = ["ColumnsError", "FileColumns", "rows_columns"]
 
-#: the formats :func:`file_columns` reads
-COLUMN_FORMATS = (
-    "pyperf",
-    "hyperfine",
-    "google_benchmark",
-    "jmh",
-    "pytest_benchmark",
-    "benchmarkdotnet",
-    "asv",
-    "criterion",
-    "csv",
-)
 
 #: the columns of a count the readers refuse below 1 (:func:`perfstudy.io._read._check_counts`)
 _COUNTS = ("iterations", "operations", "loops", "inner_loops")

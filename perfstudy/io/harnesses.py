@@ -1,0 +1,246 @@
+"""The harnesses whose files perfstudy reads, one record each, in one registry (:data:`HARNESSES`).
+
+A :class:`Harness` says how its files are told apart (the shape of its JSON, or its kind of file), which reader
+gives its DataFrame, which function gives its columns without pandas (or none: such a file is read by
+:func:`perfstudy.io.read`), whether its file holds one process's values a version, whether ``perfstudy run
+--measure`` can read a command's output in it, and what the README says of it. :func:`perfstudy.io.read`,
+:func:`perfstudy.io.detect_format`, :func:`perfstudy.io.file_columns`, ``run --measure`` and the README's table read
+these records; nothing else lists the formats.
+
+Adding a format is a record here, its name in :data:`Format` (the signatures' Literal, held to the registry by
+test), its reader and its tests. No pandas and no reader is imported here: the readers are named, and imported when
+a file is read.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal, get_args
+
+from perfstudy._lib.result import Result
+
+__all__ = ["Harness", "HARNESSES", "Format", "FORMATS", "COLUMN_FORMATS", "MEASURED_FORMATS", "harness"]
+
+
+def _first(items) -> dict | None:
+    return items[0] if isinstance(items, list) and items and isinstance(items[0], dict) else None
+
+
+@dataclass(frozen=True)
+class Harness(Result):
+    """One harness's files.
+
+    Attributes
+    ----------
+    name : str
+        The format's name (``read(format=)``, ``--input-format``).
+    writes : str
+        The file, as the README's table says it: which command or option writes it.
+    batch : str
+        What counts as a batch of its values, as the README's table says it.
+    reader : str
+        ``"module:function"`` of its DataFrame reader, called with the parsed JSON (or the path, see ``by_path``)
+        and ``dropna=``.
+    kind : {"json", "text", "table", "directory"}
+        What its files are.
+    shape : callable or None
+        For a JSON harness: whether parsed JSON is this harness's (detection: a file must match exactly one).
+    by_path : bool
+        The reader takes the path, not the parsed JSON (criterion reads the files beside its ``sample.json``).
+    columns : str or None
+        ``"module:function"`` giving :class:`perfstudy.io.columns.FileColumns` of ``(data, path)`` without pandas;
+        None where :func:`perfstudy.io.read` reads it alone.
+    one_process : bool
+        Every value of a file came from one process (its reader's ``process`` column is 0 throughout).
+    measured : bool
+        ``perfstudy run --measure`` reads a command's standard output in this format.
+    """
+
+    name: str
+    writes: str
+    batch: str
+    reader: str
+    kind: Literal["json", "text", "table", "directory"] = "json"
+    shape: Callable[[Any], bool] | None = None
+    by_path: bool = False
+    columns: str | None = None
+    one_process: bool = False
+    measured: bool = False
+
+    def read(self, source, *, dropna: bool = False):
+        """Its file's DataFrame, by its reader (``source``: a path, or the parsed JSON; see ``by_path``).
+
+        Parameters
+        ----------
+        source : path or parsed JSON
+        dropna : bool
+        """
+        return _function(self.reader)(source, dropna=dropna)
+
+
+def _function(where: str):
+    module, name = where.split(":")
+    return getattr(importlib.import_module(module), name)
+
+
+#: every harness, by name, in the order of :data:`FORMATS`
+HARNESSES: dict[str, Harness] = {
+    h.name: h
+    for h in (
+        Harness(
+            "pyperf",
+            "`pyperf ... -o file.json` (also `.json.gz`)",
+            "a worker process",
+            "perfstudy.io._read:read_pyperf",
+            shape=lambda d: (
+                isinstance(d, dict)
+                and isinstance(d.get("benchmarks"), list)
+                and "runs" in (_first(d["benchmarks"]) or {"runs": None})
+            ),
+            columns="perfstudy.io._file_columns:_pyperf_file_columns",
+            measured=True,
+        ),
+        Harness(
+            "hyperfine",
+            "`hyperfine --export-json`",
+            "a run (each is a fresh process)",
+            "perfstudy.io._read:read_hyperfine",
+            shape=lambda d: (
+                isinstance(d, dict)
+                and isinstance(d.get("results"), list)
+                and "command" in (_first(d["results"]) or {"command": None})
+            ),
+            columns="perfstudy.io._file_columns:_hyperfine_columns",
+            measured=True,
+        ),
+        Harness(
+            "google_benchmark",
+            "`--benchmark_format=json` / `--benchmark_out`",
+            "a repetition (`--benchmark_repetitions`)",
+            "perfstudy.io._read:read_google_benchmark",
+            shape=lambda d: (
+                isinstance(d, dict) and isinstance(d.get("benchmarks"), list) and isinstance(d.get("context"), dict)
+            ),
+            columns="perfstudy.io._file_columns:_google_benchmark_columns",
+            measured=True,
+        ),
+        Harness(
+            "jmh",
+            "`-rf json`",
+            "a fork",
+            "perfstudy.io._read:read_jmh",
+            shape=lambda d: isinstance(d, list) and "primaryMetric" in (_first(d) or {}),
+            columns="perfstudy.io._file_columns:_jmh_columns",
+            measured=True,
+        ),
+        Harness(
+            "go",
+            "`go test -bench . -count N` output; configuration lines (`goos:`, `pkg:`, `note:` ...) become columns, "
+            "`Unit ... assume=exact better=higher` lines are honoured, each further metric on a line (`B/op`, "
+            "`allocs/op`, `MB/s`) is a benchmark of its own",
+            "each result line (one run of the benchmark function)",
+            "perfstudy.io.go:read_go",
+            kind="text",
+            by_path=True,
+            measured=True,
+        ),
+        Harness(
+            "criterion",
+            "`target/criterion` (every `*/new/sample.json`), one `sample.json`, or `raw.csv`",
+            "a sample (all samples share one process)",
+            "perfstudy.io.criterion:read_criterion",
+            kind="directory",
+            shape=lambda d: (
+                isinstance(d, dict) and isinstance(d.get("iters"), list) and isinstance(d.get("times"), list)
+            ),
+            by_path=True,
+            columns="perfstudy.io._file_columns:_criterion_columns",
+            one_process=True,
+            measured=True,
+        ),
+        Harness(
+            "pytest_benchmark",
+            "`--benchmark-json`, or `--benchmark-save` with `--benchmark-save-data`",
+            "a round (all rounds share one process)",
+            "perfstudy.io.pytest_benchmark:read_pytest_benchmark",
+            shape=lambda d: (
+                isinstance(d, dict)
+                and isinstance(d.get("benchmarks"), list)
+                and "machine_info" in d
+                and "stats" in (_first(d["benchmarks"]) or {"stats": None})
+            ),
+            columns="perfstudy.io._file_columns:_pytest_benchmark_columns",
+            one_process=True,
+            measured=True,
+        ),
+        Harness(
+            "asv",
+            "`asv run --record-samples` result files",
+            "a sample (asv does not record which of its processes took it)",
+            "perfstudy.io.asv:read_asv",
+            shape=lambda d: isinstance(d, dict) and isinstance(d.get("results"), dict) and "commit_hash" in d,
+            columns="perfstudy.io._file_columns:_asv_columns",
+            measured=True,
+        ),
+        Harness(
+            "benchmarkdotnet",
+            "the full JSON export (`*-report-full.json`)",
+            "a launch (`LaunchIndex`, a process); warm-up iterations are flagged and left out",
+            "perfstudy.io.benchmarkdotnet:read_benchmarkdotnet",
+            shape=lambda d: isinstance(d, dict) and isinstance(d.get("Benchmarks"), list),
+            columns="perfstudy.io._file_columns:_benchmarkdotnet_columns",
+        ),
+        Harness(
+            "csv",
+            "a tidy table with `value` (and `benchmark`, `batch`, `unit`, ...)",
+            "the `batch` column (`--cluster` names another)",
+            "perfstudy.io._read:_read_csv_table",
+            kind="table",
+            by_path=True,
+            columns="perfstudy.io._file_columns:_csv_file_columns",
+        ),
+        Harness(
+            "parquet",
+            "a tidy table with `value` (and `benchmark`, `batch`, `unit`, ...)",
+            "the `batch` column (`--cluster` names another)",
+            "perfstudy.io._read:_read_parquet_table",
+            kind="table",
+            by_path=True,
+        ),
+    )
+}
+
+#: what :func:`perfstudy.io.read` accepts for ``format``; "auto" detects it from the content
+Format = Literal[
+    "auto",
+    "pyperf",
+    "hyperfine",
+    "google_benchmark",
+    "jmh",
+    "go",
+    "criterion",
+    "pytest_benchmark",
+    "asv",
+    "benchmarkdotnet",
+    "csv",
+    "parquet",
+]
+FORMATS: tuple[str, ...] = get_args(Format)
+#: the formats :func:`perfstudy.io.file_columns` reads without pandas
+COLUMN_FORMATS: tuple[str, ...] = tuple(h.name for h in HARNESSES.values() if h.columns)
+#: the formats ``perfstudy run --measure`` reads a command's output in
+MEASURED_FORMATS: tuple[str, ...] = tuple(h.name for h in HARNESSES.values() if h.measured)
+
+
+def harness(name: str) -> Harness:
+    """The harness called ``name`` (a key of :data:`HARNESSES`).
+
+    Parameters
+    ----------
+    name : str
+    """
+    from perfstudy._lib.checks import check_choice
+
+    return HARNESSES[check_choice("name", name, tuple(HARNESSES))]
