@@ -34,6 +34,7 @@ from support.walk import CALLABLES
 from perfstudy import PERFLAB_ENDPOINTS, CostModel, VarianceComponents
 from perfstudy.changes import HistorySettings
 from perfstudy.comparison import CompareSettings
+from perfstudy.experiment.bisect_settings import BisectSettings
 from perfstudy.experiment.settings import RunSettings
 
 E1 = PERFLAB_ENDPOINTS[1]
@@ -430,6 +431,8 @@ def _valid(tmp):  # noqa: PLR0915 - one table
         "comparison.settings.CompareSettings.replace": lambda: call(CompareSettings(), threshold=0.1),
         "experiment.settings.RunSettings.option": lambda: call(RunSettings(spelling="cli"), "max_rounds"),
         "experiment.settings.RunSettings.record": lambda: call(RunSettings()),
+        "experiment.bisect_settings.BisectSettings.step": lambda: call(BisectSettings(), 0.99),
+        "experiment.bisect_settings.BisectSettings.record": lambda: call(BisectSettings(statistic="min")),
         "experiment.settings.RunSettings.fresh": lambda: call(RunSettings()),
         "experiment.settings.RunSettings.replace": lambda: call(RunSettings(), values=5),
         "experiment.settings.RunSettings.resumed": lambda: call(RunSettings(), {"threshold": 0.05}, "runs.csv"),

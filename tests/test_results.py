@@ -126,6 +126,9 @@ def _make(name):  # noqa: C901 - one branch a class, read as a table
             threshold="2%"
         ),
         "changes.HistorySettings": lambda: importlib.import_module("perfstudy.changes").HistorySettings(threshold="2%"),
+        "experiment.bisect_settings.BisectSettings": lambda: importlib.import_module(
+            "perfstudy.experiment.bisect_settings"
+        ).BisectSettings(threshold="10%", max_time="1m"),
         "experiment.settings.RunSettings": lambda: importlib.import_module("perfstudy.experiment").RunSettings(
             values=5
         ),

@@ -50,6 +50,14 @@ _TABLE = {
         "each batch's median: in a real contended trial the right sign in 0.98 of rounds, the mean in 0.93",
     ),
     ("run", "rule"): Default("sign", "the sign sequence needs only a median change per round, whatever the load does"),
+    ("bisect", "threshold"): Default(
+        0.05,
+        "as run, whose runs are its steps: a step must tell a change beyond 5% from none, and at 5% an A/A step "
+        "decides in tens of rounds on a quiet machine",
+    ),
+    ("bisect", "confidence"): Default(0.95, "of the bisect as a whole: Bonferroni over the steps it can take"),
+    ("bisect", "max_rounds"): Default(200, "each step's budget, so that an undecided step ends and says so"),
+    ("bisect", "seed"): Default(0, "a bisect repeats its steps' orders (seed + step) unless asked not to"),
     ("history", "threshold"): Default(
         0.01,
         "history looks for any change of level a commit made, including small ones a series can resolve over "

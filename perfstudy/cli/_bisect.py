@@ -6,7 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from perfstudy.cli._common import format_option, in_options
+from perfstudy._lib.defaults import default, shown
+from perfstudy.cli._common import format_option, in_help, in_options
 from perfstudy.cli._common import one_line as _one_line
 from perfstudy.comparison.running import RULES, rules_help
 
@@ -16,9 +17,8 @@ _OPTIONS = {"threshold": "--threshold", "confidence": "--confidence", "max_round
             "a": "--command", "b": "--command", "statistic": "--statistic", "rule": "--rule", "duet": "--duet",
             "values": "--values", "warmup": "--warmup", "timeout": "--timeout",
             "prepare": "--prepare", "setup": "--setup", "cleanup": "--cleanup"}  # fmt: skip
-#: the options every step's run takes, as the run's arguments
-_RUN_OPTIONS = ("statistic", "rule", "metric", "duet", "values", "warmup", "timeout", "shell", "prepare", "setup",
-                "cleanup")  # fmt: skip
+#: the bisect's own settings that the command line gives when typed (the rest: the table of defaults')
+_BISECT = ("threshold", "confidence", "max_rounds", "max_time")
 
 
 def add_parser(commands) -> None:
@@ -45,16 +45,29 @@ def add_parser(commands) -> None:
     )
     bisect.add_argument("--good", metavar="COMMIT", help="inside a git repository: the good commit (with --bad)")
     bisect.add_argument("--bad", metavar="COMMIT", help="inside a git repository: the bad commit (with --good)")
-    bisect.add_argument("--threshold", default="5%", help="smallest change that counts: 5%% or 0.05 (default 5%%)")
-    bisect.add_argument("--confidence", default="95%", help="of the bisect as a whole: 95%% or 0.95 (default 95%%)")
+    bisect.add_argument(
+        "--threshold",
+        default=None,
+        help=f"smallest change that counts: 5%% or 0.05 (default {in_help('bisect', 'threshold')})",
+    )
+    bisect.add_argument(
+        "--confidence",
+        default=None,
+        help=f"of the bisect as a whole: 95%% or 0.95 (default {in_help('bisect', 'confidence')})",
+    )
     bisect.add_argument(
         "--max-rounds",
         type=int,
         default=None,
-        help="each step's budget in rounds (default 200; none with --max-time alone)",
+        help=f"each step's budget in rounds (default {shown('bisect', 'max_rounds')}; none with --max-time alone)",
     )
     bisect.add_argument("--max-time", default=None, help="each step's budget in time: 2m, 90s (default: none)")
-    bisect.add_argument("--seed", type=int, default=0, help="each step's order is drawn from seed + step (default 0)")
+    bisect.add_argument(
+        "--seed",
+        type=int,
+        default=default("bisect", "seed"),
+        help=f"each step's order is drawn from seed + step (default {shown('bisect', 'seed')})",
+    )
     bisect.add_argument("--out", default=None, help="a JSON file rewritten after every step (default: none)")
     bisect.add_argument(
         "--resume",
@@ -145,29 +158,17 @@ def _commits(args) -> list[str]:
 
 
 def bisect_command(args) -> int:
+    from perfstudy.experiment.bisect_settings import STEP_SETTINGS, BisectSettings
     from perfstudy.experiment.bisection import bisect
 
     try:
         if args.resume and args.out is None:
             raise ValueError("--resume: needs --out, the bisect's file")
         commits = _commits(args)
-        if args.max_time is not None:
-            from perfstudy._lib.checks import check_duration
-
-            check_duration("--max-time", args.max_time)  # as typed: --max-time 30
-        result = bisect(
-            commits,
-            args.template,
-            threshold=args.threshold,
-            confidence=args.confidence,
-            max_rounds=args.max_rounds,
-            max_time=args.max_time,
-            out=args.out,
-            resume=args.resume,
-            seed=args.seed,
-            progress=not args.no_progress,
-            **{key: getattr(args, key) for key in _RUN_OPTIONS if getattr(args, key) is not None},
-        )
+        given = {key: getattr(args, key) for key in (*_BISECT, *STEP_SETTINGS) if getattr(args, key) is not None}
+        settings = BisectSettings(**given, seed=args.seed, spelling="cli")
+        result = bisect(commits, args.template, settings=settings, out=args.out, resume=args.resume,
+                        progress=not args.no_progress)  # fmt: skip
     except (ValueError, TypeError, OSError, RuntimeError) as error:
         said = in_options(_one_line(error), _OPTIONS).replace("drop shell=False", "drop --no-shell")
         print(f"perfstudy bisect: {said}", file=sys.stderr)

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
         stop_running,
         time_batch,
     )
+    from perfstudy.experiment.bisect_settings import BisectSettings
     from perfstudy.experiment.bisection import Bisection, bisect
     from perfstudy.experiment.environment import NoisyMachineWarning, load_average, machine, machine_warnings, probe
     from perfstudy.experiment.plan import HOSTS, RoundPlan, format_plan, plan_rounds
@@ -31,6 +32,7 @@ _HOMES = {
     "run": "._run",
     "RunResult": "._run",
     "bisect": ".bisection",
+    "BisectSettings": ".bisect_settings",
     "Bisection": ".bisection",
     "RunFile": "._files",
     "RunSettings": ".settings",
@@ -62,6 +64,7 @@ __all__ = [
     "run",
     "RunResult",
     "bisect",
+    "BisectSettings",
     "Bisection",
     "RunFile",
     "RunSettings",

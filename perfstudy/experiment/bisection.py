@@ -26,20 +26,20 @@ import os
 import sys
 import time
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
+from typing import Any
 
-from perfstudy._lib.checks import check_bool, check_coverage, check_duration, check_int, check_text, check_threshold
+from perfstudy._lib.checks import check_bool, check_coverage, check_int, check_text
 from perfstudy._lib.format import aligned, markdown_rows
 from perfstudy._lib.result import Result
-from perfstudy.experiment.settings import UNBOUNDED_ROUNDS
+from perfstudy.experiment.bisect_settings import BisectSettings
+from perfstudy.experiment.settings import RunSettings
 
 __all__ = ["Bisection", "bisect", "step_confidence"]
 
 #: what a step's verdict means for the search
 _LATER, _AT_OR_BEFORE = "later", "at or before"
-#: each step's budget of rounds when neither budget is given
-_DEFAULT_ROUNDS = 200
 
 
 @dataclass(frozen=True)
@@ -212,27 +212,34 @@ def _resumed(path: Path | None, defined: dict) -> dict:
     return {step["commit"]: step for step in steps if isinstance(step, dict) and "commit" in step}
 
 
-def _checked(commits, command, threshold, confidence, run_options: dict) -> tuple[list[str], str, float, float]:
-    """The bisect's commits, command template, threshold and confidence, checked; the run options it refuses."""
-    refused = sorted(set(run_options) & {"name", "out", "resume", "settings", "scheduler", "a", "b"})
+def _settings(settings, keywords: dict) -> BisectSettings:
+    """The bisect's settings from one source: ``settings``, or the keywords built into one; a run's argument that a
+    bisect sets itself, or cannot take, is refused by name."""
+    refused = sorted(set(keywords) & {"name", "out", "resume", "settings", "scheduler", "a", "b", "min_rounds"})
     if refused:
         raise TypeError(f"{refused[0]}: bisect sets it for each step itself (or cannot yet: scheduler, resume)")
-    measure = run_options.get("measure")
+    measure = keywords.pop("measure", None)
     if measure not in (None, "time"):
         raise ValueError(
             f"measure={measure!r}: a bisect follows one benchmark's time, and a harness's output can hold many; "
             "make the command run one benchmark and time it (measure='time')"
         )
-    for hook in ("prepare", "setup", "cleanup"):
-        text = run_options.get(hook)
-        if isinstance(text, str) and "{commit}" in text and run_options.get("shell") is False:
-            raise ValueError(
-                f"{hook}={text!r}: a hook with {{commit}} runs each version's commit through the shell; drop "
-                "shell=False"
-            )
-    metric = run_options.get("metric")
-    if metric is not None and not isinstance(metric, str) and len(list(metric)) != 1:
-        raise ValueError(f"metric={metric!r}: a bisect follows one metric; name one")
+    unknown = sorted(set(keywords) - {f.name for f in fields(BisectSettings) if f.init} - {"spelling"})
+    if unknown:
+        raise TypeError(f"{unknown[0]}: not a bisect's setting; expected some of {sorted(BisectSettings.OPTIONS)}")
+    if settings is None:
+        return BisectSettings(**keywords)
+    if not isinstance(settings, BisectSettings):
+        raise TypeError(f"settings: expected a BisectSettings, got {type(settings).__name__}")
+    if keywords:
+        raise TypeError(
+            f"settings and {', '.join(sorted(keywords))}: give the settings once, in settings or as keywords"
+        )
+    return settings
+
+
+def _checked(commits, command, s: BisectSettings) -> tuple[list[str], str]:
+    """The bisect's commits and command template, checked."""
     if isinstance(commits, (str, bytes)) or not hasattr(commits, "__iter__"):
         raise TypeError(f"commits: expected a list of commits, oldest first, got {type(commits).__name__}")
     commits = [check_text(f"commits[{i}]", c).strip() for i, c in enumerate(commits)]
@@ -246,45 +253,37 @@ def _checked(commits, command, threshold, confidence, run_options: dict) -> tupl
     command = check_text("command", command)
     if "{commit}" not in command:
         raise ValueError(f"command={command!r}: no {{commit}} in it; every step would run the same thing")
-    threshold = check_threshold(threshold)
-    if threshold == 0:
-        raise ValueError("threshold=0: a bisect needs a threshold above 0, or no commit could be called unchanged")
-    confidence = check_coverage(confidence)
-    return commits, command, threshold, confidence
+    return commits, command
 
 
 def _substitute(template: str, commit: str) -> str:
     return template.replace("{commit}", commit)
 
 
-def _hooks(run_options: dict, good: str, commit: str) -> dict:
-    """``run_options`` with each hook's ``{commit}`` filled in per version: the good commit for A, the step's for
-    B (the run sets ``PERFSTUDY_VERSION`` for its hooks, and the shell chooses by it)."""
-    out = dict(run_options)
+def _hooks(settings: RunSettings, good: str, commit: str) -> RunSettings:
+    """A step's run settings with each hook's ``{commit}`` filled in per version: the good commit for A, the step's
+    for B (the run sets ``PERFSTUDY_VERSION`` for its hooks, and the shell chooses by it)."""
+    filled = {}
     for hook in ("prepare", "setup", "cleanup"):
-        text = out.get(hook)
+        text = getattr(settings, hook)
         if isinstance(text, str) and "{commit}" in text:
             a, b = _substitute(text, good), _substitute(text, commit)
-            out[hook] = f'if [ "$PERFSTUDY_VERSION" = A ]; then ({a}\n); else ({b}\n); fi'
-    return out
+            filled[hook] = f'if [ "$PERFSTUDY_VERSION" = A ]; then ({a}\n); else ({b}\n); fi'
+    return settings.replace(**filled) if filled else settings
 
 
 def bisect(
     commits,
     command: str,
     *,
-    threshold: float | str = 0.05,
-    confidence: float | str = 0.95,
-    max_rounds: int | None = None,
-    max_time=None,
+    settings: BisectSettings | None = None,
     out=None,
     resume: bool = False,
-    seed: int | None = 0,
     progress: bool = True,
-    **run_options,
+    **keywords,
 ) -> Bisection:
     """Bisect ``commits`` (oldest first: the first good, the last bad) to the first whose change against the good
-    one exceeds ``threshold``, each step an interleaved run (module docstring: the error bound).
+    one exceeds the threshold, each step an interleaved run (module docstring: the error bound).
 
     Parameters
     ----------
@@ -292,32 +291,25 @@ def bisect(
         At least two distinct commits, oldest first.
     command : str
         The benchmark, with ``{commit}`` where the commit goes (``./bench.sh {commit}``).
-    threshold : float or str
-        The smallest relative change that counts (``0.05`` or ``"5%"``); more than 0.
-    confidence : float or str
-        Of the bisect as a whole (``0.95`` or ``"95%"``).
-    max_rounds : int, optional
-        Each step's budget of rounds: 200 by default, none when ``max_time`` is given alone (time binds).
-    max_time : str, optional
-        Each step's budget of time (``"2m"``). A step stopped undecided by a budget says which
-        (``inconclusive (max-rounds)``).
+    settings : BisectSettings, optional
+        The threshold, the confidence of the bisect as a whole, each step's budgets (``max_rounds``, ``max_time``),
+        the seed and each step's run settings (``statistic``, ``rule``, ``metric``, ``duet``, ``values``,
+        ``warmup``, ``timeout``, ``shell``, ``prepare``, ``setup``, ``cleanup``). ``{commit}`` in a hook is filled
+        in per version: the good commit for A, the step's commit for B (``setup='git worktree add wt-{commit}
+        {commit}'``).
     out : str or path, optional
         A JSON file rewritten after every step with the bisect's settings, the steps so far and, at the end, the
         result.
     resume : bool
         Continue the bisect in ``out``: its steps are taken as measured (a commit it measured is not run again),
-        and the others run. Its commits, command, threshold, confidence, seed and run options must be these; a difference is
-        refused, naming it.
-    seed : int, optional
-        Each step's run draws its order from ``seed + step``.
+        and the others run. Its commits, command, threshold, confidence, seed and step settings must be these; a
+        difference is refused, naming it.
     progress : bool
         Each run's progress bar.
-    **run_options
-        Passed to every step's :func:`perfstudy.experiment.run` (``statistic``, ``rule``, ``metric``, ``duet``,
-        ``values``, ``warmup``, ``timeout``, ``shell``, ``prepare``, ``setup``, ``cleanup``). ``{commit}`` in a hook
-        is filled in per version: the good commit for A, the step's commit for B (``--setup 'git worktree add
-        wt-{commit} {commit}'``). ``measure`` other than time is refused: a harness's output can hold many
-        benchmarks, and a bisect follows one.
+    **keywords
+        A convenience: the settings as keywords (``threshold=0.1, max_time="2m"``), built into a
+        :class:`BisectSettings`; not with ``settings``. ``measure`` other than time is refused: a harness's output
+        can hold many benchmarks, and a bisect follows one.
 
     Returns
     -------
@@ -325,14 +317,10 @@ def bisect(
     """
     from perfstudy.experiment._run import run
 
-    commits, command, threshold, confidence = _checked(commits, command, threshold, confidence, run_options)
-    if max_rounds is None:
-        max_rounds = _DEFAULT_ROUNDS if max_time is None else UNBOUNDED_ROUNDS
-    max_rounds = check_int("max_rounds", max_rounds, minimum=2, maximum=UNBOUNDED_ROUNDS)
-    seed = None if seed is None else check_int("seed", seed, minimum=0, maximum=2**32 - 2**16)
+    s = _settings(settings, keywords)
+    commits, command = _checked(commits, command, s)
+    threshold, confidence, seed = s.threshold, s.confidence, s.seed
     progress = check_bool("progress", progress)
-    if max_time is not None:
-        check_duration("max_time", max_time)  # refused before the first step, not after it
     level, steps_allowed = step_confidence(confidence, len(commits))
     good = commits[0]
     started = time.monotonic()
@@ -341,9 +329,11 @@ def bisect(
     path = None if out is None else Path(os.fspath(out))
 
     resume = check_bool("resume", resume)
-    defined = dict(commits=commits, command=command, threshold=threshold, confidence=confidence, seed=seed)
-    if run_options:  # each step's run options define the bisect too (a file without them had none)
-        defined["run_options"] = json.loads(json.dumps(run_options, sort_keys=True, default=str))
+    defined: dict[str, Any] = dict(
+        commits=commits, command=command, threshold=threshold, confidence=confidence, seed=seed
+    )
+    if s.steps:  # each step's run settings define the bisect too (a file without them had none)
+        defined["run_options"] = s.record()
     measured = _resumed(path, defined) if resume else {}
     if path is not None and not resume and path.exists():
         raise ValueError(f"out={str(path)!r}: exists; resume=True continues that bisect, or name another file")
@@ -366,14 +356,9 @@ def bisect(
         result = run(
             _substitute(command, good),
             _substitute(command, commit),
-            name="bisect",
-            threshold=threshold,
-            confidence=level,
-            max_rounds=max_rounds,
-            max_time=max_time,
             seed=None if seed is None else seed + len(steps),
             progress=progress,
-            **_hooks(run_options, good, commit),
+            settings=_hooks(s.step(level), good, commit).replace(name="bisect"),
         )
         verdict = result.verdicts[0] if result.verdicts else {}
         step = dict(

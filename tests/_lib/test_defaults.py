@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def test_design_md_shows_the_table_of_defaults_row_by_row():
     text = (ROOT / "DESIGN.md").read_text()
-    rows = re.findall(r"^\| (compare|analyze|run|history) \| (\w+) \| ([^|]+) \| ([^|]+) \|$", text, re.M)
+    rows = re.findall(r"^\| (compare|analyze|run|bisect|history) \| (\w+) \| ([^|]+) \| ([^|]+) \|$", text, re.M)
     found = {(verb, option): (value.strip(), why.strip()) for verb, option, value, why in rows}
     expected = {key: (shown(*key), d.why) for key, d in DEFAULTS.items()}
     assert found == expected
@@ -47,7 +47,14 @@ def test_run_has_the_tables_defaults(option):
     assert getattr(RunSettings(), option) == default("run", option)
 
 
-@pytest.mark.parametrize("verb", ["compare", "analyze", "run", "history"])
+@pytest.mark.parametrize("option", [key[1] for key in DEFAULTS if key[0] == "bisect"])
+def test_bisect_has_the_tables_defaults(option):
+    from perfstudy.experiment.bisect_settings import BisectSettings
+
+    assert getattr(BisectSettings(), option) == default("bisect", option)
+
+
+@pytest.mark.parametrize("verb", ["compare", "analyze", "run", "bisect", "history"])
 def test_help_quotes_the_tables_threshold(verb):
     out = io.StringIO()
     with contextlib.redirect_stdout(out), pytest.raises(SystemExit):

@@ -100,15 +100,17 @@ def test_each_steps_round_budget_is_200_unless_max_time_alone_is_given(bench, mo
     budgets = []
     real = module.run
 
-    def spy(a, b, **options):
-        budgets.append((options["max_rounds"], options["max_time"]))
-        return real(a, b, **options | dict(max_rounds=2, min_rounds=2, max_time=None, values=1, warmup=0))
+    def spy(a, b, *, settings, **options):
+        budgets.append((settings.max_rounds, settings.max_time))
+        quick = settings.replace(max_rounds=2, min_rounds=2, max_time=None, values=1, warmup=0)
+        return real(a, b, settings=quick, **options)
 
     monkeypatch.setattr(module, "run", spy)
     for given in (dict(), dict(max_time="60s"), dict(max_time="60s", max_rounds=30)):
         budgets.clear()
         bisect(["c0", "c1"], bench, progress=False, **given)
-        assert budgets == [(given.get("max_rounds", 200 if not given else UNBOUNDED_ROUNDS), given.get("max_time"))]
+        seconds = 60.0 if "max_time" in given else None
+        assert budgets == [(given.get("max_rounds", 200 if not given else UNBOUNDED_ROUNDS), seconds)]
 
 
 def test_a_step_left_undecided_says_which_budget_stopped_it(tmp_path, capsys):
