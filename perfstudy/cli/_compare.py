@@ -365,10 +365,11 @@ def _run_file(args, settings, said: list):
     run_file = read_run(args.base)
     if run_file.failed_rows:
         print(f"perfstudy compare: {run_file.failed_rows} rows of failed batches left out", file=sys.stderr)
-    changes: dict[str, Any] = dict(by="version", baseline=run_file.baseline)
-    changes["sequential"] = run_file.rule if settings.block == "round" else False
+    pairing = run_file.pairing
+    changes: dict[str, Any] = dict(by="version", baseline=pairing["baseline"])
+    changes["sequential"] = pairing["sequential"] if settings.block == "round" else False
     if args.statistic is None:
-        changes["statistic"] = run_file.statistic
+        changes["statistic"] = pairing["statistic"]
         said.append(f"each batch's {run_file.statistic} (the run's own), rounds judged by the {run_file.rule} rule")
     if args.threshold is None:
         changes["threshold"] = run_file.threshold
@@ -379,7 +380,7 @@ def _run_file(args, settings, said: list):
             f"{100 * run_file.threshold:g}%)"
         )
     if args.confidence is None:
-        changes["confidence"] = run_file.confidence
+        changes["confidence"] = pairing["confidence"]
         said.append(f"confidence {100 * run_file.confidence:g}% (the run's own)")
     commands = run_file.commands
     said.append(f"A: {commands['A']}; B: {commands['B']}")

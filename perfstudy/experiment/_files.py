@@ -112,26 +112,24 @@ class RunFile(Result):
     @property
     def confidence(self) -> float:
         """The confidence the run was judged by."""
-        return float(self.record["settings"].get("confidence", DEFAULTS["confidence"]))
+        return self.pairing["confidence"]
 
     @property
     def statistic(self) -> str:
         """Each batch's statistic the run judged its rounds by (``"mean"``, ``"median"``, ``"min"``)."""
-        return str(self.record["settings"].get("statistic", LEGACY["statistic"]))
+        return self.pairing["statistic"]
 
     @property
     def rule(self) -> str:
         """The anytime-valid rule the run stopped by: ``"sign"`` (median round) or ``"t"`` (mean round)."""
-        return str(self.record["settings"].get("rule", LEGACY["rule"]))
+        return self.pairing["sequential"]
 
     @property
     def pairing(self) -> dict:
         """What :func:`perfstudy.comparison.compare` and :func:`perfstudy.analysis.analyze` need to judge the
         run as it judged itself: ``baseline``, ``block``, ``sequential`` (the rule), ``statistic`` and
         ``confidence``."""
-        return dict(
-            baseline=NAMES[0], block="round", sequential=self.rule, statistic=self.statistic, confidence=self.confidence
-        )
+        return run_pairing(self.record["settings"])
 
     @property
     def commands(self) -> dict:
@@ -141,6 +139,19 @@ class RunFile(Result):
     def to_frame(self):
         """The batches that ran (a copy)."""
         return self.frame.copy()
+
+
+def run_pairing(settings) -> dict:
+    """How a run judged itself, from its record's ``settings``: version A the baseline, paired by round under its
+    anytime-valid rule (``sequential``), each batch's ``statistic``, its ``confidence``; a record from before a
+    setting existed ran by the old one (``LEGACY``). :attr:`RunFile.pairing` and a run's own comparison use it."""
+    return dict(
+        baseline=NAMES[0],
+        block="round",
+        sequential=str(settings.get("rule", LEGACY["rule"])),
+        statistic=str(settings.get("statistic", LEGACY["statistic"])),
+        confidence=float(settings.get("confidence", DEFAULTS["confidence"])),
+    )
 
 
 def read_run(path) -> RunFile:

@@ -57,6 +57,7 @@ from perfstudy.experiment._files import (
     is_run_file,
     read_experiment,
     read_run,
+    run_pairing,
 )
 from perfstudy.experiment._hosts import _Hosts
 from perfstudy.experiment._judge import _FAR, _describe, _Judge, _Stop
@@ -140,16 +141,7 @@ class RunResult(Result):
             return None
         usable = ok.assign(value=ok["value"].astype(float))
         return compare(
-            usable,
-            by="version",
-            baseline=NAMES[0],
-            cluster="batch",
-            block="round",
-            sequential=self.settings.get("rule", "t"),
-            statistic=self.settings.get("statistic", "mean"),
-            threshold=self.settings["threshold"],
-            confidence=self.settings["confidence"],
-            rng=0,
+            usable, by="version", cluster="batch", threshold=self.settings["threshold"], **run_pairing(self.settings)
         )
 
     def to_frame(self):
