@@ -24,9 +24,10 @@ Per benchmark and version, on the values left once the harness's flagged warm-up
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field, fields
 from types import MappingProxyType
-from typing import Any
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 import pandas as pd
@@ -42,19 +43,22 @@ from perfstudy._lib.checks import (
     check_labels,
     check_resamples,
     check_sample,
+    said,
 )
+from perfstudy._lib.defaults import default
 from perfstudy._lib.format import display_unit, plural, si, with_unit
 from perfstudy._lib.frames import column as as_column
 from perfstudy._lib.frames import each_row, one_value_each
 from perfstudy._lib.frames import table as as_table
 from perfstudy._lib.result import Result
+from perfstudy._lib.spelling import Spelled
 from perfstudy._lib.types import Seed
 from perfstudy.comparison import CompareSettings, Comparison, compare, odd_batches, warmup_check
 from perfstudy.diagnostics.diagnosis import diagnose_series
 from perfstudy.diagnostics.repetitions import median_ci, repetitions_needed
 from perfstudy.stability.pt4cloud import pt4cloud
 
-__all__ = ["Analysis", "analyze", "warmup_iterations", "demo_runs", "DEMO_PROBLEMS"]
+__all__ = ["Analysis", "AnalyzeSettings", "analyze", "warmup_iterations", "demo_runs", "DEMO_PROBLEMS"]
 
 
 def _labels(name: str, labels, n: int) -> np.ndarray:
@@ -388,22 +392,129 @@ def _advice(table: pd.DataFrame, comparison: Comparison | None, cluster: str) ->
     return advice or ["Nothing to fix: no warm-up left, no odd batch, and enough repetitions for +-1%."]
 
 
+@dataclass(frozen=True)
+class AnalyzeSettings(Spelled, Result):
+    """What an analysis reads and how it tests and compares, checked once when built.
+
+    Parameters
+    ----------
+    by : str
+        The column that tells versions apart, if any (absent: one version).
+    cluster : str, optional
+        The column of the unit that carries the dependence (a process, a fork). By default ``batch`` where the frame
+        has it; without one, every value is its own batch, and the advice says so. A name that is not a column is
+        refused: a misspelt cluster would make every value its own cluster and overstate every comparison.
+    confidence : float or str
+        Of every interval (the table of defaults' ``analyze`` row).
+    alpha : float
+        Size of every test.
+    threshold : float or str
+        For the comparison and the advice (the table of defaults' ``analyze`` row, 2%).
+    permutations : int
+        Of the independence and MMD tests.
+    replicates : int
+        Of the comparison's bootstrap.
+    baseline, block, sequential, statistic
+        For the comparison, as :func:`perfstudy.comparison.compare` takes them: which version is A (default: the
+        first in sorted order), the column whose blocks pair the versions (``"round"`` for a run's file), the
+        anytime-valid rule of a run that looked after every round (``"sign"`` or ``"t"``), and each batch's
+        statistic (a run's file gives all four: :attr:`perfstudy.experiment.RunFile.pairing`).
+    spelling : {"python", "cli"}
+        How errors name a setting.
+
+    Attributes
+    ----------
+    by, cluster, baseline, block, sequential, statistic, replicates, spelling
+        As given, checked (``cluster`` None: ``batch``, or every value its own batch).
+    confidence, alpha, threshold : float
+        As fractions.
+    permutations : int
+    comparing : CompareSettings
+        The comparison's settings, checked whether or not the data hold two versions to compare.
+    """
+
+    by: str = "version"
+    cluster: str | None = None
+    confidence: Any = field(default_factory=lambda: default("analyze", "confidence"))
+    alpha: float = 0.05
+    threshold: Any = field(default_factory=lambda: default("analyze", "threshold"))
+    permutations: int = 200
+    replicates: int = field(default_factory=lambda: default("compare", "replicates"))
+    baseline: Any = None
+    block: str | None = None
+    sequential: Any = False
+    statistic: str = "mean"
+    spelling: Literal["python", "cli"] = field(default="python", compare=False, repr=False)
+    comparing: CompareSettings = field(init=False, compare=False, repr=False)
+
+    OPTIONS: ClassVar[Mapping[str, str]] = MappingProxyType(
+        {
+            name: f"--{name.replace('_', '-')}"
+            for name in (
+                "by",
+                "cluster",
+                "confidence",
+                "alpha",
+                "threshold",
+                "permutations",
+                "replicates",
+                "baseline",
+                "block",
+                "sequential",
+                "statistic",
+            )
+        }  # fmt: skip
+    )
+    KIND: ClassVar[str] = "analysis's setting"
+
+    def __post_init__(self) -> None:
+        if self.spelling not in ("python", "cli"):
+            raise ValueError(f"spelling={self.spelling!r}: expected 'python' or 'cli'")
+        if not isinstance(self.by, str):
+            raise TypeError(f"{said(self.option('by'), self.by)}: expected a column name")
+        comparing = CompareSettings(
+            by=self.by,
+            cluster="batch" if self.cluster is None else self.cluster,
+            confidence=self.confidence,
+            threshold=self.threshold,
+            replicates=self.replicates,
+            baseline=self.baseline,
+            block=self.block,
+            sequential=self.sequential,
+            statistic=self.statistic,  # pyright: ignore[reportArgumentType]
+            spelling=self.spelling,
+        )
+        set_ = object.__setattr__
+        set_(self, "comparing", comparing)
+        set_(self, "confidence", comparing.confidence)
+        set_(self, "threshold", comparing.threshold)
+        set_(self, "alpha", check_fraction(self.option("alpha"), self.alpha))
+        set_(self, "permutations", check_resamples(self.option("permutations"), self.permutations, minimum=19))
+
+
+def _analyze_settings(settings, keywords: dict) -> AnalyzeSettings:
+    """The analysis's settings from one source: ``settings``, or the keywords built into one."""
+    unknown = sorted(set(keywords) - {f.name for f in fields(AnalyzeSettings) if f.init})
+    if unknown:
+        raise TypeError(f"{unknown[0]}: not an analysis's setting; expected some of {sorted(AnalyzeSettings.OPTIONS)}")
+    if settings is None:
+        return AnalyzeSettings(**keywords)
+    if not isinstance(settings, AnalyzeSettings):
+        raise TypeError(f"settings: expected an AnalyzeSettings, got {type(settings).__name__}")
+    if keywords:
+        raise TypeError(
+            f"settings and {', '.join(sorted(keywords))}: give the settings once, in settings or as keywords"
+        )
+    return settings
+
+
 def analyze(
     df: pd.DataFrame,
     *,
-    by: str = "version",
-    cluster: str | None = None,
-    confidence: float = 0.95,
-    alpha: float = 0.05,
-    threshold: float | str = 0.02,
-    permutations: int = 200,
-    replicates: int = 2000,
-    baseline=None,
-    block: str | None = None,
-    sequential: bool | str = False,
-    statistic: str = "mean",
+    settings: AnalyzeSettings | None = None,
     rng: Seed = None,
     progress: bool = False,
+    **keywords,
 ) -> Analysis:
     """Every diagnostic per benchmark (and version), a comparison when there are two versions,
     and advice (see the module docstring for what is computed and how).
@@ -413,31 +524,15 @@ def analyze(
     df : DataFrame
         Tidy measurements as the readers of :mod:`perfstudy.io` return them: ``value``, and where
         known ``benchmark``, ``batch``, ``iteration``, ``warmup``, ``timestamp``, ``unit``.
-    by : str
-        The column that tells versions apart, if any (absent: one version).
-    cluster : str, optional
-        The column of the unit that carries the dependence (a process, a fork). By default
-        ``batch`` where the frame has it; without one, every value is its own batch, and the
-        advice says so. A name that is not a column is refused: a misspelt cluster would make
-        every value its own cluster and overstate every comparison.
-    confidence : float
-        Of every interval.
-    alpha : float
-        Size of every test.
-    threshold : float or str
-        For the comparison (see :func:`perfstudy.comparison._compare.compare`).
-    permutations : int
-        Of the independence and MMD tests.
-    replicates : int
-        Of the comparison's bootstrap.
-    baseline, block, sequential, statistic
-        For the comparison, as :func:`perfstudy.comparison._compare.compare` takes them: which version is A (default: the
-        first in sorted order), the column whose blocks pair the versions (``"round"`` for a run's file), the
-        anytime-valid rule of a run that looked after every round (``"sign"`` or ``"t"``), and each batch's
-        statistic (a run's file gives all four: :attr:`perfstudy.experiment.RunFile.pairing`).
+    settings : AnalyzeSettings, optional
+        The columns, the levels of the intervals and tests, the threshold, the resamples and the comparison's
+        pairing (:class:`AnalyzeSettings`).
     rng : None, int, SeedSequence or Generator
     progress : bool
         A progress bar over the series.
+    **keywords
+        A convenience: the settings as keywords (``threshold=0.05, permutations=99``), built into an
+        :class:`AnalyzeSettings`; not with ``settings``.
 
     Returns
     -------
@@ -446,26 +541,13 @@ def analyze(
     from tqdm.auto import tqdm
 
     check_frame("df", df, numeric=("value",))
-    if not isinstance(by, str):
-        raise TypeError(f"by={by!r}: expected a column name")
+    s = _analyze_settings(settings, keywords)
+    by, cluster, comparing = s.by, s.cluster, s.comparing
     if cluster is not None:
         check_column("cluster", cluster, df)
     unclustered = cluster is None and "batch" not in df.columns
-    cluster = "batch" if cluster is None else cluster
-    comparing = CompareSettings(  # checked here, whether or not the data hold two versions to compare
-        by=by,
-        cluster=cluster,
-        confidence=confidence,
-        threshold=threshold,  # pyright: ignore[reportArgumentType]
-        replicates=replicates,
-        baseline=baseline,
-        block=block,
-        sequential=sequential,  # pyright: ignore[reportArgumentType]
-        statistic=statistic,  # pyright: ignore[reportArgumentType]
-    )
-    confidence, threshold = comparing.confidence, comparing.threshold
-    alpha = check_fraction("alpha", alpha)
-    permutations = check_resamples("permutations", permutations, minimum=19)
+    cluster = comparing.cluster
+    confidence, threshold, alpha, permutations = s.confidence, s.threshold, s.alpha, s.permutations
     progress = check_bool("progress", progress)
     frame = df.copy()
     if "benchmark" not in frame.columns:

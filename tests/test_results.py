@@ -112,6 +112,7 @@ def _make(name):  # noqa: C901 - one branch a class, read as a table
     search = dict(target_accuracy=0.1, runlength=120.0, max_trials=20)
     table = {
         "diagnostics.adf.ADFResult": lambda: adf.adf(X),
+        "analysis.AnalyzeSettings": lambda: analyze.AnalyzeSettings(threshold="5%", block="round", sequential="sign"),
         "analysis.Analysis": lambda: analyze.analyze(_versions(), rng=0, replicates=99),
         "stability.stopping_rules.StoppingResult": lambda: baselines.sota1(X, period=20, span=60),
         "design.bootstrap.BootstrapResult": lambda: bootstrap.clustered_bootstrap(
