@@ -189,3 +189,24 @@ def test_the_comparisons_settings_are_checked_though_one_version_has_nothing_to_
     a, _ = demo_runs(processes=4, values=5, rng=1)
     with pytest.raises(ValueError, match=message):
         analyze(a, permutations=19, **option)
+
+
+def test_analyze_settings_are_checked_once_and_hold_the_comparisons():
+    """The analysis's own settings and its comparison's, checked when built, in the user's spelling; keywords are a
+    convenience that builds them, not beside settings; a keyword that is no setting is refused by name."""
+    from perfstudy.analysis import AnalyzeSettings, analyze, demo_runs
+
+    s = AnalyzeSettings(threshold="5%", confidence="90%", statistic="median")
+    assert (s.threshold, s.confidence) == (0.05, 0.9)
+    assert (s.comparing.threshold, s.comparing.confidence, s.comparing.statistic) == (0.05, 0.9, "median")
+    assert (s.comparing.cluster, AnalyzeSettings().threshold) == ("batch", 0.02)
+    with pytest.raises(ValueError, match="permutations"):
+        AnalyzeSettings(permutations=5)
+    with pytest.raises(ValueError, match="--alpha"):
+        AnalyzeSettings(alpha=1.5, spelling="cli")
+    a, b = demo_runs(processes=3, values=4, rng=0)
+    frame = pd.concat([a.assign(version="a"), b.assign(version="b")])
+    with pytest.raises(TypeError, match="give the settings once"):
+        analyze(frame, settings=s, threshold=0.1)
+    with pytest.raises(TypeError, match="permutation: not an analysis's setting"):
+        analyze(frame, permutation=99)
