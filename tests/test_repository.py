@@ -445,3 +445,30 @@ def test_no_two_test_files_share_a_basename():
     two folders stop the whole collection, the run's first line an 'import file mismatch'."""
     names = [p.name for p in (ROOT / "tests").rglob("test_*.py")]
     assert sorted({n for n in names if names.count(n) > 1}) == []
+
+
+def test_every_verb_takes_its_settings_as_one_object():
+    """A verb has a settings object; besides it, at most 8 parameters that are not settings (the data, where and how
+    the call runs), and any keyword that is a setting is documented as a convenience that builds the object."""
+    import dataclasses
+    import inspect
+
+    from perfstudy.analysis import AnalyzeSettings, analyze
+    from perfstudy.changes import HistorySettings, history
+    from perfstudy.comparison import CompareSettings, compare
+    from perfstudy.experiment import BisectSettings, RunSettings, bisect, run
+
+    verbs = {compare: CompareSettings, run: RunSettings, history: HistorySettings, bisect: BisectSettings,
+             analyze: AnalyzeSettings}  # fmt: skip
+    for verb, settings in verbs.items():
+        fields = {f.name for f in dataclasses.fields(settings)}
+        parameters = inspect.signature(verb).parameters
+        assert "settings" in parameters, verb.__name__
+        others = [p for p in parameters.values() if p.name != "settings" and p.kind != p.VAR_KEYWORD]
+        assert len([p for p in others if p.name not in fields]) <= 8, (verb.__name__, [p.name for p in others])
+        keywords = [p for p in others if p.name in fields] or [
+            p for p in parameters.values() if p.kind == p.VAR_KEYWORD
+        ]
+        if keywords:
+            doc = " ".join((verb.__doc__ or "").split())
+            assert "convenience" in doc and settings.__name__ in doc, verb.__name__

@@ -573,7 +573,7 @@ def history(
         Without it they are refused.
     settings : HistorySettings, optional
         Every option above in one checked object (what ``perfstudy history`` passes); then no other option may
-        be given.
+        be given. Those keywords are a convenience that builds the HistorySettings.
 
     Returns
     -------

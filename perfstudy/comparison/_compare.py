@@ -282,6 +282,7 @@ def compare(
     settings : CompareSettings, optional
         The settings from ``by`` to ``sequential`` as one object, checked when it was built
         (:class:`perfstudy.comparison.CompareSettings`): given, the keywords keep their defaults (both is refused).
+        The keywords from ``by`` to ``sequential`` are a convenience that builds the CompareSettings.
 
     Returns
     -------

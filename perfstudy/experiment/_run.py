@@ -273,7 +273,8 @@ def run(
         A progress bar: rounds, the current interval per benchmark, the rounds still needed.
     settings : RunSettings, optional
         All of the settings above from ``threshold`` to ``cleanup`` at once, built and checked beforehand (as
-        ``perfstudy run`` does); given with any of them, refused.
+        ``perfstudy run`` does); given with any of them, refused. Those keywords are a convenience that builds the
+        RunSettings.
 
     Returns
     -------
