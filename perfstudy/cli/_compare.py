@@ -104,8 +104,8 @@ def add_parser(commands) -> None:
 
 
 def _compare_lean_files(args, settings, said: list):
-    """The comparison of two files without pandas (:mod:`perfstudy.comparison._files`): two Go text files, or two
-    files of one of :data:`perfstudy.io.COLUMN_FORMATS` (the JSON harnesses and tidy CSV), as a report; None for the
+    """The comparison of two files without pandas (:mod:`perfstudy.comparison._files`): two files of one of
+    :data:`perfstudy.io.COLUMN_FORMATS` (Go text, the JSON harnesses and tidy CSV), as a report; None for the
     general path: files of other formats, or that carry a perfstudy run's record, options the general path reads,
     and a file that
     :func:`perfstudy.io.columns.file_columns` does not read (the general path then reads it, or refuses it by
@@ -118,13 +118,6 @@ def _compare_lean_files(args, settings, said: list):
     if not all(path.is_file() and not Path(f"{path}.json").exists() for path in paths):
         return None
     names = _file_labels(args)
-    if args.input_format in ("auto", "go"):
-        from perfstudy.io import is_go_text
-
-        if args.input_format == "go" or all(map(is_go_text, paths)):  # a JSON file is not parsed to tell
-            from perfstudy.comparison import compare_go_files
-
-            return compare_go_files(args.base, args.new, labels=(names[0], names[1]), rng=args.seed, settings=settings)
     from perfstudy.io import COLUMN_FORMATS, ColumnsError, file_columns
 
     if args.input_format not in ("auto", *COLUMN_FORMATS):

@@ -69,22 +69,17 @@ def compare_go_files(
         A file that is not Go benchmark text, values that are not finite or below 0 in a unit that cannot be,
         no benchmark present in both (as :func:`perfstudy.io.go.read_go` and :func:`compare` refuse them).
     """
-    from perfstudy.io.go import go_columns
+    from perfstudy.io import file_columns
 
     keywords = dict(
         statistic=statistic, confidence=confidence, threshold=threshold, correction=correction, replicates=replicates
     )
     s = _one_source(settings, keywords)
-    _check_for_files(s)
-    _check_labels(labels)
     for name, path in (("base", base), ("new", new)):
         if not isinstance(path, (str, os.PathLike)):
             raise TypeError(f"{name}={path!r}: expected the path of a Go benchmark file")
-    files = [go_columns(path) for path in (base, new)]  # values checked there, as read_go checks them
-    suite, units, only_a, only_b, excluded = _suite(files, labels)
-    clusters = len(set(files[0].batch.tolist()) | set(files[1].batch.tolist()))  # compare()'s nunique
-    del files  # the suite holds what is compared: the files' columns go before the comparison's arrays come
-    return _report(suite, (units, only_a, only_b, excluded), s, labels, clusters=clusters, rng=rng)
+    files = [file_columns(path, "go") for path in (base, new)]  # values checked there, as read_go checks them
+    return compare_columns(files[0], files[1], labels=labels, rng=rng, settings=s)
 
 
 def compare_columns(
@@ -203,6 +198,11 @@ def _columns_suite(files, labels: tuple[str, str]):
     row_units = np.concatenate([np.asarray(a.unit, dtype=object)[a.codes], np.asarray(b.unit, dtype=object)[b.codes]])
     row_units = row_units[keep][order]
     found = set(row_units.tolist())
+    described = {}
+    for key in ("better", "assume"):
+        if getattr(a, key) is not None or getattr(b, key) is not None:
+            each = [np.asarray(getattr(f, key) or [None] * len(f.distinct), dtype=object)[f.codes] for f in (a, b)]
+            described[key] = np.concatenate(each)[keep][order].tolist()
     columns = SuiteColumns(
         side=side[keep][order],
         code=code[keep][order],
@@ -210,6 +210,7 @@ def _columns_suite(files, labels: tuple[str, str]):
         value=np.concatenate([a.value, b.value])[keep][order],
         label=batch[order],
         unit=next(iter(found)) if len(found) == 1 else row_units.tolist(),
+        **described,
     )
     suite, units, only_a, only_b = build_suite(columns, by="version", labels=labels, excluded=excluded)
     return suite, units, only_a, only_b, excluded, int(warmup.sum())
@@ -230,30 +231,6 @@ def _check_for_files(s: CompareSettings) -> None:
         raise ValueError(f"statistic={s.statistic!r}: two Go files are compared unpaired; use 'mean' or 'median'")
 
 
-def _suite(files, labels: tuple[str, str]):
-    """The two files' columns given to the one suite builder (:func:`perfstudy.comparison._columns.build_suite`),
-    as :func:`perfstudy.comparison.compare` gives it a DataFrame's: the suite, each benchmark's unit, the
-    benchmarks only in A and only in B, and those whose units do not convert."""
-    from perfstudy.comparison._columns import SuiteColumns, build_suite
-
-    a, b = files
-    joint, code = _joint_codes(a, b)
-    described = any(found.unit_meta for found in files)
-    columns = SuiteColumns(
-        side=np.repeat(np.array([0, 1], dtype=np.int8), [len(a.benchmark), len(b.benchmark)]),
-        code=code,
-        distinct=list(joint),
-        value=np.concatenate([a.value, b.value]),
-        label=np.concatenate([a.batch, b.batch]),
-        unit=_units(a.unit, b.unit),
-        better=[*a.metadata("better"), *b.metadata("better")] if described else None,
-        assume=[*a.metadata("assume"), *b.metadata("assume")] if described else None,
-    )
-    excluded: dict = {}
-    suite, units, only_a, only_b = build_suite(columns, by="version", labels=labels, excluded=excluded)
-    return suite, units, only_a, only_b, excluded
-
-
 def _joint_codes(a, b) -> tuple[dict, np.ndarray]:
     """Both files' benchmarks as one list, A's in its order and then B's new ones (``{name: code}``), and every
     entry's code in it, A's entries first: the ``distinct`` and ``code`` of the suite builder's columns."""
@@ -262,11 +239,3 @@ def _joint_codes(a, b) -> tuple[dict, np.ndarray]:
         joint.setdefault(name, len(joint))
     b_codes = np.fromiter(map(joint.__getitem__, b.distinct), dtype=np.int64, count=len(b.distinct))
     return joint, np.concatenate([a.codes, b_codes[b.codes]])
-
-
-def _units(unit_a: list, unit_b: list) -> list | str:
-    """Every row's unit: one text where both files have one unit throughout (no list of a row each)."""
-    found = set(unit_a) | set(unit_b)
-    if len(found) == 1 and isinstance(next(iter(found)), str):
-        return next(iter(found))
-    return [*unit_a, *unit_b]

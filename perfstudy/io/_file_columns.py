@@ -51,9 +51,9 @@ def file_columns(path, format: str = "auto") -> FileColumns:
         raise TypeError(f"path={path!r}: expected the path of a file")
     if format != "auto" and not _read_here(format):
         raise ColumnsError(f"format={format!r}: read by perfstudy.io.read")
-    if format == "auto" and Path(path).is_file() and _kind(Path(path)) == "csv":
-        format = "csv"
-    if format != "auto" and HARNESSES[format].kind == "table":
+    if format == "auto" and Path(path).is_file() and (kind := _kind(Path(path))) in ("csv", "go"):
+        format = kind
+    if format != "auto" and HARNESSES[format].kind in ("table", "text"):
         return _columns_of(HARNESSES[format], None, path)
     try:
         data = _read_json(path, "benchmark")
@@ -152,6 +152,35 @@ def _criterion_columns(data, path) -> FileColumns:
 
     return _rows_file_columns(
         lambda d: (_sample_file_rows(Path(path), d), [], {"tool": "criterion"}), data, one_process=True
+    )
+
+
+def _go_file_columns(data, path) -> FileColumns:
+    """Go text's columns (:func:`perfstudy.io.go.go_columns`, which checks the values as :func:`read_go` does): each
+    result line a batch, a benchmark's unit its first line's, its ``Unit`` lines' direction and ``assume``; a
+    benchmark in two units, or a file go_columns refuses, goes to ``read``."""
+    from perfstudy.io.go import go_columns
+
+    try:
+        g = go_columns(path)
+    except (ValueError, OSError) as error:
+        raise ColumnsError(f"source: {error}") from None
+    first = np.unique(g.codes, return_index=True)[1]  # codes count up from 0 in order of first appearance
+    unit = [g.unit[i] for i in first.tolist()]
+    if any(row != unit[c] for row, c in zip(g.unit, g.codes.tolist())):
+        raise ColumnsError("source: a benchmark in two units")
+    described = bool(g.unit_meta)
+    return FileColumns(
+        codes=g.codes,
+        distinct=list(g.distinct),
+        batch=g.batch,
+        iteration=np.zeros(g.value.size, dtype=np.int64),
+        warmup=np.zeros(g.value.size, dtype=bool),
+        value=g.value,
+        unit=unit,
+        tool="go",
+        better=[g.unit_meta.get((u, "better")) for u in unit] if described else None,
+        assume=[g.unit_meta.get((u, "assume")) for u in unit] if described else None,
     )
 
 

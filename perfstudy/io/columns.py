@@ -72,6 +72,9 @@ class FileColumns(Result):
     one_process : bool
         Every value came from one process (pytest-benchmark's rounds, criterion's samples: the readers' ``process``
         column, 0 on every row), which :func:`perfstudy.comparison.compare` notes and judges inconclusive.
+    better, assume : list or None
+        Each benchmark's direction and ``assume`` by code, where the file says them (Go's ``Unit`` lines); None
+        for a file that says neither.
     """
 
     codes: np.ndarray
@@ -83,6 +86,8 @@ class FileColumns(Result):
     unit: list
     tool: str = "pyperf"
     one_process: bool = False
+    better: list | None = None
+    assume: list | None = None
 
     def to_frame(self):
         """The columns as a DataFrame: benchmark, batch, iteration, warmup, value, unit."""

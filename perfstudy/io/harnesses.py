@@ -144,6 +144,7 @@ HARNESSES: dict[str, Harness] = {
             "perfstudy.io.go:read_go",
             kind="text",
             by_path=True,
+            columns="perfstudy.io._file_columns:_go_file_columns",
             measured=True,
         ),
         Harness(

@@ -51,6 +51,8 @@ class PyperfColumns(FileColumns):
         ``"pyperf"``.
     one_process : bool
         False: pyperf runs each benchmark in several worker processes.
+    better, assume : None
+        pyperf's files say neither.
     """
 
 

@@ -125,3 +125,22 @@ def test_compare_go_files_refuses_labels_that_do_not_tell_a_from_b(tmp_path):
     for labels in (("a", "a"), ("", ""), (" ", "b")):
         with pytest.raises(ValueError, match="two different, non-empty names"):
             compare_go_files(path, path, labels=labels)
+
+
+def test_go_text_reads_as_a_harness_files_columns(tmp_path):
+    """file_columns reads Go text as every harness's columns: each result line a batch, a benchmark's unit and its
+    Unit lines' direction by benchmark; a benchmark in two units is left to read_go."""
+    from perfstudy.io import ColumnsError, file_columns, read_go
+
+    path = tmp_path / "a.txt"
+    path.write_text("Unit MB/s better=higher\nBenchmarkA 10 5.0 ns/op 3.0 MB/s\nBenchmarkA 10 6.0 ns/op 4.0 MB/s\n"
+                    "BenchmarkB 10 7.0 ns/op\n")  # fmt: skip
+    columns, frame = file_columns(path), read_go(path)
+    assert columns.tool == "go" and columns.distinct == list(dict.fromkeys(frame["benchmark"]))
+    names = [columns.distinct[c] for c in columns.codes.tolist()]
+    assert names == frame["benchmark"].tolist() and columns.value.tolist() == frame["value"].tolist()
+    assert columns.batch.tolist() == frame["batch"].tolist()
+    assert columns.unit == ["ns/op", "MB/s", "ns/op"] and columns.better == [None, "higher", None]
+    path.write_text("BenchmarkA 10 5.0 ns/op\nBenchmarkA 10 6.0 ms/op\n")
+    with pytest.raises(ColumnsError, match="two units"):
+        file_columns(path)
