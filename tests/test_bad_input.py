@@ -442,8 +442,8 @@ def _valid(tmp):  # noqa: PLR0915 - one table
         "io.harnesses.harness": lambda: call("go"),
         "io.harnesses.Harness.read": lambda: call(HARNESSES["go"], go_text(tmp)),
         "comparison.compare": lambda: call(runs_frame(), replicates=99, rng=0),
-        "experiment.batches.command_argv": lambda: call("true --x"),
-        "experiment.batches.command_text": lambda: call(("true", "a b")),
+        "experiment.commands.command_argv": lambda: call("true --x"),
+        "experiment.commands.command_text": lambda: call(("true", "a b")),
         "experiment.batches.time_batch": lambda: call(batches.Batch("A", ("true",), 0, 0, values=1, warmup=0)),
         "notebook.readme_rows.readme_rows": lambda: call(_readme_table()),
         "notebook.readme_rows.quoted_numbers": lambda: call("9 of 13 rows (Table 3), +1.5%"),
@@ -1009,7 +1009,7 @@ def _cases(fn, args, kwargs):
 EXTRA_ALLOWED = {
     "cli.main": ("SystemExit",),
     # a command or pilot file that is not there: FileNotFoundError, naming it, as io.read does
-    "experiment.batches.command_argv": ("FileNotFoundError",),
+    "experiment.commands.command_argv": ("FileNotFoundError",),
     "experiment.plan.plan_rounds": ("FileNotFoundError",),
     "experiment.run": ("FileNotFoundError",),
     "experiment.read_run": ("FileNotFoundError",),

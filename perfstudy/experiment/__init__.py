@@ -13,17 +13,15 @@ if TYPE_CHECKING:
     from perfstudy.experiment._run import STOPS, RunResult, run
     from perfstudy.experiment.batches import (
         MEASURES,
-        SHELL,
         Batch,
         BatchResult,
-        command_argv,
-        command_text,
         shell_startup,
         stop_running,
         time_batch,
     )
     from perfstudy.experiment.bisect_settings import BisectSettings
     from perfstudy.experiment.bisection import Bisection, bisect
+    from perfstudy.experiment.commands import SHELL, command_argv, command_text
     from perfstudy.experiment.environment import NoisyMachineWarning, load_average, machine, machine_warnings, probe
     from perfstudy.experiment.plan import HOSTS, RoundPlan, format_plan, plan_rounds
     from perfstudy.experiment.settings import RunSettings
@@ -46,13 +44,13 @@ _HOMES = {
     "HOSTS": ".plan",
     "Batch": ".batches",
     "BatchResult": ".batches",
-    "command_argv": ".batches",
-    "command_text": ".batches",
+    "command_argv": ".commands",
+    "command_text": ".commands",
     "time_batch": ".batches",
     "shell_startup": ".batches",
     "stop_running": ".batches",
     "MEASURES": ".batches",
-    "SHELL": ".batches",
+    "SHELL": ".commands",
     "machine": ".environment",
     "machine_warnings": ".environment",
     "probe": ".environment",

@@ -62,7 +62,8 @@ from perfstudy.experiment._files import (
 from perfstudy.experiment._hosts import _Hosts
 from perfstudy.experiment._judge import _FAR, _describe, _Judge, _Stop
 from perfstudy.experiment._rounds import _duet_rounds, _local_rounds
-from perfstudy.experiment.batches import Batch, Measure, command_argv, command_text
+from perfstudy.experiment.batches import Batch, Measure
+from perfstudy.experiment.commands import command_argv, command_text
 from perfstudy.experiment.settings import UNBOUNDED_ROUNDS, RunSettings, _one_source, check_combination
 
 __all__ = ["run", "RunResult", "RunFile", "STOPS", "COLUMNS", "read_experiment", "read_run", "is_run_file"]
@@ -462,7 +463,7 @@ def run(
 
 
 def _shelled(command) -> bool:
-    from perfstudy.experiment.batches import SHELL
+    from perfstudy.experiment.commands import SHELL
 
     return isinstance(command, tuple) and len(command) == 3 and command[:2] == (SHELL, "-c")
 

@@ -883,7 +883,7 @@ def sequential_layout(a, b, *, batches: int, values: int = 3, warmup: int = 1) -
     DataFrame
         The rows of :func:`perfstudy.experiment.batches.time_batch`, ``round`` numbering each version's batches.
     """
-    from perfstudy.experiment.batches import SHELL, Batch, command_argv, shell_startup, time_batch
+    from perfstudy.experiment import SHELL, Batch, command_argv, shell_startup, time_batch
 
     commands = {"A": command_argv(a, "a"), "B": command_argv(b, "b")}
     batches = check_int("batches", batches, maximum=100_000)

@@ -19,7 +19,7 @@ import pytest
 from perfstudy.cli import _parser, main
 from perfstudy.comparison import compare
 from perfstudy.comparison.sequential import t_confidence_sequence
-from perfstudy.experiment import batches
+from perfstudy.experiment import commands
 from perfstudy.experiment._rounds import _order
 from perfstudy.experiment._run import _describe, _rounds_left, read_run, run
 from perfstudy.experiment.environment import NoisyMachineWarning
@@ -128,7 +128,7 @@ def test_shell_syntax_runs_through_the_shell_or_is_refused_never_measured_as_som
                         ("echo $HOME", "'$'")):  # fmt: skip
         with pytest.raises(ValueError, match=f"shell syntax \\({re.escape(shown)}"):
             run(line, "true", shell=False, progress=False)
-    assert batches.command_argv("make CFLAGS=-O2", shell=False) == ("make", "CFLAGS=-O2")  # an argument, not syntax
+    assert commands.command_argv("make CFLAGS=-O2", shell=False) == ("make", "CFLAGS=-O2")  # an argument, not syntax
 
 
 def test_the_shells_start_up_is_measured_recorded_and_subtracted(tmp_path):
@@ -247,7 +247,7 @@ def test_text_or_missing_values_in_a_resumed_file_are_refused(tmp_path):
 
 def test_two_different_lambdas_are_two_experiments(tmp_path):
     first, second = (lambda: None), (lambda: sum(range(10)))  # noqa: E731
-    assert batches.command_text(first) != batches.command_text(second)
+    assert commands.command_text(first) != commands.command_text(second)
     out = tmp_path / "runs.csv"
     run(first, first, values=1, warmup=0, min_rounds=2, max_rounds=2, out=out, progress=False)
     with pytest.raises(ValueError, match="another experiment's file"):
