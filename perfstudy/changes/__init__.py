@@ -8,8 +8,9 @@ from typing import TYPE_CHECKING
 from perfstudy._lib.lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from perfstudy.changes._history import CHANGE_VERDICTS, History, commits_for_change, history
+    from perfstudy.changes._history import CHANGE_VERDICTS, History, history
     from perfstudy.changes._inputs import read_history
+    from perfstudy.changes._power import commits_for_change
     from perfstudy.changes._render import format_history, history_html
     from perfstudy.changes._settings import DEFAULT_WIDTHS, HistorySettings
 
@@ -18,7 +19,7 @@ _HOMES = {
     "DEFAULT_WIDTHS": "._settings",
     "History": "._history",
     "history": "._history",
-    "commits_for_change": "._history",
+    "commits_for_change": "._power",
     "read_history": "._inputs",
     "format_history": "._render",
     "history_html": "._render",

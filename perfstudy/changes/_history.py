@@ -14,16 +14,16 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from perfstudy._lib.checks import check_executor, check_fraction, check_frame, check_int, check_real
+from perfstudy._lib.checks import check_executor, check_int
 from perfstudy._lib.parallel import map_tasks
 from perfstudy._lib.result import Result
-from perfstudy._lib.robust import neighbour_noise
-from perfstudy._lib.tdist import norm_ppf
 from perfstudy._lib.types import Executor
-from perfstudy._lib.units import conversion_factor, higher_is_better
+from perfstudy._lib.units import higher_is_better
 from perfstudy.changes._detect import Found, find_changes, interval, window_bounds
 from perfstudy.changes._location import location_range
-from perfstudy.changes._settings import DEFAULT_WIDTHS, HistorySettings, parse_times
+from perfstudy.changes._measurements import _measurements, _order
+from perfstudy.changes._power import _commits_after, _commits_for_change, _commits_needed, noise_between_commits
+from perfstudy.changes._settings import DEFAULT_WIDTHS, HistorySettings
 from perfstudy.comparison import adjust_p_values
 
 if TYPE_CHECKING:
@@ -150,24 +150,6 @@ class History(Result):
         return cp[newest]  # pyright: ignore
 
 
-def _order(frame: pd.DataFrame, commit: str, timestamp: str | None) -> pd.DataFrame:
-    """Rows in commit order: a commit's first appearance, or its earliest timestamp where there is one."""
-    import pandas as pd
-
-    first = frame.groupby(["benchmark", commit], sort=False).cumcount() == 0
-    key = frame.loc[first, ["benchmark", commit]].copy()
-    if timestamp is not None:
-        key["when"] = frame.groupby(["benchmark", commit], sort=False)[timestamp].transform("min")[first].to_numpy()
-        key = key.sort_values(["benchmark", "when"], kind="stable")
-    key["commit_index"] = key.groupby("benchmark", sort=False).cumcount()
-    out = frame.merge(key[["benchmark", commit, "commit_index"]], on=["benchmark", commit], how="left")
-    out["_row"] = np.arange(len(out))
-    out["_bench"] = pd.factorize(out["benchmark"])[0]
-    out = out.sort_values(["_bench", "commit_index", "_row"], kind="stable").drop(columns="_bench")
-    out["index"] = out.groupby("benchmark", sort=False).cumcount()
-    return pd.DataFrame(out).drop(columns="_row")
-
-
 def _merge(found: list[Found], near: int) -> list[tuple[int, Found | None, Found | None]]:
     """Level and spread changes at most ``near`` commits apart are one change of both."""
     levels = [f for f in found if f.kind == "level"]
@@ -241,136 +223,6 @@ def _one_series(
     return rows
 
 
-def _scan_bound(m: int, widths: tuple[int, ...], fdr: float) -> float:
-    """The Bonferroni bound a scan's ``|z|`` must reach in ``m`` commits: ``Phi^-1(1 - fdr / (2 tests))`` over its
-    distinct windows' boundaries."""
-    tests = len({min(w, m - 1) for w in widths}) * max(m - 1, 1)
-    return norm_ppf(1 - fdr / (2 * tests))
-
-
-def _commits_needed(m: int, widths: tuple[int, ...], fdr: float, min_side: int) -> int:
-    """The fewest commits on each side with which a change, however large, can be found in ``m`` commits.
-
-    With ``n`` commits a side and no ties the largest ``|z|`` is ``sqrt(3 n^2 / (2n + 1))`` (every pair
-    ordered); it must reach the Bonferroni bound of the scan, ``Phi^-1(1 - fdr / (2 tests))``. More than
-    ``m // 2``: no change can be found in the series at all.
-    """
-    bound = _scan_bound(m, widths, fdr)
-    n = min_side
-    while n <= m and math.sqrt(3 * n * n / (2 * n + 1)) < bound:
-        n += 1
-    return n
-
-
-def _commits_after(m: int, widths: tuple[int, ...], fdr: float, min_side: int) -> int:
-    """The fewest commits after a change with which it, however large, can be found in ``m`` commits: the left
-    window holds all the commits before it up to the widest window, and with ``n_L`` and ``n_R`` commits all ordered
-    ``|z| = sqrt(3 n_L n_R / (n_L + n_R + 1))`` must reach the scan's Bonferroni bound (:func:`_commits_needed`).
-    Fewer than on each side when the commits before are many: a change 8 commits from the end of 100 is found
-    though 10 a side are needed. More than ``m - min_side``: none can be found."""
-    bound = _scan_bound(m, widths, fdr)
-    widest = min(max(widths), m - 1)
-    n = min_side
-    while n <= m - min_side:
-        left = min(widest, m - n)
-        if math.sqrt(3 * left * n / (left + n + 1)) >= bound:
-            return n
-        n += 1
-    return m
-
-
-def _commits_for_change(
-    change: float,
-    noise: float,
-    m: int,
-    widths: tuple[int, ...],
-    fdr: float,
-    min_side: int,
-    min_sigmas: float,
-    power: float = 0.8,
-) -> float:
-    """About how many commits on each side a level change of ``change`` (log scale) needs to be found with
-    probability ``power``, when commits vary by ``noise`` (log scale SD) about their level.
-
-    The scan's Mann-Whitney ``z`` with ``n`` commits a side has mean ``(Phi(d / sqrt 2) - 1/2) sqrt(12 n^2 / (2n
-    + 1))`` for a shift of ``d = change / noise`` SDs, and an SD about it taken as ``sqrt(4 p (1 - p))`` of the null's
-    (``p = Phi(d / sqrt 2)``: no spread when the sides never overlap); it must exceed the scan's Bonferroni bound
-    (:func:`_scan_bound`, for ``m`` commits) by ``Phi^-1(power)`` such SDs. A change under ``min_sigmas``
-    noise SDs fails the size rule at any length: ``inf``. An approximation, checked by simulation in ``tests/changes/test_history.py``: at the ``n`` it gives,
-    0.82-0.85 of 200 histories found a 2.5-SD change; with 4 commits fewer a side, 0.62-0.76.
-    """
-    if not noise > 0:
-        return float(min_side)
-    d = abs(change) / noise
-    if d < min_sigmas:
-        return math.inf
-    edge = math.erf(d / 2) / 2  # Phi(d / sqrt 2) - 1/2
-    # z's spread about its mean shrinks as the sides separate: sqrt(4 p (1 - p)) of the null's, p = 1/2 + edge
-    need = _scan_bound(max(m, 2 * min_side), widths, fdr) + norm_ppf(power) * math.sqrt(1 - 4 * edge * edge)
-    # (edge^2 12 n^2 / (2n + 1)) >= need^2: the smallest n, solved, and checked upwards
-    n = max(min_side, math.ceil(need * need / (6 * edge * edge)))
-    while edge * math.sqrt(12 * n * n / (2 * n + 1)) < need:
-        n += 1
-    return float(n)
-
-
-def commits_for_change(
-    change: float,
-    noise: float,
-    commits: int,
-    *,
-    widths: tuple[int, ...] = DEFAULT_WIDTHS,
-    fdr: float = 0.05,
-    min_side: int = HistorySettings.min_side,
-    min_sigmas: float = 2.0,
-    power: float = 0.8,
-) -> float:
-    """About how many commits on each side :func:`history` needs to find a level change of ``change`` when
-    commits vary about their level by ``noise``: the approximation a history's ``commits_for_threshold`` uses
-    (the scan's Mann-Whitney z against its Bonferroni bound; checked by simulation in
-    ``tests/changes/test_history.py``).
-
-    Parameters
-    ----------
-    change : float
-        The relative change (``0.05`` is 5%; negative for faster).
-    noise : float
-        The relative SD of commits about their level (a history's ``series["noise"]``); 0 or more.
-    commits : int
-        The commits of the history the change is sought in (the scan's Bonferroni bound grows with them).
-    widths, fdr, min_side, min_sigmas : optional
-        As :func:`history` has them.
-    power : float
-        The chance of finding the change (default 0.8).
-
-    Returns
-    -------
-    float
-        Commits on each side, at least ``min_side``; ``inf`` when the change is under ``min_sigmas`` noise SDs,
-        which the size rule never reports.
-    """
-    change = check_real("change", change)
-    if change <= -1:
-        raise ValueError(f"change={change!r}: expected a relative change above -1")
-    noise = check_real("noise", noise, nonnegative=True)
-    commits = check_int("commits", commits, minimum=2)
-    if isinstance(widths, (str, bytes)) or not hasattr(widths, "__iter__"):
-        raise TypeError(f"widths: expected a sequence of integers, got {type(widths).__name__}")
-    widths = tuple(check_int("widths", w) for w in widths)
-    if not widths:
-        raise ValueError("widths: empty; give at least one scan width")
-    fdr, power = check_fraction("fdr", fdr), check_fraction("power", power)
-    min_side = check_int("min_side", min_side)
-    min_sigmas = check_real("min_sigmas", min_sigmas, nonnegative=True)
-    return _commits_for_change(math.log1p(change), math.log1p(noise), commits, widths, fdr, min_side, min_sigmas, power)
-
-
-def noise_between_commits(y: np.ndarray) -> float:
-    """The SD of commits about their level, robustly: ``1.4826 MAD`` of the differences of neighbouring commits,
-    over ``sqrt 2`` (a change of level moves one difference, not the estimate). 0 for fewer than 3 commits."""
-    return neighbour_noise(y)
-
-
 def _chunk(chunk: list, rng=None, *, settings: dict) -> list[list[dict]]:
     """The change points of each series of a chunk (a task of :func:`perfstudy._lib.parallel.map_tasks`; the
     method draws nothing, so ``rng`` is unused)."""
@@ -393,107 +245,6 @@ def _same(a, b) -> bool:
         return bool(a == b) and type(a) is type(b)
     except (TypeError, ValueError):
         return False
-
-
-def _measurements(data, settings: HistorySettings) -> tuple[pd.DataFrame, list[str]]:
-    """``commit, value, benchmark`` (and ``timestamp``, ``unit``) from the user's columns, checked: values real
-    and finite (gaps left out and counted with ``dropna``), commits present, timestamps times, units converted
-    per benchmark."""
-    import pandas as pd
-
-    s = settings
-    named = [c for c in (s.commit, s.benchmark, s.timestamp) if c is not None]
-    if isinstance(data, pd.DataFrame) and s.benchmark is not None and s.benchmark not in data.columns:
-        if s.benchmark == "benchmark":
-            named.remove(s.benchmark)  # the default: a frame without the column is one series
-    check_frame("data", data, named + [s.value])
-    column = data[s.value]
-    if pd.api.types.is_complex_dtype(column) or not (
-        pd.api.types.is_numeric_dtype(column) and not pd.api.types.is_bool_dtype(column)
-    ):
-        raise TypeError(f"data: column {s.value!r} holds {column.dtype} values; expected real numbers")
-    values = column.to_numpy(dtype=float)
-    notes: list[str] = []
-    infinite = np.isinf(values)
-    if infinite.any():
-        raise ValueError(
-            f"data: column {s.value!r} has {int(infinite.sum())} infinite value(s) (e.g. row "
-            f"{data.index[np.flatnonzero(infinite)[0]]!r}); a measurement is finite"
-        )
-    missing = np.isnan(values)
-    keep = ~missing
-    if missing.any():
-        if not s.dropna:
-            raise ValueError(
-                f"data: column {s.value!r} has {int(missing.sum())} measurement(s) without a value (NaN, e.g. row "
-                f"{data.index[np.flatnonzero(missing)[0]]!r}): gaps and failed runs; leave them out with "
-                f"{s.advice('dropna')}"
-            )
-        notes.append(f"{int(missing.sum())} measurement(s) without a value left out")
-    earlier = int(getattr(data, "attrs", {}).get("dropped", 0) or 0)
-    if earlier:
-        notes.append(f"{earlier} value(s) without a number left out when the files were read")
-    if data[s.commit].isna().any():  # pyright: ignore
-        raise ValueError(f"data: column {s.commit!r} has missing commits; every measurement needs its commit")
-    frame = pd.DataFrame({"commit": data[s.commit].to_numpy(), "value": values})
-    has_bench = s.benchmark is not None and s.benchmark in data.columns
-    if has_bench and data[s.benchmark].isna().any():  # pyright: ignore
-        raise ValueError(
-            f"data: column {s.benchmark!r} has {int(data[s.benchmark].isna().sum())} row(s) without a benchmark "  # pyright: ignore
-            f"name; fill them in, or treat the file as one series ({s.option('benchmark')} none)"
-            if s.spelling == "cli"
-            else f"data: column {s.benchmark!r} has rows without a benchmark name; fill them in, or benchmark=None"
-        )
-    frame["benchmark"] = data[s.benchmark].astype(str).to_numpy() if has_bench else "series"
-    if s.timestamp is not None:
-        frame["timestamp"] = parse_times(data[s.timestamp], s)
-    if s.unit is not None and s.unit in data.columns:
-        frame["unit"] = data[s.unit].to_numpy()
-    frame = pd.DataFrame(frame[keep]).reset_index(drop=True)
-    if frame.empty:
-        raise ValueError(f"data: no measurement has a value in column {s.value!r}")
-    if "unit" in frame.columns:
-        frame, converted = _convert_units(frame, s)
-        notes += converted
-    return frame, notes
-
-
-def _convert_units(frame: pd.DataFrame, settings: HistorySettings) -> tuple[pd.DataFrame, list[str]]:
-    """Each benchmark's values in one unit: the unit most of its values are in (of equally many, the first in
-    sorted order). A benchmark whose units do not convert is refused by name."""
-    units = frame["unit"].astype(object).where(frame["unit"].notna(), None)
-    frame = frame.assign(unit=units)
-    notes, refused = [], []
-    factors = np.ones(len(frame))
-    for name, rows in frame.groupby("benchmark", sort=False).indices.items():
-        present = units.iloc[rows]
-        kinds = present.value_counts(dropna=False)
-        if len(kinds) <= 1:
-            continue
-        if present.isna().any():
-            refused.append(f"{name} (some values have a unit and some none)")
-            continue
-        most = max(kinds.items(), key=lambda kv: (kv[1], -sorted(kinds.index).index(kv[0])))[0]
-        each = {u: conversion_factor(u, most) for u in kinds.index}
-        wrong = sorted(str(u) for u, f in each.items() if f is None)
-        if wrong:
-            refused.append(f"{name} ({', '.join(sorted(map(str, kinds.index)))} do not convert)")
-            continue
-        factors[rows] = present.map(each).to_numpy(dtype=float)
-        frame.loc[frame.index[rows], "unit"] = most
-        notes.append(
-            f"{name}: values in {', '.join(sorted(str(u) for u in kinds.index if u != most))} converted to {most}"
-        )
-    if refused:
-        raise ValueError(
-            f"data: {len(refused)} benchmark(s) mix units that do not convert: {'; '.join(refused[:3])}"
-            + ("; ..." if len(refused) > 3 else "")
-            + "; give each benchmark one unit, or split them into benchmarks of their own"
-        )
-    frame["value"] = frame["value"].to_numpy() * factors
-    if len(notes) > 3:
-        notes = [*notes[:3], f"and {len(notes) - 3} more benchmark(s) converted"]
-    return frame, notes
 
 
 def history(
