@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field
 from types import MappingProxyType
 from typing import Any, ClassVar, Literal
 
@@ -492,22 +492,6 @@ class AnalyzeSettings(Spelled, Result):
         set_(self, "permutations", check_resamples(self.option("permutations"), self.permutations, minimum=19))
 
 
-def _analyze_settings(settings, keywords: dict) -> AnalyzeSettings:
-    """The analysis's settings from one source: ``settings``, or the keywords built into one."""
-    unknown = sorted(set(keywords) - {f.name for f in fields(AnalyzeSettings) if f.init})
-    if unknown:
-        raise TypeError(f"{unknown[0]}: not an analysis's setting; expected some of {sorted(AnalyzeSettings.OPTIONS)}")
-    if settings is None:
-        return AnalyzeSettings(**keywords)
-    if not isinstance(settings, AnalyzeSettings):
-        raise TypeError(f"settings: expected an AnalyzeSettings, got {type(settings).__name__}")
-    if keywords:
-        raise TypeError(
-            f"settings and {', '.join(sorted(keywords))}: give the settings once, in settings or as keywords"
-        )
-    return settings
-
-
 def analyze(
     df: pd.DataFrame,
     *,
@@ -541,7 +525,7 @@ def analyze(
     from tqdm.auto import tqdm
 
     check_frame("df", df, numeric=("value",))
-    s = _analyze_settings(settings, keywords)
+    s = AnalyzeSettings.one_source(settings, keywords)
     by, cluster, comparing = s.by, s.cluster, s.comparing
     if cluster is not None:
         check_column("cluster", cluster, df)

@@ -208,5 +208,5 @@ def test_analyze_settings_are_checked_once_and_hold_the_comparisons():
     frame = pd.concat([a.assign(version="a"), b.assign(version="b")])
     with pytest.raises(TypeError, match="give the settings once"):
         analyze(frame, settings=s, threshold=0.1)
-    with pytest.raises(TypeError, match="permutation: not an analysis's setting"):
+    with pytest.raises(TypeError, match="permutation: not one of AnalyzeSettings's settings"):
         analyze(frame, permutation=99)

@@ -34,6 +34,35 @@ class Spelled:
             raise ValueError(f"setting={setting!r}: not a {self.KIND}; expected one of {sorted(self.OPTIONS)}")
         return self.OPTIONS[setting] if getattr(self, "spelling", "python") == "cli" else setting
 
+    @classmethod
+    def one_source(cls, settings, keywords: dict):
+        """A call's settings from one place: ``settings`` (an instance of this class), or else ``keywords`` (the
+        call's ``**keywords``, a convenience) built into one; a keyword that is no setting, or keywords beside
+        ``settings``, are refused by name.
+
+        Parameters
+        ----------
+        settings : instance of this class, or None
+        keywords : dict
+        """
+        import dataclasses
+
+        known = {f.name for f in dataclasses.fields(cls) if f.init}  # type: ignore[arg-type]
+        unknown = sorted(set(keywords) - known)
+        if unknown:
+            raise TypeError(
+                f"{unknown[0]}: not one of {cls.__name__}'s settings; expected some of {sorted(cls.OPTIONS)}"
+            )
+        if settings is None:
+            return cls(**keywords)
+        if not isinstance(settings, cls):
+            raise TypeError(f"settings: expected a {cls.__name__}, got {type(settings).__name__}")
+        if keywords:
+            raise TypeError(
+                f"settings and {', '.join(sorted(keywords))}: give the settings once, in settings or as keywords"
+            )
+        return settings
+
     def advice(self, flag: str) -> str:
         """How the user turns ``flag`` on where they are: ``dropna=True`` or ``--dropna``.
 

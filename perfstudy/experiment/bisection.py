@@ -26,7 +26,7 @@ import os
 import sys
 import time
 from collections import Counter
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -224,18 +224,7 @@ def _settings(settings, keywords: dict) -> BisectSettings:
             f"measure={measure!r}: a bisect follows one benchmark's time, and a harness's output can hold many; "
             "make the command run one benchmark and time it (measure='time')"
         )
-    unknown = sorted(set(keywords) - {f.name for f in fields(BisectSettings) if f.init} - {"spelling"})
-    if unknown:
-        raise TypeError(f"{unknown[0]}: not a bisect's setting; expected some of {sorted(BisectSettings.OPTIONS)}")
-    if settings is None:
-        return BisectSettings(**keywords)
-    if not isinstance(settings, BisectSettings):
-        raise TypeError(f"settings: expected a BisectSettings, got {type(settings).__name__}")
-    if keywords:
-        raise TypeError(
-            f"settings and {', '.join(sorted(keywords))}: give the settings once, in settings or as keywords"
-        )
-    return settings
+    return BisectSettings.one_source(settings, keywords)
 
 
 def _checked(commits, command, s: BisectSettings) -> tuple[list[str], str]:

@@ -40,3 +40,15 @@ def test_each_verbs_settings_spell_their_own_options():
     assert RunSettings(spelling="cli").option("shell") == "--no-shell"
     assert HistorySettings(spelling="cli").advice("progress") == "--no-progress"
     assert CompareSettings(spelling="cli").advice("trust_one_process") == "--trust-one-process"
+
+
+def test_a_calls_settings_come_from_one_source():
+    given = _Settings(dropna=True)
+    assert _Settings.one_source(given, {}) is given
+    assert _Settings.one_source(None, {"dropna": True}) == given
+    with pytest.raises(TypeError, match="settings and dropna: give the settings once"):
+        _Settings.one_source(given, {"dropna": False})
+    with pytest.raises(TypeError, match=r"dropnaa: not one of _Settings's settings; expected some of \['dropna'"):
+        _Settings.one_source(None, {"dropnaa": True})
+    with pytest.raises(TypeError, match="settings: expected a _Settings, got RunSettings"):
+        _Settings.one_source(RunSettings(), {})

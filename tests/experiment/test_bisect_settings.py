@@ -49,6 +49,6 @@ def test_settings_or_keywords_not_both_and_a_runs_own_arguments_refused():
         bisect(["c0", "c1"], "x {commit}", settings=RunSettings())
     with pytest.raises(TypeError, match="min_rounds: bisect sets it"):
         bisect(["c0", "c1"], "x {commit}", min_rounds=3)
-    with pytest.raises(TypeError, match="thresold: not a bisect's setting"):
+    with pytest.raises(TypeError, match="thresold: not one of BisectSettings's settings"):
         bisect(["c0", "c1"], "x {commit}", thresold=0.1)
     assert math.isclose(BisectSettings(seed=None).run.confidence, 0.95) and BisectSettings(seed=None).seed is None
