@@ -76,7 +76,9 @@ def test_under_a_toggled_load_the_bisect_names_each_planted_commit_and_no_wrong_
         if math.isfinite(row.history_commit):
             continue
         sides = min(at, 24 - at)
-        assert not math.isfinite(need) or need > sides, (at, need, said)
+        # commits_for_change is the length at which a change is found four times in five: with exactly that many a
+        # side a miss is what the summary says may happen (a calibrate run missed the +10% at commit 8, need 8)
+        assert not math.isfinite(need) or need >= sides, (at, need, said)
         assert "too small to be reported" in said or f"needs about {need:.0f} commits on each side" in said
 
 
