@@ -233,3 +233,29 @@ def test_a_resumed_bisect_runs_only_the_commits_it_had_not_measured(bench, tmp_p
     (tmp_path / "commits.txt").write_text("\n".join(commits))
     assert main(["bisect", "--commits", str(tmp_path / "commits.txt"), "--command", bench, "--resume"]) == 2
     assert "--resume: needs --out" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_good_and_bad_are_fixed_to_hashes_before_anything_runs(tmp_path, monkeypatch):
+    """--good HEAD~3 was passed on as text: each step's checkout moved HEAD, and HEAD~3 named another commit at every
+    step (a wrong culprit, exit 0). The commits are the hashes the names had when the bisect began."""
+    import argparse
+
+    from perfstudy.cli._bisect import _commits
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+
+    def git(*args):
+        return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True).stdout
+
+    git("init", "-q")
+    git("config", "user.email", "t@example.org")
+    git("config", "user.name", "t")
+    for i in range(4):
+        git("commit", "-q", "--allow-empty", "-m", f"commit {i}")
+    hashes = git("rev-list", "--reverse", "HEAD").split()
+    monkeypatch.chdir(repo)
+    assert _commits(argparse.Namespace(commits=None, good="HEAD~3", bad="HEAD")) == hashes
+    with pytest.raises(ValueError, match="--good nosuch: not a commit of the git repository here"):
+        _commits(argparse.Namespace(commits=None, good="nosuch", bad="HEAD"))
