@@ -448,22 +448,8 @@ class AnalyzeSettings(Spelled, Result):
     comparing: CompareSettings = field(init=False, compare=False, repr=False)
 
     OPTIONS: ClassVar[Mapping[str, str]] = MappingProxyType(
-        {
-            name: f"--{name.replace('_', '-')}"
-            for name in (
-                "by",
-                "cluster",
-                "confidence",
-                "alpha",
-                "threshold",
-                "permutations",
-                "replicates",
-                "baseline",
-                "block",
-                "sequential",
-                "statistic",
-            )
-        }  # fmt: skip
+        {name: f"--{name}" for name in ("by", "cluster", "confidence", "alpha", "threshold", "permutations")}
+        | {name: f"--{name}" for name in ("replicates", "baseline", "block", "sequential", "statistic")}
     )
     KIND: ClassVar[str] = "analysis's setting"
 

@@ -83,7 +83,10 @@ def add_parser(commands) -> None:
         "--statistic", choices=("mean", "median", "min"), default=None, help="each batch's statistic (default median)"
     )
     steps.add_argument(
-        "--rule", choices=tuple(RULES), default=None, help=f"the anytime-valid rule: {rules_help()} (default sign)"
+        "--rule",
+        choices=tuple(RULES),
+        default=None,
+        help=f"the anytime-valid rule: {rules_help()} (default {shown('run', 'rule')})",
     )
     steps.add_argument(
         "--metric",
@@ -180,8 +183,9 @@ def bisect_command(args) -> int:
         commits = _commits(args)
         given = {key: getattr(args, key) for key in (*_BISECT, *STEP_SETTINGS) if getattr(args, key) is not None}
         settings = BisectSettings(**given, seed=args.seed, spelling="cli")
-        result = bisect(commits, args.template, settings=settings, out=args.out, resume=args.resume,
-                        progress=not args.no_progress)  # fmt: skip
+        result = bisect(
+            commits, args.template, settings=settings, out=args.out, resume=args.resume, progress=not args.no_progress
+        )
     except (ValueError, TypeError, OSError, RuntimeError) as error:
         said = in_options(_one_line(error), _OPTIONS).replace("drop shell=False", "drop --no-shell")
         print(f"perfstudy bisect: {said}", file=sys.stderr)

@@ -15,14 +15,26 @@ from perfstudy._lib.checks import check_coverage, check_int, check_threshold, sa
 from perfstudy._lib.defaults import default
 from perfstudy._lib.result import Result
 from perfstudy._lib.spelling import Spelled
+from perfstudy.experiment.settings import DEFAULTS as RUN_DEFAULTS
 from perfstudy.experiment.settings import OPTIONS as RUN_OPTIONS
 from perfstudy.experiment.settings import UNBOUNDED_ROUNDS, RunSettings
 
 __all__ = ["BisectSettings", "STEP_SETTINGS"]
 
 #: each step's run settings that a bisect takes (the run's own names and options)
-STEP_SETTINGS = ("statistic", "rule", "metric", "duet", "values", "warmup", "timeout", "shell", "prepare", "setup",
-                 "cleanup")  # fmt: skip
+STEP_SETTINGS = (
+    "statistic",
+    "rule",
+    "metric",
+    "duet",
+    "values",
+    "warmup",
+    "timeout",
+    "shell",
+    "prepare",
+    "setup",
+    "cleanup",
+)
 
 #: each setting's option on the command line
 OPTIONS: Mapping[str, str] = {
@@ -33,9 +45,6 @@ OPTIONS: Mapping[str, str] = {
     "seed": "--seed",
     **{key: RUN_OPTIONS[key] for key in STEP_SETTINGS},
 }
-
-#: the fewest rounds a step may be given: each step's run looks at its interval from its 5th round
-_MIN_STEP_ROUNDS = 5
 
 
 @dataclass(frozen=True)
@@ -120,11 +129,11 @@ class BisectSettings(Spelled, Result):
         )
         if self.seed is not None:
             object.__setattr__(self, "seed", check_int(name("seed"), self.seed, minimum=0, maximum=2**32 - 2**16))
-        if self.max_rounds is not None:
-            check_int(name("max_rounds"), self.max_rounds, minimum=_MIN_STEP_ROUNDS, maximum=UNBOUNDED_ROUNDS)
         max_rounds = self.max_rounds
-        if max_rounds is None:
-            max_rounds = default("bisect", "max_rounds") if self.max_time is None else UNBOUNDED_ROUNDS
+        if max_rounds is not None:  # each step's run looks at its interval from its min_rounds-th round on
+            check_int(name("max_rounds"), max_rounds, minimum=RUN_DEFAULTS["min_rounds"], maximum=UNBOUNDED_ROUNDS)
+        elif self.max_time is None:
+            max_rounds = default("bisect", "max_rounds")  # with max_time alone, the run's own rule: time binds
         steps = {key: getattr(self, key) for key in STEP_SETTINGS if getattr(self, key) is not None}
         metric = steps.get("metric")
         if metric is not None and len(metric.split(",") if isinstance(metric, str) else list(metric)) != 1:
@@ -136,12 +145,12 @@ class BisectSettings(Spelled, Result):
                     f"{said(name(hook), text)}: a hook with {{commit}} runs each version's commit through the shell; "
                     f"drop {name('shell') if self.spelling == 'cli' else 'shell=False'}"
                 )
+        budgets = {"max_rounds": max_rounds, "max_time": self.max_time}  # None: not given, the run's rule decides
         run = RunSettings(
             threshold=threshold,
             confidence=confidence,
-            max_rounds=max_rounds,
-            max_time=self.max_time,
             spelling=self.spelling,
+            **{key: value for key, value in budgets.items() if value is not None},
             **steps,
         ).fresh()
         object.__setattr__(self, "threshold", threshold)

@@ -227,7 +227,7 @@ def _settings(settings, keywords: dict) -> BisectSettings:
     return BisectSettings.one_source(settings, keywords)
 
 
-def _checked(commits, command, s: BisectSettings) -> tuple[list[str], str]:
+def _checked(commits, command) -> tuple[list[str], str]:
     """The bisect's commits and command template, checked."""
     if isinstance(commits, (str, bytes)) or not hasattr(commits, "__iter__"):
         raise TypeError(f"commits: expected a list of commits, oldest first, got {type(commits).__name__}")
@@ -307,7 +307,7 @@ def bisect(
     from perfstudy.experiment._run import run
 
     s = _settings(settings, keywords)
-    commits, command = _checked(commits, command, s)
+    commits, command = _checked(commits, command)
     threshold, confidence, seed = s.threshold, s.confidence, s.seed
     progress = check_bool("progress", progress)
     level, steps_allowed = step_confidence(confidence, len(commits))

@@ -19,8 +19,8 @@ __all__ = ["file_columns"]
 
 
 def file_columns(path, format: str = "auto") -> FileColumns:
-    """A JSON file of pyperf, hyperfine, Google Benchmark, JMH, pytest-benchmark, BenchmarkDotNet (its full export),
-    asv or criterion (one ``sample.json``), or a tidy CSV table (:func:`perfstudy.io._csv_columns.csv_columns`), as
+    """Go text, a JSON file of pyperf, hyperfine, Google Benchmark, JMH, pytest-benchmark, BenchmarkDotNet (its full
+    export), asv or criterion (one ``sample.json``), or a tidy CSV table (:func:`perfstudy.io._csv_columns.csv_columns`), as
     :class:`FileColumns`, read as :func:`perfstudy.io.read` reads it with its defaults, without pandas.
 
     Parameters
@@ -73,12 +73,14 @@ def _read_here(name) -> bool:
 
 
 def _columns_of(found, data, path) -> FileColumns:
-    """The harness's columns function (:attr:`perfstudy.io.harnesses.Harness.columns`) on the parsed file."""
+    """The harness's columns function (:attr:`perfstudy.io.harnesses.Harness.columns`) on the parsed file, marked as
+    of one process where its record says so."""
     module, name = found.columns.split(":")
-    return getattr(importlib.import_module(module), name)(data, path)
+    columns = getattr(importlib.import_module(module), name)(data, path)
+    return replace(columns, one_process=True) if found.one_process and not columns.one_process else columns
 
 
-def _rows_file_columns(rows_of, data, *, repeats: bool = False, one_process: bool = False) -> FileColumns:
+def _rows_file_columns(rows_of, data, *, repeats: bool = False) -> FileColumns:
     """Columns from a reader's own rows (``rows_of(data)`` gives ``(rows, extra, attrs)``), its default options;
     a file the reader refuses goes to :func:`perfstudy.io.read`, which refuses it in its own words."""
     try:
@@ -87,7 +89,7 @@ def _rows_file_columns(rows_of, data, *, repeats: bool = False, one_process: boo
         raise
     except Exception as error:  # noqa: BLE001 - the reader refuses the file in its own words on the general path
         raise ColumnsError(f"source: {type(error).__name__}") from None
-    return rows_columns(rows, tool=attrs["tool"], repeats=repeats, one_process=one_process)
+    return rows_columns(rows, tool=attrs["tool"], repeats=repeats)
 
 
 def _pyperf_file_columns(data, path) -> FileColumns:
@@ -119,10 +121,10 @@ def _jmh_columns(data, path) -> FileColumns:
 
 
 def _pytest_benchmark_columns(data, path) -> FileColumns:
-    """pytest-benchmark's columns (one process a side), from its reader's rows."""
+    """pytest-benchmark's columns, from its reader's rows."""
     from perfstudy.io.pytest_benchmark import _pytest_benchmark_rows
 
-    return _rows_file_columns(_pytest_benchmark_rows, data, one_process=True)
+    return _rows_file_columns(_pytest_benchmark_rows, data)
 
 
 def _benchmarkdotnet_columns(data, path) -> FileColumns:
@@ -146,13 +148,11 @@ def _asv_columns(data, path) -> FileColumns:
 
 
 def _criterion_columns(data, path) -> FileColumns:
-    """One criterion ``sample.json``'s columns (one process a side), from its reader's rows: the JSON parsed once,
-    to tell its shape, and the path for the files beside it."""
+    """One criterion ``sample.json``'s columns, from its reader's rows: the JSON parsed once, to tell its shape, and
+    the path for the files beside it."""
     from perfstudy.io.criterion import _sample_file_rows
 
-    return _rows_file_columns(
-        lambda d: (_sample_file_rows(Path(path), d), [], {"tool": "criterion"}), data, one_process=True
-    )
+    return _rows_file_columns(lambda d: (_sample_file_rows(Path(path), d), [], {"tool": "criterion"}), data)
 
 
 def _go_file_columns(data, path) -> FileColumns:
@@ -163,6 +163,8 @@ def _go_file_columns(data, path) -> FileColumns:
 
     try:
         g = go_columns(path)
+    except FileNotFoundError:
+        raise
     except (ValueError, OSError) as error:
         raise ColumnsError(f"source: {error}") from None
     first = np.unique(g.codes, return_index=True)[1]  # codes count up from 0 in order of first appearance
