@@ -168,9 +168,9 @@ def test_each_steps_run_takes_the_command_lines_options_and_hooks_get_each_versi
         bisect(["c0", "c1"], "x {commit}", measure="go", progress=False)
 
 
-@pytest.mark.slow  # a real git repository and real commands
-@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
-def test_good_and_bad_inside_a_git_repository_find_the_commit_that_slowed_it(tmp_path, capsys, monkeypatch):
+def _git_repository(tmp_path, delays: list[str]):
+    """A git repository of one commit per delay, each writing it to the file ``delay``; its path and the commits'
+    hashes, oldest first."""
     repo = tmp_path / "repo"
     repo.mkdir()
 
@@ -180,11 +180,17 @@ def test_good_and_bad_inside_a_git_repository_find_the_commit_that_slowed_it(tmp
     git("init", "-q")
     git("config", "user.email", "t@example.org")
     git("config", "user.name", "t")
-    for i, delay in enumerate(["0.010"] * 3 + ["0.014"] * 3):
+    for i, delay in enumerate(delays):
         (repo / "delay").write_text(delay)
         git("add", "delay")
         git("commit", "-q", "--allow-empty", "-m", f"commit {i}")
-    hashes = git("rev-list", "--reverse", "HEAD").split()
+    return repo, git("rev-list", "--reverse", "HEAD").split()
+
+
+@pytest.mark.slow  # a real git repository and real commands
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_good_and_bad_inside_a_git_repository_find_the_commit_that_slowed_it(tmp_path, capsys, monkeypatch):
+    repo, hashes = _git_repository(tmp_path, ["0.010"] * 3 + ["0.014"] * 3)
     monkeypatch.chdir(repo)
     template = f"sleep $(git -C {repo} show {{commit}}:delay)"
     code = main(
@@ -243,18 +249,7 @@ def test_good_and_bad_are_fixed_to_hashes_before_anything_runs(tmp_path, monkeyp
 
     from perfstudy.cli._bisect import _commits
 
-    repo = tmp_path / "repo"
-    repo.mkdir()
-
-    def git(*args):
-        return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True).stdout
-
-    git("init", "-q")
-    git("config", "user.email", "t@example.org")
-    git("config", "user.name", "t")
-    for i in range(4):
-        git("commit", "-q", "--allow-empty", "-m", f"commit {i}")
-    hashes = git("rev-list", "--reverse", "HEAD").split()
+    repo, hashes = _git_repository(tmp_path, ["0.010"] * 4)
     monkeypatch.chdir(repo)
     assert _commits(argparse.Namespace(commits=None, good="HEAD~3", bad="HEAD")) == hashes
     with pytest.raises(ValueError, match="--good nosuch: not a commit of the git repository here"):
