@@ -359,11 +359,8 @@ def _valid(tmp):  # noqa: PLR0915 - one table
     from perfstudy.capacity import response_surface
     from perfstudy.comparison.running import RunningT, SignRule, TRule
     from perfstudy.comparison.sign_sequence import RunningSign
-    from perfstudy.design import bootstrap
-    from perfstudy.design import standard_errors as designs
-    from perfstudy.diagnostics import hosts as servers
-    from perfstudy.diagnostics import repetitions as confirm
-    from perfstudy.diagnostics import variability as diagnostics
+    from perfstudy.design import bootstrap, standard_errors as designs
+    from perfstudy.diagnostics import hosts as servers, repetitions as confirm, variability as diagnostics
     from perfstudy.experiment import batches
     from perfstudy.io.harnesses import HARNESSES
     from perfstudy.notebook import plots, records, report
@@ -406,10 +403,7 @@ def _valid(tmp):  # noqa: PLR0915 - one table
         "comparison.Comparison.report": lambda: call(comparison()),
         "comparison.Report.format": lambda: call(comparison().report(), "markdown"),
         "comparison.Report.to_frame": lambda: call(comparison().report()),
-        "comparison.compare_go_files": lambda: call(
-            go_text(tmp), go_text(tmp), labels=("a", "b"), replicates=99, rng=0
-        ),
-        "comparison.compare_columns": lambda: call(_file_columns(tmp), _file_columns(tmp), labels=("a", "b"), rng=0),
+        "comparison.compare_files": lambda: call(go_text(tmp), go_text(tmp), labels=("a", "b"), rng=0),
         "comparison.benchmarks_as_versions": lambda: call(
             pd.DataFrame(dict(benchmark=["x", "x", "y", "y"], batch=[0, 1, 0, 1], value=[1.0, 2.0, 3.0, 4.0])),
             baseline="y",
@@ -440,7 +434,7 @@ def _valid(tmp):  # noqa: PLR0915 - one table
         "io.detect_format": lambda: call(go_text(tmp)),
         "io.is_go_text": lambda: call(go_text(tmp)),
         "io.harnesses.harness": lambda: call("go"),
-        "io.harnesses.Harness.read": lambda: call(HARNESSES["go"], go_text(tmp)),
+        "io.harnesses.Harness.measure": lambda: call(HARNESSES["go"], go_text(tmp)),
         "comparison.compare": lambda: call(runs_frame(), replicates=99, rng=0),
         "experiment.commands.command_argv": lambda: call("true --x"),
         "experiment.commands.command_text": lambda: call(("true", "a b")),
@@ -576,14 +570,8 @@ def _valid(tmp):  # noqa: PLR0915 - one table
         "io.read_jmh": lambda: call(JMH_JSON),
         "io.go.read_go": lambda: call(go_text(tmp)),
         "io.go.go_columns": lambda: call(go_text(tmp)),
-        "io.pyperf.pyperf_columns": lambda: call(pyperf_json()),
-        "io.pyperf.PyperfColumns.to_frame": lambda: call(
-            __import__("perfstudy.io.pyperf").io.pyperf.pyperf_columns(pyperf_json())
-        ),
         "io.file_columns": lambda: call(hyperfine_path(tmp)),
-        "io.columns.rows_columns": lambda: call(
-            [dict(benchmark="b", batch=0, iteration=0, warmup=False, value=1.0, unit="s")], tool="hyperfine"
-        ),
+        "io.columns.FileColumns.column": lambda: call(_file_columns(tmp), "value"),
         "io.columns.FileColumns.to_frame": lambda: call(_file_columns(tmp)),
         "io.columns.FileColumns.renamed": lambda: call(_file_columns(tmp), "x -> y"),
         "io.go.GoColumns.config": lambda: call(_go_columns(tmp), "goos"),
@@ -1013,8 +1001,7 @@ EXTRA_ALLOWED = {
     "experiment.plan.plan_rounds": ("FileNotFoundError",),
     "experiment.run": ("FileNotFoundError",),
     "experiment.read_run": ("FileNotFoundError",),
-    "comparison.compare_go_files": ("FileNotFoundError",),
-    "io.pyperf.pyperf_columns": ("FileNotFoundError",),
+    "comparison.compare_files": ("FileNotFoundError",),
     "io.file_columns": ("FileNotFoundError",),
     "changes.read_history": ("FileNotFoundError",),
 }

@@ -92,20 +92,19 @@ def _pilot():
 
 def _make(name):  # noqa: C901 - one branch a class, read as a table
     from perfstudy import analysis as analyze
-    from perfstudy.capacity import peak_search, response_surface
-    from perfstudy.capacity import server_model as simulated_server
+    from perfstudy.capacity import peak_search, response_surface, server_model as simulated_server
     from perfstudy.comparison import _compare as compare
-    from perfstudy.design import bootstrap, model, schedules
-    from perfstudy.design import simulated_errors as sweeps
-    from perfstudy.design import standard_errors as designs
-    from perfstudy.design import type1_errors as type1
-    from perfstudy.diagnostics import adf
-    from perfstudy.diagnostics import hosts as servers
-    from perfstudy.diagnostics import repetitions as confirm
-    from perfstudy.diagnostics import variability as diagnostics
+    from perfstudy.design import (
+        bootstrap,
+        model,
+        schedules,
+        simulated_errors as sweeps,
+        standard_errors as designs,
+        type1_errors as type1,
+    )
+    from perfstudy.diagnostics import adf, hosts as servers, repetitions as confirm, variability as diagnostics
     from perfstudy.io import datasets
-    from perfstudy.stability import pt4cloud
-    from perfstudy.stability import stopping_rules as baselines
+    from perfstudy.stability import pt4cloud, stopping_rules as baselines
     from perfstudy.studies import running
 
     costs = designs.CostModel(setup=600.0, request=2.0, repetition=0.5, host=60.0)
@@ -137,11 +136,8 @@ def _make(name):  # noqa: C901 - one branch a class, read as a table
             __import__("io").StringIO("BenchmarkA 5 10 ns/op\n")
         ),
         "io.harnesses.Harness": lambda: __import__("perfstudy.io.harnesses").io.harnesses.HARNESSES["go"],
-        "io.columns.FileColumns": lambda: __import__("perfstudy.io.columns").io.columns.rows_columns(
-            [dict(benchmark="b", batch=0, iteration=0, warmup=False, value=1.0, unit="s")], tool="hyperfine"
-        ),
-        "io.pyperf.PyperfColumns": lambda: __import__("perfstudy.io.pyperf").io.pyperf.pyperf_columns(
-            {"benchmarks": [{"metadata": {"name": "a"}, "runs": [{"values": [1.0, 2.0]}]}]}
+        "io.columns.FileColumns": lambda: __import__("perfstudy.io.columns").io.columns._measured_rows(
+            [dict(benchmark="b", batch=0, iteration=0, warmup=False, value=1.0, unit="s")], [], {"tool": "hyperfine"}
         ),
         "diagnostics.repetitions.MedianCI": lambda: confirm.median_ci(X),
         "diagnostics.repetitions.Repetitions": lambda: confirm.repetitions_needed(X, trials=5, rng=0),

@@ -154,12 +154,12 @@ def _frame():
     return pd.DataFrame({"host": np.repeat(["a", "b", "c"], 30), "value": rng.normal(10, 1, 90), "benchmark": "x"})
 
 
-def _go_files_report(rng):
-    """compare_go_files on two small Go files (20 lines a side): its rows as a frame."""
+def _files_report(rng):
+    """compare_files on two small Go files (20 lines a side): its rows as a frame."""
     import tempfile
     from pathlib import Path
 
-    from perfstudy.comparison import compare_go_files
+    from perfstudy.comparison import compare_files
 
     folder = Path(tempfile.mkdtemp())
     values = np.random.default_rng(0).lognormal(7, 0.02, 40)
@@ -167,42 +167,30 @@ def _go_files_report(rng):
         (folder / name).write_text(
             "".join(f"BenchmarkX 100 {v:.3f} ns/op\n" for v in values[20 * side : 20 * side + 20])
         )
-    return compare_go_files(folder / "a.txt", folder / "b.txt", labels=("a", "b"), replicates=99, rng=rng).to_frame()
-
-
-def _columns_report(rng):
-    """compare_columns on two small hyperfine files' columns (20 runs a side): its rows as a frame."""
-    from perfstudy.comparison import compare_columns
-    from perfstudy.io.columns import rows_columns
-
-    values = np.random.default_rng(0).lognormal(-4, 0.02, (2, 20))
-    files = [
-        rows_columns(
-            [dict(benchmark="x", batch=r, iteration=0, warmup=False, value=float(values[side, r]), unit="s")
-             for r in range(20)],
-            tool="hyperfine",
-        )
-        for side in (0, 1)
-    ]  # fmt: skip
-    return compare_columns(files[0], files[1], labels=("a", "b"), rng=rng).to_frame()
+    return compare_files(folder / "a.txt", folder / "b.txt", labels=("a", "b"), rng=rng).to_frame()
 
 
 def _rng_calls():
     """One small valid call per public callable that takes ``rng``, as ``fn(rng) -> result``."""
     from perfstudy import analysis as analyze
     from perfstudy._lib import parallel
-    from perfstudy.capacity import peak_search, response_surface
-    from perfstudy.capacity import server_model as simulated_server
+    from perfstudy.capacity import peak_search, response_surface, server_model as simulated_server
     from perfstudy.comparison import _compare as compare
-    from perfstudy.design import bootstrap, estimate, model, schedules
-    from perfstudy.design import simulated_errors as sweeps
-    from perfstudy.design import type1_errors as type1
-    from perfstudy.diagnostics import diagnosis as survey
-    from perfstudy.diagnostics import hosts as servers
-    from perfstudy.diagnostics import repetitions as confirm
-    from perfstudy.diagnostics import variability as diagnostics
-    from perfstudy.stability import kde, pt4cloud
-    from perfstudy.stability import stopping_rules as baselines
+    from perfstudy.design import (
+        bootstrap,
+        estimate,
+        model,
+        schedules,
+        simulated_errors as sweeps,
+        type1_errors as type1,
+    )
+    from perfstudy.diagnostics import (
+        diagnosis as survey,
+        hosts as servers,
+        repetitions as confirm,
+        variability as diagnostics,
+    )
+    from perfstudy.stability import kde, pt4cloud, stopping_rules as baselines
     from perfstudy.studies import running
 
     components = model.PERFLAB_ENDPOINTS[1]
@@ -296,8 +284,7 @@ def _rng_calls():
         "perfstudy.studies.running.simulate_round_ratios": lambda r: running.simulate_round_ratios(
             running.RoundModel(), 3, 5, rng=r
         ),
-        "perfstudy.comparison.compare_go_files": lambda r: _go_files_report(r),
-        "perfstudy.comparison.compare_columns": lambda r: _columns_report(r),
+        "perfstudy.comparison.compare_files": lambda r: _files_report(r),
         "perfstudy.comparison.compare": lambda r: (
             compare.compare(
                 pd.DataFrame(

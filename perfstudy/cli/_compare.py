@@ -1,4 +1,4 @@
-"""``perfstudy compare``: its options, the path of two files without pandas, and the general path."""
+"""``perfstudy compare``: its options; two files by :func:`perfstudy.comparison.compare_files`, one file split into\nits versions by :func:`perfstudy.comparison.compare`."""
 
 from __future__ import annotations
 
@@ -6,8 +6,7 @@ import sys
 from typing import Any
 
 from perfstudy._lib.checks import check_int
-from perfstudy.cli._common import format_option, in_help
-from perfstudy.cli._common import one_line as _one_line
+from perfstudy.cli._common import format_option, in_help, one_line as _one_line
 from perfstudy.io import FORMATS
 
 
@@ -103,51 +102,35 @@ def add_parser(commands) -> None:
     )
 
 
-def _compare_lean_files(args, settings, said: list):
-    """The comparison of two files without pandas (:mod:`perfstudy.comparison._files`): two files of one of
-    :data:`perfstudy.io.COLUMN_FORMATS` (Go text, the JSON harnesses and tidy CSV), as a report; None for the
-    general path: files of other formats, or that carry a perfstudy run's record, options the general path reads,
-    and a file that
-    :func:`perfstudy.io.columns.file_columns` does not read (the general path then reads it, or refuses it by
-    name)."""
-    from pathlib import Path
+def _compare_two_files(args, settings, said: list):
+    """Two files, each a version (BASE is A), by :func:`perfstudy.comparison.compare_files`: the one path of every
+    harness. Two hyperfine files of one command each, the commands different, are one benchmark named by both."""
+    from perfstudy.comparison import compare_files
+    from perfstudy.io import file_columns
 
-    if args.block is not None or args.dropna or args.cluster != "batch":
-        return None  # the general path reads these options (a file's cluster is its batch)
-    paths = [Path(args.base), Path(args.new)]
-    if not all(path.is_file() and not Path(f"{path}.json").exists() for path in paths):
-        return None
+    if args.by is not None or args.a_version is not None:
+        raise ValueError(
+            "--by and --a-version split one file into two versions; with two files, each file is a version (BASE is A)"
+        )
+    files = [file_columns(path, args.input_format, dropna=settings.dropna) for path in (args.base, args.new)]
+    files = _one_command_each(files, said)
+    read_dropped = sum(int(f.attrs.get("dropped", 0)) for f in files)
+    if read_dropped:
+        said.append(f"{read_dropped} value(s) without a number left out when the files were read (--dropna)")
     names = _file_labels(args)
-    from perfstudy.io import COLUMN_FORMATS, ColumnsError, file_columns
-
-    if args.input_format not in ("auto", *COLUMN_FORMATS):
-        return None
-    try:
-        files = [file_columns(path, args.input_format) for path in paths]
-    except ColumnsError:  # not one of those formats, or a file the general path reads or refuses by name
-        return None
-    if files[0].tool != files[1].tool:
-        return None  # two formats: the general path reads each as it is
-    files = _one_command_each_columns(files, said)
-    from perfstudy.comparison import compare_columns
-
-    return compare_columns(files[0], files[1], labels=(names[0], names[1]), rng=args.seed, settings=settings)
+    return compare_files(files[0], files[1], settings, labels=(names[0], names[1]), rng=args.seed)
 
 
-def _one_command_each_columns(files: list, said: list) -> list:
-    """:func:`_one_command_each` of two files' columns: two hyperfine files of one command each, the commands
-    different, are one benchmark named by both."""
+def _one_command_each(files: list, said: list) -> list:
+    """Two hyperfine files of one command each: the commands differ, yet they are one benchmark, A's command
+    against B's, named by both (each file's benchmark is its command line)."""
     if not all(f.tool == "hyperfine" and len(f.distinct) == 1 for f in files):
         return files
     commands = [str(f.distinct[0]) for f in files]
     if commands[0] == commands[1]:
         return files
-    said.append(_one_command_said(commands))
+    said.append(f"A runs `{commands[0]}`, B runs `{commands[1]}`: one benchmark, each file's one command")
     return [f.renamed(f"{commands[0]} -> {commands[1]}") for f in files]
-
-
-def _one_command_said(commands: list) -> str:
-    return f"A runs `{commands[0]}`, B runs `{commands[1]}`: one benchmark, each file's one command"
 
 
 def _file_labels(args) -> list[str]:
@@ -195,15 +178,14 @@ def compare_command(args) -> int:
         settings = _settings(args, run_file)
         if args.seed is not None:
             check_int("--seed", args.seed, minimum=0, maximum=2**63 - 1)
-        report = None
-        if args.new is not None and args.by is None and args.a_version is None:
-            report = _compare_lean_files(args, settings, said)  # two files of one format: no pandas
+        if args.new is None:
+            report = _compare_one_file(args, settings, said, run_file)
+        else:
+            report = _compare_two_files(args, settings, said)
     except (ValueError, TypeError, OSError) as error:
         print(f"perfstudy compare: {_one_line(error)}", file=sys.stderr)
         return 2
-    if report is not None:  # printed outside the try: a closed pipe is not unusable input
-        return _print_report(report, args, said)
-    return _compare_frames(args, settings, said, run_file)
+    return _print_report(report, args, said)  # outside the try: a closed pipe is not unusable input
 
 
 def _is_run_file(args) -> bool:
@@ -238,61 +220,32 @@ def _settings(args, run_file: bool):
     return CompareSettings(**{key: value for key, value in given.items() if value is not None}, spelling="cli")
 
 
-def _compare_frames(args, settings, said: list, run_file: bool) -> int:
-    """``perfstudy compare`` through :func:`perfstudy.comparison.compare` on the files' DataFrames."""
+def _compare_one_file(args, settings, said: list, run_file: bool):
+    """One file split into its two versions (``--by``, a run's record, or a hyperfine file's commands) and compared
+    by :func:`perfstudy.comparison.compare` on its DataFrame."""
     from perfstudy.comparison import compare
-    from perfstudy.experiment import is_run_file
     from perfstudy.io import read
 
-    try:
-        read_dropped = 0
-        if args.new is not None:
-            if args.by is not None or args.a_version is not None:
-                raise ValueError(
-                    "--by and --a-version split one file into two versions; with two files, each file "
-                    "is a version (BASE is A)"
-                )
-            for path in (args.base, args.new):
-                if is_run_file(path):  # as one side, its A and B would be pooled into one version
-                    raise ValueError(
-                        f"{path} is a perfstudy run's file, which holds both versions: compare it alone "
-                        f"(perfstudy compare {path})"
-                    )
-            import pandas as pd
-
-            names = _file_labels(args)
-            frames = [
-                read(path, args.input_format, dropna=args.dropna).assign(version=v)
-                for v, path in zip(names, (args.base, args.new))
-            ]
-            frames = _one_command_each(frames, said)
-            frame = pd.concat(frames, ignore_index=True)
-            settings = settings.replace(by="version", baseline=names[0])
-            read_dropped = sum(int(f.attrs.get("dropped", 0)) for f in frames)
-        elif run_file:
-            frame, settings = _run_file(args, settings, said)
-        else:
-            frame = read(args.base, args.input_format, dropna=args.dropna)
-            read_dropped = int(frame.attrs.get("dropped", 0))
-            by = args.by or "version"
-            if _benchmarks_are_versions(frame, args.by):
-                frame = _by_benchmark(frame, args, said)
-                by = "version"
-            elif by not in frame.columns:
-                keys = [c for c in frame.columns if c not in ("value", "iteration", "warmup")]
-                raise ValueError(
-                    f"--by {by}: {args.base} has no such column or configuration key; it has {keys}. "
-                    "Give two files (BASE NEW), or --by naming what tells the versions apart"
-                )
-            baseline = "A" if frame.attrs.get("baseline") is not None else _baseline(frame[by], args.a_version, by)
-            settings = settings.replace(by=by, baseline=baseline)
-        result = compare(frame, settings=settings, rng=args.seed)
+    if run_file:
+        frame, settings = _run_file(args, settings, said)
+    else:
+        frame = read(args.base, args.input_format, dropna=args.dropna)
+        read_dropped = int(frame.attrs.get("dropped", 0))
+        by = args.by or "version"
+        if _benchmarks_are_versions(frame, args.by):
+            frame = _by_benchmark(frame, args, said)
+            by = "version"
+        elif by not in frame.columns:
+            keys = [c for c in frame.columns if c not in ("value", "iteration", "warmup")]
+            raise ValueError(
+                f"--by {by}: {args.base} has no such column or configuration key; it has {keys}. "
+                "Give two files (BASE NEW), or --by naming what tells the versions apart"
+            )
+        baseline = "A" if frame.attrs.get("baseline") is not None else _baseline(frame[by], args.a_version, by)
+        settings = settings.replace(by=by, baseline=baseline)
         if read_dropped:
             said.append(f"{read_dropped} value(s) without a number left out when the files were read (--dropna)")
-    except (ValueError, TypeError, OSError) as error:
-        print(f"perfstudy compare: {_one_line(error)}", file=sys.stderr)
-        return 2
-    return _print_report(result.report(), args, said)
+    return compare(frame, settings=settings, rng=args.seed).report()
 
 
 def _benchmarks_are_versions(frame, by) -> bool:
@@ -328,20 +281,6 @@ def _by_benchmark(frame, args, said: list):
             "no interval (perfstudy run --metric cpu measures each run's)"
         )
     return laid
-
-
-def _one_command_each(frames: list, said: list) -> list:
-    """Two hyperfine files of one command each: the commands differ, yet they are one benchmark, A's command
-    against B's, named by both (each file's benchmark is its command line)."""
-    one = [f["benchmark"].nunique() == 1 and f.attrs.get("tool") == "hyperfine" for f in frames]
-    if not all(one):
-        return frames
-    commands = [str(f["benchmark"].iloc[0]) for f in frames]
-    if commands[0] == commands[1]:
-        return frames
-    said.append(_one_command_said(commands))
-    name = f"{commands[0]} -> {commands[1]}"
-    return [f.assign(benchmark=name) for f in frames]
 
 
 def _run_file(args, settings, said: list):

@@ -1,7 +1,7 @@
 """Is B faster than A, by how much, and can it be trusted: :func:`compare` and its :class:`Comparison`, the
 verdict rule (:func:`verdict`), the paired comparison over rounds (``paired``), and anytime-valid
-intervals (``sequential``); :func:`compare_go_files`, two Go files compared without pandas, and the
-:class:`Report` it and :meth:`Comparison.report` give; :class:`CompareSettings`, their settings as one checked object.
+intervals (``sequential``); :func:`compare_files`, two benchmark files of any harness compared without pandas, and
+the :class:`Report` it and :meth:`Comparison.report` give; :class:`CompareSettings`, their settings as one checked object.
 """
 
 from typing import TYPE_CHECKING
@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from perfstudy.comparison._batch_checks import odd_batches, warmup_check
     from perfstudy.comparison._by_benchmark import benchmarks_as_versions
     from perfstudy.comparison._compare import Comparison, compare, format_comparison
-    from perfstudy.comparison._files import compare_columns, compare_go_files
+    from perfstudy.comparison._files import compare_files
     from perfstudy.comparison._intervals import (
         BLOCK_STATISTICS,
         CORRECTIONS,
@@ -44,8 +44,7 @@ _HOMES = {
     "adjust_p_values": "._intervals",
     "format_comparison": "._compare",
     "Report": "._render",
-    "compare_go_files": "._files",
-    "compare_columns": "._files",
+    "compare_files": "._files",
     "benchmarks_as_versions": "._by_benchmark",
     "odd_batches": "._batch_checks",
     "warmup_check": "._batch_checks",
@@ -72,8 +71,7 @@ __all__ = [
     "adjust_p_values",
     "format_comparison",
     "Report",
-    "compare_go_files",
-    "compare_columns",
+    "compare_files",
     "benchmarks_as_versions",
     "odd_batches",
     "warmup_check",

@@ -18,9 +18,7 @@ import numpy as np
 import pandas as pd
 
 from perfstudy._lib.checks import check_bool
-from perfstudy._lib.frames import column as as_column
-from perfstudy._lib.frames import float_values
-from perfstudy._lib.frames import table as as_table
+from perfstudy._lib.frames import column as as_column, float_values, table as as_table
 
 __all__ = ["benchmarks_as_versions"]
 

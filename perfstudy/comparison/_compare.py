@@ -53,7 +53,6 @@ import numpy as np
 import pandas as pd
 
 from perfstudy._lib.checks import check_allocation, check_column, check_executor, said
-from perfstudy._lib.frames import table as as_table
 from perfstudy._lib.result import Result
 from perfstudy._lib.types import Executor, Seed
 from perfstudy._lib.units import higher_is_better
@@ -66,12 +65,10 @@ from perfstudy.comparison._intervals import (
     VERDICTS,
     adjust_p_values,
 )
-from perfstudy.comparison._one import _compare_one
 from perfstudy.comparison._render import Report, _html, render
-from perfstudy.comparison._suite import compare_suite, judged, verdict
-from perfstudy.comparison._task import task_settings
+from perfstudy.comparison._suite import judged, verdict
 from perfstudy.comparison.running import RuleName
-from perfstudy.comparison.settings import CompareSettings, _one_process_note, _one_source
+from perfstudy.comparison.settings import CompareSettings, _one_source
 
 __all__ = [
     "STATISTICS",
@@ -327,27 +324,12 @@ def compare(
     check_allocation(s.option("replicates"), s.replicates, 8.0 * s.replicates * (4 + 2 * clusters))
     frame, dropped = _clean(df, s)
     a_label, b_label = _versions(frame, s)
-    if block:
-        shared = set(frame.loc[frame[by] == a_label, block]) & set(frame.loc[frame[by] == b_label, block])
-        if not shared:
-            raise ValueError(
-                f"{said(s.option('block'), block)}: no {block} holds both versions, so nothing pairs; give the column "
-                "in which both versions ran side by side (a run's 'round'), or leave it out for an unpaired comparison"
-            )
-    frame, warmup_dropped, excluded = _without_warmups(frame, by)
-    if "iteration" in frame.columns:
-        frame = frame.sort_values([cluster, "iteration"], kind="stable")
-    suite, units, only_a, only_b = _suite(
-        frame, by=by, value=value, cluster=cluster, labels=(a_label, b_label), excluded=excluded, block=block
-    )
-    task = task_settings(s, benchmarks=len(suite.names))
-    rows = compare_suite(suite, task, rng=rng, executor=executor, progress=progress, one=_compare_one)
-    table = _one_process(
-        _table(rows, correction=s.correction, confidence=s.confidence, threshold=s.threshold),
-        frame,
-        s,
-        (a_label, b_label),
-    )
+    from perfstudy.comparison._files import compared, laid_out
+    from perfstudy.io.columns import _frame_columns
+
+    sides = [_frame_columns(frame[np.asarray(frame[by] == label, dtype=bool)]) for label in (a_label, b_label)]
+    laid = laid_out(sides[0], sides[1], (a_label, b_label), s)
+    table = pd.DataFrame(compared(laid, s, rng=rng, executor=executor, progress=progress))
     return Comparison(
         table=table,
         statistic=s.statistic,
@@ -356,13 +338,13 @@ def compare(
         correction=s.correction,
         replicates=s.replicates,
         cluster=block or cluster,
-        only_a=only_a,
-        only_b=only_b,
+        only_a=laid.only_a,
+        only_b=laid.only_b,
         dropped=dropped,
-        warmup_dropped=warmup_dropped,
+        warmup_dropped=laid.warmups,
         labels=MappingProxyType({"a": a_label, "b": b_label}),
-        units=MappingProxyType(units),
-        excluded=MappingProxyType(excluded),
+        units=MappingProxyType(laid.units),
+        excluded=MappingProxyType(laid.excluded),
     )
 
 
@@ -397,86 +379,10 @@ def _clean(df: pd.DataFrame, s: CompareSettings) -> tuple[pd.DataFrame, int]:
     return frame, dropped
 
 
-def _one_process(table: pd.DataFrame, frame: pd.DataFrame, s: CompareSettings, labels: tuple) -> pd.DataFrame:
-    """The table with each benchmark whose side ran in one process (its ``process`` column has one value there)
-    noted, and its verdict "inconclusive" unless ``trust_one_process``: its interval covers the noise within one
-    process, which cannot tell a version from that process's state."""
-    if "process" not in frame.columns or table.empty:
-        return table
-    sides = as_table(frame[frame[s.by].isin(list(labels))])
-    counts = sides.groupby(["benchmark", s.by], sort=False)["process"].nunique(dropna=False)
-    names = counts.index.get_level_values(0).astype(str).tolist()
-    single = sorted({name for name, count in zip(names, counts.tolist()) if count <= 1})
-    hit = table["benchmark"].astype(str).isin(single).to_numpy()
-    if not hit.any():
-        return table
-    table = table.copy()
-    trusted, note = s.trust_one_process, _one_process_note(s)
-    table["notes"] = [tuple(n) + (note,) if h else n for n, h in zip(table["notes"], hit)]
-    if not trusted:
-        table.loc[hit, "verdict"] = "inconclusive"
-    return table
-
-
 def _values(s: CompareSettings) -> str:
     """The value column as a message names it: ``value='value'`` in the library, "the files' values" on the command
     line, which reads its values from files and has no option for the column."""
     return "the files' values" if s.spelling == "cli" else said(s.option("value"), s.value)
-
-
-def _without_warmups(frame: pd.DataFrame, by: str) -> tuple[pd.DataFrame, int, dict]:
-    """``frame`` without the rows its ``warmup`` column flags, how many those were, and the benchmarks
-    left with no values in a version (excluded, with the reason)."""
-    excluded = {}
-    if "warmup" not in frame.columns:
-        return frame, 0, excluded
-    flagged = frame["warmup"].astype(bool).to_numpy()
-    if not flagged.any():
-        return frame, 0, excluded
-    # the (version, benchmark) pairs with a flagged row and no other: emptied by leaving warm-ups out
-    # (a set of the pairs, not groupby().groups, which built an index per group: 0.9 s on 10,000 benchmarks)
-    keys = [by, "benchmark"]
-    emptied = (
-        frame.loc[flagged, keys]
-        .drop_duplicates()
-        .merge(frame.loc[~flagged, keys].drop_duplicates(), how="left", indicator=True)
-    )
-    for version, name in emptied.loc[emptied["_merge"] == "left_only", keys].itertuples(index=False):
-        excluded[str(name)] = f"no values left in {by}={version!r} once warm-ups are left out"
-    frame = frame[~flagged]
-    return frame, int(flagged.sum()), excluded
-
-
-def _suite(frame: pd.DataFrame, *, by: str, value: str, cluster: str, labels: tuple, excluded: dict, block):
-    """The frame's columns given to the one suite builder (:func:`perfstudy.comparison._columns.build_suite`):
-    the suite, each benchmark's unit, and the benchmarks only in A and only in B; ``excluded`` gains the
-    benchmarks whose units do not convert."""
-    from perfstudy.comparison._columns import SuiteColumns, build_suite
-
-    a_label, b_label = labels
-    versions = frame[by]
-    side = np.where(versions == a_label, 0, np.where(versions == b_label, 1, -1)).astype(np.int8)
-    code, distinct = pd.factorize(frame["benchmark"])
-    side[code < 0] = -1
-
-    def texts(column: str) -> list | None:
-        if column not in frame.columns:
-            return None
-        return [None if pd.isna(item) else str(item) for item in frame[column].tolist()]
-
-    columns = SuiteColumns(
-        side=side,
-        code=np.maximum(code, 0),
-        distinct=list(distinct),
-        value=frame[value].to_numpy(dtype=float),
-        label=frame[cluster].to_numpy(),
-        unit=texts("unit"),
-        better=texts("better"),
-        assume=texts("assume"),
-        block=frame[block].to_numpy() if block else None,
-        host=frame["host"].to_numpy() if block and "host" in frame.columns and block != "host" else None,
-    )
-    return build_suite(columns, by=by, labels=labels, excluded=excluded)
 
 
 def _table(rows, *, correction: Literal["holm", "bh", "none"], confidence: float, threshold: float) -> pd.DataFrame:

@@ -1,61 +1,60 @@
-"""Two files compared without pandas: ``perfstudy compare base.txt new.txt``.
+"""Two files compared: ``perfstudy compare BASE NEW`` and :func:`compare_files`, one path for every harness.
 
-A CI compares its suite on every change, and importing pandas alone (0.3 s here) takes three times as
-long as benchstat's whole run on 200 benchmarks. This path reads both files into columns
-(:func:`perfstudy.io.go.go_columns`), lays them out as :func:`compare` would (each file a version, A the
-first; each result line a batch; units converted; Go's ``Unit`` metadata), and compares them by the same
-:func:`perfstudy.comparison._suite.compare_suite`; the numbers are those of ``compare(read(base) + read(new))``
-(``tests/comparison/test_files.py`` holds the two equal). Two files of any JSON harness or tidy CSV go the same
-way (:func:`compare_columns`, from :func:`perfstudy.io.columns.file_columns`): warm-ups left out and counted, the
-values in the order :func:`compare` sorts them (by batch, then position in the batch).
+Each file is read into its measurements (:func:`perfstudy.io.file_columns`, of which :func:`perfstudy.io.read`'s
+DataFrame is a view), each file a version, A the first. The columns are laid out as :func:`compare` lays out a
+frame: warm-ups left out and counted (a benchmark left with no value in a version excluded, saying so), the rest
+sorted stably by cluster and then position in its cluster, A's rows before B's; then the one suite builder
+(:func:`perfstudy.comparison._columns.build_suite`) and the one comparison of a suite
+(:func:`perfstudy.comparison._suite.compare_suite`). No pandas: importing it alone takes longer than the rest of a
+200-benchmark comparison (``benchmarks/pyperf_suite.py``, ``benchmarks/suite.py``).
 """
 
 from __future__ import annotations
 
 import os
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from perfstudy._lib.checks import check_allocation
+from perfstudy._lib.checks import check_allocation, check_choice, said
 from perfstudy.comparison._intervals import STATISTICS
 from perfstudy.comparison._render import Report
-from perfstudy.comparison.settings import CompareSettings, _one_process_note, _one_source
+from perfstudy.comparison.settings import CompareSettings, _one_process_note
+
+__all__ = ["compare_files"]
 
 if TYPE_CHECKING:
     from perfstudy._lib.types import Seed
+    from perfstudy.io.columns import FileColumns
+    from perfstudy.io.harnesses import Format
 
 
-def compare_go_files(
+def compare_files(
     base,
     new,
-    *,
-    labels: tuple[str, str],
-    statistic: Literal["mean", "median"] = "mean",
-    confidence: float = 0.95,
-    threshold: float | str = 0.0,
-    correction: Literal["holm", "bh", "none"] = "holm",
-    replicates: int = 2000,
-    rng: Seed = None,
     settings: CompareSettings | None = None,
+    *,
+    labels: tuple[str, str] | None = None,
+    format: Format = "auto",
+    rng: Seed = None,
 ) -> Report:
-    """Compare two Go benchmark files without pandas: ``compare(df).report()`` for ``df`` the two files read
-    (:func:`perfstudy.io.go.read_go`) and labelled by ``labels``, A first. What ``perfstudy compare base.txt
-    new.txt`` prints; the same numbers as :func:`compare` with the same ``rng``.
+    """Compare two benchmark files of any harness perfstudy reads, per benchmark: what ``perfstudy compare BASE
+    NEW`` prints. The numbers are those of ``compare(df).report()`` for ``df`` the two files read and labelled.
 
     Parameters
     ----------
-    base, new : str or path
-        Go benchmark text of versions A and B.
-    labels : tuple of str
-        What A and B are called (the command line uses the paths).
-    statistic, confidence, threshold, correction, replicates, rng
-        As :func:`compare` takes them.
+    base, new : str, path or FileColumns
+        The files of versions A and B (:func:`perfstudy.io.file_columns`), or their measurements.
     settings : CompareSettings, optional
-        Those settings as one object (then the keywords keep their defaults). The files decide the rest: each file is
-        a version, each result line a batch, the values unpaired; settings of columns, pairing or ``dropna`` are
-        refused, naming them, for :func:`compare` on the files read.
+        The comparison's settings (default: compare's). The files decide the versions (each file is one, ``base``
+        is A) and the values: settings of ``by``, ``value``, ``baseline`` or ``sequential`` are refused, naming
+        them. ``cluster`` and ``block`` name columns of the files; ``dropna`` is how they are read.
+    labels : tuple of str, optional
+        What A and B are called (default: the paths, told apart as ``(A)`` and ``(B)`` when they are one).
+    format : str
+        The files' format (:data:`perfstudy.io.FORMATS`); ``"auto"`` detects each file's.
+    rng : None, int, SeedSequence or Generator
 
     Returns
     -------
@@ -66,78 +65,51 @@ def compare_go_files(
     FileNotFoundError
         A file that is not there, naming it.
     ValueError
-        A file that is not Go benchmark text, values that are not finite or below 0 in a unit that cannot be,
-        no benchmark present in both (as :func:`perfstudy.io.go.read_go` and :func:`compare` refuse them).
+        A file its reader refuses (in the reader's words), a file that holds two versions (a perfstudy run's file), a
+        column the files do not have, no benchmark present in both.
     """
-    from perfstudy.io import file_columns
-
-    keywords = dict(
-        statistic=statistic, confidence=confidence, threshold=threshold, correction=correction, replicates=replicates
-    )
-    s = _one_source(settings, keywords)
-    for name, path in (("base", base), ("new", new)):
-        if not isinstance(path, (str, os.PathLike)):
-            raise TypeError(f"{name}={path!r}: expected the path of a Go benchmark file")
-    files = [file_columns(path, "go") for path in (base, new)]  # values checked there, as read_go checks them
-    return compare_columns(files[0], files[1], labels=labels, rng=rng, settings=s)
-
-
-def compare_columns(
-    base,
-    new,
-    *,
-    labels: tuple[str, str],
-    rng: Seed = None,
-    settings: CompareSettings | None = None,
-) -> Report:
-    """Compare two files read as columns, without pandas: ``compare(df).report()`` for ``df`` the two files read by
-    :func:`perfstudy.io.read` and labelled by ``labels``, A first; the same numbers with the same ``rng``.
-
-    The columns are laid out as :func:`compare` lays out the frames: warm-ups left out and counted (a benchmark
-    left with no value in a version excluded, saying so), the rest sorted stably by batch and then position in
-    the batch, A's rows before B's.
-
-    Parameters
-    ----------
-    base, new : perfstudy.io.columns.FileColumns
-        Versions A and B (:func:`perfstudy.io.columns.file_columns`).
-    labels : tuple of str
-        What A and B are called (the command line uses the paths).
-    rng : None, int, SeedSequence or Generator
-    settings : CompareSettings, optional
-        As :func:`compare_go_files` takes them (default: compare's defaults).
-
-    Returns
-    -------
-    Report
-    """
+    from perfstudy.io import FORMATS, file_columns
     from perfstudy.io.columns import FileColumns
 
     s = settings if settings is not None else CompareSettings()
+    if not isinstance(s, CompareSettings):
+        raise TypeError(f"settings={s!r}: expected a CompareSettings")
+    check_choice("format", format, FORMATS)
     _check_for_files(s)
+    files = []
+    for name, source in (("base", base), ("new", new)):
+        if isinstance(source, FileColumns):
+            files.append(source)
+        elif isinstance(source, (str, os.PathLike)):
+            files.append(file_columns(source, format, dropna=s.dropna))
+        else:
+            raise TypeError(f"{name}={source!r}: expected the path of a benchmark file, or its FileColumns")
+    if labels is None:
+        labels = _labels(base, new)
     _check_labels(labels)
-    for name, columns in (("base", base), ("new", new)):
-        if not isinstance(columns, FileColumns):
-            raise TypeError(f"{name}: expected a file's columns (perfstudy.io.columns.file_columns), got {columns!r}")
-    files = [base, new]
-    clusters = len(set(base.batch.tolist()) | set(new.batch.tolist()))  # compare()'s nunique
-    suite, units, only_a, only_b, excluded, warmups = _columns_suite(files, labels)
-    found = (units, only_a, only_b, excluded)
-    report = _report(suite, found, s, labels, clusters=clusters, rng=rng, warmup_dropped=warmups)
-    return _noted_one_process(report, s) if base.one_process or new.one_process else report
+    for label, columns in zip(labels, files):
+        _check_one_version(label, columns)
+    return _compare(files[0], files[1], labels=labels, s=s, rng=rng)
 
 
-def _noted_one_process(report: Report, s: CompareSettings) -> Report:
-    """compare()'s note on every benchmark of files whose values came from one process (a side's ``process``
-    column with one value, or none), and its verdict "inconclusive" unless ``trust_one_process``."""
-    from dataclasses import replace
+def _check_one_version(label: str, columns: FileColumns) -> None:
+    """A file that holds two or more versions in its ``version`` column (a perfstudy run's file, a tidy table of
+    both) would pool them as one: refused, saying how to compare it."""
+    if "version" not in columns.columns:
+        return
+    versions = sorted({str(v) for v in columns.columns["version"] if not _missing(v)})
+    if len(versions) > 1:
+        raise ValueError(
+            f"{label} holds {len(versions)} versions in its 'version' column ({versions[:4]}), which would be pooled "
+            f"as one: compare it alone (perfstudy compare {label}), or give files of one version each"
+        )
 
-    note = _one_process_note(s)
-    rows = tuple(
-        dict(row, notes=(*row["notes"], note), verdict=row["verdict"] if s.trust_one_process else "inconclusive")
-        for row in report.rows
-    )
-    return replace(report, rows=rows)
+
+def _labels(base, new) -> tuple[str, str]:
+    """Each file named by its path, so that the table and the JSON say which is which; the same path twice is told
+    apart as ``(A)`` and ``(B)``."""
+    names = (str(base), str(new))
+    return (f"{names[0]} (A)", f"{names[1]} (B)") if names[0] == names[1] else names
 
 
 def _check_labels(labels) -> None:
@@ -149,89 +121,227 @@ def _check_labels(labels) -> None:
         )
 
 
-def _report(suite, found: tuple, s: CompareSettings, labels: tuple, *, clusters: int, rng, warmup_dropped: int = 0):
-    """The suite compared (:func:`perfstudy.comparison._suite.compare_suite`) as compare()'s report: ``found`` is
-    the suite builder's units, benchmarks only in A and only in B, and benchmarks excluded."""
-    from perfstudy.comparison._one import _compare_one
-    from perfstudy.comparison._suite import compare_suite, judged
-    from perfstudy.comparison._task import task_settings
+def _check_for_files(s: CompareSettings) -> None:
+    """Refuse the settings that two files decide themselves, naming them: each file is a version (``by``,
+    ``baseline``), its values are the values (``value``), and a sequential interval is a run's."""
+    plain = CompareSettings()
+    decided = ("by", "value", "baseline", "sequential")
+    differ = [s.option(key) for key in decided if getattr(s, key) != getattr(plain, key)]
+    if differ:
+        raise ValueError(
+            f"settings: {', '.join(differ)} cannot be set for two files, each of which is a version; read them "
+            "with perfstudy.io.read and call compare()"
+        )
+    if s.block is None and s.statistic not in STATISTICS:
+        raise ValueError(f"statistic={s.statistic!r}: two files are compared unpaired; use 'mean' or 'median'")
 
-    units, only_a, only_b, excluded = found
-    check_allocation(s.option("replicates"), s.replicates, 8.0 * s.replicates * (4 + 2 * clusters))
-    task = task_settings(s, benchmarks=len(suite.names))
-    rows = compare_suite(suite, task, rng=rng, executor=None, progress=False, one=_compare_one)
+
+def _compare(a: FileColumns, b: FileColumns, *, labels: tuple, s: CompareSettings, rng) -> Report:
+    """The two files' measurements compared, as a report."""
+    laid = laid_out(a, b, labels, s)
+    check_allocation(s.option("replicates"), s.replicates, 8.0 * s.replicates * (4 + 2 * laid.clusters))
     return Report(
-        rows=tuple(judged(rows, correction=s.correction, confidence=s.confidence, threshold=s.threshold)),
+        rows=tuple(compared(laid, s, rng=rng)),
         statistic=s.statistic,
         confidence=s.confidence,
         threshold=s.threshold,
         correction=s.correction,
-        cluster="batch",
+        cluster=s.block or s.cluster,
         labels=MappingProxyType({"a": labels[0], "b": labels[1]}),
-        units=MappingProxyType(units),
-        excluded=MappingProxyType(excluded),
-        only_a=only_a,
-        only_b=only_b,
-        warmup_dropped=warmup_dropped,
+        units=MappingProxyType(laid.units),
+        excluded=MappingProxyType(laid.excluded),
+        only_a=laid.only_a,
+        only_b=laid.only_b,
+        warmup_dropped=laid.warmups,
     )
 
 
-def _columns_suite(files, labels: tuple[str, str]):
-    """Two files' columns laid out as :func:`compare` lays out their frames: warm-ups left out (a benchmark left
-    with no value in a version excluded, saying so), the rest sorted by batch and then position in the batch
-    (stable: A's rows before B's), and given to the one suite builder."""
+def compared(laid: _Laid, s: CompareSettings, *, rng, executor=None, progress: bool = False) -> list[dict]:
+    """Each benchmark of a laid-out suite compared (:func:`perfstudy.comparison._suite.compare_suite`) and judged
+    over the suite, a benchmark of one process on a side noted, and its verdict "inconclusive" unless
+    ``trust_one_process``: its interval covers the noise within one process, which cannot tell a version from that
+    process's state.
+
+    Parameters
+    ----------
+    laid : _Laid
+        What :func:`laid_out` gives.
+    s : CompareSettings
+    rng : None, int, SeedSequence or Generator
+    executor : Executor, optional
+    progress : bool
+    """
+    from perfstudy.comparison._one import _compare_one
+    from perfstudy.comparison._suite import compare_suite, judged
+    from perfstudy.comparison._task import task_settings
+
+    task = task_settings(s, benchmarks=len(laid.suite.names))
+    rows = compare_suite(laid.suite, task, rng=rng, executor=executor, progress=progress, one=_compare_one)
+    rows = judged(rows, correction=s.correction, confidence=s.confidence, threshold=s.threshold)
+    note, trusted = _one_process_note(s), s.trust_one_process
+    return [
+        dict(row, notes=(*row["notes"], note), verdict=row["verdict"] if trusted else "inconclusive")
+        if str(row["benchmark"]) in laid.one_process
+        else row
+        for row in rows
+    ]
+
+
+class _Laid:
+    """Two files laid out for the suite builder: the suite, what it found, and the benchmarks of one process."""
+
+    def __init__(self, suite, units, only_a, only_b, excluded, warmups, clusters, one_process):
+        self.suite, self.units, self.only_a, self.only_b = suite, units, only_a, only_b
+        self.excluded, self.warmups, self.clusters, self.one_process = excluded, warmups, clusters, one_process
+
+
+def laid_out(a: FileColumns, b: FileColumns, labels: tuple, s: CompareSettings) -> _Laid:
+    """Two versions' columns laid out for the one suite builder, whether they came from two files or from a frame
+    (:func:`compare`): warm-ups left out (a benchmark left with no value in a version excluded, saying so), the rest
+    sorted by cluster and then position in it (stable: A's rows before B's), paired by ``block`` where the settings
+    say so (a block must hold both versions).
+
+    Parameters
+    ----------
+    a, b : FileColumns
+        Versions A's and B's values (``settings.value`` names their column).
+    labels : tuple
+        A's and B's names.
+    s : CompareSettings
+    """
     from perfstudy.comparison._columns import SuiteColumns, build_suite
 
-    a, b = files
+    cluster = _joint(a, b, s.cluster, s.option("cluster"))
+    block = _joint(a, b, s.block, s.option("block")) if s.block else None
     joint, code = _joint_codes(a, b)
-    side = np.repeat(np.array([0, 1], dtype=np.int8), [a.value.size, b.value.size])
-    warmup = np.concatenate([a.warmup, b.warmup])
+    side = np.repeat(np.array([0, 1], dtype=np.int8), [a.size, b.size])
+    warmup = _joint(a, b, "warmup", "warmup", default=False).astype(bool)
     excluded: dict = {}
-    for s, label, names in ((0, labels[0], a.distinct), (1, labels[1], b.distinct)):  # in compare()'s order and words
-        flagged = set(code[(side == s) & warmup].tolist()) - set(code[(side == s) & ~warmup].tolist())
+    for k, label, names in ((0, labels[0], a.distinct), (1, labels[1], b.distinct)):  # in compare()'s order and words
+        flagged = set(code[(side == k) & warmup].tolist()) - set(code[(side == k) & ~warmup].tolist())
         for name in (n for n in names if joint[n] in flagged):  # emptied by leaving warm-ups out
-            excluded[str(name)] = f"no values left in version={label!r} once warm-ups are left out"
-    keep = ~warmup
-    batch = np.concatenate([a.batch, b.batch])[keep]
-    iteration = np.concatenate([a.iteration, b.iteration])[keep]
-    order = np.lexsort((iteration, batch))  # stable, as compare()'s sort by [batch, iteration]
-    row_units = np.concatenate([np.asarray(a.unit, dtype=object)[a.codes], np.asarray(b.unit, dtype=object)[b.codes]])
-    row_units = row_units[keep][order]
-    found = set(row_units.tolist())
-    described = {}
-    for key in ("better", "assume"):
-        if getattr(a, key) is not None or getattr(b, key) is not None:
-            each = [np.asarray(getattr(f, key) or [None] * len(f.distinct), dtype=object)[f.codes] for f in (a, b)]
-            described[key] = np.concatenate(each)[keep][order].tolist()
+            excluded[str(name)] = f"no values left in {s.by}={label!r} once warm-ups are left out"
+    if block is not None:
+        _check_blocks(block, side, s)
+    keep = np.flatnonzero(~warmup)
+    iteration = _joint(a, b, "iteration", "iteration", default=0)
+    order = keep[np.lexsort((iteration[keep], _sortable(cluster[keep])))]  # compare()'s sort by [cluster, iteration]
+    described = {key: _texts(a, b, key) for key in ("unit", "better", "assume")}
     columns = SuiteColumns(
-        side=side[keep][order],
-        code=code[keep][order],
+        side=side[order],
+        code=code[order],
         distinct=list(joint),
-        value=np.concatenate([a.value, b.value])[keep][order],
-        label=batch[order],
-        unit=next(iter(found)) if len(found) == 1 else row_units.tolist(),
-        **described,
+        value=np.concatenate([a.column(s.value), b.column(s.value)]).astype(float)[order],
+        label=cluster[order],
+        unit=_ordered(described["unit"], order, one=True),
+        better=_ordered(described["better"], order),
+        assume=_ordered(described["assume"], order),
+        block=None if block is None else block[order],
+        host=_host(a, b, s.block, order),
     )
-    suite, units, only_a, only_b = build_suite(columns, by="version", labels=labels, excluded=excluded)
-    return suite, units, only_a, only_b, excluded, int(warmup.sum())
+    suite, units, only_a, only_b = build_suite(columns, by=s.by, labels=labels, excluded=excluded)
+    clusters = len(set(cluster.tolist()))
+    return _Laid(suite, units, only_a, only_b, excluded, int(warmup.sum()), clusters, _one_process(a, b))
 
 
-def _check_for_files(s: CompareSettings) -> None:
-    """Refuse the settings two Go files decide themselves, naming them: the columns (each file is a version, each
-    result line a batch), the baseline (``base``), pairing and ``dropna`` (the files' values are all numbers)."""
-    plain = CompareSettings()
-    decided = ("by", "value", "cluster", "baseline", "dropna", "block", "sequential")
-    differ = [s.option(key) for key in decided if getattr(s, key) != getattr(plain, key)]
-    if differ:
+def _ordered(values: list | None, order: np.ndarray, one: bool = False):
+    """Per-entry texts in the suite's order (None where no entry has one); with ``one``, one text where every entry
+    has that one (the suite builder's shortcut for units)."""
+    if values is None:
+        return None
+    if one and len(found := set(values)) == 1:
+        return next(iter(found))
+    return np.asarray(values, dtype=object)[order].tolist()
+
+
+def _joint(a: FileColumns, b: FileColumns, name: str, option: str, default=None) -> np.ndarray:
+    """Column ``name`` of both files, A's entries first; refused, naming the option, where a file has no such column
+    (or ``default`` for every entry)."""
+    parts = []
+    for f in (a, b):
+        if name in f.columns:
+            parts.append(f.column(name))
+        elif default is not None:
+            parts.append(np.full(f.size, default))
+        else:
+            raise ValueError(f"{said(option, name)}: the file has no such column; its columns are {list(f.columns)}")
+    joint = np.concatenate(parts)
+    missing = np.array([_missing(x) for x in joint.tolist()], dtype=bool) if joint.dtype == object else None
+    if missing is not None and missing.any():
+        raise ValueError(f"{said(option, name)}: {int(missing.sum())} rows have no {name!r}; every value needs one")
+    return joint
+
+
+def _missing(value) -> bool:
+    """None, NaN, or pandas' NA and NaT: what ``pd.isna`` calls missing in a column of objects."""
+    return value is None or (isinstance(value, float) and value != value) or type(value).__name__ in _NA
+
+
+#: the types of pandas' missing values, named without importing pandas
+_NA = frozenset(("NAType", "NaTType"))
+
+
+def _sortable(labels: np.ndarray) -> np.ndarray:
+    """Cluster labels as integers in their sorted order (pandas' sort of the column), for a stable sort."""
+    return np.unique(labels, return_inverse=True)[1] if labels.dtype != object else _ranks(labels.tolist())
+
+
+def _ranks(values: list) -> np.ndarray:
+    ranked = {value: rank for rank, value in enumerate(sorted(set(values), key=lambda v: (str(type(v)), v)))}
+    return np.fromiter(map(ranked.__getitem__, values), dtype=np.int64, count=len(values))
+
+
+def _check_blocks(block: np.ndarray, side: np.ndarray, s: CompareSettings) -> None:
+    if not set(block[side == 0].tolist()) & set(block[side == 1].tolist()):
         raise ValueError(
-            f"settings: {', '.join(differ)} cannot be set for two Go files, whose files are the versions and whose "
-            "result lines are the batches; read them with perfstudy.io.read and call compare()"
+            f"{said(s.option('block'), s.block)}: no {s.block} holds both versions, so nothing pairs; give the column "
+            "in which both versions ran side by side (a run's 'round'), or leave it out for an unpaired comparison"
         )
-    if s.statistic not in STATISTICS:
-        raise ValueError(f"statistic={s.statistic!r}: two Go files are compared unpaired; use 'mean' or 'median'")
 
 
-def _joint_codes(a, b) -> tuple[dict, np.ndarray]:
+def _texts(a: FileColumns, b: FileColumns, name: str) -> list | None:
+    """Each entry's ``unit``, ``better`` or ``assume`` as text (None where missing); None where neither file has
+    the column."""
+    if name not in a.columns and name not in b.columns:
+        return None
+    values = []
+    for f in (a, b):
+        column = f.columns.get(name)
+        if column is None:
+            values += [None] * f.size
+        elif isinstance(column, list) and _TEXTS.issuperset(map(type, column)):
+            values += column
+        else:
+            values += [None if _missing(v) else str(v) for v in list(column)]
+    return values if any(v is not None for v in set(values)) else None
+
+
+#: the types of a column of texts kept as it is (None: missing)
+_TEXTS = frozenset((str, type(None)))
+
+
+def _host(a: FileColumns, b: FileColumns, block: str | None, order: np.ndarray) -> np.ndarray | None:
+    """Each entry's host, where the comparison pairs by a block other than the host and both files say it."""
+    if not block or block == "host" or "host" not in a.columns or "host" not in b.columns:
+        return None
+    return np.concatenate([a.column("host"), b.column("host")])[order]
+
+
+def _one_process(a: FileColumns, b: FileColumns) -> set:
+    """The benchmarks whose values on a side all came from one process (its ``process`` column has one value
+    there), which :func:`compare` notes and judges inconclusive."""
+    single = set()
+    for f in (a, b):
+        if "process" not in f.columns:
+            continue
+        seen: dict = {}
+        for code, process in zip(f.codes.tolist(), f.column("process").tolist()):
+            seen.setdefault(code, set()).add(process)
+        single |= {str(f.distinct[code]) for code, found in seen.items() if len(found) <= 1}
+    return single
+
+
+def _joint_codes(a: FileColumns, b: FileColumns) -> tuple[dict, np.ndarray]:
     """Both files' benchmarks as one list, A's in its order and then B's new ones (``{name: code}``), and every
     entry's code in it, A's entries first: the ``distinct`` and ``code`` of the suite builder's columns."""
     joint = {name: i for i, name in enumerate(a.distinct)}

@@ -19,8 +19,8 @@ from perfstudy._lib.result import Result
 class Report(Result):
     """What a comparison shows, without pandas: its rows and what applies to all of them.
 
-    :meth:`Comparison.report` gives one; :func:`perfstudy.comparison.compare_go_files` builds one from two Go
-    files without importing pandas (what ``perfstudy compare base.txt new.txt`` prints).
+    :meth:`Comparison.report` gives one; :func:`perfstudy.comparison.compare_files` builds one from two files
+    without importing pandas (what ``perfstudy compare BASE NEW`` prints).
 
     Attributes
     ----------

@@ -1,5 +1,5 @@
 """``compare``'s settings: one frozen object, :class:`CompareSettings`, checked when it is built, that
-:func:`perfstudy.comparison.compare`, :func:`perfstudy.comparison.compare_go_files` and ``perfstudy compare`` share.
+:func:`perfstudy.comparison.compare`, :func:`perfstudy.comparison.compare_files` and ``perfstudy compare`` share.
 Its errors name the setting as the user wrote it: the argument in the library, the option on the command line
 (``spelling="cli"``). Settings that make sense alone but not together (``sequential`` without ``block``, the minimum
 over clusters) are refused here, before any file is read."""

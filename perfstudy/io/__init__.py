@@ -12,14 +12,13 @@ if TYPE_CHECKING:
     from perfstudy.io._detect import detect_format, is_go_text
     from perfstudy.io._file_columns import file_columns
     from perfstudy.io._json import MalformedFileError
-    from perfstudy.io._read import COLUMNS, read, read_google_benchmark, read_hyperfine, read_jmh, read_pyperf
+    from perfstudy.io._read import read, read_google_benchmark, read_hyperfine, read_jmh, read_pyperf
     from perfstudy.io.asv import read_asv
     from perfstudy.io.benchmarkdotnet import read_benchmarkdotnet
-    from perfstudy.io.columns import ColumnsError, FileColumns, rows_columns
+    from perfstudy.io.columns import COLUMNS, FileColumns
     from perfstudy.io.criterion import read_criterion
     from perfstudy.io.go import read_go
-    from perfstudy.io.harnesses import COLUMN_FORMATS, FORMATS, HARNESSES, MEASURED_FORMATS, Format, Harness, harness
-    from perfstudy.io.pyperf import PyperfColumns, PyperfColumnsError, pyperf_columns
+    from perfstudy.io.harnesses import FORMATS, HARNESSES, MEASURED_FORMATS, Format, Harness, harness
     from perfstudy.io.pytest_benchmark import read_pytest_benchmark
 
 _HOMES = {
@@ -31,7 +30,7 @@ _HOMES = {
     "detect_format": "._detect",
     "is_go_text": "._detect",
     "MalformedFileError": "._json",
-    "COLUMNS": "._read",
+    "COLUMNS": ".columns",
     "FORMATS": ".harnesses",
     "read": "._read",
     "read_pyperf": "._read",
@@ -39,14 +38,8 @@ _HOMES = {
     "read_google_benchmark": "._read",
     "read_jmh": "._read",
     "read_go": ".go",
-    "pyperf_columns": ".pyperf",
-    "PyperfColumns": ".pyperf",
-    "PyperfColumnsError": ".pyperf",
-    "COLUMN_FORMATS": ".harnesses",
-    "ColumnsError": ".columns",
     "FileColumns": ".columns",
     "file_columns": "._file_columns",
-    "rows_columns": ".columns",
     "read_criterion": ".criterion",
     "read_pytest_benchmark": ".pytest_benchmark",
     "read_asv": ".asv",
@@ -70,14 +63,8 @@ __all__ = [
     "read_google_benchmark",
     "read_jmh",
     "read_go",
-    "pyperf_columns",
-    "PyperfColumns",
-    "PyperfColumnsError",
-    "COLUMN_FORMATS",
-    "ColumnsError",
     "FileColumns",
     "file_columns",
-    "rows_columns",
     "read_criterion",
     "read_pytest_benchmark",
     "read_asv",

@@ -27,18 +27,15 @@ from __future__ import annotations
 
 import os
 import warnings
-from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
-from perfstudy._lib.checks import check_bool, check_choice
-from perfstudy._lib.frames import float_values, numeric_column
-from perfstudy.io._detect import _detect_path
-from perfstudy.io._json import MalformedFileError, _entries, _mapping, _read_json, _reader, _require, _sequence
-from perfstudy.io._rows import google_benchmark_rows, hyperfine_rows, jmh_rows
+from perfstudy._lib.checks import check_bool
+from perfstudy.io._json import MalformedFileError
+from perfstudy.io._rows import _google_benchmark_columns, _hyperfine_columns, _jmh_columns, _pyperf_columns
 from perfstudy.io._values import left_out, not_finite
-from perfstudy.io.harnesses import FORMATS, HARNESSES, Format
+from perfstudy.io.columns import COLUMNS, FileColumns, _frame_columns
+from perfstudy.io.harnesses import Format
 
 __all__ = [
     "COLUMNS",
@@ -49,14 +46,13 @@ __all__ = [
     "read_jmh",
 ]
 
-#: The columns every reader returns, in this order; tool-specific columns follow.
-COLUMNS = ["benchmark", "host", "timestamp", "batch", "iteration", "warmup", "value", "unit"]
-
 
 def _finite_values(frame: pd.DataFrame, dropna: bool, where: str = "source") -> pd.DataFrame:
-    """The rows whose ``value`` is a finite number. Others (null, NaN, Infinity, text) are an error
+    """A tidy table's rows whose ``value`` is a finite number. Others (null, NaN, Infinity, text) are an error
     naming how many and where, or with ``dropna`` are left out with a warning that counts them, and
     ``attrs["dropped"]`` holds the count: a row is never lost without a word."""
+    from perfstudy._lib.frames import numeric_column
+
     dropna = check_bool("dropna", dropna)
     values = numeric_column(frame["value"]).astype(float)
     names = frame["benchmark"].to_numpy() if "benchmark" in frame.columns else None
@@ -72,78 +68,6 @@ def _finite_values(frame: pd.DataFrame, dropna: bool, where: str = "source") -> 
     return frame
 
 
-def _frame(rows: list[dict], extra: list[str], attrs: dict, dropna: bool) -> pd.DataFrame:
-    return _frame_checked(pd.DataFrame(rows, columns=COLUMNS + extra), attrs, dropna)
-
-
-def _frame_checked(frame: pd.DataFrame, attrs: dict, dropna: bool) -> pd.DataFrame:
-    """A reader's frame with its dates, batch and iteration indices and values checked (:func:`_check_counts`)."""
-    if frame.empty:
-        raise MalformedFileError("source: the file holds no measured values")
-    try:
-        frame["timestamp"] = pd.to_datetime(frame["timestamp"])
-    except (ValueError, TypeError) as error:
-        raise MalformedFileError(f"source: a run's date is not a date ({error})") from None
-    for column in ("batch", "iteration"):
-        numbers = numeric_column(frame[column])
-        if numbers.isna().any() or (numbers != np.floor(numbers)).any():
-            raise MalformedFileError(
-                f"source: a {column} index is not an integer: {frame[column][numbers.isna()].iloc[:1].tolist()}"
-            )
-        frame[column] = numbers.astype(int)
-    frame["warmup"] = frame["warmup"].astype(bool)
-    frame = _finite_values(frame, dropna)
-    _check_counts(frame, repeats=attrs.get("tool") == "JMH")
-    frame.attrs.update(attrs)
-    return frame
-
-
-def _frame_columns(columns: dict, extra: list[str], attrs: dict, dropna: bool) -> pd.DataFrame:
-    """:func:`_frame` of a reader that parsed into columns (arrays, lists, or a scalar for every row)."""
-    length = max(len(v) for v in columns.values() if isinstance(v, (list, np.ndarray)))
-    frame = pd.DataFrame(
-        {name: (v if isinstance(v, (list, np.ndarray)) else [v] * length) for name, v in columns.items()},
-        columns=COLUMNS + extra,
-    )
-    return _frame_checked(frame, attrs, dropna)
-
-
-def _check_counts(frame: pd.DataFrame, repeats: bool = False) -> None:
-    """Refuse what a harness never writes: a negative time, rate or size; a count of iterations (loops,
-    operations) below 1; and two entries of one name, whose batches would merge into one benchmark
-    (``repeats``: a value may repeat within an iteration, as JMH's sample histograms do)."""
-    from perfstudy._lib.units import never_negative
-
-    units = frame["unit"].tolist() if "unit" in frame.columns else [None] * len(frame)
-    values = np.asarray(frame["value"], dtype=float)
-    signless = np.array([never_negative(unit) for unit in units], dtype=bool) & (values < 0)
-    if signless.any():
-        first = frame.iloc[int(np.flatnonzero(signless)[0])]
-        raise MalformedFileError(
-            f"source: {int(signless.sum())} negative value(s) in units that cannot be negative (first: "
-            f"{first['benchmark']!s}, {first['value']:g} {first['unit']}); the file is damaged or not what it seems"
-        )
-    for column in ("iterations", "operations", "loops", "inner_loops"):
-        if column in frame.columns:
-            counts = float_values(frame[column])
-            bad = np.asarray(frame[column].notna(), dtype=bool) & ~(counts >= 1)
-            if bad.any():
-                first = frame.iloc[int(np.flatnonzero(bad)[0])]
-                raise MalformedFileError(
-                    f"source: {int(bad.sum())} row(s) with {column} below 1 or not a number (first: "
-                    f"{first['benchmark']!s}, {column}={first[column]!r}); a value per iteration needs at least one"
-                )
-    keys = [c for c in ("benchmark", "batch", "iteration", "warmup", "stage") if c in frame.columns]
-    twice = np.asarray(frame.duplicated(keys, keep=False), dtype=bool) & (not repeats)
-    if twice.any():
-        names = sorted(map(str, frame.loc[twice, "benchmark"].unique()))
-        raise MalformedFileError(
-            f"source: two or more entries are named {names[:3]}: their batches would merge into one benchmark. "
-            "Give each entry its own name (hyperfine -n, a parameter in the name), or split the file"
-        )
-
-
-@_reader("pyperf")
 def read_pyperf(source, *, dropna: bool = False) -> pd.DataFrame:
     """Read a pyperf JSON file (``python -m pyperf ... -o file.json``; ``.json.gz`` too).
 
@@ -163,41 +87,9 @@ def read_pyperf(source, *, dropna: bool = False) -> pd.DataFrame:
         Values that are null, NaN, infinite or not numbers are an error naming their count; with
         True they are left out with a warning, and ``attrs["dropped"]`` counts them.
     """
-    data = _read_json(source, "pyperf")
-    suite_meta = _mapping(data.get("metadata"), "'metadata'")
-    rows = []
-    for b_index, bench in _entries(data, "benchmarks", "pyperf"):
-        bench_meta = {**suite_meta, **_mapping(bench.get("metadata"), f"benchmark {b_index}'s metadata")}
-        runs = _sequence(_require(bench, "runs", f"benchmark {b_index}", "pyperf"), f"benchmark {b_index}'s runs")
-        for batch, run in enumerate(runs):
-            run = _mapping(run, f"benchmark {b_index}, run {batch}")
-            meta = {**bench_meta, **_mapping(run.get("metadata"), f"benchmark {b_index}, run {batch}'s metadata")}
-            name = meta.get("name")
-            if name is None:
-                raise MalformedFileError(f"source: benchmark {b_index}: no 'name' in its metadata")
-            unit = meta.get("unit", "second")
-            warmups = [(loops, value) for loops, value in _sequence(run.get("warmups", []), "'warmups'")]
-            values = _sequence(run.get("values", []), "'values'")
-            loops = meta.get("loops", np.nan)
-            for iteration, (w_loops, value) in enumerate(warmups + [(loops, v) for v in values]):
-                rows.append(
-                    dict(
-                        benchmark=name,
-                        host=meta.get("hostname"),
-                        timestamp=meta.get("date"),
-                        batch=batch,
-                        iteration=iteration,
-                        warmup=iteration < len(warmups),
-                        value=value,
-                        unit=unit,
-                        loops=w_loops,
-                        inner_loops=meta.get("inner_loops", 1),
-                    )
-                )
-    return _frame(rows, ["loops", "inner_loops"], {"tool": "pyperf", "metadata": suite_meta}, dropna)
+    return _pyperf_columns(source, dropna=dropna).to_frame()
 
 
-@_reader("hyperfine")
 def read_hyperfine(source, *, dropna: bool = False) -> pd.DataFrame:
     """Read a hyperfine JSON export (``hyperfine --export-json file.json ...``).
 
@@ -220,11 +112,9 @@ def read_hyperfine(source, *, dropna: bool = False) -> pd.DataFrame:
         Values that are null, NaN, infinite or not numbers are an error naming their count; with
         True they are left out with a warning, and ``attrs["dropped"]`` counts them.
     """
-    rows, extra, attrs = hyperfine_rows(_read_json(source, "hyperfine"))
-    return _frame(rows, extra, attrs, dropna)
+    return _hyperfine_columns(source, dropna=dropna).to_frame()
 
 
-@_reader("Google Benchmark", time=("real_time", "cpu_time"), errors=("raise", "drop"))
 def read_google_benchmark(
     source, *, time: str = "real_time", errors: str = "raise", dropna: bool = False
 ) -> pd.DataFrame:
@@ -252,11 +142,9 @@ def read_google_benchmark(
         Values that are null, NaN, infinite or not numbers are an error naming their count; with
         True they are left out with a warning, and ``attrs["dropped"]`` counts them.
     """
-    rows, extra, attrs = google_benchmark_rows(_read_json(source, "Google Benchmark"), time=time, errors=errors)
-    return _frame(rows, extra, attrs, dropna)
+    return _google_benchmark_columns(source, time=time, errors=errors, dropna=dropna).to_frame()
 
 
-@_reader("JMH", metric=str)
 def read_jmh(source, *, metric: str | None = None, dropna: bool = False) -> pd.DataFrame:
     """Read JMH results (``java -jar benchmarks.jar -rf json -rff file.json``).
 
@@ -281,8 +169,7 @@ def read_jmh(source, *, metric: str | None = None, dropna: bool = False) -> pd.D
         Values that are null, NaN, infinite or not numbers are an error naming their count; with
         True they are left out with a warning, and ``attrs["dropped"]`` counts them.
     """
-    rows, extra, attrs = jmh_rows(_read_json(source, "JMH"), metric=metric)
-    return _frame(rows, extra, attrs, dropna)
+    return _jmh_columns(source, metric=metric, dropna=dropna).to_frame()
 
 
 def read(path: str | os.PathLike, format: Format = "auto", *, dropna: bool = False) -> pd.DataFrame:
@@ -326,24 +213,15 @@ def read(path: str | os.PathLike, format: Format = "auto", *, dropna: bool = Fal
     ValueError
         An unknown format, a file that matches two, or a file that is not what ``format`` says.
     """
-    check_choice("format", format, FORMATS)
-    dropna = check_bool("dropna", dropna)
-    if not isinstance(path, (str, os.PathLike)):
-        raise TypeError(f"path: expected a file path, got {type(path).__name__}")
-    path = Path(path)
-    if not (path.is_file() or (path.is_dir() and format in ("auto", "criterion"))):
-        raise FileNotFoundError(f"{path}: no such file")
-    data = None
-    if format == "auto":
-        format, data = _detect_path(path)
-    found = HARNESSES[format]
-    frame = found.read(path if data is None or found.by_path else data, dropna=dropna)
-    frame.attrs["format"] = format
-    return frame
+    from perfstudy.io._file_columns import file_columns
+
+    return file_columns(path, format, dropna=dropna).to_frame()
 
 
-def _read_csv_table(path, *, dropna: bool = False) -> pd.DataFrame:
-    """A tidy CSV table (the ``csv`` harness's reader)."""
+def _csv_table_columns(path, *, dropna: bool = False) -> FileColumns:
+    """A tidy CSV table's columns (the ``csv`` harness's reader)."""
+    import pandas as pd
+
     try:
         frame = pd.read_csv(path)
     except (UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as error:
@@ -351,8 +229,10 @@ def _read_csv_table(path, *, dropna: bool = False) -> pd.DataFrame:
     return _tidy_table(frame, path, dropna)
 
 
-def _read_parquet_table(path, *, dropna: bool = False) -> pd.DataFrame:
-    """A tidy Parquet table (the ``parquet`` harness's reader)."""
+def _parquet_table_columns(path, *, dropna: bool = False) -> FileColumns:
+    """A tidy Parquet table's columns (the ``parquet`` harness's reader)."""
+    import pandas as pd
+
     try:
         frame = pd.read_parquet(path)
     except ImportError as error:
@@ -360,9 +240,11 @@ def _read_parquet_table(path, *, dropna: bool = False) -> pd.DataFrame:
     return _tidy_table(frame, path, dropna)
 
 
-def _tidy_table(frame: pd.DataFrame, path, dropna: bool) -> pd.DataFrame:
+def _tidy_table(frame: pd.DataFrame, path, dropna: bool) -> FileColumns:
+    """A tidy table's columns as they are, each an array, once it has finite values (:func:`_finite_values`)."""
     if "value" not in frame.columns:
         raise MalformedFileError(f"path: {path} is a tidy table without a 'value' column; it has {list(frame.columns)}")
     if frame.empty:
         raise MalformedFileError(f"path: {path} has a header ({list(frame.columns)}) and no rows: no measurements")
-    return _finite_values(frame, dropna, where=f"path: {path}")
+    frame = _finite_values(frame, dropna, where=f"path: {path}")
+    return _frame_columns(frame)

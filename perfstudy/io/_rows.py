@@ -1,19 +1,21 @@
-"""The rows of hyperfine's, Google Benchmark's and JMH's JSON, as their readers parse them, without pandas.
+"""The parses of pyperf's, hyperfine's, Google Benchmark's and JMH's JSON into their measurements, without pandas.
 
-Each function takes the parsed JSON and gives the reader's rows (one dict a measured value, the columns of
-:data:`perfstudy.io._read.COLUMNS` and the tool's own), the tool's extra columns and its ``attrs``. The readers
-(:func:`perfstudy.io.read_hyperfine`, ...) make them a checked DataFrame; :mod:`perfstudy.io.columns` makes them
-columns for ``perfstudy compare`` of two files. One parse serves both, so the two cannot read a file apart.
+``*_rows`` take the parsed JSON and give the reader's rows (one dict a measured value, the columns of
+:data:`perfstudy.io.columns.COLUMNS` and the tool's own), the tool's extra columns and its ``attrs``; ``_*_columns``
+(the harnesses' records name them) check them once (:func:`perfstudy.io.columns._measured`). The readers
+(:func:`perfstudy.io.read_pyperf`, ...) are their DataFrame view.
 """
 
 from __future__ import annotations
 
+import itertools
 import warnings
 
 import numpy as np
 
 from perfstudy._lib.checks import check_allocation
-from perfstudy.io._json import MalformedFileError, _mapping, _require, _sequence
+from perfstudy.io._json import MalformedFileError, _entries, _mapping, _read_json, _reader, _require, _sequence
+from perfstudy.io.columns import FileColumns, _measured, _measured_rows
 
 
 def hyperfine_rows(data) -> tuple[list[dict], list[str], dict]:
@@ -167,3 +169,76 @@ def jmh_rows(data, *, metric: str | None) -> tuple[list[dict], list[str], dict]:
             for iteration, values in enumerate(iterations):
                 rows.extend(dict(common, batch=fork, iteration=iteration, value=value) for value in values)
     return rows, extra, {"tool": "JMH", "metric": metric or "primary"}
+
+
+@_reader("pyperf")
+def _pyperf_columns(source, *, dropna: bool = False) -> FileColumns:
+    """:func:`read_pyperf`'s measurements as columns."""
+    data = _read_json(source, "pyperf")
+    suite_meta = _mapping(data.get("metadata"), "'metadata'")
+    keys = {"name": None, "hostname": None, "date": None, "unit": "second", "inner_loops": 1, "loops": np.nan}
+    per_run: dict = {key: [] for key in (*keys, "batch", "warmups", "count")}  # each run's, spread over its values
+    values, loops = [], []
+    for b_index, bench in _entries(data, "benchmarks", "pyperf"):
+        bench_meta = {**suite_meta, **_mapping(bench.get("metadata"), f"benchmark {b_index}'s metadata")}
+        above = {key: bench_meta.get(key, default) for key, default in keys.items()}  # merged suite -> benchmark
+        runs = _sequence(_require(bench, "runs", f"benchmark {b_index}", "pyperf"), f"benchmark {b_index}'s runs")
+        for batch, run in enumerate(runs):
+            run = _mapping(run, f"benchmark {b_index}, run {batch}")
+            own = _mapping(run.get("metadata"), f"benchmark {b_index}, run {batch}'s metadata")
+            meta = {**above, **{key: own[key] for key in keys if key in own}} if own else above  # -> run
+            if meta["name"] is None:
+                raise MalformedFileError(f"source: benchmark {b_index}: no 'name' in its metadata")
+            warmups = _sequence(run.get("warmups", []), "'warmups'")
+            measured = _sequence(run.get("values", []), "'values'")
+            for w_loops, value in warmups:
+                loops.append(w_loops)
+                values.append(value)
+            values += measured
+            loops += [meta["loops"]] * len(measured)
+            for key in keys:
+                per_run[key].append(meta[key])
+            per_run["batch"].append(batch)
+            per_run["warmups"].append(len(warmups))
+            per_run["count"].append(len(warmups) + len(measured))
+    count = np.asarray(per_run["count"], dtype=np.int64)
+    start = np.repeat(np.cumsum(count) - count, count)
+    iteration = np.arange(int(count.sum()), dtype=np.int64) - start
+
+    def spread(key: str) -> list:  # each run's value once per value of the run (any value: a list too)
+        return list(itertools.chain.from_iterable(map(itertools.repeat, per_run[key], per_run["count"])))
+
+    columns = dict(
+        benchmark=spread("name"),
+        host=spread("hostname"),
+        timestamp=spread("date"),
+        batch=np.repeat(np.asarray(per_run["batch"], dtype=np.int64), count),
+        iteration=iteration,
+        warmup=iteration < np.repeat(np.asarray(per_run["warmups"], dtype=np.int64), count),
+        value=values,
+        unit=spread("unit"),
+        loops=loops,
+        inner_loops=spread("inner_loops"),
+    )
+    return _measured(columns, {"tool": "pyperf", "metadata": suite_meta}, dropna)
+
+
+@_reader("hyperfine")
+def _hyperfine_columns(source, *, dropna: bool = False) -> FileColumns:
+    """:func:`read_hyperfine`'s measurements as columns."""
+    return _measured_rows(*hyperfine_rows(_read_json(source, "hyperfine")), dropna)
+
+
+@_reader("Google Benchmark", time=("real_time", "cpu_time"), errors=("raise", "drop"))
+def _google_benchmark_columns(
+    source, *, time: str = "real_time", errors: str = "raise", dropna: bool = False
+) -> FileColumns:
+    """:func:`read_google_benchmark`'s measurements as columns."""
+    rows = google_benchmark_rows(_read_json(source, "Google Benchmark"), time=time, errors=errors)
+    return _measured_rows(*rows, dropna)
+
+
+@_reader("JMH", metric=str)
+def _jmh_columns(source, *, metric: str | None = None, dropna: bool = False) -> FileColumns:
+    """:func:`read_jmh`'s measurements as columns."""
+    return _measured_rows(*jmh_rows(_read_json(source, "JMH"), metric=metric), dropna)

@@ -6,7 +6,10 @@ from __future__ import annotations
 import itertools
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from perfstudy.io._json import MalformedFileError, _mapping, _read_json, _reader, _require
+from perfstudy.io.columns import FileColumns, _measured_rows
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -14,7 +17,6 @@ if TYPE_CHECKING:
 __all__ = ["read_asv"]
 
 
-@_reader("asv")
 def read_asv(source, *, dropna: bool = False) -> pd.DataFrame:
     """Read an asv result file into the tidy schema.
 
@@ -46,19 +48,29 @@ def read_asv(source, *, dropna: bool = False) -> pd.DataFrame:
     ValueError
         A file without samples (``asv run`` without ``--record-samples`` keeps only summaries).
     """
-    import pandas as pd
+    return _asv_columns(source, dropna=dropna).to_frame()
 
-    from perfstudy.io._read import _frame
 
+@_reader("asv")
+def _asv_columns(source, *, dropna: bool = False) -> FileColumns:
+    """:func:`read_asv`'s measurements as columns."""
     rows, extra, attrs = _asv_rows(_read_json(source, "asv"))
     dates: dict = {}  # one conversion a benchmark's started_at, as its rows share it
     for row in rows:
         started = row["timestamp"]
         if started is not None:
             if started not in dates:
-                dates[started] = pd.to_datetime(started, unit="ms")
+                dates[started] = _date(started)
             row["timestamp"] = dates[started]
-    return _frame(rows, extra, attrs, dropna)
+    return _measured_rows(rows, extra, attrs, dropna)
+
+
+def _date(started):
+    """asv's ``started_at``, ms since the epoch, as a date (a start time that is not a number of ms is kept, and
+    refused as not a date)."""
+    if isinstance(started, (int, float)) and not isinstance(started, bool) and abs(started) < 2**62:
+        return np.datetime64(int(started), "ms")
+    return started
 
 
 def _asv_rows(data) -> tuple[list[dict], list[str], dict]:

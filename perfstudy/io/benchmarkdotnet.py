@@ -5,7 +5,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from perfstudy.io._json import MalformedFileError, _entries, _mapping, _read_json, _reader, _require, _sequence
+from perfstudy.io.columns import FileColumns, _measured_rows
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -17,7 +20,6 @@ __all__ = ["read_benchmarkdotnet"]
 _KEEP = {"Actual": False, "Warmup": True}
 
 
-@_reader("BenchmarkDotNet", stage=("Result", "Actual"))
 def read_benchmarkdotnet(source, *, dropna: bool = False, stage: str = "Result") -> pd.DataFrame:
     """Read BenchmarkDotNet's full JSON export into the tidy schema.
 
@@ -49,16 +51,17 @@ def read_benchmarkdotnet(source, *, dropna: bool = False, stage: str = "Result")
         A benchmark without ``Measurements``: the brief export (``*-report-brief.json``) has only
         statistics, which cannot be resampled.
     """
-    from perfstudy.io._read import _frame
-
-    frame = _frame(*_benchmarkdotnet_rows(_read_json(source, "BenchmarkDotNet"), stage=stage), dropna)
-    # warm-ups first within each launch, then the measurements, as the harness ran them
-    order = frame.sort_values(list(_ORDER), ascending=[True, True, False, True])
-    return order.reset_index(drop=True)
+    return _benchmarkdotnet_columns(source, dropna=dropna, stage=stage).to_frame()
 
 
-#: the order of :func:`read_benchmarkdotnet`'s rows: by benchmark, launch, warm-ups first, iteration
-_ORDER = ("benchmark", "batch", "warmup", "iteration")
+@_reader("BenchmarkDotNet", stage=("Result", "Actual"))
+def _benchmarkdotnet_columns(source, *, dropna: bool = False, stage: str = "Result") -> FileColumns:
+    """:func:`read_benchmarkdotnet`'s measurements as columns."""
+    columns = _measured_rows(*_benchmarkdotnet_rows(_read_json(source, "BenchmarkDotNet"), stage=stage), dropna)
+    # by benchmark name, launch, warm-ups first and iteration, as the harness ran them (stable, as a sort of keys)
+    names = np.unique(columns.column("benchmark").astype(str), return_inverse=True)[1]
+    order = np.lexsort((columns.column("iteration"), ~columns.column("warmup"), columns.column("batch"), names))
+    return columns._taken(order)
 
 
 def _benchmarkdotnet_rows(data, *, stage: str) -> tuple[list[dict], list[str], dict]:

@@ -1,108 +1,131 @@
-"""A harness's file as columns, without pandas: what ``perfstudy compare`` of two files compares.
+"""A harness's file as columns: the one representation of measurements that every reader gives.
 
-The readers (:func:`perfstudy.io.read`) give a checked DataFrame. ``perfstudy compare BASE NEW`` needs only
-each value's benchmark, batch, position, warm-up flag and unit, and importing pandas alone takes longer than
-the rest of a 200-benchmark comparison. :func:`perfstudy.io.file_columns` reads the JSON of pyperf, hyperfine, Google
-Benchmark, JMH, pytest-benchmark, BenchmarkDotNet, asv and criterion into :class:`FileColumns` by the readers'
-own parse (:mod:`perfstudy.io._rows`, each harness module's ``_*_rows``,
-:func:`perfstudy.io.pyperf.pyperf_columns`), and :func:`rows_columns` takes a reader's rows only when the
-DataFrame would hold the same values and the reader would accept the file. Anything else raises
-:class:`ColumnsError`, and the caller reads the file with :func:`perfstudy.io.read`, which refuses it by name
-or reads it. "Anything else" is:
+Each harness's parse (:mod:`perfstudy.io._rows`, each harness module, :mod:`perfstudy.io.go`) gives its values as
+rows or columns; :func:`measured` checks them once and gives :class:`FileColumns`. :func:`perfstudy.io.read` is
+their view as a DataFrame (:meth:`FileColumns.to_frame`), and ``perfstudy compare`` of two files compares the
+columns themselves (:func:`perfstudy.comparison.compare_files`), without pandas. What a reader refuses, it
+refuses here, in one set of words:
 
-- a value that is not a number JSON wrote as one, not finite, or below 0;
-- a batch or iteration that is not an integer, or a warm-up flag that is not true or false;
-- a count of iterations, operations or loops below 1 or not a number;
-- two entries of one benchmark, batch and iteration (JMH's histograms excepted), or a benchmark in two units;
-- dates that pandas might not read alike: not ISO 8601, or of two shapes;
-- a unit that is not a text (asv's benchmarks other than ``time_*``), or an asv start time out of pandas' dates;
-- a file the reader refuses, or one whose shape is not the format asked for.
-
-A tidy CSV has rules of its own (:mod:`perfstudy.io._csv_columns`). Parquet, a criterion directory or
-``raw.csv``, and a Go file are not read here (Go text has its own columns, :func:`perfstudy.io.go.go_columns`).
+- no measured values;
+- a run's date that is not a date (ISO 8601 of one shape is checked here; any other shape is handed to pandas,
+  which :meth:`FileColumns.to_frame` will use);
+- a batch or iteration index that is not an integer;
+- a value that is null, NaN, infinite or not a number, unless ``dropna`` (then left out and counted);
+- a negative value in a unit that cannot be negative;
+- a count of iterations, operations or loops below 1;
+- two entries of one benchmark, batch, iteration and warm-up flag (JMH's sample histograms excepted).
 """
 
 from __future__ import annotations
 
-import math
 import re
+import warnings
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from functools import cached_property
+from typing import Any
 
 import numpy as np
 
-from perfstudy._lib.checks import check_bool, check_text
+from perfstudy._lib.checks import check_text
 from perfstudy._lib.result import Result
+from perfstudy.io._json import MalformedFileError
+from perfstudy.io._values import left_out, not_finite
 
-__all__ = ["ColumnsError", "FileColumns", "rows_columns"]
+__all__ = ["COLUMNS", "FileColumns"]
 
+#: The columns every reader returns, in this order; tool-specific columns follow.
+COLUMNS = ["benchmark", "host", "timestamp", "batch", "iteration", "warmup", "value", "unit"]
 
-#: the columns of a count the readers refuse below 1 (:func:`perfstudy.io._read._check_counts`)
+#: the columns of a count the readers refuse below 1
 _COUNTS = ("iterations", "operations", "loops", "inner_loops")
 
 #: ISO 8601 dates and times, with a fraction and an offset or without
 _ISO = re.compile(r"^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$")
 
-
-class ColumnsError(ValueError):
-    """The file is one that :func:`file_columns` does not read (see the module text): read it with
-    :func:`perfstudy.io.read`."""
+#: the dates pandas holds (nanoseconds in an int64), as numpy's datetime64 in ms
+_FIRST, _LAST = np.datetime64("1677-09-22", "ms"), np.datetime64("2262-04-11", "ms")
 
 
 @dataclass(frozen=True, eq=False)
 class FileColumns(Result):
-    """A harness's file as columns, one entry per value (warm-ups included), in the file's order: the rows of its
-    reader's DataFrame.
+    """A harness's file as columns, one entry per value (warm-ups included), in its reader's order: the rows of
+    :func:`perfstudy.io.read`'s DataFrame, without pandas.
 
     Attributes
     ----------
-    codes : ndarray of int
-        Each entry's benchmark as its position in ``distinct``.
-    distinct : list of str
-        The benchmarks, in the file's order.
-    batch : ndarray of int
-        The entry's batch (the process, fork or repetition).
-    iteration : ndarray of int
-        The entry's position in its batch, warm-ups first.
-    warmup : ndarray of bool
-    value : ndarray of float
-    unit : list of str or None
-        Each benchmark's unit, by code (None for every benchmark of a tidy CSV without a ``unit`` column).
-    tool : str
-        The harness, as the reader's ``attrs["tool"]`` names it.
+    columns : dict
+        Each column by name (:data:`COLUMNS`, then the harness's own), one entry per value: an array or a list.
+    attrs : dict
+        What the file says once (the reader's ``DataFrame.attrs``): ``tool``, ``dropped`` and the harness's own.
     one_process : bool
-        Every value came from one process (pytest-benchmark's rounds, criterion's samples: the readers' ``process``
-        column, 0 on every row), which :func:`perfstudy.comparison.compare` notes and judges inconclusive.
-    better, assume : list or None
-        Each benchmark's direction and ``assume`` by code, where the file says them (Go's ``Unit`` lines); None
-        for a file that says neither.
+        Every value came from one process (pytest-benchmark's rounds, criterion's samples), which
+        :func:`perfstudy.comparison.compare` notes and judges inconclusive.
     """
 
-    codes: np.ndarray
-    distinct: list
-    batch: np.ndarray
-    iteration: np.ndarray
-    warmup: np.ndarray
-    value: np.ndarray
-    unit: list
-    tool: str = "pyperf"
+    columns: Mapping[str, Any]
+    attrs: Mapping[str, Any]
     one_process: bool = False
-    better: list | None = None
-    assume: list | None = None
+
+    @property
+    def tool(self) -> str:
+        """The harness, as ``attrs["tool"]`` names it."""
+        return str(self.attrs.get("tool", ""))
+
+    @property
+    def size(self) -> int:
+        """The number of entries."""
+        return len(self.columns["value"])
+
+    @cached_property
+    def _factorised(self) -> tuple[np.ndarray, list]:
+        return _codes(self.columns["benchmark"])
+
+    @property
+    def codes(self) -> np.ndarray:
+        """Each entry's benchmark as its position in :attr:`distinct`."""
+        return self._factorised[0]
+
+    @property
+    def distinct(self) -> list:
+        """The benchmarks, in order of first appearance."""
+        return self._factorised[1]
+
+    def column(self, name: str) -> np.ndarray:
+        """One column as an array.
+
+        Parameters
+        ----------
+        name : str
+            A column of :attr:`columns`.
+        """
+        check_text("name", name)
+        if name not in self.columns:
+            raise ValueError(f"name={name!r}: the file has no such column; its columns are {list(self.columns)}")
+        values = self.columns[name]
+        return values if isinstance(values, np.ndarray) else np.asarray(values, dtype=object)
 
     def to_frame(self):
-        """The columns as a DataFrame: benchmark, batch, iteration, warmup, value, unit."""
+        """The columns as the reader's DataFrame: :data:`COLUMNS` first, dates as dates, ``attrs`` kept."""
         import pandas as pd
 
-        return pd.DataFrame(
-            {
-                "benchmark": [self.distinct[c] for c in self.codes.tolist()],
-                "batch": self.batch,
-                "iteration": self.iteration,
-                "warmup": self.warmup,
-                "value": self.value,
-                "unit": [self.unit[c] for c in self.codes.tolist()],
-            }
-        )
+        data = dict(self.columns)
+        if "timestamp" in data and not isinstance(data["timestamp"], np.ndarray):
+            data["timestamp"] = _dates(data["timestamp"])
+        frame = pd.DataFrame(data, columns=list(data))
+        frame.attrs.update(self.attrs)
+        return frame
+
+    def _with_attrs(self, **attrs) -> FileColumns:
+        """The same columns with more ``attrs`` (and the benchmarks' codes already found)."""
+        found = replace(self, attrs={**self.attrs, **attrs})
+        if "_factorised" in self.__dict__:
+            found.__dict__["_factorised"] = self.__dict__["_factorised"]
+        return found
+
+    def _taken(self, order: np.ndarray) -> FileColumns:
+        """The entries in another order (``order``: positions of the entries kept, in their new order)."""
+        return replace(self, columns={name: _take(values, order) for name, values in self.columns.items()})
 
     def renamed(self, name: str) -> FileColumns:
         """A file of one benchmark with that benchmark called ``name``.
@@ -126,105 +149,223 @@ class FileColumns(Result):
             raise ValueError(
                 f"name={name!r}: only a file of one benchmark is renamed; this one has {len(self.distinct)}"
             )
-        return replace(self, distinct=[name])
+        return replace(self, columns={**self.columns, "benchmark": [name] * self.size})
 
 
-def _number(value) -> bool:
-    """A number JSON wrote as one (numpy's floats too, as JMH's histograms give them), not a bool."""
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
+def _take(values, order: np.ndarray):
+    if isinstance(values, np.ndarray):
+        return values[order]
+    return np.asarray(values, dtype=object)[order].tolist()
 
 
-def _count(value) -> bool:
-    """A count the readers accept: missing (None or NaN), or a number of at least 1."""
-    if value is None:
-        return True
-    return _number(value) and (value >= 1 or math.isnan(value))
+def _frame_columns(frame) -> FileColumns:
+    """A DataFrame's columns as they are, each an array (a tidy table's, or a version's rows in
+    :func:`perfstudy.comparison.compare`), with its ``attrs``.
+
+    Parameters
+    ----------
+    frame : DataFrame
+    """
+    return FileColumns(columns={str(name): frame[name].to_numpy() for name in frame.columns}, attrs=dict(frame.attrs))
 
 
-def _check_dates(dates: set) -> None:
-    """One shape of ISO 8601 date for every row that has one (pandas reads a column of one shape alike)."""
-    if not dates:
-        return
-    if not all(isinstance(date, str) and _ISO.match(date) for date in dates):
-        raise ColumnsError("source: a date that is not ISO 8601")
-    if len({re.sub(r"\d", "0", date) for date in dates}) > 1:
-        raise ColumnsError("source: dates of two shapes")
-
-
-def rows_columns(rows: list, *, tool: str, repeats: bool = False, one_process: bool = False) -> FileColumns:
-    """A reader's rows (:mod:`perfstudy.io._rows`) as :class:`FileColumns`, or :class:`ColumnsError` where its
-    DataFrame might differ or the reader would refuse them (module text).
+def _measured_rows(rows: list, extra: list, attrs: dict, dropna: bool = False) -> FileColumns:
+    """:func:`measured` of a parse that gave rows: one dict a value, :data:`COLUMNS` and ``extra`` its keys.
 
     Parameters
     ----------
     rows : list of dict
-        One a value: ``benchmark``, ``batch``, ``iteration``, ``warmup``, ``value``, ``unit`` and the tool's own.
-    tool : str
-        The harness.
-    repeats : bool
-        A value may repeat within an iteration (JMH's sample histograms).
-    one_process : bool
-        Every value came from one process (:attr:`FileColumns.one_process`).
+    extra : list of str
+        The harness's own columns, in order.
+    attrs : dict
+        What the file says once; ``tool`` names the harness.
+    dropna : bool
+        Leave out values that are not finite numbers, counting them (else they are refused).
 
     Returns
     -------
     FileColumns
     """
-    check_text("tool", tool)
-    repeats, one_process = check_bool("repeats", repeats), check_bool("one_process", one_process)
-    if not isinstance(rows, list) or not all(isinstance(row, dict) for row in rows):
-        raise TypeError(f"rows: expected a list of dicts, a reader's rows; got {type(rows).__name__}")
-    if not rows:
-        raise ColumnsError("rows: no measured values")
-    distinct: dict = {}
-    units: list = []
-    codes, batches, iterations, warmups, values = [], [], [], [], []
-    dates: set = set()
-    for row in rows:
-        name, unit = row.get("benchmark"), row.get("unit")
-        if not (isinstance(name, str) and isinstance(unit, str)):
-            raise ColumnsError("source: a benchmark without a name, or with a unit that is not a text")
-        code = distinct.setdefault(name, len(distinct))
-        if code == len(units):
-            units.append(unit)
-        elif units[code] != unit:
-            raise ColumnsError("source: a benchmark in two units")
-        batch, iteration, warmup, value = row.get("batch"), row.get("iteration"), row.get("warmup"), row.get("value")
-        if not all(_number(x) and math.isfinite(x) and x == int(x) for x in (batch, iteration)):
-            raise ColumnsError("source: a batch or iteration that is not an integer")
-        if not (isinstance(warmup, (bool, np.bool_)) and _number(value)):
-            raise ColumnsError("source: a value that is not a number, or a warm-up flag that is not true or false")
-        if not all(_count(row.get(column)) for column in _COUNTS):
-            raise ColumnsError("source: a count of iterations or loops below 1")
-        if row.get("timestamp") is not None:
-            dates.add(row["timestamp"])
-        codes.append(code)
-        batches.append(int(batch))
-        iterations.append(int(iteration))
-        warmups.append(bool(warmup))
-        values.append(value)
-    _check_dates(dates)
-    value = np.asarray(values, dtype=float)
-    if not np.isfinite(value).all() or (value < 0).any():
-        raise ColumnsError("source: a value that is not finite, or below 0")
-    columns = FileColumns(
-        codes=np.asarray(codes, dtype=np.int64),
-        distinct=list(distinct),
-        batch=np.asarray(batches, dtype=np.int64),
-        iteration=np.asarray(iterations, dtype=np.int64),
-        warmup=np.asarray(warmups, dtype=bool),
-        value=value,
-        unit=units,
-        tool=tool,
-        one_process=one_process,
+    names = COLUMNS + [name for name in extra if name not in COLUMNS]
+    nan = float("nan")  # what pandas puts where a row has no such key
+    return _measured({name: [row.get(name, nan) for row in rows] for name in names}, attrs, dropna)
+
+
+def _measured(columns: dict, attrs: dict, dropna: bool = False) -> FileColumns:
+    """A harness's values checked once (module text) as :class:`FileColumns`.
+
+    Parameters
+    ----------
+    columns : dict
+        Each column by name (:data:`COLUMNS` first; one not given is missing throughout): a list or an array of one
+        entry per value, or one value for every entry.
+    attrs : dict
+        What the file says once; ``tool`` names the harness (JMH's values may repeat within an iteration).
+    dropna : bool
+        Leave out values that are not finite numbers, with a warning that counts them; ``attrs["dropped"]``
+        counts them.
+
+    Returns
+    -------
+    FileColumns
+
+    Raises
+    ------
+    MalformedFileError
+        What the module text lists.
+    """
+    length = max((len(v) for v in columns.values() if isinstance(v, (list, np.ndarray))), default=0)
+    if length == 0:
+        raise MalformedFileError("source: the file holds no measured values")
+    columns = {
+        name: columns.get(name, float("nan")) for name in COLUMNS
+    } | columns  # pandas' NaN for a column not given
+    data = {name: (v if isinstance(v, (list, np.ndarray)) else [v] * length) for name, v in columns.items()}
+    _check_dates(data["timestamp"])
+    for name in ("batch", "iteration"):
+        numbers = _numbers(data[name])
+        bad = np.isnan(numbers)
+        if bad.any() or (numbers != np.floor(numbers)).any():
+            first = [data[name][i] for i in np.flatnonzero(bad)[:1].tolist()]
+            raise MalformedFileError(f"source: a {name} index is not an integer: {first}")
+        data[name] = numbers.astype(np.int64)
+    data["warmup"] = _flags(data["warmup"])
+    value = _numbers(data["value"])
+    data["value"] = value
+    bad = not_finite(value, data["benchmark"], dropna=dropna, where="source")
+    dropped = int(bad.sum())
+    if dropped:
+        warnings.warn(left_out(bad, data["benchmark"], where="source"), stacklevel=4)
+        data = {name: _take(values, ~bad) for name, values in data.items()}
+        if not data["value"].size:
+            raise ValueError("source: no finite values left")
+    codes = _codes(data["benchmark"])
+    _check_counts(data, codes, repeats=attrs.get("tool") == "JMH")
+    result = FileColumns(columns=data, attrs={**attrs, "dropped": dropped})
+    result.__dict__["_factorised"] = codes  # the cached property, computed here once for the checks
+    return result
+
+
+#: the types of a column of numbers that numpy converts as pandas does (None as NaN)
+_PLAIN = frozenset((int, float, type(None), np.float64, np.float32, np.int64, np.int32))
+
+
+def _numbers(values) -> np.ndarray:
+    """A column as floats, text and missing values as NaN, as ``pd.to_numeric(errors="coerce")`` makes it: numbers
+    and None without pandas, anything else by pandas."""
+    if isinstance(values, np.ndarray) and values.dtype.kind in "iuf":
+        return values.astype(float)
+    if _PLAIN.issuperset(map(type, values)):
+        return np.asarray(values, dtype=float)
+    import pandas as pd
+
+    return np.asarray(pd.to_numeric(pd.Series(values), errors="coerce"), dtype=float)
+
+
+#: the types of a column of flags that numpy converts as pandas does
+_FLAGS = frozenset((bool, np.bool_))
+
+
+def _flags(values) -> np.ndarray:
+    """A column of warm-up flags as booleans, as pandas' ``astype(bool)`` makes them."""
+    if isinstance(values, np.ndarray) or _FLAGS.issuperset(map(type, values)):
+        return np.asarray(values, dtype=bool)
+    return np.fromiter((bool(v) for v in values), dtype=bool, count=len(values))
+
+
+def _check_dates(dates) -> None:
+    """Every entry's date is missing or a date: ISO 8601 of one shape, or a datetime64 pandas holds, is checked
+    here; any other value is handed to pandas, which :meth:`FileColumns.to_frame` will read it by."""
+    if isinstance(dates, np.ndarray) and dates.dtype.kind == "M":
+        return
+    present = {date for date in dates if not (date is None or (isinstance(date, float) and date != date))}
+    if not present:
+        return
+    texts = [d for d in present if isinstance(d, str)]
+    stamps = [d for d in present if isinstance(d, np.datetime64)]
+    if len(texts) == len(present) and all(_ISO.match(d) for d in texts):
+        if len({re.sub(r"\d", "0", d) for d in texts}) == 1:
+            return
+    elif len(stamps) == len(present) and all(_FIRST <= d <= _LAST for d in stamps):
+        return
+    _dates(list(dates))
+
+
+def _dates(dates: list):
+    """The dates as pandas reads them, or :class:`MalformedFileError` saying one is not a date."""
+    import pandas as pd
+
+    try:
+        return pd.to_datetime(pd.Series(dates, dtype=object))
+    except (ValueError, TypeError, OverflowError) as error:
+        raise MalformedFileError(f"source: a run's date is not a date ({error})") from None
+
+
+def _check_counts(data: dict, codes: tuple[np.ndarray, list], repeats: bool = False) -> None:
+    """Refuse what a harness never writes: a negative time, rate or size; a count of iterations (loops,
+    operations) below 1; and two entries of one name, whose batches would merge into one benchmark
+    (``repeats``: a value may repeat within an iteration, as JMH's sample histograms do)."""
+    from perfstudy._lib.units import never_negative
+
+    names, value, units = data["benchmark"], data["value"], data["unit"]
+    negative = value < 0
+    if negative.any():
+        signless = {unit: never_negative(unit) for unit in {units[i] for i in np.flatnonzero(negative).tolist()}}
+        where = [i for i in np.flatnonzero(negative).tolist() if signless[units[i]]]
+        if where:
+            i = where[0]
+            raise MalformedFileError(
+                f"source: {len(where)} negative value(s) in units that cannot be negative (first: "
+                f"{names[i]!s}, {value[i]:g} {units[i]}); the file is damaged or not what it seems"
+            )
+    for name in _COUNTS:
+        if name in data:
+            counts = _numbers(data[name])
+            bad = ~(counts >= 1) & ~np.isnan(counts) | _missing_as_text(data[name], counts)
+            if bad.any():
+                i = int(np.flatnonzero(bad)[0])
+                raise MalformedFileError(
+                    f"source: {int(bad.sum())} row(s) with {name} below 1 or not a number (first: "
+                    f"{names[i]!s}, {name}={data[name][i]!r}); a value per iteration needs at least one"
+                )
+    twice = np.zeros(0, dtype=bool) if repeats else _duplicated(_keys(data, codes[0]))
+    if twice.any():
+        found = sorted({str(codes[1][c]) for c in codes[0][twice].tolist()})
+        raise MalformedFileError(
+            f"source: two or more entries are named {found[:3]}: their batches would merge into one benchmark. "
+            "Give each entry its own name (hyperfine -n, a parameter in the name), or split the file"
+        )
+
+
+def _missing_as_text(values, counts: np.ndarray) -> np.ndarray:
+    """The entries that are present but not numbers (NaN from text): a count that is not a number."""
+    if isinstance(values, np.ndarray) or _PLAIN.issuperset(map(type, values)):
+        return np.zeros(counts.size, dtype=bool)
+    return np.isnan(counts) & np.fromiter(
+        (v is not None and not (isinstance(v, float) and v != v) for v in values), dtype=bool, count=len(values)
     )
-    if not repeats and _has_twins(columns):
-        raise ColumnsError("source: two entries of one benchmark, batch and iteration")
-    return columns
 
 
-def _has_twins(c: FileColumns) -> bool:
-    """Whether two entries share benchmark, batch, iteration and warm-up flag (the readers refuse them)."""
-    order = np.lexsort((c.warmup, c.iteration, c.batch, c.codes))
-    keys = np.stack([c.codes, c.batch, c.iteration, c.warmup.astype(np.int64)])[:, order]
-    return bool((keys[:, 1:] == keys[:, :-1]).all(axis=0).any())
+def _codes(names) -> tuple[np.ndarray, list]:
+    first: dict = {}
+    codes = np.fromiter((first.setdefault(name, len(first)) for name in names), dtype=np.int64, count=len(names))
+    return codes, list(first)
+
+
+def _keys(data: dict, codes: np.ndarray) -> np.ndarray:
+    """Each entry's benchmark, batch, iteration, warm-up flag and stage, as rows of integers."""
+    keys = [codes, data["batch"], data["iteration"], data["warmup"].astype(np.int64)]
+    if "stage" in data:
+        keys.append(_codes(data["stage"])[0])
+    return np.stack(keys)
+
+
+def _duplicated(keys: np.ndarray) -> np.ndarray:
+    """Which columns of ``keys`` occur more than once."""
+    order = np.lexsort(keys[::-1])
+    ordered = keys[:, order]
+    same = (ordered[:, 1:] == ordered[:, :-1]).all(axis=0)
+    twice = np.zeros(keys.shape[1], dtype=bool)
+    twice[order[1:][same]] = True
+    twice[order[:-1][same]] = True
+    return twice

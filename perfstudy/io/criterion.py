@@ -4,10 +4,12 @@ or the ``raw.csv`` files that criterion writes next to them."""
 from __future__ import annotations
 
 import csv
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from perfstudy.io._json import MalformedFileError, _read_json, _reader, _require, _sequence
+from perfstudy.io.columns import FileColumns, _measured_rows
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -92,7 +94,6 @@ def _csv_rows(path: Path) -> list[dict]:
     return rows
 
 
-@_reader("criterion", accepts="path", which=("new", "base"))
 def read_criterion(source, *, which: str = "new", dropna: bool = False) -> pd.DataFrame:
     """Read criterion.rs's measurements into the tidy schema.
 
@@ -118,6 +119,12 @@ def read_criterion(source, *, which: str = "new", dropna: bool = False) -> pd.Da
         Values that are null, NaN, infinite or not numbers are an error naming their count; with
         True they are left out with a warning, and ``attrs["dropped"]`` counts them.
     """
+    return _criterion_columns(source, which=which, dropna=dropna).to_frame()
+
+
+@_reader("criterion", accepts="path", which=("new", "base"))
+def _criterion_columns(source, *, which: str = "new", dropna: bool = False) -> FileColumns:
+    """:func:`read_criterion`'s measurements as columns."""
     path = Path(source)
     if path.is_dir():
         samples = sorted(p for p in path.rglob("sample.json") if p.parent.name == which)
@@ -130,10 +137,9 @@ def read_criterion(source, *, which: str = "new", dropna: bool = False) -> pd.Da
         rows = _sample_rows(path, _name(path.parent, None))
     else:
         raise FileNotFoundError(f"{path}: no such file")
-    from perfstudy.io._read import _frame
-
     rows = [row | {"process": 0} for row in rows]  # one process took every sample
-    return _frame(rows, ["iterations", "sampling_mode", "process"], {"tool": "criterion", "which": which}, dropna)
+    extra = ["iterations", "sampling_mode", "process"]
+    return replace(_measured_rows(rows, extra, {"tool": "criterion", "which": which}, dropna), one_process=True)
 
 
 def _sample_file_rows(path: Path, sample=None) -> list[dict]:

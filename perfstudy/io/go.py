@@ -27,6 +27,7 @@ import numpy as np
 from perfstudy._lib.checks import check_choice
 from perfstudy._lib.result import Result
 from perfstudy.io._json import MalformedFileError, _reader
+from perfstudy.io.columns import FileColumns
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -352,18 +353,14 @@ def _vectorised(text: str, where: str) -> _Lines:
 
 
 @_reader("Go benchmark", accepts="text")
-def go_columns(source, *, dropna: bool = False) -> GoColumns:
-    """Go benchmark text as :class:`GoColumns`, by the rules of :func:`read_go` (whose docstring states them),
-    without pandas. Its values are checked as :func:`read_go` checks them: none below 0 in a unit that cannot
-    be, and none NaN or infinite unless ``dropna``.
+def go_columns(source) -> GoColumns:
+    """Go benchmark text parsed into :class:`GoColumns`, by the rules of :func:`read_go` (whose docstring states
+    them), without pandas; its values are checked with every reader's (:func:`perfstudy.io.columns._measured`).
 
     Parameters
     ----------
     source : str, path or file-like
         The text file.
-    dropna : bool
-        Keep values that are NaN or infinite for the caller to leave out and count (:func:`read_go` does);
-        without it they are refused, naming how many.
     """
     text, where = _text(source)
     try:
@@ -399,7 +396,6 @@ def go_columns(source, *, dropna: bool = False) -> GoColumns:
         procs_of[name] = int(found.group(1)) if found else None
     codes, distinct = _codes(benchmark)
     values = np.asarray(parsed.values, dtype=float)
-    _check_values(benchmark, values, units, dropna)
     return GoColumns(
         benchmark=benchmark,
         codes=codes,
@@ -418,23 +414,6 @@ def go_columns(source, *, dropna: bool = False) -> GoColumns:
 
 #: the largest iteration count an int64 holds (go test's b.N is an int)
 _MAX_ITERATIONS = 2**63 - 1
-
-
-def _check_values(benchmark: list, value: np.ndarray, unit: list, dropna: bool) -> None:
-    """The one check of a Go file's values, for :func:`read_go` and ``compare`` of two Go files alike: no value
-    below 0 in a unit that cannot be (the file is damaged), none NaN or infinite unless ``dropna``."""
-    from perfstudy._lib.units import never_negative
-    from perfstudy.io._values import not_finite
-
-    negative = np.flatnonzero(value < 0).tolist()
-    signless = [i for i in negative if never_negative(unit[i])]
-    if signless:
-        first = signless[0]
-        raise ValueError(
-            f"source: {len(signless)} negative value(s) in units that cannot be negative (first: "
-            f"{benchmark[first]!s}, {value[first]:g} {unit[first]}); the file is damaged or not what it seems"
-        )
-    not_finite(value, benchmark, dropna=dropna, where="source")  # the readers' one check (perfstudy.io._values)
 
 
 def _codes(names: list) -> tuple[np.ndarray, list]:
@@ -467,7 +446,6 @@ def _procs_column(procs: list):
     return np.array([np.nan if p is None else p for p in procs], dtype=float)
 
 
-@_reader("Go benchmark", accepts="text")
 def read_go(source, *, dropna: bool = False) -> pd.DataFrame:
     """Read Go benchmark text (``go test -bench . -count 10 > file.txt``), with benchfmt's rules.
 
@@ -500,9 +478,15 @@ def read_go(source, *, dropna: bool = False) -> pd.DataFrame:
         with no result line.
     """
 
-    from perfstudy.io._read import COLUMNS, _frame_columns
+    return _go_file_columns(source, dropna=dropna).to_frame()
 
-    found = go_columns(source, dropna=dropna)
+
+@_reader("Go benchmark", accepts="text")
+def _go_file_columns(source, *, dropna: bool = False) -> FileColumns:
+    """:func:`read_go`'s measurements as columns."""
+    from perfstudy.io.columns import COLUMNS, _measured
+
+    found = go_columns(source)
     keys = list(found.keys)
     columns = dict(
         benchmark=found.benchmark,
@@ -521,4 +505,5 @@ def read_go(source, *, dropna: bool = False) -> pd.DataFrame:
     )
     extra = ["iterations", "procs", "assume", "better", *[k for k in keys if k not in COLUMNS]]
     units = {f"{u} {k}": v for (u, k), v in found.unit_meta.items()}
-    return _frame_columns(columns, extra, {"tool": "go", "units": units}, dropna)
+    columns = {name: columns[name] for name in COLUMNS + extra}
+    return _measured(columns, {"tool": "go", "units": units}, dropna)

@@ -1,11 +1,10 @@
 """The harnesses whose files perfstudy reads, one record each, in one registry (:data:`HARNESSES`).
 
-A :class:`Harness` says how its files are told apart (the shape of its JSON, or its kind of file), which reader
-gives its DataFrame, which function gives its columns without pandas (or none: such a file is read by
-:func:`perfstudy.io.read`), whether its file holds one process's values a version, whether ``perfstudy run
---measure`` can read a command's output in it, and what the README says of it. :func:`perfstudy.io.read`,
-:func:`perfstudy.io.detect_format`, :func:`perfstudy.io.file_columns`, ``run --measure`` and the README's table read
-these records; nothing else lists the formats.
+A :class:`Harness` says how its files are told apart (the shape of its JSON, or its kind of file), which parse gives
+its measurements (:class:`perfstudy.io.columns.FileColumns`, of which :func:`perfstudy.io.read`'s DataFrame is a
+view), whether ``perfstudy run --measure`` can read a command's output in it, and what the README says of it.
+:func:`perfstudy.io.file_columns`, :func:`perfstudy.io.read`, :func:`perfstudy.io.detect_format`, ``run --measure``
+and the README's table read these records; nothing else lists the formats.
 
 Adding a format is a record here, its name in :data:`Format` (the signatures' Literal, held to the registry by
 test), its reader and its tests. No pandas and no reader is imported here: the readers are named, and imported when
@@ -21,7 +20,7 @@ from typing import Any, Literal, get_args
 
 from perfstudy._lib.result import Result
 
-__all__ = ["Harness", "HARNESSES", "Format", "FORMATS", "COLUMN_FORMATS", "MEASURED_FORMATS", "harness"]
+__all__ = ["Harness", "HARNESSES", "Format", "FORMATS", "MEASURED_FORMATS", "harness"]
 
 
 def _first(items) -> dict | None:
@@ -41,19 +40,15 @@ class Harness(Result):
     batch : str
         What counts as a batch of its values, as the README's table says it.
     reader : str
-        ``"module:function"`` of its DataFrame reader, called with the parsed JSON (or the path, see ``by_path``)
-        and ``dropna=``.
+        ``"module:function"`` of its parse into :class:`perfstudy.io.columns.FileColumns` (whose ``to_frame()``
+        is what :func:`perfstudy.io.read` gives), called with the parsed JSON (or the path, see ``by_path``) and
+        ``dropna=``.
     kind : {"json", "text", "table", "directory"}
         What its files are.
     shape : callable or None
         For a JSON harness: whether parsed JSON is this harness's (detection: a file must match exactly one).
     by_path : bool
         The reader takes the path, not the parsed JSON (criterion reads the files beside its ``sample.json``).
-    columns : str or None
-        ``"module:function"`` giving :class:`perfstudy.io.columns.FileColumns` of ``(data, path)`` without pandas;
-        None where :func:`perfstudy.io.read` reads it alone.
-    one_process : bool
-        Every value of a file came from one process (its reader's ``process`` column is 0 throughout).
     measured : bool
         ``perfstudy run --measure`` reads a command's standard output in this format.
     """
@@ -65,12 +60,11 @@ class Harness(Result):
     kind: Literal["json", "text", "table", "directory"] = "json"
     shape: Callable[[Any], bool] | None = None
     by_path: bool = False
-    columns: str | None = None
-    one_process: bool = False
     measured: bool = False
 
-    def read(self, source, *, dropna: bool = False):
-        """Its file's DataFrame, by its reader (``source``: a path, or the parsed JSON; see ``by_path``).
+    def measure(self, source, *, dropna: bool = False):
+        """Its file's measurements as :class:`perfstudy.io.columns.FileColumns`, by its reader (``source``: a
+        path, or the parsed JSON; see ``by_path``).
 
         Parameters
         ----------
@@ -93,46 +87,42 @@ HARNESSES: dict[str, Harness] = {
             "pyperf",
             "`pyperf ... -o file.json` (also `.json.gz`)",
             "a worker process",
-            "perfstudy.io._read:read_pyperf",
+            "perfstudy.io._rows:_pyperf_columns",
             shape=lambda d: (
                 isinstance(d, dict)
                 and isinstance(d.get("benchmarks"), list)
                 and "runs" in (_first(d["benchmarks"]) or {"runs": None})
             ),
-            columns="perfstudy.io._file_columns:_pyperf_file_columns",
             measured=True,
         ),
         Harness(
             "hyperfine",
             "`hyperfine --export-json`",
             "a run (each is a fresh process)",
-            "perfstudy.io._read:read_hyperfine",
+            "perfstudy.io._rows:_hyperfine_columns",
             shape=lambda d: (
                 isinstance(d, dict)
                 and isinstance(d.get("results"), list)
                 and "command" in (_first(d["results"]) or {"command": None})
             ),
-            columns="perfstudy.io._file_columns:_hyperfine_columns",
             measured=True,
         ),
         Harness(
             "google_benchmark",
             "`--benchmark_format=json` / `--benchmark_out`",
             "a repetition (`--benchmark_repetitions`)",
-            "perfstudy.io._read:read_google_benchmark",
+            "perfstudy.io._rows:_google_benchmark_columns",
             shape=lambda d: (
                 isinstance(d, dict) and isinstance(d.get("benchmarks"), list) and isinstance(d.get("context"), dict)
             ),
-            columns="perfstudy.io._file_columns:_google_benchmark_columns",
             measured=True,
         ),
         Harness(
             "jmh",
             "`-rf json`",
             "a fork",
-            "perfstudy.io._read:read_jmh",
+            "perfstudy.io._rows:_jmh_columns",
             shape=lambda d: isinstance(d, list) and "primaryMetric" in (_first(d) or {}),
-            columns="perfstudy.io._file_columns:_jmh_columns",
             measured=True,
         ),
         Harness(
@@ -141,72 +131,64 @@ HARNESSES: dict[str, Harness] = {
             "`Unit ... assume=exact better=higher` lines are honoured, each further metric on a line (`B/op`, "
             "`allocs/op`, `MB/s`) is a benchmark of its own",
             "each result line (one run of the benchmark function)",
-            "perfstudy.io.go:read_go",
+            "perfstudy.io.go:_go_file_columns",
             kind="text",
             by_path=True,
-            columns="perfstudy.io._file_columns:_go_file_columns",
             measured=True,
         ),
         Harness(
             "criterion",
             "`target/criterion` (every `*/new/sample.json`), one `sample.json`, or `raw.csv`",
             "a sample (all samples share one process)",
-            "perfstudy.io.criterion:read_criterion",
+            "perfstudy.io.criterion:_criterion_columns",
             kind="directory",
             shape=lambda d: (
                 isinstance(d, dict) and isinstance(d.get("iters"), list) and isinstance(d.get("times"), list)
             ),
             by_path=True,
-            columns="perfstudy.io._file_columns:_criterion_columns",
-            one_process=True,
             measured=True,
         ),
         Harness(
             "pytest_benchmark",
             "`--benchmark-json`, or `--benchmark-save` with `--benchmark-save-data`",
             "a round (all rounds share one process)",
-            "perfstudy.io.pytest_benchmark:read_pytest_benchmark",
+            "perfstudy.io.pytest_benchmark:_pytest_benchmark_columns",
             shape=lambda d: (
                 isinstance(d, dict)
                 and isinstance(d.get("benchmarks"), list)
                 and "machine_info" in d
                 and "stats" in (_first(d["benchmarks"]) or {"stats": None})
             ),
-            columns="perfstudy.io._file_columns:_pytest_benchmark_columns",
-            one_process=True,
             measured=True,
         ),
         Harness(
             "asv",
             "`asv run --record-samples` result files",
             "a sample (asv does not record which of its processes took it)",
-            "perfstudy.io.asv:read_asv",
+            "perfstudy.io.asv:_asv_columns",
             shape=lambda d: isinstance(d, dict) and isinstance(d.get("results"), dict) and "commit_hash" in d,
-            columns="perfstudy.io._file_columns:_asv_columns",
             measured=True,
         ),
         Harness(
             "benchmarkdotnet",
             "the full JSON export (`*-report-full.json`)",
             "a launch (`LaunchIndex`, a process); warm-up iterations are flagged and left out",
-            "perfstudy.io.benchmarkdotnet:read_benchmarkdotnet",
+            "perfstudy.io.benchmarkdotnet:_benchmarkdotnet_columns",
             shape=lambda d: isinstance(d, dict) and isinstance(d.get("Benchmarks"), list),
-            columns="perfstudy.io._file_columns:_benchmarkdotnet_columns",
         ),
         Harness(
             "csv",
             "a tidy table with `value` (and `benchmark`, `batch`, `unit`, ...)",
             "the `batch` column (`--cluster` names another)",
-            "perfstudy.io._read:_read_csv_table",
+            "perfstudy.io._read:_csv_table_columns",
             kind="table",
             by_path=True,
-            columns="perfstudy.io._file_columns:_csv_file_columns",
         ),
         Harness(
             "parquet",
             "a tidy table with `value` (and `benchmark`, `batch`, `unit`, ...)",
             "the `batch` column (`--cluster` names another)",
-            "perfstudy.io._read:_read_parquet_table",
+            "perfstudy.io._read:_parquet_table_columns",
             kind="table",
             by_path=True,
         ),
@@ -229,8 +211,6 @@ Format = Literal[
     "parquet",
 ]
 FORMATS: tuple[str, ...] = get_args(Format)
-#: the formats :func:`perfstudy.io.file_columns` reads without pandas
-COLUMN_FORMATS: tuple[str, ...] = tuple(h.name for h in HARNESSES.values() if h.columns)
 #: the formats ``perfstudy run --measure`` reads a command's output in
 MEASURED_FORMATS: tuple[str, ...] = tuple(h.name for h in HARNESSES.values() if h.measured)
 

@@ -4,9 +4,11 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from perfstudy.io._json import MalformedFileError, _entries, _mapping, _read_json, _reader, _require, _sequence
+from perfstudy.io.columns import FileColumns, _measured_rows
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -14,7 +16,6 @@ if TYPE_CHECKING:
 __all__ = ["read_pytest_benchmark"]
 
 
-@_reader("pytest-benchmark")
 def read_pytest_benchmark(source, *, dropna: bool = False) -> pd.DataFrame:
     """Read pytest-benchmark JSON into the tidy schema.
 
@@ -44,9 +45,14 @@ def read_pytest_benchmark(source, *, dropna: bool = False) -> pd.DataFrame:
         A benchmark without raw rounds (``stats.data``): a file that ``--benchmark-save`` wrote without
         ``--benchmark-save-data`` holds only summaries, which cannot be resampled.
     """
-    from perfstudy.io._read import _frame
+    return _pytest_benchmark_columns(source, dropna=dropna).to_frame()
 
-    return _frame(*_pytest_benchmark_rows(_read_json(source, "pytest-benchmark")), dropna)
+
+@_reader("pytest-benchmark")
+def _pytest_benchmark_columns(source, *, dropna: bool = False) -> FileColumns:
+    """:func:`read_pytest_benchmark`'s measurements as columns."""
+    columns = _measured_rows(*_pytest_benchmark_rows(_read_json(source, "pytest-benchmark")), dropna)
+    return replace(columns, one_process=True)
 
 
 def _pytest_benchmark_rows(data) -> tuple[list[dict], list[str], dict]:

@@ -8,6 +8,7 @@ import re
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -40,24 +41,19 @@ def pyperf_files(tmp_path_factory):
 
 
 @pytest.mark.slow  # times Python with pyperf
-def test_files_pyperf_wrote_are_compared_without_pandas_as_their_frames_are(pyperf_files, capsys, monkeypatch):
-    """Files the real pyperf wrote (calibration runs, its metadata and dates) take the lean path, and print what
-    compare() of the frames read_pyperf gives prints, as table and as JSON."""
-    from perfstudy.cli import _compare
-
+def test_files_pyperf_wrote_leave_out_their_warm_ups_and_count_every_value(pyperf_files, capsys):
+    """Files the real pyperf wrote (calibration runs, its metadata and dates): every warm-up the JSON holds is left
+    out and counted, and every other value is compared, each run a batch."""
     base, _, slower = pyperf_files
-    lean, taken = _compare._compare_lean_files, []
-    monkeypatch.setattr(_compare, "_compare_lean_files", lambda *args: taken.append(lean(*args)) or taken[-1])
-    printed = {}
-    for path in ("lean", "frames"):
-        if path == "frames":
-            assert len(taken) == 2 and all(report is not None for report in taken)
-            monkeypatch.setattr(_compare, "_compare_lean_files", lambda *args: None)
-        for form in ("table", "json"):
-            status = main(["compare", str(base), str(slower), "--seed", "2", "--format", form])
-            printed[path, form] = (status, capsys.readouterr().out)
-    assert printed["lean", "table"] == printed["frames", "table"]
-    assert printed["lean", "json"] == printed["frames", "json"]
+    assert main(["compare", str(base), str(slower), "--seed", "2", "--format", "json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    files = [json.loads(Path(path).read_text()) for path in (base, slower)]
+    runs = [[run for bench in f["benchmarks"] for run in bench["runs"]] for f in files]
+    warmups = sum(len(run.get("warmups", [])) for side in runs for run in side)
+    assert document["warmup_dropped"] == warmups > 0
+    (row,) = document["benchmarks"]
+    assert row["n_a"] == sum(len(run.get("values", [])) for run in runs[0])
+    assert row["clusters_b"] == sum(1 for run in runs[1] if run.get("values"))
 
 
 @pytest.mark.slow  # times Python with pyperf

@@ -1,5 +1,5 @@
 """A comparison's settings are one checked object (``perfstudy.comparison.settings``): built once by ``compare``,
-``compare_go_files`` and ``perfstudy compare``, refused when built with the argument's name in the library and the
+``compare_files`` and ``perfstudy compare``, refused when built with the argument's name in the library and the
 option's on the command line, and the same numbers whichever way they were given."""
 
 import dataclasses
@@ -11,7 +11,7 @@ import pytest
 
 from perfstudy._lib.defaults import default
 from perfstudy.cli import main
-from perfstudy.comparison import CompareSettings, compare, compare_go_files
+from perfstudy.comparison import CompareSettings, compare, compare_files
 from perfstudy.comparison.settings import OPTIONS
 
 
@@ -113,14 +113,16 @@ def test_missing_values_are_refused_with_the_remedy_where_the_user_is(tmp_path, 
 GO = "goos: linux\n" + "".join(f"BenchmarkA-8\t100\t{v} ns/op\n" for v in (10, 11, 12, 10, 11))
 
 
-def test_two_go_files_refuse_what_the_files_decide_and_take_the_rest(tmp_path):
+def test_two_files_refuse_what_the_files_decide_and_take_the_rest(tmp_path):
     base, new = tmp_path / "a.txt", tmp_path / "b.txt"
     base.write_text(GO)
     new.write_text(GO)
-    with pytest.raises(ValueError, match=r"^settings: dropna, block cannot be set for two Go files"):
-        compare_go_files(base, new, labels=("a", "b"), settings=CompareSettings(block="round", dropna=True))
-    report = compare_go_files(base, new, labels=("a", "b"), settings=CompareSettings(correction="none", threshold=0.1))
-    assert (report.correction, report.threshold) == ("none", 0.1)
+    with pytest.raises(ValueError, match=r"^settings: by, baseline cannot be set for two files"):
+        compare_files(base, new, CompareSettings(by="note", baseline="x"), labels=("a", "b"))
+    with pytest.raises(ValueError, match=r"block='round': the file has no such column"):
+        compare_files(base, new, CompareSettings(block="round"))
+    report = compare_files(base, new, CompareSettings(correction="none", threshold=0.1), labels=("a", "b"))
+    assert (report.correction, report.threshold, report.labels["a"]) == ("none", 0.1, "a")
 
 
 def test_the_command_line_passes_each_option_into_the_comparison(tmp_path, capsys):

@@ -1,5 +1,5 @@
-"""``perfstudy compare base.txt new.txt`` of two Go files, without pandas (perfstudy.comparison._files),
-against the same files read into a DataFrame and given to compare(): the same table, Markdown and JSON."""
+"""``perfstudy compare BASE NEW`` and ``compare_files``: two files of every harness on one path, without pandas
+(perfstudy.comparison._files), checked against what the files hold."""
 
 from __future__ import annotations
 
@@ -8,12 +8,10 @@ import subprocess
 import sys
 
 import numpy as np
-import pandas as pd
 import pytest
 
 from perfstudy.cli import main
-from perfstudy.comparison import Report, compare, compare_go_files, format_comparison
-from perfstudy.io import read
+from perfstudy.comparison import Report, compare_files
 
 
 def _go_file(path, *, runs, slower=0.0, unit="ns/op", allocs=0, extra="", rng=0):
@@ -46,37 +44,37 @@ def files(tmp_path):
     return base, new
 
 
-def _frame_comparison(base, new, **options):
-    frame = pd.concat([read(base).assign(version=base), read(new).assign(version=new)], ignore_index=True)
-    return compare(frame, baseline=base, **options)
+def _batch_means(path, name) -> list[float]:
+    """A Go benchmark's ns/op, one value a result line (a batch), read from the text by hand."""
+    values = []
+    for line in open(path):
+        fields = line.split()
+        if fields and fields[0] == f"Benchmark{name}":
+            value, unit = float(fields[2]), fields[3]
+            values.append(value * (1e9 if unit == "sec/op" else 1.0))
+    return values
 
 
 @pytest.mark.parametrize("options", [dict(), dict(statistic="median", threshold=0.02, correction="bh", confidence=0.9)])
-def test_two_go_files_compare_as_their_frames_do(files, options):
+def test_two_go_files_compare_what_they_hold(files, options):
+    from perfstudy.comparison import CompareSettings
+
     base, new = files
-    lean = compare_go_files(base, new, labels=(base, new), replicates=999, rng=7, **options)
-    frame = _frame_comparison(base, new, replicates=999, rng=7, **options)
-    table = frame.table.to_dict("records")
-    assert [row["benchmark"] for row in lean.rows] == [row["benchmark"] for row in table]
-    for mine, theirs in zip(lean.rows, table):
-        assert mine.keys() == theirs.keys()
-        for key, value in theirs.items():
-            if isinstance(value, float):
-                assert mine[key] == pytest.approx(value, rel=1e-12, abs=1e-300, nan_ok=True), (mine["benchmark"], key)
-            else:
-                assert mine[key] == value, (mine["benchmark"], key)
-    assert dict(lean.units) == dict(frame.units) and dict(lean.excluded) == dict(frame.excluded)
-    assert (lean.only_a, lean.only_b) == (frame.only_a, frame.only_b)
-    assert isinstance(lean, Report)
-    for form in ("table", "markdown", "json"):
-        assert lean.format(form) == format_comparison(frame, form) == frame.report().format(form)
-    # what the files hold, seen through the lean path
-    rows = {row["benchmark"]: row for row in lean.rows}
+    report = compare_files(base, new, CompareSettings(replicates=999, **options), rng=7)
+    assert isinstance(report, Report) and dict(report.labels) == {"a": base, "b": new}
+    rows = {row["benchmark"]: row for row in report.rows}
+    a, b = _batch_means(base, "Group0-2"), _batch_means(new, "Group0-2")
+    centre = np.median if options.get("statistic") == "median" else np.mean
+    assert rows["Group0-2"]["estimate_a"] == pytest.approx(centre(a), rel=1e-12)
+    assert rows["Group0-2"]["change"] == pytest.approx(centre(b) / centre(a) - 1, rel=1e-9)
+    assert (rows["Group0-2"]["n_a"], rows["Group0-2"]["clusters_b"]) == (20, 20)
     assert rows["Group0-2"]["verdict"] == "slower" and rows["Group0-2"]["method"] == "bootstrap"
-    assert rows["Few-2"]["method"] == "t" and lean.units["Few-2"] == "ns/op"  # sec/op in B, converted to A's
+    assert rows["Few-2"]["method"] == "t" and report.units["Few-2"] == "ns/op"  # sec/op in B, converted to A's
+    assert rows["Few-2"]["estimate_b"] == pytest.approx(centre(_batch_means(new, "Few-2")), rel=1e-9)
     assert rows["Group0-2 B/op"]["method"] == "exact" and rows["Group0-2 allocs/op"]["scale"] == "difference"
     assert rows["Group0-2 MB/s"]["higher_is_better"] is True
-    assert lean.only_a == ("Gone-2",) and "Odd-2" in lean.excluded  # ns/op against B/op: no conversion
+    assert report.only_a == ("Gone-2",) and "Odd-2" in report.excluded  # ns/op against B/op: no conversion
+    assert report.correction == options.get("correction", "holm")
 
 
 def _compared_in_a_fresh_process(base, new) -> tuple[dict, str]:
@@ -97,15 +95,10 @@ def test_the_command_reads_two_go_files_without_pandas(files):
     assert rows["Group0-2"]["verdict"] == "slower"
 
 
-def test_the_command_gives_the_same_output_either_way(files, capsys, monkeypatch):
+def test_the_command_prints_the_libraries_report_and_gates_on_it(files, capsys):
     base, new = files
     assert main(["compare", base, new, "--seed", "5", "--fail-on-regression"]) == 1
-    lean = capsys.readouterr().out
-    from perfstudy.cli import _compare
-
-    monkeypatch.setattr(_compare, "_compare_lean_files", lambda *args: None)  # the DataFrame path
-    assert main(["compare", base, new, "--seed", "5", "--fail-on-regression"]) == 1
-    assert capsys.readouterr().out == lean
+    assert capsys.readouterr().out.strip() == compare_files(base, new, rng=5).format("table").strip()
 
 
 def test_bad_go_files_are_refused_as_the_reader_refuses_them(tmp_path, capsys):
@@ -161,24 +154,10 @@ def _pyperf_file(path, *, slower=0.0, names=("alpha", "beta", "gamma"), processe
     return str(path)
 
 
-def _printed_both_ways(monkeypatch, capsys, base, new, options) -> dict:
-    """``perfstudy compare BASE NEW`` as table and as JSON, on the lean path (asserted taken for both files) and on
-    the DataFrame path: ``{(path, form): (status, output)}``, the two paths' outputs asserted equal."""
-    from perfstudy.cli import _compare
-
-    printed = {}
-    lean, taken = _compare._compare_lean_files, []
-    monkeypatch.setattr(_compare, "_compare_lean_files", lambda *args: taken.append(lean(*args)) or taken[-1])
-    for path in ("lean", "frames"):
-        if path == "frames":
-            assert len(taken) == 2 and all(report is not None for report in taken)  # the lean path took both
-            monkeypatch.setattr(_compare, "_compare_lean_files", lambda *args: None)
-        for form in ("table", "json"):
-            status = main(["compare", base, new, "--seed", "7", "--format", form, *options])
-            printed[path, form] = (status, capsys.readouterr().out)
-    assert printed["lean", "table"] == printed["frames", "table"]
-    assert printed["lean", "json"] == printed["frames", "json"]
-    return printed
+def _printed(capsys, base, new, options) -> dict:
+    """``perfstudy compare BASE NEW --format json``'s document (its status asserted 0 or 1)."""
+    assert main(["compare", base, new, "--seed", "7", "--format", "json", *options]) in (0, 1)
+    return json.loads(capsys.readouterr().out)
 
 
 @pytest.mark.parametrize(
@@ -190,17 +169,19 @@ def _printed_both_ways(monkeypatch, capsys, base, new, options) -> dict:
         dict(unit="byte", options=("--statistic", "median", "--threshold", "2%", "--correction", "bh")),
     ],
 )
-def test_two_pyperf_files_give_the_dataframe_paths_output(tmp_path, capsys, monkeypatch, case):
-    """The lean path (no pandas) prints what compare() of the two files read by read_pyperf prints, character for
-    character, as table and as JSON, on files with calibration runs, benchmarks emptied by warm-ups, benchmarks in
-    one file only and another unit."""
+def test_two_pyperf_files_leave_out_warm_ups_and_say_what_they_emptied(tmp_path, capsys, case):
+    """Files with calibration runs, benchmarks emptied by warm-ups, benchmarks in one file only and another unit:
+    every warm-up left out and counted, each run a batch."""
 
     kind = {k: v for k, v in case.items() if k in ("calibration", "empty", "unit")}
     base = _pyperf_file(tmp_path / "base.json", **kind)
     new = _pyperf_file(tmp_path / "new.json", slower=0.05, names=case.get("b_names", ("alpha", "beta", "gamma")), rng=1, **kind)  # fmt: skip
-    printed = _printed_both_ways(monkeypatch, capsys, base, new, case.get("options", ()))
-    document = json.loads(printed["lean", "json"][1])
-    assert document["warmup_dropped"] > 0
+    document = _printed(capsys, base, new, case.get("options", ()))
+    files = [json.loads(open(path).read()) for path in (base, new)]
+    runs = [run for f in files for bench in f["benchmarks"] for run in bench["runs"]]
+    assert document["warmup_dropped"] == sum(len(run["warmups"]) for run in runs)
+    rows = {row["benchmark"]: row for row in document["benchmarks"]}
+    assert rows["alpha"]["clusters_a"] == 12 and rows["alpha"]["n_b"] == 36  # 12 runs of 3 values a side
     if "empty" in kind:
         assert document["excluded"] == [
             dict(benchmark="gamma", reason=f"no values left in version={new!r} once warm-ups are left out")
@@ -226,7 +207,7 @@ def test_two_pyperf_files_are_read_without_pandas(tmp_path):
     ],
 )
 def test_a_damaged_pyperf_file_is_refused_as_the_reader_refuses_it(tmp_path, capsys, damage, said):
-    """A file the lean reader does not read goes to read_pyperf, which refuses it by name (exit 2)."""
+    """The reader's words, exit 2."""
     base = _pyperf_file(tmp_path / "base.json")
     data = json.loads((tmp_path / "base.json").read_text())
     damage(data)
@@ -243,18 +224,16 @@ _HARNESSES = ["hyperfine", "google_benchmark", "jmh", "pytest_benchmark", "bench
 @pytest.mark.parametrize(
     "options", [(), ("--statistic", "median", "--threshold", "3%", "--correction", "bh", "--trust-one-process")]
 )
-def test_two_files_of_a_harness_give_the_dataframe_paths_output(tmp_path, capsys, monkeypatch, format, options):
-    """Each harness's files on the lean path (no pandas) print what compare() of the two files read by read()
-    prints, character for character, as table and as JSON; B holds a benchmark A lacks (criterion's sample.json
-    holds one); pytest-benchmark's and criterion's one process a side is noted, and inconclusive unless trusted."""
+def test_two_files_of_a_harness_are_compared_and_one_process_is_said(tmp_path, capsys, format, options):
+    """Each harness's files: the planted 8% found; B holds a benchmark A lacks (criterion's sample.json holds one);
+    pytest-benchmark's and criterion's one process a side is noted, and inconclusive unless trusted."""
     from tests.support.harness_files import WRITERS
 
     write = WRITERS[format]
     base = write(tmp_path / "base.json")
     names = ("alpha",) if format == "criterion" else ("alpha", "beta", "gamma", "delta")
     new = write(tmp_path / "new.json", slower=0.08, names=names, rng=1)
-    printed = _printed_both_ways(monkeypatch, capsys, base, new, options)
-    document = json.loads(printed["lean", "json"][1])
+    document = _printed(capsys, base, new, options)
     (alpha,) = [row for row in document["benchmarks"] if "alpha" in row["benchmark"]]
     one_process = format in ("pytest_benchmark", "criterion")
     trusted = "--trust-one-process" in options
@@ -263,18 +242,14 @@ def test_two_files_of_a_harness_give_the_dataframe_paths_output(tmp_path, capsys
     assert len(document["only_b"]) == (0 if format == "criterion" else 1)
 
 
-def test_two_hyperfine_files_of_one_command_each_are_one_benchmark_either_way(tmp_path, capsys, monkeypatch):
-    from perfstudy.cli import _compare
+def test_two_hyperfine_files_of_one_command_each_are_one_benchmark(tmp_path, capsys):
     from tests.support.harness_files import hyperfine_file
 
     base = hyperfine_file(tmp_path / "base.json", names=("./old --run",))
     new = hyperfine_file(tmp_path / "new.json", names=("./new --run",), slower=0.1, rng=1)
     assert main(["compare", base, new, "--seed", "3"]) == 0
-    lean = capsys.readouterr().out
-    monkeypatch.setattr(_compare, "_compare_lean_files", lambda *args: None)
-    assert main(["compare", base, new, "--seed", "3"]) == 0
-    assert capsys.readouterr().out == lean
-    assert "./old --run -> ./new --run" in lean and "A runs `./old --run`, B runs `./new --run`" in lean
+    out = capsys.readouterr().out
+    assert "./old --run -> ./new --run" in out and "A runs `./old --run`, B runs `./new --run`" in out
 
 
 def test_two_harness_files_are_compared_without_pandas(tmp_path):
@@ -286,17 +261,18 @@ def test_two_harness_files_are_compared_without_pandas(tmp_path):
     assert rows["org.example.Bench.alpha [size=1024]"]["verdict"] == "slower"
 
 
-def test_files_of_two_formats_take_the_general_path(tmp_path, capsys, monkeypatch):
-    from perfstudy.cli import _compare
+def test_files_of_two_formats_are_compared_by_their_benchmarks(tmp_path, capsys):
     from tests.support.harness_files import google_benchmark_file, hyperfine_file
 
-    taken = []
-    lean = _compare._compare_lean_files
-    monkeypatch.setattr(_compare, "_compare_lean_files", lambda *args: taken.append(lean(*args)) or taken[-1])
     base = hyperfine_file(tmp_path / "base.json")
     new = google_benchmark_file(tmp_path / "new.json")
-    assert main(["compare", base, new]) == 2  # no benchmark in both, said by the general path
-    assert taken == [None] and "none is present in both" in capsys.readouterr().err
+    assert main(["compare", base, new]) == 2  # no benchmark in both
+    assert "none is present in both" in capsys.readouterr().err
+    other = hyperfine_file(tmp_path / "other.json", names=("alpha",), slower=0.2)
+    document = _printed(capsys, base, other, ())
+    assert [row["benchmark"] for row in document["benchmarks"]] == ["alpha"] and document["benchmarks"][0][
+        "verdict"
+    ] == "slower"
 
 
 @pytest.mark.parametrize(
@@ -308,29 +284,27 @@ def test_files_of_two_formats_take_the_general_path(tmp_path, capsys, monkeypatc
     ],
 )
 @pytest.mark.parametrize("options", [(), ("--statistic", "median", "--threshold", "3%", "--correction", "bh")])
-def test_two_tidy_tables_give_the_dataframe_paths_output(tmp_path, capsys, monkeypatch, columns, options):
-    """Two tidy CSV tables on the lean path print what compare() of the two frames read by read() prints, character
-    for character, as table and as JSON; B holds a benchmark A lacks."""
+def test_two_tidy_tables_are_compared(tmp_path, capsys, columns, options):
+    """Two tidy CSV tables of any order of columns, with or without warm-ups, iterations and units; B holds a
+    benchmark A lacks."""
     from tests.support.harness_files import tidy_csv_file
 
     base = tidy_csv_file(tmp_path / "base", columns=columns)
     new = tidy_csv_file(
         tmp_path / "new", columns=columns, slower=0.08, names=("alpha", "beta", "gamma", "delta"), rng=1
     )
-    printed = _printed_both_ways(monkeypatch, capsys, base, new, options)
-    document = json.loads(printed["lean", "json"][1])
+    document = _printed(capsys, base, new, options)
     verdicts = {row["benchmark"]: row["verdict"] for row in document["benchmarks"]}
     assert verdicts["alpha"] == "slower" and document["only_b"] == ["delta"]
 
 
-def test_two_tables_of_values_around_zero_compare_their_differences_either_way(tmp_path, capsys, monkeypatch):
-    """Zero and below: the difference B - A, on both paths alike."""
+def test_two_tables_of_values_around_zero_compare_their_differences(tmp_path, capsys):
+    """Zero and below: the difference B - A."""
     generator = np.random.default_rng(4)
     paths = []
     for name, shift in (("base.csv", 0.0), ("new.csv", 0.5)):
         rows = [f"b,{batch},{float(v)!r}" for batch in range(30) for v in generator.normal(shift, 1.0, 3)]
         (tmp_path / name).write_text("benchmark,batch,value\n" + "\n".join(rows) + "\n")
         paths.append(str(tmp_path / name))
-    printed = _printed_both_ways(monkeypatch, capsys, *paths, ())
-    (row,) = json.loads(printed["lean", "json"][1])["benchmarks"]
-    assert row["scale"] == "difference"
+    (row,) = _printed(capsys, *paths, ())["benchmarks"]
+    assert row["scale"] == "difference" and row["change"] == pytest.approx(row["estimate_b"] - row["estimate_a"])

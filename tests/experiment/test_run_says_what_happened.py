@@ -521,7 +521,10 @@ def test_a_run_file_given_as_one_side_of_two_is_refused_not_pooled(tmp_path, cap
     out = tmp_path / "runs.csv"
     run("true", "true", values=1, warmup=0, min_rounds=2, max_rounds=2, out=out, progress=False, shell=False)
     assert main(["compare", str(out), str(out)]) == 2
-    assert "holds both versions: compare it alone" in capsys.readouterr().err
+    assert (
+        "(A) holds 2 versions in its 'version' column (['A', 'B']), which would be pooled as one: compare it "
+        "alone" in capsys.readouterr().err
+    )
     assert main(["analyze", str(out), str(out), "--out", str(tmp_path / "a")]) == 2
     assert "holds both versions: analyze it alone" in capsys.readouterr().err
 

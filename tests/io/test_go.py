@@ -99,10 +99,11 @@ def test_names_and_units_are_shared_objects_one_per_distinct_value():
     assert found.batch.tolist() == np.repeat([0, 1, 2, 0, 1, 2], 15).tolist()
 
 
-def test_go_columns_checks_its_values_as_read_go_does(tmp_path):
-    """One value check for both paths: a NaN, an infinity or a negative time is refused by go_columns as by
-    read_go, and an iteration count beyond int64 is refused by its line, not an OverflowError."""
-    from perfstudy.io.go import go_columns, read_go
+def test_go_values_are_checked_by_every_readers_check(tmp_path):
+    """A NaN, an infinity or a negative time is refused in the words every reader uses (perfstudy.io.columns), and
+    an iteration count beyond int64 by its line, not an OverflowError."""
+    from perfstudy.io import file_columns
+    from perfstudy.io.go import read_go
 
     for text, message in [
         ("BenchmarkA-8\t100\tNaN ns/op\n", "1 of 1 values are null, NaN, infinite"),
@@ -112,35 +113,35 @@ def test_go_columns_checks_its_values_as_read_go_does(tmp_path):
     ]:
         path = tmp_path / "bench.txt"
         path.write_text("goos: linux\n" + text)
-        for reader in (go_columns, read_go):
+        for reader in (file_columns, read_go):
             with pytest.raises(ValueError, match=message):
                 reader(path)
 
 
-def test_compare_go_files_refuses_labels_that_do_not_tell_a_from_b(tmp_path):
-    from perfstudy.comparison import compare_go_files
+def test_compare_files_refuses_labels_that_do_not_tell_a_from_b(tmp_path):
+    from perfstudy.comparison import compare_files
 
     path = tmp_path / "a.txt"
     path.write_text("goos: linux\nBenchmarkA-8\t100\t10 ns/op\n")
     for labels in (("a", "a"), ("", ""), (" ", "b")):
         with pytest.raises(ValueError, match="two different, non-empty names"):
-            compare_go_files(path, path, labels=labels)
+            compare_files(path, path, labels=labels)
 
 
 def test_go_text_reads_as_a_harness_files_columns(tmp_path):
-    """file_columns reads Go text as every harness's columns: each result line a batch, a benchmark's unit and its
-    Unit lines' direction by benchmark; a benchmark in two units is left to read_go."""
-    from perfstudy.io import ColumnsError, file_columns, read_go
+    """file_columns reads Go text as every harness's columns: each result line a batch, each metric a benchmark,
+    the Unit lines' direction by entry; a benchmark in two units is read (compare converts them)."""
+    from perfstudy.io import file_columns
 
     path = tmp_path / "a.txt"
     path.write_text("Unit MB/s better=higher\nBenchmarkA 10 5.0 ns/op 3.0 MB/s\nBenchmarkA 10 6.0 ns/op 4.0 MB/s\n"
                     "BenchmarkB 10 7.0 ns/op\n")  # fmt: skip
-    columns, frame = file_columns(path), read_go(path)
-    assert columns.tool == "go" and columns.distinct == list(dict.fromkeys(frame["benchmark"]))
-    names = [columns.distinct[c] for c in columns.codes.tolist()]
-    assert names == frame["benchmark"].tolist() and columns.value.tolist() == frame["value"].tolist()
-    assert columns.batch.tolist() == frame["batch"].tolist()
-    assert columns.unit == ["ns/op", "MB/s", "ns/op"] and columns.better == [None, "higher", None]
+    columns = file_columns(path)
+    assert columns.tool == "go" and columns.distinct == ["A", "A MB/s", "B"]
+    assert [columns.distinct[c] for c in columns.codes.tolist()] == ["A", "A MB/s", "A", "A MB/s", "B"]
+    assert columns.column("value").tolist() == [5.0, 3.0, 6.0, 4.0, 7.0]
+    assert columns.column("batch").tolist() == [0, 0, 1, 1, 0]
+    assert columns.columns["unit"] == ["ns/op", "MB/s", "ns/op", "MB/s", "ns/op"]
+    assert columns.columns["better"] == [None, "higher", None, "higher", None]
     path.write_text("BenchmarkA 10 5.0 ns/op\nBenchmarkA 10 6.0 ms/op\n")
-    with pytest.raises(ColumnsError, match="two units"):
-        file_columns(path)
+    assert file_columns(path).columns["unit"] == ["ns/op", "ms/op"]

@@ -6,19 +6,16 @@ import re
 import typing
 from pathlib import Path
 
-import pandas as pd
 import pytest
 
 from perfstudy.experiment.batches import MEASURES, Measure
-from perfstudy.io import COLUMN_FORMATS, FORMATS, HARNESSES, MEASURED_FORMATS, Format, Harness, harness
-from perfstudy.io.columns import FileColumns
+from perfstudy.io import FORMATS, HARNESSES, MEASURED_FORMATS, Format, Harness, harness
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_every_list_of_formats_is_the_registry():
     assert FORMATS == typing.get_args(Format) == ("auto", *HARNESSES)
-    assert COLUMN_FORMATS == tuple(name for name, h in HARNESSES.items() if h.columns)
     assert MEASURES == typing.get_args(Measure) == ("time", *MEASURED_FORMATS)
     assert all(h.name == name for name, h in HARNESSES.items())
     assert harness("go").kind == "text"
@@ -26,13 +23,12 @@ def test_every_list_of_formats_is_the_registry():
         harness("bogus")
 
 
-def test_each_record_names_a_reader_and_a_columns_function_that_exist():
+def test_each_record_names_a_reader_that_exists():
     import importlib
 
     for h in HARNESSES.values():
-        for where in filter(None, (h.reader, h.columns)):
-            module, name = where.split(":")
-            assert callable(getattr(importlib.import_module(module), name)), where
+        module, name = h.reader.split(":")
+        assert callable(getattr(importlib.import_module(module), name)), h.reader
         assert (h.shape is not None) == (h.kind == "json" or h.name == "criterion"), h.name
 
 
@@ -56,36 +52,23 @@ def test_run_measure_offers_the_registrys_formats():
     assert ", ".join(MEASURED_FORMATS) in " ".join(action.help.split())
 
 
-def _read_toy(source, *, dropna=False):
-    rows = [dict(benchmark=name, batch=i, iteration=0, value=float(v), unit="s") for name, values in source["toy"].items()
-            for i, v in enumerate(values)]  # fmt: skip
-    return pd.DataFrame(rows)
+def _toy_columns(source, *, dropna=False):
+    from perfstudy.io.columns import _measured_rows
 
-
-def _toy_columns(data, path):
-    import numpy as np
-
-    names = list(data["toy"])
-    values = [data["toy"][n] for n in names]
-    return FileColumns(
-        codes=np.repeat(np.arange(len(names)), [len(v) for v in values]),
-        distinct=names,
-        batch=np.concatenate([np.arange(len(v)) for v in values]),
-        iteration=np.zeros(sum(map(len, values)), dtype=np.int64),
-        warmup=np.zeros(sum(map(len, values)), dtype=bool),
-        value=np.concatenate([np.asarray(v, dtype=float) for v in values]),
-        unit=["s"] * len(names),
-        tool="toy",
-    )
+    rows = [dict(benchmark=name, batch=i, iteration=0, warmup=False, value=v, unit="s")
+            for name, values in source["toy"].items() for i, v in enumerate(values)]  # fmt: skip
+    return _measured_rows(rows, [], {"tool": "toy"}, dropna)
 
 
 def test_a_new_format_is_one_record(tmp_path, monkeypatch):
-    """A record added to the registry, and nothing else: detection tells its files, read gives its reader's frame and
-    file_columns its columns."""
+    """A record added to the registry, and nothing else: detection tells its files, file_columns gives its reader's
+    columns, read their frame, and compare_files compares two of them; the readers' checks hold for it."""
+    from perfstudy.comparison import compare_files
     from perfstudy.io import detect_format, file_columns, read
 
-    toy = Harness("toy", "toy --json", "a run", f"{__name__}:_read_toy", shape=lambda d: isinstance(d, dict) and "toy" in d,
-                  columns=f"{__name__}:_toy_columns")  # fmt: skip
+    toy = Harness(
+        "toy", "toy --json", "a run", f"{__name__}:_toy_columns", shape=lambda d: isinstance(d, dict) and "toy" in d
+    )
     monkeypatch.setitem(HARNESSES, "toy", toy)
     path = tmp_path / "t.json"
     path.write_text(json.dumps({"toy": {"x": [1.0, 2.0, 3.0]}}))
@@ -93,4 +76,11 @@ def test_a_new_format_is_one_record(tmp_path, monkeypatch):
     frame = read(path)
     assert frame.attrs["format"] == "toy" and frame["value"].tolist() == [1.0, 2.0, 3.0]
     columns = file_columns(path)
-    assert columns.tool == "toy" and columns.value.tolist() == [1.0, 2.0, 3.0]
+    assert columns.tool == "toy" and columns.column("value").tolist() == [1.0, 2.0, 3.0]
+    other = tmp_path / "u.json"
+    other.write_text(json.dumps({"toy": {"x": [2.0, 4.0, 6.0]}}))
+    (row,) = compare_files(path, other, rng=0).rows
+    assert row["benchmark"] == "x" and row["change"] == pytest.approx(1.0)  # B/A - 1: every value doubled
+    path.write_text(json.dumps({"toy": {"x": [1.0, -2.0, 3.0]}}))
+    with pytest.raises(ValueError, match="1 negative value"):
+        read(path)

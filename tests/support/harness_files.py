@@ -1,6 +1,6 @@
 """Files as hyperfine, Google Benchmark, JMH and the other harnesses write them, and a tidy CSV, with a batch
-effect under the values and a change planted in the first benchmark: for the tests that hold the lean comparison
-to the DataFrame path."""
+effect under the values and a change planted in the first benchmark: for the tests of reading and comparing
+two files."""
 
 from __future__ import annotations
 
@@ -168,22 +168,6 @@ def criterion_file(path, *, slower=0.0, names=NAMES, samples=30, rng=0) -> str:
     (folder / "benchmark.json").write_text(json.dumps(dict(group_id=names[0], full_id=f"{names[0]}/64",
                                                            directory_name=names[0])))  # fmt: skip
     return str(folder / "sample.json")
-
-
-def assert_left_to_read(path) -> None:
-    """``file_columns`` raises ColumnsError for the file, and ``read`` refuses it in its own words (a ValueError
-    that is not ColumnsError) or reads it: the command then compares what ``read`` gives."""
-    import pytest
-
-    from perfstudy.io import file_columns, read
-    from perfstudy.io.columns import ColumnsError
-
-    with pytest.raises(ColumnsError):
-        file_columns(path)
-    try:
-        read(path)
-    except ValueError as error:
-        assert not isinstance(error, ColumnsError) and str(error)
 
 
 def tidy_csv_file(
