@@ -51,97 +51,39 @@ from typing import TYPE_CHECKING
 from perfstudy._lib.lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from perfstudy._lib.parallel import local_executor
-    from perfstudy.analysis import analyze
-    from perfstudy.comparison import Comparison, compare
-    from perfstudy.design.estimate import VarianceFit, fit_variance_components
+    from perfstudy._lib.parallel import local_executor as local_executor
+    from perfstudy.analysis import analyze as analyze
+    from perfstudy.comparison import Comparison as Comparison, compare as compare
+    from perfstudy.design.estimate import VarianceFit as VarianceFit, fit_variance_components as fit_variance_components
     from perfstudy.design.model import (
-        PERFLAB_ENDPOINTS,
-        Simulation,
-        VarianceComponents,
-        clustered_standard_error,
-        design_effect,
-        intraclass_correlation,
-        sample_delta_hat,
-        simulate,
+        PERFLAB_ENDPOINTS as PERFLAB_ENDPOINTS,
+        Simulation as Simulation,
+        VarianceComponents as VarianceComponents,
+        clustered_standard_error as clustered_standard_error,
+        design_effect as design_effect,
+        intraclass_correlation as intraclass_correlation,
+        sample_delta_hat as sample_delta_hat,
+        simulate as simulate,
     )
-    from perfstudy.design.schedules import DESIGNS, Schedule, pilot_schedule, schedule
+    from perfstudy.design.schedules import (
+        DESIGNS as DESIGNS,
+        Schedule as Schedule,
+        pilot_schedule as pilot_schedule,
+        schedule as schedule,
+    )
     from perfstudy.design.standard_errors import (
-        CostModel,
-        duplication_coefficients,
-        optimal_allocation,
-        standard_error,
-        variance_from_schedule,
+        CostModel as CostModel,
+        duplication_coefficients as duplication_coefficients,
+        optimal_allocation as optimal_allocation,
+        standard_error as standard_error,
+        variance_from_schedule as variance_from_schedule,
     )
-    from perfstudy.diagnostics.diagnosis import diagnose, diagnose_series
-    from perfstudy.experiment import RunResult, read_experiment, run
-    from perfstudy.io import read
+    from perfstudy.diagnostics.diagnosis import diagnose as diagnose, diagnose_series as diagnose_series
+    from perfstudy.experiment import RunResult as RunResult, read_experiment as read_experiment, run as run
+    from perfstudy.io import read as read
 
 # Names are imported when first used (PEP 562), so that `perfstudy --help` and `perfstudy compare`
 # do not pay for scipy and the simulators before reading a byte.
-_HOMES = {
-    "read": ".io._read",
-    "compare": ".comparison._compare",
-    "Comparison": ".comparison._compare",
-    "run": ".experiment._run",
-    "RunResult": ".experiment._run",
-    "read_experiment": ".experiment._run",
-    "analyze": ".analysis",
-    "diagnose": ".diagnostics.diagnosis",
-    "diagnose_series": ".diagnostics.diagnosis",
-    "local_executor": "._lib.parallel",
-    "CostModel": ".design.standard_errors",
-    "duplication_coefficients": ".design.standard_errors",
-    "optimal_allocation": ".design.standard_errors",
-    "standard_error": ".design.standard_errors",
-    "variance_from_schedule": ".design.standard_errors",
-    "VarianceFit": ".design.estimate",
-    "fit_variance_components": ".design.estimate",
-    "PERFLAB_ENDPOINTS": ".design.model",
-    "Simulation": ".design.model",
-    "VarianceComponents": ".design.model",
-    "clustered_standard_error": ".design.model",
-    "design_effect": ".design.model",
-    "intraclass_correlation": ".design.model",
-    "sample_delta_hat": ".design.model",
-    "simulate": ".design.model",
-    "DESIGNS": ".design.schedules",
-    "Schedule": ".design.schedules",
-    "pilot_schedule": ".design.schedules",
-    "schedule": ".design.schedules",
-}
-__getattr__, __dir__ = lazy_exports(__name__, _HOMES)
+__getattr__, __dir__, __all__ = lazy_exports(__name__)
 
 __version__ = "0.2.0"
-
-__all__ = [
-    "read",
-    "compare",
-    "Comparison",
-    "run",
-    "RunResult",
-    "read_experiment",
-    "analyze",
-    "diagnose",
-    "diagnose_series",
-    "local_executor",
-    "PERFLAB_ENDPOINTS",
-    "DESIGNS",
-    "CostModel",
-    "Schedule",
-    "Simulation",
-    "VarianceComponents",
-    "VarianceFit",
-    "clustered_standard_error",
-    "design_effect",
-    "duplication_coefficients",
-    "fit_variance_components",
-    "intraclass_correlation",
-    "optimal_allocation",
-    "pilot_schedule",
-    "sample_delta_hat",
-    "schedule",
-    "simulate",
-    "standard_error",
-    "variance_from_schedule",
-]

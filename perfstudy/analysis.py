@@ -47,9 +47,7 @@ from perfstudy._lib.checks import (
 )
 from perfstudy._lib.defaults import default
 from perfstudy._lib.format import display_unit, plural, si, with_unit
-from perfstudy._lib.frames import column as as_column
-from perfstudy._lib.frames import each_row, one_value_each
-from perfstudy._lib.frames import table as as_table
+from perfstudy._lib.frames import column as as_column, each_row, one_value_each, table as as_table
 from perfstudy._lib.result import Result
 from perfstudy._lib.spelling import Spelled
 from perfstudy._lib.types import Seed

@@ -390,33 +390,27 @@ def test_the_command_line_is_split_by_command_each_part_small():
     assert max(parts.values()) <= 400, parts
 
 
-def test_each_packages_three_lists_of_exports_agree():
-    """A package names its exports for the static checker (``if TYPE_CHECKING:`` imports), for the lazy import
-    (``_HOMES``) and for ``import *`` (``__all__``): the three lists hold the same names, and each home holds
-    its name."""
-    import ast
+def test_each_package_names_its_exports_once():
+    """A package's exports are one list, its ``if TYPE_CHECKING:`` imports, each ``from m import a as a`` (a
+    re-export for a static checker); the lazy import and ``__all__`` are read from it, and each home holds its name."""
     import importlib
+
+    from perfstudy._lib.lazy import exported
 
     checked = 0
     for init in sorted((ROOT / "perfstudy").rglob("__init__.py")):
-        tree = ast.parse(init.read_text())
-        homes = typed = exported = None
-        for node in tree.body:
-            if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name):
-                if node.targets[0].id == "_HOMES":
-                    homes = ast.literal_eval(node.value)
-                elif node.targets[0].id == "__all__":
-                    exported = ast.literal_eval(node.value)
-            elif isinstance(node, ast.If) and getattr(node.test, "id", None) == "TYPE_CHECKING":
-                typed = {a.asname or a.name for n in node.body if isinstance(n, ast.ImportFrom) for a in n.names}
-        if homes is None:
+        source = init.read_text()
+        homes = exported(source)
+        if not homes:
             continue
         checked += 1
-        package = ".".join(init.relative_to(ROOT).parent.parts)
-        assert set(homes) == set(exported or ()) == set(typed or ()), package
+        package = importlib.import_module(".".join(init.relative_to(ROOT).parent.parts))
+        assert package.__all__ == list(homes) and "_HOMES" not in source, package.__name__
+        block = source.partition("if TYPE_CHECKING:")[2]
         for name, home in homes.items():
-            assert hasattr(importlib.import_module(home, package), name), (package, name)
-    assert checked >= 8
+            assert f"{name} as {name}" in block, (package.__name__, name)  # re-exported for a static checker
+            assert getattr(package, name) is getattr(importlib.import_module(home), name), (package.__name__, name)
+    assert checked >= 10
 
 
 def test_there_is_one_suite_builder():

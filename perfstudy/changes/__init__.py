@@ -8,33 +8,10 @@ from typing import TYPE_CHECKING
 from perfstudy._lib.lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from perfstudy.changes._history import CHANGE_VERDICTS, History, history
-    from perfstudy.changes._inputs import read_history
-    from perfstudy.changes._power import commits_for_change
-    from perfstudy.changes._render import format_history, history_html
-    from perfstudy.changes._settings import DEFAULT_WIDTHS, HistorySettings
+    from perfstudy.changes._history import CHANGE_VERDICTS as CHANGE_VERDICTS, History as History, history as history
+    from perfstudy.changes._inputs import read_history as read_history
+    from perfstudy.changes._power import commits_for_change as commits_for_change
+    from perfstudy.changes._render import format_history as format_history, history_html as history_html
+    from perfstudy.changes._settings import DEFAULT_WIDTHS as DEFAULT_WIDTHS, HistorySettings as HistorySettings
 
-_HOMES = {
-    "CHANGE_VERDICTS": "._history",
-    "DEFAULT_WIDTHS": "._settings",
-    "History": "._history",
-    "history": "._history",
-    "commits_for_change": "._power",
-    "read_history": "._inputs",
-    "format_history": "._render",
-    "history_html": "._render",
-    "HistorySettings": "._settings",
-}
-__getattr__, __dir__ = lazy_exports(__name__, _HOMES)
-
-__all__ = [
-    "CHANGE_VERDICTS",
-    "DEFAULT_WIDTHS",
-    "History",
-    "HistorySettings",
-    "history",
-    "commits_for_change",
-    "read_history",
-    "format_history",
-    "history_html",
-]
+__getattr__, __dir__, __all__ = lazy_exports(__name__)

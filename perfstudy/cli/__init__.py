@@ -10,8 +10,7 @@ import sys
 
 from perfstudy._lib.checks import parse_duration
 from perfstudy.cli import _analyze, _bisect, _compare, _explore, _history, _run
-from perfstudy.cli._common import in_options
-from perfstudy.cli._common import one_line as _one_line
+from perfstudy.cli._common import in_options, one_line as _one_line
 
 __all__ = ["main"]
 

@@ -8,8 +8,7 @@ import warnings
 from pathlib import Path
 
 from perfstudy._lib.checks import check_threshold
-from perfstudy.cli._common import in_help
-from perfstudy.cli._common import one_line as _one_line
+from perfstudy.cli._common import in_help, one_line as _one_line
 
 
 def add_parser(commands) -> None:

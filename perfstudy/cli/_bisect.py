@@ -7,8 +7,7 @@ import sys
 from pathlib import Path
 
 from perfstudy._lib.defaults import default, shown
-from perfstudy.cli._common import format_option, in_help, in_options
-from perfstudy.cli._common import one_line as _one_line
+from perfstudy.cli._common import format_option, in_help, in_options, one_line as _one_line
 from perfstudy.comparison.running import RULES, rules_help
 
 #: the library's argument names as the command line spells them

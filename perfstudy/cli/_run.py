@@ -8,8 +8,7 @@ import sys
 from typing import Any
 
 from perfstudy._lib.defaults import shown
-from perfstudy.cli._common import format_option, in_help, in_options
-from perfstudy.cli._common import one_line as _one_line
+from perfstudy.cli._common import format_option, in_help, in_options, one_line as _one_line
 from perfstudy.comparison.running import RULES, rules_help
 from perfstudy.io.harnesses import MEASURED_FORMATS
 

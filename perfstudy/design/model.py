@@ -21,8 +21,7 @@ import pandas as pd
 from perfstudy._lib.checks import check_allocation, check_int, check_numbers, check_real
 from perfstudy._lib.result import Result
 from perfstudy._lib.types import Seed
-from perfstudy.design.schedules import Schedule
-from perfstudy.design.schedules import schedule as build_schedule
+from perfstudy.design.schedules import Schedule, schedule as build_schedule
 
 __all__ = [
     "VarianceComponents",

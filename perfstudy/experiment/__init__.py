@@ -9,83 +9,37 @@ from typing import TYPE_CHECKING
 from perfstudy._lib.lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from perfstudy.experiment._files import RunFile, is_run_file, read_experiment, read_run
-    from perfstudy.experiment._run import STOPS, RunResult, run
-    from perfstudy.experiment.batches import (
-        MEASURES,
-        Batch,
-        BatchResult,
-        shell_startup,
-        stop_running,
-        time_batch,
+    from perfstudy.experiment._files import (
+        RunFile as RunFile,
+        is_run_file as is_run_file,
+        read_experiment as read_experiment,
+        read_run as read_run,
     )
-    from perfstudy.experiment.bisect_settings import BisectSettings
-    from perfstudy.experiment.bisection import Bisection, bisect
-    from perfstudy.experiment.commands import SHELL, command_argv, command_text
-    from perfstudy.experiment.environment import NoisyMachineWarning, load_average, machine, machine_warnings, probe
-    from perfstudy.experiment.plan import HOSTS, RoundPlan, format_plan, plan_rounds
-    from perfstudy.experiment.settings import RunSettings
+    from perfstudy.experiment._run import STOPS as STOPS, RunResult as RunResult, run as run
+    from perfstudy.experiment.batches import (
+        MEASURES as MEASURES,
+        Batch as Batch,
+        BatchResult as BatchResult,
+        shell_startup as shell_startup,
+        stop_running as stop_running,
+        time_batch as time_batch,
+    )
+    from perfstudy.experiment.bisect_settings import BisectSettings as BisectSettings
+    from perfstudy.experiment.bisection import Bisection as Bisection, bisect as bisect
+    from perfstudy.experiment.commands import SHELL as SHELL, command_argv as command_argv, command_text as command_text
+    from perfstudy.experiment.environment import (
+        NoisyMachineWarning as NoisyMachineWarning,
+        load_average as load_average,
+        machine as machine,
+        machine_warnings as machine_warnings,
+        probe as probe,
+    )
+    from perfstudy.experiment.plan import (
+        HOSTS as HOSTS,
+        RoundPlan as RoundPlan,
+        format_plan as format_plan,
+        plan_rounds as plan_rounds,
+    )
+    from perfstudy.experiment.settings import RunSettings as RunSettings
 
-_HOMES = {
-    "run": "._run",
-    "RunResult": "._run",
-    "bisect": ".bisection",
-    "BisectSettings": ".bisect_settings",
-    "Bisection": ".bisection",
-    "RunFile": "._files",
-    "RunSettings": ".settings",
-    "STOPS": "._run",
-    "read_experiment": "._files",
-    "read_run": "._files",
-    "is_run_file": "._files",
-    "RoundPlan": ".plan",
-    "plan_rounds": ".plan",
-    "format_plan": ".plan",
-    "HOSTS": ".plan",
-    "Batch": ".batches",
-    "BatchResult": ".batches",
-    "command_argv": ".commands",
-    "command_text": ".commands",
-    "time_batch": ".batches",
-    "shell_startup": ".batches",
-    "stop_running": ".batches",
-    "MEASURES": ".batches",
-    "SHELL": ".commands",
-    "machine": ".environment",
-    "machine_warnings": ".environment",
-    "probe": ".environment",
-    "load_average": ".environment",
-    "NoisyMachineWarning": ".environment",
-}
-__getattr__, __dir__ = lazy_exports(__name__, _HOMES)
-__all__ = [
-    "run",
-    "RunResult",
-    "bisect",
-    "BisectSettings",
-    "Bisection",
-    "RunFile",
-    "RunSettings",
-    "STOPS",
-    "read_experiment",
-    "read_run",
-    "is_run_file",
-    "RoundPlan",
-    "plan_rounds",
-    "format_plan",
-    "HOSTS",
-    "Batch",
-    "BatchResult",
-    "command_argv",
-    "command_text",
-    "time_batch",
-    "shell_startup",
-    "stop_running",
-    "MEASURES",
-    "SHELL",
-    "machine",
-    "machine_warnings",
-    "probe",
-    "load_average",
-    "NoisyMachineWarning",
-]
+__getattr__, __dir__, __all__ = lazy_exports(__name__)

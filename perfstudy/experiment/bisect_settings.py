@@ -15,9 +15,12 @@ from perfstudy._lib.checks import check_coverage, check_int, check_threshold, sa
 from perfstudy._lib.defaults import default
 from perfstudy._lib.result import Result
 from perfstudy._lib.spelling import Spelled
-from perfstudy.experiment.settings import DEFAULTS as RUN_DEFAULTS
-from perfstudy.experiment.settings import OPTIONS as RUN_OPTIONS
-from perfstudy.experiment.settings import UNBOUNDED_ROUNDS, RunSettings
+from perfstudy.experiment.settings import (
+    DEFAULTS as RUN_DEFAULTS,
+    OPTIONS as RUN_OPTIONS,
+    UNBOUNDED_ROUNDS,
+    RunSettings,
+)
 
 __all__ = ["BisectSettings", "STEP_SETTINGS"]
 

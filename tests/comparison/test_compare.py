@@ -12,8 +12,7 @@ from scipy import stats
 from support.frames import clustered, suite
 
 from perfstudy._lib.units import higher_is_better
-from perfstudy.comparison import Comparison, adjust_p_values, compare, format_comparison, verdict
-from perfstudy.comparison import _intervals as cmp
+from perfstudy.comparison import Comparison, _intervals as cmp, adjust_p_values, compare, format_comparison, verdict
 
 # --- calibration: Type I error of A/A comparisons at 5% -----------------------------------------
 
