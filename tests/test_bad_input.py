@@ -301,12 +301,6 @@ def go_text(tmp) -> str:
     return str(path)
 
 
-def _go_columns(tmp):
-    from perfstudy.io.go import go_columns
-
-    return go_columns(go_text(tmp))
-
-
 def criterion_sample(tmp) -> str:
     folder = tmp / "criterion" / "x" / "new"
     folder.mkdir(parents=True, exist_ok=True)
@@ -569,14 +563,10 @@ def _valid(tmp):  # noqa: PLR0915 - one table
         "io.read_google_benchmark": lambda: call(GOOGLE_JSON),
         "io.read_jmh": lambda: call(JMH_JSON),
         "io.go.read_go": lambda: call(go_text(tmp)),
-        "io.go.go_columns": lambda: call(go_text(tmp)),
         "io.file_columns": lambda: call(hyperfine_path(tmp)),
         "io.columns.FileColumns.column": lambda: call(_file_columns(tmp), "value"),
         "io.columns.FileColumns.to_frame": lambda: call(_file_columns(tmp)),
         "io.columns.FileColumns.renamed": lambda: call(_file_columns(tmp), "x -> y"),
-        "io.go.GoColumns.config": lambda: call(_go_columns(tmp), "goos"),
-        "io.go.GoColumns.metadata": lambda: call(_go_columns(tmp), "better"),
-        "io.go.GoColumns.to_frame": lambda: call(_go_columns(tmp)),
         "io.criterion.read_criterion": lambda: call(criterion_sample(tmp)),
         "io.pytest_benchmark.read_pytest_benchmark": lambda: call(PYTEST_BENCHMARK_JSON),
         "io.asv.read_asv": lambda: call(ASV_JSON),

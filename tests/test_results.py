@@ -132,9 +132,6 @@ def _make(name):  # noqa: C901 - one branch a class, read as a table
         "experiment.settings.RunSettings": lambda: importlib.import_module("perfstudy.experiment").RunSettings(
             values=5
         ),
-        "io.go.GoColumns": lambda: __import__("perfstudy.io.go").io.go.go_columns(
-            __import__("io").StringIO("BenchmarkA 5 10 ns/op\n")
-        ),
         "io.harnesses.Harness": lambda: __import__("perfstudy.io.harnesses").io.harnesses.HARNESSES["go"],
         "io.columns.FileColumns": lambda: __import__("perfstudy.io.columns").io.columns._measured_rows(
             [dict(benchmark="b", batch=0, iteration=0, warmup=False, value=1.0, unit="s")], [], {"tool": "hyperfine"}

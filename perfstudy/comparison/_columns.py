@@ -1,8 +1,7 @@
 """The one suite builder: every benchmark present in both versions, its rows in one unit, from columns.
 
-:func:`perfstudy.comparison.compare` gets its columns from a DataFrame and ``perfstudy compare`` of two Go
-files from :class:`perfstudy.io.go.GoColumns` (no pandas); both then build the suite here, so the benchmarks
-compared, their order, their units and their direction cannot differ between the two paths. Array operations
+:func:`perfstudy.comparison._files.laid_out` gives it two versions' columns, whether they came from two files
+(:func:`perfstudy.comparison.compare_files`) or a frame (:func:`perfstudy.comparison.compare`). Array operations
 over the rows; a Python step only per benchmark whose rows name more than one unit. No pandas.
 """
 

@@ -1,7 +1,7 @@
-"""The one check of the values a reader returns, shared by the pandas readers (:mod:`perfstudy.io._read`) and the
-Go columns that two Go files are compared from without pandas (:func:`perfstudy.io.go.go_columns`): a value that is
-null, NaN, infinite or not a number is refused, counting them and naming their benchmarks, or with ``dropna`` left
-out with a word that counts them. The message names ``dropna=True``; the command line says ``--dropna``."""
+"""The one check of the values a reader returns (:func:`perfstudy.io.columns._measured`, and a tidy table's in
+:mod:`perfstudy.io._read`): a value that is null, NaN, infinite or not a number is refused, counting them and naming
+their benchmarks, or with ``dropna`` left out with a word that counts them. The message names ``dropna=True``; the
+command line says ``--dropna``."""
 
 from __future__ import annotations
 

@@ -18,109 +18,20 @@ from __future__ import annotations
 import itertools
 import os
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from perfstudy._lib.checks import check_choice
-from perfstudy._lib.result import Result
 from perfstudy.io._json import MalformedFileError, _reader
 from perfstudy.io.columns import FileColumns
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["read_go", "GoColumns", "go_columns"]
+__all__ = ["read_go"]
 
 _CONFIG = re.compile(r"^([a-z][^\s:A-Z]*):(?:[ \t]+(.*?)\s*|)$")
-
-
-@dataclass(frozen=True, eq=False)
-class GoColumns(Result):
-    """A Go benchmark file as columns, one entry per measured value (a metric of a result line), in the
-    file's order: what :func:`read_go` turns into a DataFrame, and what ``perfstudy compare`` of two Go
-    files compares without building one.
-
-    Attributes
-    ----------
-    benchmark : list of str
-        The name as :func:`read_go` gives it: ``"<name>"`` for a line's first metric, ``"<name> <unit>"``
-        for the others, prefixed by the package where the file has several.
-    codes : ndarray of int
-        Each entry's benchmark as its position in ``distinct``.
-    distinct : list of str
-        The benchmarks, in order of first appearance.
-    batch : ndarray of int
-        The result line's position among those of its benchmark.
-    value : ndarray of float
-    unit : list of str
-    iterations : ndarray of int
-        ``b.N`` of the line.
-    procs : list
-        The name's ``-N`` GOMAXPROCS suffix, else None.
-    keys : tuple of str
-        The configuration keys the file sets, in the order it first sets them.
-    snapshots : tuple of dict
-        The configurations in force, one after each configuration line.
-    row_snapshot : ndarray of int
-        Each entry's configuration, a position in ``snapshots``.
-    unit_meta : dict
-        ``(unit, key) -> value`` from ``Unit`` lines (``better``, ``assume``).
-    """
-
-    benchmark: list  # the name as read_go gives it: "<name>" for the first metric, "<name> <unit>" after
-    codes: np.ndarray  # each row's benchmark as its position in distinct
-    distinct: list  # the benchmarks, in order of first appearance
-    batch: np.ndarray  # the result line's position among those of its benchmark
-    value: np.ndarray
-    unit: list
-    iterations: np.ndarray
-    procs: list  # the -N suffix, else None
-    keys: tuple = ()  # the configuration keys the file sets, in the order it first sets them
-    snapshots: tuple = ({},)  # the configurations in force, one after each configuration line
-    row_snapshot: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))  # each row's
-    unit_meta: dict = field(default_factory=dict)  # (unit, key) -> value, from Unit lines
-
-    def to_frame(self):
-        """The columns as a DataFrame: benchmark, batch, value, unit, iterations (:func:`read_go` gives the
-        whole tidy frame, checked)."""
-        import pandas as pd
-
-        return pd.DataFrame(
-            dict(
-                benchmark=self.benchmark, batch=self.batch, value=self.value, unit=self.unit, iterations=self.iterations
-            )
-        )
-
-    def metadata(self, key: Literal["better", "assume"]) -> list:
-        """Each entry's ``assume`` or ``better`` from the file's ``Unit`` lines.
-
-        Parameters
-        ----------
-        key : {"better", "assume"}
-            The Unit key; None where no Unit line gives it for the entry's unit.
-        """
-        check_choice("key", key, tuple(_UNIT_KEYS))
-        if not self.unit_meta:
-            return [None] * len(self.unit)
-        return [self.unit_meta.get((unit, key)) for unit in self.unit]
-
-    def config(self, key: str) -> list:
-        """Each entry's value of a configuration key.
-
-        Parameters
-        ----------
-        key : str
-            One of :attr:`keys` (``pkg``, ``note``, ...); None where it is unset at the entry.
-        """
-        if not isinstance(key, str):
-            raise TypeError(f"key={key!r}: expected a configuration key such as 'pkg'")
-        if key not in self.keys:
-            raise ValueError(f"key={key!r}: the file sets no such configuration key; it sets {list(self.keys)}")
-        by_snapshot = np.array([snapshot.get(key) for snapshot in self.snapshots], dtype=object)
-        return by_snapshot[self.row_snapshot].tolist()
 
 
 def _text(source) -> tuple[str, str]:
@@ -353,15 +264,11 @@ def _vectorised(text: str, where: str) -> _Lines:
 
 
 @_reader("Go benchmark", accepts="text")
-def go_columns(source) -> GoColumns:
-    """Go benchmark text parsed into :class:`GoColumns`, by the rules of :func:`read_go` (whose docstring states
-    them), without pandas; its values are checked with every reader's (:func:`perfstudy.io.columns._measured`).
+def _go_file_columns(source, *, dropna: bool = False) -> FileColumns:
+    """:func:`read_go`'s measurements as columns: each metric of a result line an entry, its benchmark's name
+    composed once (a suite's rows share its few names), the configuration in force at its line."""
+    from perfstudy.io.columns import COLUMNS, _measured
 
-    Parameters
-    ----------
-    source : str, path or file-like
-        The text file.
-    """
     text, where = _text(source)
     try:
         parsed = _vectorised(text, where)
@@ -394,22 +301,28 @@ def go_columns(source) -> GoColumns:
     for name in set(parsed.names):
         found = _PROCS.search(name)
         procs_of[name] = int(found.group(1)) if found else None
-    codes, distinct = _codes(benchmark)
-    values = np.asarray(parsed.values, dtype=float)
-    return GoColumns(
+    codes = _codes(benchmark)[0]
+    row_snapshot = snapshot[metric_line]
+    unit_meta = dict(parsed.unit_meta)
+    columns = dict(
         benchmark=benchmark,
-        codes=codes,
-        distinct=distinct,
+        host=np.nan,
+        timestamp=None,
         batch=_occurrence(codes),
-        value=values,
+        iteration=0,
+        warmup=False,
+        value=np.asarray(parsed.values, dtype=float),
         unit=units,
         iterations=np.asarray(parsed.iterations, dtype=np.int64)[metric_line],
-        procs=list(map(procs_of.__getitem__, row_names)),
-        keys=tuple(parsed.keys),
-        snapshots=tuple(parsed.snapshots),
-        row_snapshot=snapshot[metric_line],
-        unit_meta=dict(parsed.unit_meta),
+        procs=_procs_column(list(map(procs_of.__getitem__, row_names))),
+        assume=[unit_meta.get((unit, "assume")) for unit in units] if unit_meta else [None] * len(units),
+        better=[unit_meta.get((unit, "better")) for unit in units] if unit_meta else [None] * len(units),
     )
+    for key in (k for k in parsed.keys if k not in COLUMNS):
+        by_snapshot = np.array([state.get(key) for state in parsed.snapshots], dtype=object)
+        columns[key] = by_snapshot[row_snapshot].tolist()
+    units_said = {f"{u} {k}": v for (u, k), v in unit_meta.items()}
+    return _measured(columns, {"tool": "go", "units": units_said}, dropna)
 
 
 #: the largest iteration count an int64 holds (go test's b.N is an int)
@@ -479,31 +392,3 @@ def read_go(source, *, dropna: bool = False) -> pd.DataFrame:
     """
 
     return _go_file_columns(source, dropna=dropna).to_frame()
-
-
-@_reader("Go benchmark", accepts="text")
-def _go_file_columns(source, *, dropna: bool = False) -> FileColumns:
-    """:func:`read_go`'s measurements as columns."""
-    from perfstudy.io.columns import COLUMNS, _measured
-
-    found = go_columns(source)
-    keys = list(found.keys)
-    columns = dict(
-        benchmark=found.benchmark,
-        host=np.nan,
-        timestamp=None,
-        batch=found.batch,
-        iteration=0,
-        warmup=False,
-        value=found.value,
-        unit=found.unit,
-        iterations=found.iterations,
-        procs=_procs_column(found.procs),
-        assume=found.metadata("assume"),
-        better=found.metadata("better"),
-        **{key: found.config(key) for key in keys},
-    )
-    extra = ["iterations", "procs", "assume", "better", *[k for k in keys if k not in COLUMNS]]
-    units = {f"{u} {k}": v for (u, k), v in found.unit_meta.items()}
-    columns = {name: columns[name] for name in COLUMNS + extra}
-    return _measured(columns, {"tool": "go", "units": units}, dropna)

@@ -87,16 +87,16 @@ def test_a_file_the_fast_path_refuses_still_reads_the_same(tmp_path):
 
 def test_names_and_units_are_shared_objects_one_per_distinct_value():
     """Memory in proportion to the suite, not to its lines: 200,000 copies of "ns/op" held 11 MB."""
-    found = go.go_columns(io.StringIO(_suite_text(5, 6, metrics=3)))
-    assert len({id(u) for u in found.unit}) == 3
+    found = go._go_file_columns(io.StringIO(_suite_text(5, 6, metrics=3)))
+    assert len({id(u) for u in found.columns["unit"]}) == 3
     # two packages (pkg: changes halfway), three metrics: 30 benchmarks, each name one object
-    assert len({id(n) for n in found.benchmark}) == len(found.distinct) == 30
+    assert len({id(n) for n in found.columns["benchmark"]}) == len(found.distinct) == 30
     assert found.distinct[:3] == [
         "example.com/a.Case0-8",
         "example.com/a.Case0-8 B/op",
         "example.com/a.Case0-8 allocs/op",
     ]
-    assert found.batch.tolist() == np.repeat([0, 1, 2, 0, 1, 2], 15).tolist()
+    assert found.column("batch").tolist() == np.repeat([0, 1, 2, 0, 1, 2], 15).tolist()
 
 
 def test_go_values_are_checked_by_every_readers_check(tmp_path):
