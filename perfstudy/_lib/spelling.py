@@ -35,7 +35,7 @@ class Spelled:
         return self.OPTIONS[setting] if getattr(self, "spelling", "python") == "cli" else setting
 
     @classmethod
-    def one_source(cls, settings, keywords: dict):
+    def one_source(cls, settings, keywords: dict, *, defaults: bool = False):
         """A call's settings from one place: ``settings`` (an instance of this class), or else ``keywords`` (the
         call's ``**keywords``, a convenience) built into one; a keyword that is no setting, or keywords beside
         ``settings``, are refused by name.
@@ -44,9 +44,15 @@ class Spelled:
         ----------
         settings : instance of this class, or None
         keywords : dict
+        defaults : bool
+            ``keywords`` holds every setting, with its default where the call did not give it (a signature that
+            writes each setting): only those that differ from the default, in value or in type, count as given.
         """
         import dataclasses
 
+        if defaults:
+            plain = {f.name: f.default for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+            keywords = {key: v for key, v in keywords.items() if key not in plain or not _same(v, plain[key])}
         known = {f.name for f in dataclasses.fields(cls) if f.init}  # type: ignore[arg-type]
         unknown = sorted(set(keywords) - known)
         if unknown:
@@ -74,3 +80,12 @@ class Spelled:
         if flag not in self.FLAGS:
             raise ValueError(f"flag={flag!r}: expected one of {list(self.FLAGS)}")
         return self.option(flag) if getattr(self, "spelling", "python") == "cli" else f"{flag}=True"
+
+
+def _same(value, plain) -> bool:
+    """Whether a keyword is its default: the same object, or equal and of one type (``==`` where that is a plain
+    bool: an array's is not)."""
+    try:
+        return value is plain or (type(value) is type(plain) and bool(value == plain))
+    except (TypeError, ValueError):
+        return False

@@ -240,13 +240,6 @@ def _verdict(row: dict, better_up: bool) -> str:
     return "faster" if up == better_up else "slower"
 
 
-def _same(a, b) -> bool:
-    try:
-        return bool(a == b) and type(a) is type(b)
-    except (TypeError, ValueError):
-        return False
-
-
 def history(
     data: pd.DataFrame,
     *,
@@ -357,15 +350,7 @@ def history(
         unit=unit,
         dropna=dropna,
     )
-    if settings is None:
-        settings = HistorySettings(**given)
-    else:
-        if not isinstance(settings, HistorySettings):
-            raise TypeError(f"settings: expected a HistorySettings, got {type(settings).__name__}")
-        plain = HistorySettings()
-        both = [k for k, v in given.items() if not _same(v, getattr(plain, k))]
-        if both:
-            raise TypeError(f"settings is given, and so are {both}: give every option in one place")
+    settings = HistorySettings.one_source(settings, given, defaults=True)
     check_executor(executor)
     frame, notes = _measurements(data, settings)
     fdr, threshold, confidence = settings.fdr, float(settings.threshold), float(settings.confidence)

@@ -68,7 +68,7 @@ from perfstudy.comparison._intervals import (
 from perfstudy.comparison._render import Report, _html, render
 from perfstudy.comparison._suite import judged, verdict
 from perfstudy.comparison.running import RuleName
-from perfstudy.comparison.settings import CompareSettings, _one_source
+from perfstudy.comparison.settings import CompareSettings
 
 __all__ = [
     "STATISTICS",
@@ -310,7 +310,7 @@ def compare(
         sequential=sequential,
         trust_one_process=trust_one_process,
     )
-    s = _one_source(settings, keywords)
+    s = CompareSettings.one_source(settings, keywords, defaults=True)
     check_executor(executor)
     by, value, cluster, block = s.by, s.value, s.cluster, s.block
     for name in ("by", "value", "cluster") + (("block",) if block else ()):

@@ -160,35 +160,6 @@ sequential, trust_one_process, spelling
         return CompareSettings(**(values | changes))
 
 
-def _one_source(settings, keywords: dict) -> CompareSettings:
-    """A call's settings from one place: ``settings`` (a :class:`CompareSettings`), or else the ``keywords`` built
-    into one; a keyword that differs from its default as well as ``settings`` is refused, naming it.
-
-    Parameters
-    ----------
-    settings : CompareSettings or None
-    keywords : dict
-        The call's settings as keywords, with their defaults where not given.
-    """
-    if settings is None:
-        return CompareSettings(**keywords)
-    if not isinstance(settings, CompareSettings):
-        raise TypeError(f"settings: expected a CompareSettings, got {type(settings).__name__}")
-    plain = {f.name: f.default for f in fields(CompareSettings)}
-    both = sorted(key for key, value in keywords.items() if not _same(value, plain[key]))
-    if both:
-        raise TypeError(f"settings and {', '.join(both)}: give the settings once, in settings or as keywords")
-    return settings
-
-
-def _same(value, plain) -> bool:
-    """Whether a keyword is its default: ``==`` where that is a plain bool (an array's is not)."""
-    try:
-        return bool(value is plain or value == plain)
-    except (TypeError, ValueError):
-        return False
-
-
 def _column(name: str, value, *, optional: bool) -> str | None:
     """A column's name: text that is not blank (None where the setting is optional)."""
     if value is None and optional:

@@ -64,7 +64,7 @@ from perfstudy.experiment._judge import _FAR, _describe, _Judge, _Stop
 from perfstudy.experiment._rounds import _duet_rounds, _local_rounds
 from perfstudy.experiment.batches import Batch, Measure
 from perfstudy.experiment.commands import command_argv, command_text
-from perfstudy.experiment.settings import UNBOUNDED_ROUNDS, RunSettings, _one_source, check_combination
+from perfstudy.experiment.settings import UNBOUNDED_ROUNDS, RunSettings, check_combination
 
 __all__ = ["run", "RunResult", "RunFile", "STOPS", "COLUMNS", "read_experiment", "read_run", "is_run_file"]
 
@@ -317,7 +317,7 @@ def run(
         setup=setup,
         cleanup=cleanup,
     )
-    given = _one_source(settings, keywords)
+    given = RunSettings.one_source(settings, keywords, defaults=True)
     resume = check_bool("resume", resume)
     ignore_failures = check_bool("ignore_failures", ignore_failures)
     progress = check_bool("progress", progress)

@@ -167,13 +167,13 @@ def run_parameters(command: str, parameter: str, levels, *, out=None, **options)
     """
     from perfstudy.comparison import adjust_p_values, verdict
     from perfstudy.experiment._run import run
-    from perfstudy.experiment.settings import OPTIONS, _one_source
+    from perfstudy.experiment.settings import OPTIONS, RunSettings
 
     command, name, values = _checked(command, parameter, levels)
     if "a" in options or "b" in options:
         raise TypeError("run_parameters: the commands come from command and values; give neither a nor b")
     keywords = {key: options.pop(key) for key in OPTIONS if key in options}
-    settings = _one_source(options.pop("settings", None), keywords)
+    settings = RunSettings.one_source(options.pop("settings", None), keywords, defaults=True)
     # each comparison at 1 - (1 - confidence) / comparisons: together they cover at the confidence asked for
     confidence = settings.confidence
     each = 1 - (1 - confidence) / (len(values) - 1)

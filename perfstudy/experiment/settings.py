@@ -237,26 +237,6 @@ setup, cleanup, min_rounds, max_rounds, max_time, spelling
         return resumed.fresh()
 
 
-def _one_source(settings, keywords: dict) -> RunSettings:
-    """A call's settings from one source: ``settings`` (a :class:`RunSettings`), or else the ``keywords`` (None: not
-    given) built into one; a setting given both ways is refused, naming it.
-
-    Parameters
-    ----------
-    settings : RunSettings or None
-    keywords : dict
-        The call's settings given as keywords, None where not given.
-    """
-    if settings is None:
-        return RunSettings(**keywords)
-    if not isinstance(settings, RunSettings):
-        raise TypeError(f"settings: expected a RunSettings, got {type(settings).__name__}")
-    both = sorted(key for key, value in keywords.items() if value is not None)
-    if both:
-        raise TypeError(f"settings and {', '.join(both)}: give the settings once, in settings or as keywords")
-    return settings
-
-
 def _said(settings: RunSettings, setting: str, value) -> str:
     """A setting and its value as the user writes them: ``max_rounds=5``, or ``--max-rounds 5``."""
     return said(settings.option(setting), value)

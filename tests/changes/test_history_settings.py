@@ -173,7 +173,7 @@ def test_settings_are_checked_once_and_name_the_option():
         HistorySettings(fdr=1.5)
     with pytest.raises(ValueError, match="commit and value both name the column 'x'"):
         HistorySettings(commit="x", value="x")
-    with pytest.raises(TypeError, match="give every option in one place"):
+    with pytest.raises(TypeError, match="give the settings once"):
         history(pd.DataFrame({"commit": ["a"], "value": [1.0]}), settings=HistorySettings(), fdr=0.1)
     assert HistorySettings(threshold="2%").threshold == 0.02
 
