@@ -10,12 +10,10 @@ from perfstudy._lib.defaults import default, shown
 from perfstudy.cli._common import format_option, in_help, in_options, one_line as _one_line
 from perfstudy.comparison.running import RULES, rules_help
 
-#: the library's argument names as the command line spells them
-_OPTIONS = {"threshold": "--threshold", "confidence": "--confidence", "max_rounds": "--max-rounds",
-            "max_time": "--max-time", "command": "--command", "out": "--out", "resume": "--resume", "seed": "--seed", "commits": "--commits", "metric": "--metric",
-            "a": "--command", "b": "--command", "statistic": "--statistic", "rule": "--rule", "duet": "--duet",
-            "values": "--values", "warmup": "--warmup", "timeout": "--timeout",
-            "prepare": "--prepare", "setup": "--setup", "cleanup": "--cleanup"}  # fmt: skip
+#: the library's argument names as the command line spells them: the settings' own (BisectSettings.OPTIONS) and
+#: the arguments of bisect() that are no setting
+_ARGUMENTS = {"command": "--command", "out": "--out", "resume": "--resume", "commits": "--commits", "a": "--command",
+              "b": "--command"}  # fmt: skip
 #: the bisect's own settings that the command line gives when typed (the rest: the table of defaults')
 _BISECT = ("threshold", "confidence", "max_rounds", "max_time")
 
@@ -186,7 +184,8 @@ def bisect_command(args) -> int:
             commits, args.template, settings=settings, out=args.out, resume=args.resume, progress=not args.no_progress
         )
     except (ValueError, TypeError, OSError, RuntimeError) as error:
-        said = in_options(_one_line(error), _OPTIONS).replace("drop shell=False", "drop --no-shell")
+        options = {**BisectSettings.OPTIONS, **_ARGUMENTS}
+        said = in_options(_one_line(error).replace("shell=False", "--no-shell"), options)
         print(f"perfstudy bisect: {said}", file=sys.stderr)
         return 2
     print(result.format(args.output))
