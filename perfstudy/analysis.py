@@ -445,9 +445,11 @@ class AnalyzeSettings(Spelled, Result):
     spelling: Literal["python", "cli"] = field(default="python", compare=False, repr=False)
     comparing: CompareSettings = field(init=False, compare=False, repr=False)
 
+    #: ``perfstudy analyze`` has --threshold of these; the others have no option, and keep their name there too
     OPTIONS: ClassVar[Mapping[str, str]] = MappingProxyType(
-        {name: f"--{name}" for name in ("by", "cluster", "confidence", "alpha", "threshold", "permutations")}
-        | {name: f"--{name}" for name in ("replicates", "baseline", "block", "sequential", "statistic")}
+        {name: name for name in ("by", "cluster", "confidence", "alpha", "permutations", "replicates", "baseline")}
+        | {name: name for name in ("block", "sequential", "statistic")}
+        | {"threshold": "--threshold"}
     )
     KIND: ClassVar[str] = "analysis's setting"
 

@@ -202,7 +202,9 @@ def test_analyze_settings_are_checked_once_and_hold_the_comparisons():
     assert (s.comparing.cluster, AnalyzeSettings().threshold) == ("batch", 0.02)
     with pytest.raises(ValueError, match="permutations"):
         AnalyzeSettings(permutations=5)
-    with pytest.raises(ValueError, match="--alpha"):
+    with pytest.raises(ValueError, match=r"^--threshold 200%: "):  # perfstudy analyze's one option of these
+        AnalyzeSettings(threshold="200%", spelling="cli")
+    with pytest.raises(ValueError, match=r"^alpha=1.5: "):  # no option on the command line: its name
         AnalyzeSettings(alpha=1.5, spelling="cli")
     a, b = demo_runs(processes=3, values=4, rng=0)
     frame = pd.concat([a.assign(version="a"), b.assign(version="b")])
