@@ -21,26 +21,18 @@ def file_columns(path: str | os.PathLike, format: Format = "auto", *, dropna: bo
 
     Parameters
     ----------
-    path : str or path
-        The file (a directory for criterion.rs).
-    format : {"auto", "pyperf", "hyperfine", "google_benchmark", "jmh", "go", "criterion", \
-"pytest_benchmark", "asv", "benchmarkdotnet", "csv", "parquet"}
-        The format; ``"auto"`` detects it.
-    dropna : bool
-        Values that are null, NaN, infinite or not numbers are an error naming their count; with
-        True they are left out with a warning, and ``attrs["dropped"]`` counts them.
+    path, format, dropna
+        As :func:`perfstudy.io.read` takes them.
 
     Returns
     -------
     FileColumns
-        ``attrs["format"]`` names the format.
+        ``attrs["format"]`` names the format, ``attrs["dropped"]`` counts what ``dropna`` left out.
 
     Raises
     ------
-    FileNotFoundError
-        No such file.
-    ValueError
-        An unknown format, a file that matches two, or a file that is not what ``format`` says.
+    FileNotFoundError, ValueError
+        As :func:`perfstudy.io.read` raises them.
     """
     from perfstudy.io._detect import _detect_path
 
