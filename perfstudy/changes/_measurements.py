@@ -54,7 +54,7 @@ def _measurements(data, settings: HistorySettings) -> tuple[pd.DataFrame, list[s
         notes.append(f"{int(missing.sum())} measurement(s) without a value left out")
     earlier = int(getattr(data, "attrs", {}).get("dropped", 0) or 0)
     if earlier:
-        notes.append(f"{earlier} value(s) without a number left out when the files were read")
+        notes.append(f"{earlier} value(s) left out when the files were read (not numbers, or runs that failed)")
     if data[s.commit].isna().any():  # pyright: ignore
         raise ValueError(f"data: column {s.commit!r} has missing commits; every measurement needs its commit")
     frame = pd.DataFrame({"commit": data[s.commit].to_numpy(), "value": values})

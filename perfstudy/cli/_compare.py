@@ -116,7 +116,9 @@ def _compare_two_files(args, settings, said: list):
     files = _one_command_each(files, said)
     read_dropped = sum(int(f.attrs.get("dropped", 0)) for f in files)
     if read_dropped:
-        said.append(f"{read_dropped} value(s) without a number left out when the files were read (--dropna)")
+        said.append(
+            f"{read_dropped} value(s) left out when the files were read (--dropna: not numbers, or runs that failed)"
+        )
     names = _file_labels(args)
     return compare_files(files[0], files[1], settings, labels=(names[0], names[1]), rng=args.seed)
 
@@ -244,7 +246,9 @@ def _compare_one_file(args, settings, said: list, run_file: bool):
         baseline = "A" if frame.attrs.get("baseline") is not None else _baseline(frame[by], args.a_version, by)
         settings = settings.replace(by=by, baseline=baseline)
         if read_dropped:
-            said.append(f"{read_dropped} value(s) without a number left out when the files were read (--dropna)")
+            said.append(
+                f"{read_dropped} value(s) left out when the files were read (--dropna: not numbers, or runs that failed)"
+            )
     return compare(frame, settings=settings, rng=args.seed).report()
 
 

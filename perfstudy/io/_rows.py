@@ -115,14 +115,16 @@ def _jmh_values(metric: dict, where: str) -> list[list[np.ndarray]]:
 
 
 def _jmh_raw(metric: dict, where: str) -> list[list[np.ndarray]]:
-    if "rawData" in metric:
-        return [[np.array([value], dtype=float) for value in fork] for fork in metric["rawData"]]
+    if "rawData" in metric:  # JSON's true and false are no numbers: NaN, refused with the others
+        return [[np.array([_no_flag(value)], dtype=float) for value in fork] for fork in metric["rawData"]]
     if "rawDataHistogram" in metric:
         forks, declared = [], 0.0
         for fork in metric["rawDataHistogram"]:
             iterations = []
             for histogram in fork:
-                pairs = np.asarray(histogram, dtype=float).reshape(-1, 2)
+                pairs = np.asarray(
+                    [[_no_flag(x) for x in pair] if isinstance(pair, list) else pair for pair in histogram], dtype=float
+                ).reshape(-1, 2)
                 if np.any(pairs[:, 1] < 0) or np.any(pairs[:, 1] != np.round(pairs[:, 1])):
                     raise MalformedFileError(f"source: {where}: histogram counts must be non-negative integers")
                 declared += float(pairs[:, 1].sum())
@@ -133,6 +135,11 @@ def _jmh_raw(metric: dict, where: str) -> list[list[np.ndarray]]:
     raise MalformedFileError(
         f"source: {where}: neither 'rawData' nor 'rawDataHistogram'; was the result written with -rf json?"
     )
+
+
+def _no_flag(value):
+    """A value as JMH's JSON has it, but true and false as NaN (a flag is no number; numpy would read 1 and 0)."""
+    return float("nan") if isinstance(value, bool) else value
 
 
 def jmh_rows(data, *, metric: str | None) -> tuple[list[dict], list[str], dict]:

@@ -10,7 +10,9 @@ refuses here, in one set of words:
 - a run's date that is not a date (ISO 8601 of one shape is checked here; any other shape is handed to pandas,
   which :meth:`FileColumns.to_frame` will use);
 - a batch or iteration index that is not an integer;
-- a value that is null, NaN, infinite or not a number, unless ``dropna`` (then left out and counted);
+- a value that is null, NaN, infinite or not a number (true and false are none), unless ``dropna`` (then left out
+  and counted);
+- a value of a run that exited with a status other than 0 (hyperfine's ``-i``), unless ``dropna`` (likewise);
 - a negative value in a unit that cannot be negative;
 - a count of iterations, operations or loops below 1;
 - two entries of one benchmark, batch, iteration and warm-up flag (JMH's sample histograms excepted).
@@ -232,10 +234,15 @@ def _measured(columns: dict, attrs: dict, dropna: bool = False) -> FileColumns:
     data["warmup"] = _flags(data["warmup"])
     value = _numbers(data["value"])
     data["value"] = value
+    failed = _failed(data, dropna)
     bad = not_finite(value, data["benchmark"], dropna=dropna, where="source")
+    if failed.any():
+        warnings.warn(_failed_said(failed, data["benchmark"], "were left out (dropna=True)"), stacklevel=4)
+    if bad.any():
+        warnings.warn(left_out(bad, data["benchmark"], where="source"), stacklevel=4)
+    bad |= failed
     dropped = int(bad.sum())
     if dropped:
-        warnings.warn(left_out(bad, data["benchmark"], where="source"), stacklevel=4)
         data = {name: _take(values, ~bad) for name, values in data.items()}
         if not data["value"].size:
             raise ValueError("source: no finite values left")
@@ -250,13 +257,40 @@ def _measured(columns: dict, attrs: dict, dropna: bool = False) -> FileColumns:
 _PLAIN = frozenset((int, float, type(None), np.float64, np.float32, np.int64, np.int32))
 
 
+def _failed(data: dict, dropna: bool) -> np.ndarray:
+    """Which values come from a run that exited with a status other than 0 (hyperfine ``-i`` keeps them): a broken
+    build's time is not the program's. Refused, counting them, unless ``dropna`` (then left out and counted)."""
+    status = data.get("exit_code")
+    if status is None:
+        return np.zeros(len(data["value"]), dtype=bool)
+    codes = _numbers(status)
+    failed = ~np.isnan(codes) & (codes != 0)
+    if failed.any() and not dropna:
+        raise MalformedFileError(
+            _failed_said(failed, data["benchmark"], "are not the program's times")
+            + "; fix the command, or pass dropna=True to leave them out"
+        )
+    return failed
+
+
+def _failed_said(failed: np.ndarray, names, what: str) -> str:
+    named = sorted({str(names[i]) for i in np.flatnonzero(failed).tolist()})
+    return (
+        f"source: {int(failed.sum())} of {failed.size} runs exited with a status other than 0 (benchmarks "
+        f"{named[:3]}{' ...' if len(named) > 3 else ''}) and {what}"
+    )
+
+
 def _numbers(values) -> np.ndarray:
-    """A column as floats, text and missing values as NaN, as ``pd.to_numeric(errors="coerce")`` makes it: numbers
-    and None without pandas, anything else by pandas."""
+    """A column as floats, text and missing values as NaN, as ``pd.to_numeric(errors="coerce")`` makes it (numbers
+    and None without pandas, anything else by pandas), but true and false as NaN: a flag is not a number."""
     if isinstance(values, np.ndarray) and values.dtype.kind in "iuf":
         return values.astype(float)
-    if _PLAIN.issuperset(map(type, values)):
+    types = set(map(type, values))
+    if _PLAIN.issuperset(types):
         return np.asarray(values, dtype=float)
+    if types & _FLAGS:  # JSON's true is no number: pandas would read it as 1
+        values = [None if isinstance(v, (bool, np.bool_)) else v for v in values]
     import pandas as pd
 
     return np.asarray(pd.to_numeric(pd.Series(values), errors="coerce"), dtype=float)

@@ -339,7 +339,9 @@ def test_dropna_on_the_command_line_leaves_out_a_nan_and_says_so(tmp_path, capsy
     document = json.loads(captured.out)
     (row,) = document["benchmarks"]
     assert row["n_a"] == 3 and row["n_b"] == 3
-    assert "1 value(s) without a number left out when the files were read (--dropna)" in document["said"]
+    assert (
+        "1 value(s) left out when the files were read (--dropna: not numbers, or runs that failed)" in document["said"]
+    )
 
 
 GO_A = "goos: linux\n" + "".join(f"BenchmarkA-8\t100\t{v} ns/op\n" for v in (10, 11, 12))

@@ -171,3 +171,37 @@ def test_reading_columns_imports_no_pandas(tmp_path):
     )
     out = subprocess.run([sys.executable, "-c", code, *paths], capture_output=True, text=True, check=True).stdout
     assert out.strip() == f"{[SIZES[f] for f in sorted(WRITERS)]} False"
+
+
+@pytest.mark.parametrize(
+    "format, damage",
+    [
+        ("hyperfine", lambda d: d["results"][0]["times"].__setitem__(2, True)),
+        ("pytest_benchmark", lambda d: d["benchmarks"][0]["stats"]["data"].__setitem__(0, True)),
+        ("jmh", lambda d: d[0]["primaryMetric"]["rawData"][0].__setitem__(0, True)),
+    ],
+)
+def test_a_json_true_is_no_number(tmp_path, format, damage):
+    """JSON's true was read as 1 by every JSON reader (a "+10,956,517%" change): it is a value that is no number."""
+    with pytest.raises(ValueError, match="1 of .* values are null, NaN, infinite or not numbers"):
+        file_columns(_damaged(tmp_path, format, damage))
+
+
+def test_runs_that_failed_are_no_times(tmp_path, capsys):
+    """hyperfine -i keeps the runs whose command exited non-zero: a broken build's times read as a speed-up
+    ("faster, -62.5%", exit 0). They are refused, counting them, or with dropna left out and counted."""
+    from perfstudy.cli import main
+
+    def failed(d):
+        d["results"][0]["exit_codes"] = [0] * 12 + [1] * 3
+
+    path = _damaged(tmp_path, "hyperfine", failed)
+    with pytest.raises(MalformedFileError, match=r"3 of 45 runs exited with a status other than 0 \(benchmarks \['al"):
+        read(path)
+    with pytest.warns(UserWarning, match="3 of 45 runs exited with a status other than 0 .* were left out"):
+        columns = file_columns(path, dropna=True)
+    assert columns.attrs["dropped"] == 3 and columns.size == 42 and set(columns.column("exit_code").tolist()) == {0}
+    base = WRITERS["hyperfine"](tmp_path / "base.json")
+    assert main(["compare", base, str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "3 of 45 runs exited with a status other than 0" in err and err.count("\n") == 1
