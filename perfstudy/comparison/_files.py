@@ -97,7 +97,7 @@ def _check_one_version(label: str, columns: FileColumns) -> None:
     both) would pool them as one: refused, saying how to compare it."""
     if "version" not in columns.columns:
         return
-    versions = sorted({str(v) for v in columns.columns["version"] if not _missing(v)})
+    versions = sorted({str(v) for v in set(columns.column("version").tolist()) if not _missing(v)})
     if len(versions) > 1:
         raise ValueError(
             f"{label} holds {len(versions)} versions in its 'version' column ({versions[:4]}), which would be pooled "
@@ -233,7 +233,7 @@ def laid_out(a: FileColumns, b: FileColumns, labels: tuple, s: CompareSettings) 
         distinct=list(joint),
         value=np.concatenate([a.column(s.value), b.column(s.value)]).astype(float)[order],
         label=cluster[order],
-        unit=_ordered(described["unit"], order, one=True),
+        unit=_ordered_unit(described["unit"], order),
         better=_ordered(described["better"], order),
         assume=_ordered(described["assume"], order),
         block=None if block is None else block[order],
@@ -244,14 +244,20 @@ def laid_out(a: FileColumns, b: FileColumns, labels: tuple, s: CompareSettings) 
     return _Laid(suite, units, only_a, only_b, excluded, int(warmup.sum()), clusters, _one_process(a, b))
 
 
-def _ordered(values: list | None, order: np.ndarray, one: bool = False):
-    """Per-entry texts in the suite's order (None where no entry has one); with ``one``, one text where every entry
-    has that one (the suite builder's shortcut for units)."""
+def _ordered(values: list | str | None, order: np.ndarray) -> list | None:
+    """Per-entry texts in the suite's order; None where no entry has one."""
     if values is None:
         return None
-    if one and len(found := set(values)) == 1:
-        return next(iter(found))
+    if isinstance(values, str):
+        return [values] * order.size
     return np.asarray(values, dtype=object)[order].tolist()
+
+
+def _ordered_unit(values: list | str | None, order: np.ndarray) -> list | str | None:
+    """:func:`_ordered` of units, with the suite builder's shortcut: one text where every entry has that one."""
+    if isinstance(values, list) and len(found := set(values)) == 1:
+        return next(iter(found))
+    return values if isinstance(values, str) else _ordered(values, order)
 
 
 def _joint(a: FileColumns, b: FileColumns, name: str, option: str, default=None) -> np.ndarray:
@@ -299,16 +305,21 @@ def _check_blocks(block: np.ndarray, side: np.ndarray, s: CompareSettings) -> No
         )
 
 
-def _texts(a: FileColumns, b: FileColumns, name: str) -> list | None:
-    """Each entry's ``unit``, ``better`` or ``assume`` as text (None where missing); None where neither file has
-    the column."""
-    if name not in a.columns and name not in b.columns:
-        return None
+def _texts(a: FileColumns, b: FileColumns, name: str) -> list | str | None:
+    """Each entry's ``unit``, ``better`` or ``assume`` as text (None where missing); one text where both files give
+    the column once and alike, None where neither has it."""
+    given = [f.columns.get(name) for f in (a, b)]
+    if not any(isinstance(column, (list, np.ndarray)) for column in given):  # each once throughout, or absent
+        texts = {None if _missing(column) else str(column) for column in given}
+        return None if texts == {None} else next(iter(texts)) if len(texts) == 1 else _spelled(a, b, given)
+    return _spelled(a, b, given)
+
+
+def _spelled(a: FileColumns, b: FileColumns, given: list) -> list | None:
     values = []
-    for f in (a, b):
-        column = f.columns.get(name)
-        if column is None:
-            values += [None] * f.size
+    for f, column in zip((a, b), given):
+        if not isinstance(column, (list, np.ndarray)):
+            values += [None if _missing(column) else str(column)] * f.size
         elif isinstance(column, list) and _TEXTS.issuperset(map(type, column)):
             values += column
         else:

@@ -20,6 +20,7 @@ refuses here, in one set of words:
 
 from __future__ import annotations
 
+import math
 import re
 import warnings
 from collections.abc import Mapping
@@ -57,7 +58,9 @@ class FileColumns(Result):
     Attributes
     ----------
     columns : dict
-        Each column by name (:data:`COLUMNS`, then the harness's own), one entry per value: an array or a list.
+        Each column by name (:data:`COLUMNS`, then the harness's own): an array or a list of one entry per value,
+        or, for a column with one value throughout (Go's configuration, a missing host), that value once
+        (:meth:`column` gives every column as an array).
     attrs : dict
         What the file says once (the reader's ``DataFrame.attrs``): ``tool``, ``dropped`` and the harness's own.
     one_process : bool
@@ -105,7 +108,11 @@ class FileColumns(Result):
         if name not in self.columns:
             raise ValueError(f"name={name!r}: the file has no such column; its columns are {list(self.columns)}")
         values = self.columns[name]
-        return values if isinstance(values, np.ndarray) else np.asarray(values, dtype=object)
+        if isinstance(values, np.ndarray):
+            return values
+        if isinstance(values, list):
+            return np.asarray(values, dtype=object)
+        return np.full(self.size, values, dtype=object)  # one value throughout
 
     def to_frame(self):
         """The columns as the reader's DataFrame: :data:`COLUMNS` first, dates as dates, ``attrs`` kept."""
@@ -113,8 +120,8 @@ class FileColumns(Result):
 
         data = dict(self.columns)
         if "timestamp" in data and not isinstance(data["timestamp"], np.ndarray):
-            data["timestamp"] = _dates(data["timestamp"])
-        frame = pd.DataFrame(data, columns=list(data))
+            data["timestamp"] = _dates(_each(data["timestamp"], self.size))
+        frame = pd.DataFrame(data, columns=list(data))  # a value given once fills its column
         frame.attrs.update(self.attrs)
         return frame
 
@@ -157,7 +164,22 @@ class FileColumns(Result):
 def _take(values, order: np.ndarray):
     if isinstance(values, np.ndarray):
         return values[order]
-    return np.asarray(values, dtype=object)[order].tolist()
+    if isinstance(values, list):
+        return np.asarray(values, dtype=object)[order].tolist()
+    return values  # one value throughout
+
+
+def _each(values, length: int) -> list | np.ndarray:
+    """A column as one entry per value: a value given once, repeated (a number or a flag as an array)."""
+    if isinstance(values, (list, np.ndarray)):
+        return values
+    if isinstance(values, (bool, int, float)):
+        return np.full(length, values)
+    return [values] * length
+
+
+#: the columns the one check reads entry by entry; any other column given once stays once
+_CHECKED = ("benchmark", "batch", "iteration", "warmup", "value", "unit", "exit_code", "stage", *_COUNTS)
 
 
 def _frame_columns(frame) -> FileColumns:
@@ -222,7 +244,7 @@ def _measured(columns: dict, attrs: dict, dropna: bool = False) -> FileColumns:
     columns = {
         name: columns.get(name, float("nan")) for name in COLUMNS
     } | columns  # pandas' NaN for a column not given
-    data = {name: (v if isinstance(v, (list, np.ndarray)) else [v] * length) for name, v in columns.items()}
+    data = {name: (_each(v, length) if name in _CHECKED else v) for name, v in columns.items()}
     _check_dates(data["timestamp"])
     for name in ("batch", "iteration"):
         numbers = _numbers(data[name])
@@ -312,6 +334,8 @@ def _check_dates(dates) -> None:
     here; any other value is handed to pandas, which :meth:`FileColumns.to_frame` will read it by."""
     if isinstance(dates, np.ndarray) and dates.dtype.kind == "M":
         return
+    if not isinstance(dates, (list, np.ndarray)):
+        dates = [dates]  # one date throughout
     present = {date for date in dates if not (date is None or (isinstance(date, float) and date != date))}
     if not present:
         return
@@ -325,7 +349,7 @@ def _check_dates(dates) -> None:
     _dates(list(dates))
 
 
-def _dates(dates: list):
+def _dates(dates: list | np.ndarray):
     """The dates as pandas reads them, or :class:`MalformedFileError` saying one is not a date."""
     import pandas as pd
 
@@ -387,11 +411,20 @@ def _codes(names) -> tuple[np.ndarray, list]:
 
 
 def _keys(data: dict, codes: np.ndarray) -> np.ndarray:
-    """Each entry's benchmark, batch, iteration, warm-up flag and stage, as rows of integers."""
+    """Each entry's benchmark, batch, iteration, warm-up flag and stage, as rows of integers: one row, their mixed-radix
+    number, where it fits in an int64 (a fifth of the memory of a suite's rows)."""
     keys = [codes, data["batch"], data["iteration"], data["warmup"].astype(np.int64)]
     if "stage" in data:
         keys.append(_codes(data["stage"])[0])
-    return np.stack(keys)
+    low = [int(k.min()) for k in keys]
+    sizes = [int(k.max()) - lo + 1 for k, lo in zip(keys, low)]
+    if math.prod(sizes) >= 2**62:
+        return np.stack(keys)
+    number = np.zeros(codes.size, dtype=np.int64)
+    for key, lo, size in zip(keys, low, sizes):
+        number *= size
+        number += key - lo
+    return number[None, :]
 
 
 def _duplicated(keys: np.ndarray) -> np.ndarray:

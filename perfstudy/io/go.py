@@ -315,13 +315,19 @@ def _go_file_columns(source, *, dropna: bool = False) -> FileColumns:
         unit=units,
         iterations=np.asarray(parsed.iterations, dtype=np.int64)[metric_line],
         procs=_procs_column(list(map(procs_of.__getitem__, row_names))),
-        assume=[unit_meta.get((unit, "assume")) for unit in units] if unit_meta else [None] * len(units),
-        better=[unit_meta.get((unit, "better")) for unit in units] if unit_meta else [None] * len(units),
+        assume=[unit_meta.get((unit, "assume")) for unit in units] if unit_meta else None,
+        better=[unit_meta.get((unit, "better")) for unit in units] if unit_meta else None,
     )
+    used = np.unique(row_snapshot).tolist()
     for key in (k for k in parsed.keys if k not in COLUMNS):
-        by_snapshot = np.array([state.get(key) for state in parsed.snapshots], dtype=object)
-        columns[key] = by_snapshot[row_snapshot].tolist()
+        values = {parsed.snapshots[i].get(key) for i in used}
+        if len(values) == 1:  # set once for the whole file (goos, goarch, cpu): one value, not one a line
+            columns[key] = next(iter(values))
+        else:
+            by_snapshot = np.array([state.get(key) for state in parsed.snapshots], dtype=object)
+            columns[key] = by_snapshot[row_snapshot].tolist()
     units_said = {f"{u} {k}": v for (u, k), v in unit_meta.items()}
+    del text, parsed, full, made, row_names  # the parse, freed before the check: a suite's peak memory is the sum
     return _measured(columns, {"tool": "go", "units": units_said}, dropna)
 
 
@@ -355,7 +361,7 @@ def _procs_column(procs: list):
     if None not in procs:
         return np.asarray(procs, dtype=np.int64)
     if all(p is None for p in procs):
-        return procs
+        return None  # no -N suffix anywhere: one value throughout
     return np.array([np.nan if p is None else p for p in procs], dtype=float)
 
 

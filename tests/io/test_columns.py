@@ -205,3 +205,18 @@ def test_runs_that_failed_are_no_times(tmp_path, capsys):
     assert main(["compare", base, str(path)]) == 2
     err = capsys.readouterr().err
     assert "3 of 45 runs exited with a status other than 0" in err and err.count("\n") == 1
+
+
+def test_a_column_of_one_value_is_held_once_and_read_as_every_entrys(tmp_path):
+    """Go's configuration set once (goos, cpu) is one value, not one a line (memory in proportion to the suite); a
+    key that changes is one a line. column() and the frame give every entry its value either way."""
+    path = tmp_path / "a.txt"
+    path.write_text("goos: linux\nnote: x\nBenchmarkA 10 5.0 ns/op\nnote: y\nBenchmarkA 10 6.0 ns/op\n")
+    columns = file_columns(path)
+    assert columns.columns["goos"] == "linux" and columns.columns["note"] == ["x", "y"]
+    assert columns.column("goos").tolist() == ["linux", "linux"] and columns.columns["procs"] is None
+    frame = read(path)
+    assert (
+        frame["goos"].tolist() == ["linux", "linux"] and frame["host"].isna().all() and frame["timestamp"].isna().all()
+    )
+    assert columns._taken(np.array([1]))._with_attrs().columns["goos"] == "linux"
