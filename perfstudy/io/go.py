@@ -318,7 +318,7 @@ def _go_file_columns(source, *, dropna: bool = False) -> FileColumns:
         assume=[unit_meta.get((unit, "assume")) for unit in units] if unit_meta else None,
         better=[unit_meta.get((unit, "better")) for unit in units] if unit_meta else None,
     )
-    used = np.unique(row_snapshot).tolist()
+    used = set(row_snapshot.tolist())  # (np.unique would import numpy.ma: test_quantiles)
     for key in (k for k in parsed.keys if k not in COLUMNS):
         values = {parsed.snapshots[i].get(key) for i in used}
         if len(values) == 1:  # set once for the whole file (goos, goarch, cpu): one value, not one a line
