@@ -1,7 +1,7 @@
 """A harness's file as columns: the one representation of measurements that every reader gives.
 
 Each harness's parse (:mod:`perfstudy.io._rows`, each harness module, :mod:`perfstudy.io.go`) gives its values as
-rows or columns; :func:`measured` checks them once and gives :class:`FileColumns`. :func:`perfstudy.io.read` is
+rows or columns; :func:`_measured` checks them once and gives :class:`FileColumns`. :func:`perfstudy.io.read` is
 their view as a DataFrame (:meth:`FileColumns.to_frame`), and ``perfstudy compare`` of two files compares the
 columns themselves (:func:`perfstudy.comparison.compare_files`), without pandas. What a reader refuses, it
 refuses here, in one set of words:
@@ -20,6 +20,7 @@ refuses here, in one set of words:
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 import warnings
@@ -63,14 +64,10 @@ class FileColumns(Result):
         (:meth:`column` gives every column as an array).
     attrs : dict
         What the file says once (the reader's ``DataFrame.attrs``): ``tool``, ``dropped`` and the harness's own.
-    one_process : bool
-        Every value came from one process (pytest-benchmark's rounds, criterion's samples), which
-        :func:`perfstudy.comparison.compare` notes and judges inconclusive.
     """
 
     columns: Mapping[str, Any]
     attrs: Mapping[str, Any]
-    one_process: bool = False
 
     @property
     def tool(self) -> str:
@@ -215,7 +212,7 @@ def _measured_rows(rows: list, extra: list, attrs: dict, dropna: bool = False) -
     return _measured({name: [row.get(name, nan) for row in rows] for name in names}, attrs, dropna)
 
 
-def _measured(columns: dict, attrs: dict, dropna: bool = False) -> FileColumns:
+def _measured(columns: dict, attrs: dict, dropna: bool = False, codes: tuple | None = None) -> FileColumns:
     """A harness's values checked once (module text) as :class:`FileColumns`.
 
     Parameters
@@ -228,6 +225,8 @@ def _measured(columns: dict, attrs: dict, dropna: bool = False) -> FileColumns:
     dropna : bool
         Leave out values that are not finite numbers, with a warning that counts them; ``attrs["dropped"]``
         counts them.
+    codes : tuple, optional
+        ``(codes, distinct)`` of the benchmark column, where the parse has found them already.
 
     Returns
     -------
@@ -268,7 +267,8 @@ def _measured(columns: dict, attrs: dict, dropna: bool = False) -> FileColumns:
         data = {name: _take(values, ~bad) for name, values in data.items()}
         if not data["value"].size:
             raise ValueError("source: no finite values left")
-    codes = _codes(data["benchmark"])
+    if codes is None or dropped:
+        codes = _codes(data["benchmark"])
     _check_counts(data, codes, repeats=attrs.get("tool") == "JMH")
     result = FileColumns(columns=data, attrs={**attrs, "dropped": dropped})
     result.__dict__["_factorised"] = codes  # the cached property, computed here once for the checks
@@ -405,9 +405,12 @@ def _missing_as_text(values, counts: np.ndarray) -> np.ndarray:
 
 
 def _codes(names) -> tuple[np.ndarray, list]:
+    """Each entry's benchmark as a code 0, 1, 2, ... in order of first appearance, and the names in that order."""
     first: dict = {}
-    codes = np.fromiter((first.setdefault(name, len(first)) for name in names), dtype=np.int64, count=len(names))
-    return codes, list(first)
+    at = np.fromiter(map(first.setdefault, names, itertools.count()), dtype=np.int64, count=len(names))
+    dense = np.empty(len(names), dtype=np.int64)
+    dense[np.fromiter(first.values(), dtype=np.int64, count=len(first))] = np.arange(len(first))
+    return dense[at], list(first)
 
 
 def _keys(data: dict, codes: np.ndarray) -> np.ndarray:

@@ -4,7 +4,6 @@ or the ``raw.csv`` files that criterion writes next to them."""
 from __future__ import annotations
 
 import csv
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -139,7 +138,7 @@ def _criterion_columns(source, *, which: str = "new", dropna: bool = False) -> F
         raise FileNotFoundError(f"{path}: no such file")
     rows = [row | {"process": 0} for row in rows]  # one process took every sample
     extra = ["iterations", "sampling_mode", "process"]
-    return replace(_measured_rows(rows, extra, {"tool": "criterion", "which": which}, dropna), one_process=True)
+    return _measured_rows(rows, extra, {"tool": "criterion", "which": which}, dropna)
 
 
 def _sample_file_rows(path: Path, sample=None) -> list[dict]:

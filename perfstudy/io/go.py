@@ -267,7 +267,7 @@ def _vectorised(text: str, where: str) -> _Lines:
 def _go_file_columns(source, *, dropna: bool = False) -> FileColumns:
     """:func:`read_go`'s measurements as columns: each metric of a result line an entry, its benchmark's name
     composed once (a suite's rows share its few names), the configuration in force at its line."""
-    from perfstudy.io.columns import COLUMNS, _measured
+    from perfstudy.io.columns import COLUMNS, _codes, _measured
 
     text, where = _text(source)
     try:
@@ -301,7 +301,8 @@ def _go_file_columns(source, *, dropna: bool = False) -> FileColumns:
     for name in set(parsed.names):
         found = _PROCS.search(name)
         procs_of[name] = int(found.group(1)) if found else None
-    codes = _codes(benchmark)[0]
+    coded = _codes(benchmark)
+    codes = coded[0]
     row_snapshot = snapshot[metric_line]
     unit_meta = dict(parsed.unit_meta)
     columns = dict(
@@ -328,20 +329,11 @@ def _go_file_columns(source, *, dropna: bool = False) -> FileColumns:
             columns[key] = by_snapshot[row_snapshot].tolist()
     units_said = {f"{u} {k}": v for (u, k), v in unit_meta.items()}
     del text, parsed, full, made, row_names  # the parse, freed before the check: a suite's peak memory is the sum
-    return _measured(columns, {"tool": "go", "units": units_said}, dropna)
+    return _measured(columns, {"tool": "go", "units": units_said}, dropna, codes=coded)
 
 
 #: the largest iteration count an int64 holds (go test's b.N is an int)
 _MAX_ITERATIONS = 2**63 - 1
-
-
-def _codes(names: list) -> tuple[np.ndarray, list]:
-    """Each entry's benchmark as a code 0, 1, 2, ... in order of first appearance, and the names in that order."""
-    first: dict = {}
-    at = np.fromiter(map(first.setdefault, names, itertools.count()), dtype=np.int64, count=len(names))
-    dense = np.empty(len(names), dtype=np.int64)
-    dense[np.fromiter(first.values(), dtype=np.int64, count=len(first))] = np.arange(len(first))
-    return dense[at], list(first)
 
 
 def _occurrence(codes: np.ndarray) -> np.ndarray:

@@ -4,7 +4,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from perfstudy.io._json import MalformedFileError, _entries, _mapping, _read_json, _reader, _require, _sequence
@@ -51,8 +50,7 @@ def read_pytest_benchmark(source, *, dropna: bool = False) -> pd.DataFrame:
 @_reader("pytest-benchmark")
 def _pytest_benchmark_columns(source, *, dropna: bool = False) -> FileColumns:
     """:func:`read_pytest_benchmark`'s measurements as columns."""
-    columns = _measured_rows(*_pytest_benchmark_rows(_read_json(source, "pytest-benchmark")), dropna)
-    return replace(columns, one_process=True)
+    return _measured_rows(*_pytest_benchmark_rows(_read_json(source, "pytest-benchmark")), dropna)
 
 
 def _pytest_benchmark_rows(data) -> tuple[list[dict], list[str], dict]:
