@@ -1,4 +1,5 @@
-"""``perfstudy compare``: its options; two files by :func:`perfstudy.comparison.compare_files`, one file split into\nits versions by :func:`perfstudy.comparison.compare`."""
+"""``perfstudy compare``: its options; two files by :func:`perfstudy.comparison.compare_files`, one file split into
+its versions by :func:`perfstudy.comparison.compare`."""
 
 from __future__ import annotations
 
@@ -114,11 +115,7 @@ def _compare_two_files(args, settings, said: list):
         )
     files = [file_columns(path, args.input_format, dropna=settings.dropna) for path in (args.base, args.new)]
     files = _one_command_each(files, said)
-    read_dropped = sum(int(f.attrs.get("dropped", 0)) for f in files)
-    if read_dropped:
-        said.append(
-            f"{read_dropped} value(s) left out when the files were read (--dropna: not numbers, or runs that failed)"
-        )
+    _said_dropped(sum(int(f.attrs.get("dropped", 0)) for f in files), said)
     names = _file_labels(args)
     return compare_files(files[0], files[1], settings, labels=(names[0], names[1]), rng=args.seed)
 
@@ -133,6 +130,12 @@ def _one_command_each(files: list, said: list) -> list:
         return files
     said.append(f"A runs `{commands[0]}`, B runs `{commands[1]}`: one benchmark, each file's one command")
     return [f.renamed(f"{commands[0]} -> {commands[1]}") for f in files]
+
+
+def _said_dropped(count: int, said: list) -> None:
+    """Said under the table: how many values --dropna left out when the files were read."""
+    if count:
+        said.append(f"{count} value(s) left out when the files were read (--dropna: not numbers, or runs that failed)")
 
 
 def _file_labels(args) -> list[str]:
@@ -245,10 +248,7 @@ def _compare_one_file(args, settings, said: list, run_file: bool):
             )
         baseline = "A" if frame.attrs.get("baseline") is not None else _baseline(frame[by], args.a_version, by)
         settings = settings.replace(by=by, baseline=baseline)
-        if read_dropped:
-            said.append(
-                f"{read_dropped} value(s) left out when the files were read (--dropna: not numbers, or runs that failed)"
-            )
+        _said_dropped(read_dropped, said)
     return compare(frame, settings=settings, rng=args.seed).report()
 
 

@@ -12,8 +12,9 @@ sorted stably by cluster and then position in its cluster, A's rows before B's; 
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from types import MappingProxyType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -187,12 +188,18 @@ def compared(laid: _Laid, s: CompareSettings, *, rng, executor=None, progress: b
     ]
 
 
+@dataclass(frozen=True)
 class _Laid:
-    """Two files laid out for the suite builder: the suite, what it found, and the benchmarks of one process."""
+    """Two versions laid out for the suite builder: the suite, what it found, and the benchmarks of one process."""
 
-    def __init__(self, suite, units, only_a, only_b, excluded, warmups, clusters, one_process):
-        self.suite, self.units, self.only_a, self.only_b = suite, units, only_a, only_b
-        self.excluded, self.warmups, self.clusters, self.one_process = excluded, warmups, clusters, one_process
+    suite: Any
+    units: dict
+    only_a: tuple
+    only_b: tuple
+    excluded: dict
+    warmups: int
+    clusters: int
+    one_process: set
 
 
 def laid_out(a: FileColumns, b: FileColumns, labels: tuple, s: CompareSettings) -> _Laid:
