@@ -66,7 +66,7 @@ from perfstudy.comparison._intervals import (
     adjust_p_values,
 )
 from perfstudy.comparison._render import Report, _html, render
-from perfstudy.comparison._suite import judged, verdict
+from perfstudy.comparison._suite import verdict
 from perfstudy.comparison.running import RuleName
 from perfstudy.comparison.settings import CompareSettings
 
@@ -383,11 +383,6 @@ def _values(s: CompareSettings) -> str:
     """The value column as a message names it: ``value='value'`` in the library, "the files' values" on the command
     line, which reads its values from files and has no option for the column."""
     return "the files' values" if s.spelling == "cli" else said(s.option("value"), s.value)
-
-
-def _table(rows, *, correction: Literal["holm", "bh", "none"], confidence: float, threshold: float) -> pd.DataFrame:
-    """The per-benchmark rows as the comparison's table, with corrected p-values and the verdicts."""
-    return pd.DataFrame(judged(rows, correction=correction, confidence=confidence, threshold=threshold))
 
 
 def _report_of(result: Comparison) -> Report:

@@ -20,9 +20,9 @@ _CSV_COLUMNS = ("group", "function", "value", "sample_measured_value", "unit", "
 _NS = {"ns": 1.0, "us": 1e3, "µs": 1e3, "ms": 1e6, "s": 1e9}
 
 
-def _sample_rows(sample_path: Path, name: str, sample=None) -> list[dict]:
-    """The rows of one ``sample.json``; ``sample`` is its parsed JSON where the caller has read it already."""
-    sample = _read_json(sample_path, "criterion") if sample is None else sample
+def _sample_rows(sample_path: Path, name: str) -> list[dict]:
+    """The rows of one ``sample.json``."""
+    sample = _read_json(sample_path, "criterion")
     iters = _sequence(_require(sample, "iters", str(sample_path), "criterion"), "'iters'")
     times = _sequence(_require(sample, "times", str(sample_path), "criterion"), "'times'")
     if len(iters) != len(times):
@@ -139,9 +139,3 @@ def _criterion_columns(source, *, which: str = "new", dropna: bool = False) -> F
     rows = [row | {"process": 0} for row in rows]  # one process took every sample
     extra = ["iterations", "sampling_mode", "process"]
     return _measured_rows(rows, extra, {"tool": "criterion", "which": which}, dropna)
-
-
-def _sample_file_rows(path: Path, sample=None) -> list[dict]:
-    """The rows of one ``sample.json`` as :func:`read_criterion` reads that file alone, without pandas (``sample``:
-    its JSON, parsed once by the caller to tell its shape)."""
-    return [row | {"process": 0} for row in _sample_rows(path, _name(path.parent, None), sample)]
