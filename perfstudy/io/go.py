@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from perfstudy.io._json import MalformedFileError, _reader
-from perfstudy.io.columns import FileColumns
+from perfstudy.io.columns import COLUMNS, FileColumns, _codes, _measured
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -267,8 +267,6 @@ def _vectorised(text: str, where: str) -> _Lines:
 def _go_file_columns(source, *, dropna: bool = False) -> FileColumns:
     """:func:`read_go`'s measurements as columns: each metric of a result line an entry, its benchmark's name
     composed once (a suite's rows share its few names), the configuration in force at its line."""
-    from perfstudy.io.columns import COLUMNS, _codes, _measured
-
     text, where = _text(source)
     try:
         parsed = _vectorised(text, where)
