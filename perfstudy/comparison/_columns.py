@@ -77,7 +77,8 @@ def build_suite(columns: SuiteColumns, *, by: str, labels: tuple, excluded: dict
     names = [c.distinct[i] for i in order.tolist()]
     rank = np.full(count, -1, dtype=np.int64)
     rank[order] = np.arange(order.size)
-    ranks = np.where(side >= 0, rank[code], -1)
+    ranks = rank[code]
+    ranks[side < 0] = -1  # rows of neither version
     units, factors, dropped = _units(c, ranks, side, names, excluded)
     kept = [i for i in range(len(names)) if i not in dropped]
     if not kept:

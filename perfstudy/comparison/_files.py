@@ -216,29 +216,39 @@ def laid_out(a: FileColumns, b: FileColumns, labels: tuple, s: CompareSettings) 
         A's and B's names.
     s : CompareSettings
     """
-    from perfstudy.comparison._columns import SuiteColumns, build_suite
+    from perfstudy.comparison._columns import build_suite
+
+    columns, excluded, warmups, clusters = _in_order(a, b, labels, s)  # its working arrays freed before the build
+    suite, units, only_a, only_b = build_suite(columns, by=s.by, labels=labels, excluded=excluded)
+    return _Laid(suite, units, only_a, only_b, excluded, warmups, clusters, _one_process(a, b))
+
+
+def _in_order(a: FileColumns, b: FileColumns, labels: tuple, s: CompareSettings):
+    """:func:`laid_out`'s columns for the suite builder, in order, with the benchmarks excluded, the warm-ups left
+    out and the number of clusters."""
+    from perfstudy.comparison._columns import SuiteColumns
 
     cluster = _joint(a, b, s.cluster, s.option("cluster"))
     block = _joint(a, b, s.block, s.option("block")) if s.block else None
     joint, code = _joint_codes(a, b)
     side = np.repeat(np.array([0, 1], dtype=np.int8), [a.size, b.size])
     warmup = _joint(a, b, "warmup", "warmup", default=False).astype(bool)
-    excluded: dict = {}
-    for k, label, names in ((0, labels[0], a.distinct), (1, labels[1], b.distinct)):  # in compare()'s order and words
-        flagged = set(code[(side == k) & warmup].tolist()) - set(code[(side == k) & ~warmup].tolist())
-        for name in (n for n in names if joint[n] in flagged):  # emptied by leaving warm-ups out
-            excluded[str(name)] = f"no values left in {s.by}={label!r} once warm-ups are left out"
+    excluded = _emptied(joint, code, side, warmup, labels, s.by, (a.distinct, b.distinct)) if warmup.any() else {}
     if block is not None:
         _check_blocks(block, side, s)
-    keep = np.flatnonzero(~warmup)
     iteration = _joint(a, b, "iteration", "iteration", default=0)
-    order = keep[np.lexsort((iteration[keep], _sortable(cluster[keep])))]  # compare()'s sort by [cluster, iteration]
+    if warmup.any():  # compare()'s sort by [cluster, iteration], of the values left
+        keep = np.flatnonzero(~warmup)
+        order = keep[np.lexsort((iteration[keep], _sortable(cluster[keep])))]
+    else:
+        order = np.lexsort((iteration, _sortable(cluster)))
+    del iteration
     described = {key: _texts(a, b, key) for key in ("unit", "better", "assume")}
     columns = SuiteColumns(
         side=side[order],
         code=code[order],
         distinct=list(joint),
-        value=np.concatenate([a.column(s.value), b.column(s.value)]).astype(float)[order],
+        value=np.concatenate([a.column(s.value), b.column(s.value)]).astype(float, copy=False)[order],
         label=cluster[order],
         unit=_ordered_unit(described["unit"], order),
         better=_ordered(described["better"], order),
@@ -246,9 +256,7 @@ def laid_out(a: FileColumns, b: FileColumns, labels: tuple, s: CompareSettings) 
         block=None if block is None else block[order],
         host=_host(a, b, s.block, order),
     )
-    suite, units, only_a, only_b = build_suite(columns, by=s.by, labels=labels, excluded=excluded)
-    clusters = len(set(cluster.tolist()))
-    return _Laid(suite, units, only_a, only_b, excluded, int(warmup.sum()), clusters, _one_process(a, b))
+    return columns, excluded, int(warmup.sum()), _count_distinct(cluster)
 
 
 def _ordered(values: list | str | None, order: np.ndarray) -> list | None:
@@ -294,9 +302,33 @@ def _missing(value) -> bool:
 _NA = frozenset(("NAType", "NaTType"))
 
 
+def _emptied(joint: dict, code: np.ndarray, side: np.ndarray, warmup: np.ndarray, labels, by: str, distinct) -> dict:
+    """The benchmarks that leaving warm-ups out leaves with no value in a version, with the reason, in
+    :func:`compare`'s order and words."""
+    excluded: dict = {}
+    for k in (0, 1):
+        mine = side == k
+        warm = np.bincount(code[mine & warmup], minlength=len(joint))
+        rest = np.bincount(code[mine & ~warmup], minlength=len(joint))
+        for name in (n for n in distinct[k] if warm[joint[n]] and not rest[joint[n]]):
+            excluded[str(name)] = f"no values left in {by}={labels[k]!r} once warm-ups are left out"
+    return excluded
+
+
 def _sortable(labels: np.ndarray) -> np.ndarray:
-    """Cluster labels as integers in their sorted order (pandas' sort of the column), for a stable sort."""
+    """Cluster labels in an order that sorts as pandas sorts the column, for a stable sort: numbers as they are,
+    texts and objects as integers in their sorted order."""
+    if labels.dtype.kind in "biuf":
+        return labels
     return np.unique(labels, return_inverse=True)[1] if labels.dtype != object else _ranks(labels.tolist())
+
+
+def _count_distinct(labels: np.ndarray) -> int:
+    """How many distinct labels (the clusters), without a list of them all."""
+    if labels.size == 0:
+        return 0
+    ordered = np.sort(_sortable(labels))
+    return int(np.count_nonzero(ordered[1:] != ordered[:-1])) + 1
 
 
 def _ranks(values: list) -> np.ndarray:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import math
 import signal
 import threading
-from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -18,10 +17,6 @@ _FAR = 10_000
 
 #: rounds of estimates over which "rounds still needed" is smoothed (their median)
 _SMOOTHING = 5
-
-
-if TYPE_CHECKING:
-    pass
 
 
 #: a batch's statistic, by name (no numpy call per batch: a run of /bin/true does hundreds a second)
