@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from perfstudy._lib.defaults import default, shown
-from perfstudy.cli._common import format_option, in_help, in_options, one_line as _one_line
+from perfstudy.cli._common import format_option, in_help, in_options, one_line as _one_line, warning_lines
 from perfstudy.comparison.running import RULES, rules_help
 
 #: the library's argument names as the command line spells them: the settings' own (BisectSettings.OPTIONS) and
@@ -28,7 +28,8 @@ def add_parser(commands) -> None:
         "confidence is set so that all of them together keep --confidence (Bonferroni over the steps a bisect of "
         "this many commits can take). A commit whose command fails is skipped, as git bisect skip does. Exit "
         "status: 0 when the bisect ends (a culprit, no change, or the range that holds it); 1 with "
-        "--fail-on-regression and a culprit that made it slower; 2 for unusable input.",
+        "--fail-on-regression and a culprit that made it slower; 2 for unusable input; 130 after Ctrl-C and 143 "
+        "after SIGTERM (an interrupted bisect: --resume continues it from --out).",
     )
     bisect.add_argument(
         "--command",
@@ -139,7 +140,8 @@ def _commits(args) -> list[str]:
         path = Path(args.commits)
         if not path.is_file():
             raise ValueError(f"--commits {args.commits}: no such file")
-        return [line.strip() for line in path.read_text().splitlines() if line.strip() and not line.startswith("#")]
+        lines = (line.strip() for line in path.read_text(encoding="utf-8-sig").splitlines())  # a BOM is no commit
+        return [line for line in lines if line and not line.startswith("#")]
     if args.good is None or args.bad is None:
         raise ValueError("--commits: missing; give --commits FILE, or --good and --bad inside a git repository")
     # fixed to hashes once, before anything runs: a name such as HEAD~9, read again after a step checked a commit
@@ -171,9 +173,12 @@ def _git_hash(option: str, name: str) -> str:
 
 
 def bisect_command(args) -> int:
+    import warnings
+
     from perfstudy.experiment.bisect_settings import STEP_SETTINGS, BisectSettings
     from perfstudy.experiment.bisection import bisect
 
+    warnings.showwarning = warning_lines("bisect")
     try:
         if args.resume and args.out is None:
             raise ValueError("--resume: needs --out, the bisect's file")
@@ -188,5 +193,11 @@ def bisect_command(args) -> int:
         said = in_options(_one_line(error).replace("shell=False", "--no-shell"), options)
         print(f"perfstudy bisect: {said}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # a second Ctrl-C between steps, with nothing of ours running to stop
+        again = f"; --resume --out {args.out} continues from the last step written" if args.out else ""
+        print(f"perfstudy bisect: interrupted{again}", file=sys.stderr)
+        return 130
     print(result.format(args.output))
+    if result.exit_status:
+        return result.exit_status
     return 1 if args.fail_on_regression and result.culprit is not None and result.direction == "slower" else 0

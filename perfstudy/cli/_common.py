@@ -80,3 +80,26 @@ def in_options(text: str, options: dict) -> str:
 
     text = re.sub(r"(^|\s|\()([a-z_]+)([=:])", option, text)
     return text.replace(": df has no such column", ": the file has no such column")
+
+
+def warning_lines(verb: str):
+    """A ``warnings.showwarning`` that writes a warning as one line of the command's standard error, above a
+    progress bar (``perfstudy run: warning: ...``): no source line, no path.
+
+    Parameters
+    ----------
+    verb : str
+        The command, as the line names it.
+    """
+    import sys
+
+    def show(message, category, filename, lineno, file=None, line=None) -> None:
+        text = f"perfstudy {verb}: warning: {one_line(ValueError(str(message)))}"
+        try:
+            from tqdm import tqdm
+
+            tqdm.write(text, file=sys.stderr)
+        except ImportError:  # pragma: no cover - tqdm is a dependency
+            print(text, file=sys.stderr)
+
+    return show

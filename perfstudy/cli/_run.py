@@ -8,7 +8,7 @@ import sys
 from typing import Any
 
 from perfstudy._lib.defaults import shown
-from perfstudy.cli._common import format_option, in_help, in_options, one_line as _one_line
+from perfstudy.cli._common import format_option, in_help, in_options, one_line as _one_line, warning_lines
 from perfstudy.comparison.running import RULES, rules_help
 from perfstudy.io.harnesses import MEASURED_FORMATS
 
@@ -206,7 +206,7 @@ def run_command(args) -> int:
         from perfstudy.experiment import run
 
         with warnings.catch_warnings():
-            warnings.showwarning = _show_warning  # the machine's warnings as they are found: before round 1
+            warnings.showwarning = warning_lines("run")  # the machine's warnings as they are found: before round 1
             if args.parameter_list is not None:
                 from perfstudy.experiment.parameters import run_parameters
 
@@ -351,17 +351,6 @@ def _stopped_text(result, resumed: bool) -> str:
             f"rounds (--resume); {where}"
         )
     return f"{result.rounds} rounds, stopped: {result.stopped}; {where}"
-
-
-def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
-    """A warning as one line of the command's standard error, above the progress bar."""
-    text = f"perfstudy run: warning: {message}"
-    try:
-        from tqdm import tqdm
-
-        tqdm.write(text, file=sys.stderr)
-    except ImportError:  # pragma: no cover - tqdm is a dependency
-        print(text, file=sys.stderr)
 
 
 #: what run's messages name, as its options: the settings' own (:data:`perfstudy.experiment.settings.OPTIONS`, which

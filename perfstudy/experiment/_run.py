@@ -100,7 +100,8 @@ class RunResult(Result):
     new_rounds : int
         Rounds this call ran (0 for a resumed run that was already decided).
     signal : int or None
-        The signal that interrupted the run (SIGINT, SIGTERM), if one did.
+        The signal (SIGINT, SIGTERM) that interrupted the run, or that came as its last round ended (then
+        ``stopped`` says how the run ended, and the run is whole), if one did.
     settings : mapping
         The experiment's settings as run (:data:`perfstudy.experiment.settings.SETTINGS` and :data:`~perfstudy.experiment.settings.BUDGETS`, durations in seconds).
     cleanup : str
@@ -588,9 +589,12 @@ def _loop(session: _Session) -> tuple[str, str, int | None]:
     next_round = 1 + max((int(row["round"]) for row in session.rows), default=-1)
     with _Stop() as stop:
         try:
-            return _rounds(session, stop, started=started, next_round=next_round)
+            stopped, failure, _ = _rounds(session, stop, started=started, next_round=next_round)
         except KeyboardInterrupt:  # a second Ctrl-C with nothing of ours to kill (a callable, Dask workers)
             return "interrupted", "", stop.signal if stop.signal is not None else int(signal.SIGINT)
+    # a signal that came as the last round decided is still said: the run is whole, but whoever runs it (a
+    # bisect's next step) was asked to stop
+    return stopped, failure, stop.signal
 
 
 def _rounds(session: _Session, stop, *, started: float, next_round: int) -> tuple[str, str, int | None]:

@@ -23,6 +23,8 @@ from __future__ import annotations
 import json
 import math
 import os
+import shlex
+import signal
 import sys
 import time
 from collections import Counter
@@ -33,6 +35,7 @@ from typing import Any
 from perfstudy._lib.checks import check_bool, check_coverage, check_int, check_text
 from perfstudy._lib.format import aligned, markdown_rows
 from perfstudy._lib.result import Result
+from perfstudy.experiment._judge import _Stop
 from perfstudy.experiment.bisect_settings import BisectSettings
 from perfstudy.experiment.settings import RunSettings
 
@@ -56,8 +59,9 @@ class Bisection(Result):
         commit itself shows no change).
     steps : tuple of dict
         One per step: ``commit``, ``index`` (its position, the good commit 0), ``verdict`` (the run's),
-        ``change``, ``low``, ``high``, ``rounds``, ``seconds``, ``stopped`` (the run's) and ``meaning``
-        ("later", "at or before", "skipped" or "undecided").
+        ``change``, ``low``, ``high``, ``rounds``, ``seconds``, ``stopped`` (the run's), ``cleanup`` (how
+        the run's cleanup failed, "" if it did not) and ``meaning`` ("later", "at or before", "skipped",
+        "undecided" or "interrupted"; a resumed bisect runs the last two again).
     skipped : tuple of str
         Commits whose command failed, stepped over.
     confidence : float
@@ -72,12 +76,14 @@ class Bisection(Result):
         "slower" or "faster": the bad commit's change, which every later step looks for.
     stopped : str
         "found" (a culprit), "no change" (the bad commit's change is inside the threshold), "undecided" (a step
-        reached its budget undecided: ``range`` holds the change) or "skipped" (every commit left in the range
-        failed).
+        reached its budget undecided: ``range`` holds the change), "skipped" (every commit left in the range
+        failed) or "interrupted" (Ctrl-C or SIGTERM: ``range`` holds the change as far as the steps before got).
     seconds : float
         Wall-clock time of all the steps.
     path : str or None
         The JSON file the steps were written to.
+    signal : int or None
+        The signal (SIGINT, SIGTERM) that stopped the bisect (``stopped`` is then "interrupted").
     """
 
     culprit: str | None
@@ -91,6 +97,13 @@ class Bisection(Result):
     stopped: str
     seconds: float
     path: str | None = field(default=None)
+    signal: int | None = field(default=None)
+
+    @property
+    def exit_status(self) -> int:
+        """What the command line exits with before ``--fail-on-regression``: ``128 + signal`` for an interrupted
+        bisect (130 after Ctrl-C, 143 after SIGTERM), as ``perfstudy run`` does, else 0."""
+        return 128 + int(self.signal or signal.SIGINT) if self.stopped == "interrupted" else 0
 
     def to_frame(self):
         """The steps, one row each."""
@@ -116,6 +129,7 @@ class Bisection(Result):
             "direction": self.direction,
             "stopped": self.stopped,
             "seconds": self.seconds,
+            "signal": None if self.signal is None else signal.Signals(self.signal).name,
         }
 
     def format(self, format: str = "table") -> str:
@@ -134,6 +148,10 @@ class Bisection(Result):
             head = f"culprit: {self.culprit}, {self.direction} beyond the threshold"
         elif self.stopped == "no change":
             head = "no change beyond the threshold between the good and the bad commit"
+        elif self.stopped == "interrupted":
+            where = f"; so far the change lies in {self.range[0]}..{self.range[-1]}" if self.range else ""
+            again = f"; --resume --out {self.path} continues it" if self.path else "; with --out it could be resumed"
+            head = f"INTERRUPTED by {signal.Signals(self.signal or signal.SIGINT).name} at step {len(self.steps)}{where}{again}"
         else:
             head = f"the change lies in {self.range[0]}..{self.range[-1]} ({self.stopped})" if self.range else ""
         bound = (
@@ -157,6 +175,11 @@ class Bisection(Result):
         lines += ["", bound + f"; {self.seconds:.0f} s in all."]
         if self.skipped:
             lines.append(f"Skipped (their command failed): {', '.join(self.skipped)}.")
+        for number, s in enumerate(self.steps, 1):
+            if s.get("cleanup"):
+                lines.append(
+                    f"CLEANUP FAILED at step {number} ({s['commit']}): {s['cleanup']}; what it should undo may not be undone."
+                )
         budgets = sorted({s.get("stopped") for s in self.steps if _verdict(s) != s["verdict"]})
         if budgets:
             lines.append(
@@ -195,21 +218,75 @@ def step_confidence(confidence: float, commits: int) -> tuple[float, int]:
 
 
 def _resumed(path: Path | None, defined: dict) -> dict:
-    """The steps of the bisect in ``path`` by commit, after checking that it is this bisect."""
+    """The settled steps of the bisect in ``path`` by commit (:data:`_SETTLED`; an undecided or interrupted step
+    runs again), after checking that it is this bisect and that every step is whole and says what its interval
+    says (:func:`_damage`): a damaged or edited file is refused, naming the step, never resumed."""
     if path is None:
         raise ValueError("resume=True: needs out, the bisect's file")
     if not path.is_file():
         raise ValueError(f"resume=True: out={str(path)!r} does not exist; leave resume out to start it")
     try:
-        document = json.loads(path.read_text())
+        document = json.loads(path.read_text(encoding="utf-8"))
         recorded, steps = document["settings"], document["steps"]
+        if not isinstance(recorded, dict) or not isinstance(steps, list):
+            raise TypeError
     except (ValueError, KeyError, TypeError):
         raise ValueError(f"out={str(path)!r}: not a bisect's file (perfstudy bisect --out writes one)") from None
     differ = [key for key, value in defined.items() if recorded.get(key) != value]
     if differ:
         key = differ[0]
         raise ValueError(f"resume=True: {key} differs from the bisect in {str(path)!r}: {recorded.get(key)!r} there")
-    return {step["commit"]: step for step in steps if isinstance(step, dict) and "commit" in step}
+    settled = {}
+    for number, step in enumerate(steps, 1):
+        damage = _damage(step, defined["commits"], defined["threshold"])
+        if damage:
+            raise ValueError(
+                f"out={str(path)!r}: step {number} is damaged or was edited ({damage}); it cannot be resumed: "
+                "start the bisect again with another out file"
+            )
+        if step["meaning"] in _SETTLED:
+            settled[step["commit"]] = step
+    return settled
+
+
+#: the meanings of a step that a resumed bisect takes as measured
+_SETTLED = (_LATER, _AT_OR_BEFORE, "skipped")
+#: every meaning a step can have in a bisect's file
+_MEANINGS = (*_SETTLED, "undecided", "interrupted")
+#: every verdict a step can have: its run's, or "failed" where its command failed
+_VERDICTS = ("slower", "faster", "no change", "inconclusive", "failed")
+
+
+def _damage(step, commits: list, threshold: float) -> str:
+    """What is wrong with one step of a bisect's file ("" if nothing): a key missing or of the wrong kind, a commit
+    that is not the bisect's or not at its index, a verdict or meaning that none of its runs could give, or a
+    verdict that its interval (``low``, ``high`` against ``+-threshold``) contradicts."""
+    if not isinstance(step, dict):
+        return f"{step!r} is not a step"
+    missing = [key for key in ("commit", "index", "verdict", "low", "high", "meaning") if key not in step]
+    if missing:
+        return f"no {missing[0]!r}"
+    commit, verdict, meaning, low, high = (step[k] for k in ("commit", "verdict", "meaning", "low", "high"))
+    if commit not in commits:
+        return f"commit {commit!r} is not one of the bisect's"
+    if step["index"] != commits.index(commit):
+        return f"commit {commit!r} at index {step['index']!r}, where the bisect has it at {commits.index(commit)}"
+    if verdict not in _VERDICTS or meaning not in _MEANINGS:
+        return f"verdict {verdict!r}, meaning {meaning!r}"
+    if (meaning == "skipped") != (verdict == "failed"):
+        return f"meaning {meaning!r} with verdict {verdict!r}"
+    if meaning in (_LATER, _AT_OR_BEFORE):
+        if not all(isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) for x in (low, high)):
+            return f"a decided step without a finite interval ({low!r}, {high!r})"
+        contradicted = {
+            "slower": not low > threshold,
+            "faster": not high < -threshold,
+            "no change": not (-threshold <= low and high <= threshold),
+            "inconclusive": True,
+        }[verdict]
+        if contradicted or (meaning == _AT_OR_BEFORE and verdict == "no change"):
+            return f"verdict {verdict!r} ({meaning}) with the interval [{low:+.2%}, {high:+.2%}] at +-{threshold:.2%}"
+    return ""
 
 
 def _settings(settings, keywords: dict) -> BisectSettings:
@@ -236,6 +313,12 @@ def _checked(commits, command) -> tuple[list[str], str]:
         raise ValueError(f"commits: {len(commits)} given; a good and a bad commit at least are needed")
     if any(not c for c in commits):
         raise ValueError("commits: an empty commit name")
+    unsafe = [c for c in commits if shlex.quote(c) != c]
+    if unsafe:  # {commit} goes into a shell line as it is
+        raise ValueError(
+            f"commits: {unsafe[0]!r} is not a plain commit name, and {{commit}} goes into a shell line as it is; give "
+            "commit hashes (git rev-parse NAME), or names of letters, digits and @%+=:,./-_"
+        )
     repeated = sorted(c for c, n in Counter(commits).items() if n > 1)
     if repeated:
         raise ValueError(f"commits: {repeated[:3]} appear more than once; each commit once, oldest first")
@@ -333,7 +416,9 @@ def bisect(
         if path is None:
             return
         document = {"settings": defined} | (result.to_json() if result is not None else {"steps": steps})
-        path.write_text(json.dumps(document, indent=2) + "\n")
+        written = path.with_name(path.name + ".partial")  # whole or not at all: a signal can come mid-write
+        written.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
+        os.replace(written, path)
 
     def measure(index: int) -> dict:
         commit = commits[index]
@@ -361,7 +446,10 @@ def bisect(
             seconds=round(time.monotonic() - began, 3),
             stopped=result.stopped,
             failure=result.failure,
+            cleanup=result.cleanup,
         )
+        if result.signal is not None:  # the step is whole unless it was interrupted; the bisect stops after it
+            asked.append(result.signal)
         steps.append(step)
         if progress:
             shown = "failed" if result.stopped == "failed" else f"{step['verdict']}, {step['change']:+.1%}"
@@ -369,6 +457,8 @@ def bisect(
         return step
 
     def finish(culprit, span, direction, stopped) -> Bisection:
+        if stopped == "interrupted" and steps and steps[-1]["stopped"] == "interrupted":
+            steps[-1]["meaning"] = "interrupted"  # kept for the reader; a resumed bisect runs it again
         decided = sum(s["meaning"] in (_LATER, _AT_OR_BEFORE) for s in steps)
         bound = min(float(confidence), 1 - decided * (1 - level))
         result = Bisection(
@@ -383,13 +473,32 @@ def bisect(
             stopped=stopped,
             seconds=round(time.monotonic() - started, 3),
             path=None if path is None else str(path),
+            signal=asked[0] if stopped == "interrupted" else None,
         )
         save(result)
         return result
 
+    asked: list[int] = []  # the signals that came (Ctrl-C, SIGTERM) during a step's run
+    with _Stop() as stop:  # the signals that come between steps (each step's run has its own handlers)
+
+        def halted(span, direction) -> Bisection | None:
+            """The bisect stopped, interrupted, where a signal came: during the last step or since."""
+            if stop.requested:
+                asked.append(int(stop.signal))  # type: ignore[arg-type]
+            return finish(None, span, direction, "interrupted") if asked else None
+
+        return _search(commits, measure, save, finish, halted, skipped)
+
+
+def _search(commits: list, measure, save, finish, halted, skipped: list) -> Bisection:
+    """:func:`bisect`'s steps: the bad commit first, then the range halved, each step's ``meaning`` set; a step
+    whose run was interrupted, or a signal between steps (``halted``), ends it "interrupted"."""
+    good = commits[0]
     # the bad commit first: is there a change at all, and which way
     last = len(commits) - 1
     first = measure(last)
+    if first["stopped"] == "interrupted":
+        return finish(None, (commits[1], commits[last]), "", "interrupted")
     if first["stopped"] == "failed":
         raise RuntimeError(
             f"the bad commit {commits[last]} (or the good one, {good}) fails its command: {first['failure']}"
@@ -406,6 +515,8 @@ def bisect(
     low, high = 0, last  # the change lies in (low, high]: low is known unchanged, high known changed
     tried = {last}
     while high - low > 1:
+        if stopped := halted((commits[low + 1], commits[high]), direction):
+            return stopped
         untried = [i for i in range(low + 1, high) if i not in tried]
         if not untried:  # every commit between failed: the range is what is known
             return finish(None, (commits[low + 1], commits[high]), direction, "skipped")
@@ -413,6 +524,8 @@ def bisect(
         index = min(untried, key=lambda i: (abs(i - middle), i))
         tried.add(index)
         step = measure(index)
+        if step["stopped"] == "interrupted":
+            return finish(None, (commits[low + 1], commits[high]), direction, "interrupted")
         if step["stopped"] == "failed":
             step["meaning"] = "skipped"
             skipped.append(commits[index])
