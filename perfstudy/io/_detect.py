@@ -55,7 +55,7 @@ def _kind(path: Path) -> str | None:
         import gzip
 
         opener = gzip.open
-    with opener(path, "rt", encoding="utf-8", errors="replace") as handle:
+    with opener(path, "rt", encoding="utf-8-sig", errors="replace") as handle:
         head = handle.read(1 << 16)
     stripped = head.lstrip()
     first_line = head.split("\n", 1)[0]

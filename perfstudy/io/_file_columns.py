@@ -35,6 +35,7 @@ def file_columns(path: str | os.PathLike, format: Format = "auto", *, dropna: bo
         As :func:`perfstudy.io.read` raises them.
     """
     from perfstudy.io._detect import _detect_path
+    from perfstudy.io._json import MalformedFileError
 
     check_choice("format", format, FORMATS)
     dropna = check_bool("dropna", dropna)
@@ -43,9 +44,18 @@ def file_columns(path: str | os.PathLike, format: Format = "auto", *, dropna: bo
     path = Path(path)
     if not (path.is_file() or (path.is_dir() and format in ("auto", "criterion"))):
         raise FileNotFoundError(f"{path}: no such file")
+    if path.is_file() and path.stat().st_size == 0:
+        raise ValueError(f"{path}: the file is empty (0 bytes): nothing was written to it")
     data = None
     if format == "auto":
         format, data = _detect_path(path)
     found = HARNESSES[format]
-    columns = found.measure(path if data is None or found.by_path else data, dropna=dropna)
+    try:
+        columns = found.measure(path if data is None or found.by_path else data, dropna=dropna)
+    except ValueError as error:  # the reader's "source" is this file: name it (two files are compared)
+        said = str(error)
+        if not said.startswith("source: "):
+            raise
+        kind = MalformedFileError if isinstance(error, MalformedFileError) else ValueError
+        raise kind(f"{path}: {said.removeprefix('source: ')}") from None
     return columns._with_attrs(format=format)

@@ -39,7 +39,7 @@ def _read_json(source, tool: str) -> Any:
             import gzip  # with shutil, bz2 and lzma, 6 ms that a Go file need not pay
 
             opener = gzip.open
-        with opener(path, "rt", encoding="utf-8") as handle:
+        with opener(path, "rt", encoding="utf-8-sig") as handle:  # a byte-order mark is no JSON
             text = handle.read()
         where = str(path)
     elif hasattr(source, "read"):
@@ -47,6 +47,8 @@ def _read_json(source, tool: str) -> Any:
         where = getattr(source, "name", "<stream>")
     else:
         raise TypeError(f"source: expected a path, a file object or parsed JSON, got {type(source).__name__}")
+    if isinstance(text, str):
+        text = text.removeprefix("\ufeff")
     try:
         return json.loads(text)
     except json.JSONDecodeError as error:

@@ -246,5 +246,13 @@ def _tidy_table(frame: pd.DataFrame, path, dropna: bool) -> FileColumns:
         raise MalformedFileError(f"path: {path} is a tidy table without a 'value' column; it has {list(frame.columns)}")
     if frame.empty:
         raise MalformedFileError(f"path: {path} has a header ({list(frame.columns)}) and no rows: no measurements")
+    if {"batch", "iteration"} <= set(frame.columns):  # an iteration of a batch is one value
+        twice = frame.drop(columns="value").duplicated(keep=False)
+        if twice.any():
+            first = frame[twice].head(2).drop(columns="value").iloc[0].to_dict()
+            raise MalformedFileError(
+                f"path: {path}: {int(twice.sum())} rows are alike in every column but 'value' (first: {first}): one "
+                "iteration measured twice, or a file joined to itself; give each iteration once"
+            )
     frame = _finite_values(frame, dropna, where=f"path: {path}")
     return _frame_columns(frame)

@@ -247,10 +247,10 @@ def _measured(columns: dict, attrs: dict, dropna: bool = False, codes: tuple | N
     _check_dates(data["timestamp"])
     for name in ("batch", "iteration"):
         numbers = _numbers(data[name])
-        bad = np.isnan(numbers)
-        if bad.any() or (numbers != np.floor(numbers)).any():
+        bad = np.isnan(numbers) | (numbers != np.floor(numbers)) | (np.abs(numbers) >= _LARGEST_INDEX)
+        if bad.any():
             first = [data[name][i] for i in np.flatnonzero(bad)[:1].tolist()]
-            raise MalformedFileError(f"source: a {name} index is not an integer: {first}")
+            raise MalformedFileError(f"source: a {name} index is not an integer below 2**53: {first}")
         data[name] = numbers.astype(np.int64)
     data["warmup"] = _flags(data["warmup"])
     value = _numbers(data["value"])
@@ -273,6 +273,10 @@ def _measured(columns: dict, attrs: dict, dropna: bool = False, codes: tuple | N
     result = FileColumns(columns=data, attrs={**attrs, "dropped": dropped})
     result.__dict__["_factorised"] = codes  # the cached property, computed here once for the checks
     return result
+
+
+#: the largest batch or iteration index held exactly (a float holds every integer below it; int64 casts it)
+_LARGEST_INDEX = 2.0**53
 
 
 #: the types of a column of numbers that numpy converts as pandas does (None as NaN)

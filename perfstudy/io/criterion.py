@@ -56,7 +56,7 @@ def _name(folder: Path, root: Path | None) -> str:
 
 
 def _csv_rows(path: Path) -> list[dict]:
-    with open(path, newline="", encoding="utf-8") as handle:
+    with open(path, newline="", encoding="utf-8-sig") as handle:
         reader = csv.DictReader(handle)
         missing = [c for c in _CSV_COLUMNS if c not in (reader.fieldnames or [])]
         if missing:

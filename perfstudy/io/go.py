@@ -40,7 +40,7 @@ def _text(source) -> tuple[str, str]:
         path = Path(source)
         if not path.is_file():
             raise FileNotFoundError(f"{path}: no such file")
-        return path.read_text(encoding="utf-8", errors="replace"), str(path)
+        return path.read_text(encoding="utf-8-sig", errors="replace"), str(path)
     if hasattr(source, "read"):
         text = source.read()
         if isinstance(text, bytes):

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import warnings
@@ -90,10 +91,10 @@ def _damaged(tmp_path, format, damage):
     ],
 )
 def test_a_damaged_file_is_refused_in_one_set_of_words(tmp_path, format, damage, refused):
-    """The reader's words, from the one check of every harness; the file's columns and its frame alike."""
+    """The reader's words, from the one check of every harness, naming the file; its columns and its frame alike."""
     path = _damaged(tmp_path, format, damage)
     for reader in (file_columns, read):
-        with pytest.raises(ValueError, match="source: ") as error:
+        with pytest.raises(ValueError, match=f"^{re.escape(str(path))}: ") as error:
             reader(path)
         assert refused in str(error.value)
 

@@ -464,5 +464,60 @@ def test_a_file_that_is_not_what_its_reader_expects_is_a_malformed_file_error(tm
     path = tmp_path / name
     path.write_text(text)
     for given in (format, "auto"):
-        with pytest.raises(MalformedFileError, match="source|path"):
+        with pytest.raises(MalformedFileError, match=f"{name}|path"):  # the file, by name
             read(path, given)
+
+
+@pytest.mark.parametrize("harness", ["hyperfine", "google_benchmark", "jmh", "pytest_benchmark", "benchmarkdotnet"])
+def test_a_json_file_with_a_byte_order_mark_reads_as_its_harness(tmp_path, harness):
+    """A UTF-8 byte-order mark made a JSON file of any harness read as a CSV, refused with the whole file quoted."""
+    from perfstudy.io import read
+    from tests.support.harness_files import WRITERS
+
+    plain = tmp_path / f"{harness}.json"
+    WRITERS[harness](plain)
+    marked = tmp_path / f"marked-{harness}.json"
+    marked.write_bytes(b"\xef\xbb\xbf" + plain.read_bytes())
+    expected, found = read(plain), read(marked)
+    assert found.attrs["format"] == harness
+    assert found["value"].tolist() == expected["value"].tolist()
+
+
+def test_an_empty_file_is_called_empty_and_a_reader_names_the_file(tmp_path):
+    """An empty file was called "unknown format"; with two files compared, "source:" did not say which."""
+    from perfstudy.io import read
+
+    (tmp_path / "empty.json").write_bytes(b"")
+    with pytest.raises(ValueError, match=r"empty.json: the file is empty \(0 bytes\)"):
+        read(tmp_path / "empty.json")
+    (tmp_path / "neg.txt").write_text("BenchmarkX-2 100 -5 ns/op\n")
+    with pytest.raises(ValueError, match=r"neg.txt: 1 negative value\(s\) in units that cannot be negative"):
+        read(tmp_path / "neg.txt")
+
+
+def test_an_index_too_large_to_hold_is_refused_by_name(tmp_path):
+    """A 20-digit repetition index was cast to int64 with a RuntimeWarning and read as another number."""
+    from perfstudy.io import read
+    from tests.support.harness_files import WRITERS
+
+    path = tmp_path / "gb.json"
+    WRITERS["google_benchmark"](path)
+    document = json.loads(path.read_text())
+    document["benchmarks"][0]["repetition_index"] = 12345678901234567890
+    path.write_text(json.dumps(document))
+    with pytest.raises(
+        ValueError, match=r"gb.json: a batch index is not an integer below 2\*\*53: \[12345678901234567890\]"
+    ):
+        read(path)
+
+
+def test_a_tidy_table_with_an_iteration_given_twice_is_refused(tmp_path):
+    """Two rows of one benchmark, version, batch and iteration were read as two measurements."""
+    from perfstudy.io import read
+
+    path = tmp_path / "t.csv"
+    path.write_text("benchmark,version,value,unit,batch,iteration\nx,A,1,s,0,0\nx,A,2,s,0,0\nx,B,1,s,0,0\n")
+    with pytest.raises(ValueError, match="2 rows are alike in every column but 'value'"):
+        read(path)
+    path.write_text("benchmark,version,value,unit,batch,iteration\nx,A,1,s,0,0\nx,A,2,s,0,1\nx,B,1,s,0,0\n")
+    assert len(read(path)) == 3
