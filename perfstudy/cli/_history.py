@@ -84,7 +84,8 @@ def add_parser(commands) -> None:
         help="bisect each change point that became slower in the newest --recent commits, from the commit before "
         "its range to its range's last, running TEMPLATE ({commit} where the commit goes, {benchmark} where its "
         "name goes) in interleaved rounds as perfstudy bisect does; with --fail-on-regression the exit status is 1 "
-        "only for a regression a bisect confirms",
+        "only for a regression a bisect confirms (its bad commit slower beyond the threshold, whether the bisect "
+        "then names the commit or leaves a range)",
     )
     history.add_argument(
         "--confirm-max-time", default=None, help="each confirming bisect step's budget in time: 2m (default: none)"
@@ -147,18 +148,7 @@ def history_command(args) -> int:
         return 0
     slower = newest[newest["verdict"] == "slower"]
     if confirmed is not None:
-        culprits = [
-            f"{name} (commit {b.culprit})" for name, b in confirmed if b.culprit is not None and b.direction == "slower"
-        ]
-        unsure = [name for name, b in confirmed if b.culprit is None and b.range]
-        said = f"{len(slower)} suspected, {len(culprits)} confirmed by an interleaved bisect"
-        if unsure:
-            said += f"; {len(unsure)} left as a range (not confirmed to one commit): {', '.join(unsure)}"
-        if culprits:
-            print(f"perfstudy history: slower, confirmed: {', '.join(culprits)}; {said}", file=sys.stderr)
-            return 1
-        print(f"perfstudy history: no regression confirmed in the newest {recent} commit(s); {said}", file=sys.stderr)
-        return 0
+        return _gate(confirmed, len(slower), recent)
     need = result.series["commits_needed"]
     after = int(result.series["commits_after_needed"].to_numpy().min())
     judged = f"the newest {after - 1} commit(s) of each benchmark cannot be judged yet"
@@ -170,6 +160,34 @@ def history_command(args) -> int:
         print(f"perfstudy history: slower in the newest {recent} commit(s): {names}; {judged}", file=sys.stderr)
         return 1
     print(f"perfstudy history: no benchmark slower in its newest {recent} commit(s); {judged}", file=sys.stderr)
+    return 0
+
+
+def _gate(confirmed: list, suspected: int, recent: int) -> int:
+    """The exit status of ``--fail-on-regression --confirm``: 1 for a regression a bisect confirms, which is a bad
+    commit measured slower than the good one beyond the threshold, whether the bisect then named its commit or left
+    it in a range; an interrupted bisect's own status (130, 143), as no gate can pass on it."""
+    interrupted = [b for _, b in confirmed if b.stopped == "interrupted"]
+    if interrupted:
+        print("perfstudy history: a confirming bisect was interrupted; no regression gate is given", file=sys.stderr)
+        return interrupted[0].exit_status
+    slower = [
+        f"{name} (commit {b.culprit})"
+        if b.culprit is not None
+        else f"{name} (in {b.range[0]}..{b.range[-1]}, {b.stopped})"
+        for name, b in confirmed
+        if b.direction == "slower"
+    ]
+    unsure = [name for name, b in confirmed if not b.direction and b.stopped == "undecided"]
+    said = f"{suspected} suspected, {len(slower)} confirmed by an interleaved bisect"
+    if unsure:
+        said += (
+            f"; {len(unsure)} neither confirmed nor ruled out (the bad commit's step undecided): {', '.join(unsure)}"
+        )
+    if slower:
+        print(f"perfstudy history: slower, confirmed: {', '.join(slower)}; {said}", file=sys.stderr)
+        return 1
+    print(f"perfstudy history: no regression confirmed in the newest {recent} commit(s); {said}", file=sys.stderr)
     return 0
 
 
@@ -217,11 +235,13 @@ def _with_confirmations(text: str, confirmed: list, format: str) -> str:
         import html
 
         parts = "".join(
-            f"<h2>Confirmed by bisect: {html.escape(name)}</h2><pre>{html.escape(b.format('table'))}</pre>"
+            f"<h2>Bisect of the suspected regression {html.escape(name)}</h2><pre>{html.escape(b.format('table'))}</pre>"
             for name, b in confirmed
         )
         return text.replace("</body></html>", parts + "</body></html>")
     head = "### " if format == "markdown" else ""
     if not confirmed:
         return text + f"\n\n{head}No suspected regression in the newest commits to confirm."
-    return text + "".join(f"\n\n{head}Confirmed by bisect: {name}\n\n{b.format(format)}" for name, b in confirmed)
+    return text + "".join(
+        f"\n\n{head}Bisect of the suspected regression {name}\n\n{b.format(format)}" for name, b in confirmed
+    )

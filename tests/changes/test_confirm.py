@@ -52,9 +52,33 @@ def test_the_gate_fails_only_on_the_regression_a_bisect_confirms(suspects, capsy
     assert bisected["blip"]["culprit"] is None
     step = bisected["step"]
     assert step["culprit"] == "c22" or (step["culprit"] is None and step["range"][0] <= "c22" <= step["range"][-1])
-    assert code == (1 if step["culprit"] == "c22" else 0)
-    if code == 1:
+    assert code == (1 if step["direction"] == "slower" else 0)  # the bad commit measured slower: confirmed
+    if step["culprit"] == "c22":
         assert "slower, confirmed: step (commit c22); 2 suspected, 1 confirmed" in captured.err
+
+
+def test_a_regression_confirmed_but_not_pinned_to_one_commit_still_fails_the_gate(suspects, capsys, monkeypatch):
+    """At twice the load, the gate printed a bisect whose first step found the bad commit +6.5% slower, left "the
+    change lies in c6..c7 (undecided)", and exited 0."""
+    from perfstudy.experiment import bisection
+
+    def bisect(commits, template, **_):
+        slower = "step" in template
+        return bisection.Bisection(
+            culprit=None, range=(commits[1], commits[-1]) if slower else (), steps=(), skipped=(), confidence=0.95,
+            step_confidence=0.99, max_steps=4, direction="slower" if slower else "",
+            stopped="undecided" if slower else "no change", seconds=1.0,
+        )  # fmt: skip
+
+    monkeypatch.setattr(bisection, "bisect", bisect)
+    path, template = suspects
+    code = main(["history", str(path), "--threshold", "10%", "--fail-on-regression", "--recent", "10",
+                 "--confirm", template, "--no-progress"])  # fmt: skip
+    captured = capsys.readouterr()
+    assert code == 1, captured.err
+    assert "slower, confirmed: step (in " in captured.err and "undecided); 2 suspected, 1 confirmed" in captured.err
+    assert "Bisect of the suspected regression step" in captured.out
+    assert "Confirmed by bisect" not in captured.out  # the heading of every bisect, confirmed or not
 
 
 def test_confirm_options_are_checked_before_anything_runs(suspects, capsys):
