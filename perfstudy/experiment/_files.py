@@ -282,7 +282,20 @@ def _checked_record(path: Path, what: str = "resume") -> dict:
     if not isinstance(settings, dict):
         raise ValueError(f"{where}: its settings should be a mapping, found {settings!r}")
     _check_read_back(settings, where)
+    for key in ("shell_startup", "shell_startup_cpu"):  # subtracted from every run's time
+        value = record.get(key)
+        if value is not None and not (
+            isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value <= _STARTUP_MOST
+        ):
+            raise ValueError(
+                f"{where}: {key}={value!r} is no shell's start-up (0 to {_STARTUP_MOST:g} s), and it would be taken "
+                "from every run's time: the record was edited; start a new run"
+            )
     return record
+
+
+#: the longest shell start-up a record may hold, in seconds (a shell starts in about a millisecond)
+_STARTUP_MOST = 0.5
 
 
 def _check_read_back(settings: dict, where: str) -> None:
@@ -341,7 +354,7 @@ class _Writer:
         self.handle = None
         if path is not None:
             self.handle = open(path, "w" if fresh else "a", encoding="utf-8", newline="")
-            if fresh:
+            if self.handle.tell() == 0:  # a new file, or one resumed that a kill left empty: its header first
                 self.handle.write(",".join(COLUMNS) + "\n")
                 self.handle.flush()
 

@@ -349,9 +349,8 @@ def run(
     if seed is None:
         seed = int(np.random.SeedSequence().entropy % (2**32))  # type: ignore[operator]
     seed = check_int("seed", seed, minimum=0, maximum=2**63 - 1)
-    if record.get("stopped") == "decided":  # already decided: nothing is run
-        judged = _Judge(settings.threshold, settings.confidence, settings.statistic, settings.rule)
-        judged.add_rows(rows)
+    judged = _Judge(settings.threshold, settings.confidence, settings.statistic, settings.rule)
+    if record.get("stopped") == "decided" and _decided(judged, rows, path):  # already decided: nothing is run
         return _result(
             rows,
             settings,
@@ -367,9 +366,11 @@ def run(
     if record:  # the machine now, warned about before the first round of this session too
         environment["warnings"] = _machine_warnings()
     startup, cpu_startup = record.get("shell_startup"), record.get("shell_startup_cpu", 0.0)
+    shelled = settings.measure == "time" and any(_shelled(c) for c in commands.values())
     if startup is None:
-        shelled = settings.measure == "time" and any(_shelled(c) for c in commands.values())
         startup, cpu_startup = _shell_startup() if shelled else (0.0, 0.0)
+    elif shelled:  # resumed: the record's start-up is kept, so that every round subtracts the same
+        _check_startup(startup, _shell_startup()[0])
     record = _experiment(texts, settings.record()) | {
         "seed": seed,
         "environment": environment,
@@ -474,6 +475,36 @@ def _shell_startup() -> tuple[float, float]:
     from perfstudy.experiment.batches import _shell_startup as measured
 
     return measured()
+
+
+def _decided(judged: _Judge, rows: list, path) -> bool:
+    """Whether the rows of a run whose record says "decided" decide every benchmark; where they do not (the record
+    was edited, or written over other rows), that is said and the run goes on."""
+    judged.add_rows(rows)
+    state = judged.state()
+    undecided = sorted(name for name, judgement in state.items() if judgement[2] == "inconclusive")
+    if state and not undecided:
+        return True
+    warnings.warn(
+        f"{path}.json says the run was decided, but its rows leave {undecided[:3] or 'every benchmark'} "
+        "inconclusive: the run goes on",
+        RuntimeWarning,
+        stacklevel=3,
+    )
+    return False
+
+
+def _check_startup(recorded: float, here: float) -> None:
+    """A resumed run's start-up, recorded when it began, against this machine's now: a shell that starts three times
+    slower or faster (another machine, another shell) makes the rounds before and after unalike, which is said."""
+    if abs(here - recorded) > 1e-3 and not recorded / 3 <= here <= 3 * recorded:
+        warnings.warn(
+            f"the shell starts in {1e3 * here:.2f} ms here and {1e3 * recorded:.2f} ms in the run's record (another "
+            "machine, or another shell), and the record's is taken from every run's time: the rounds before and after "
+            "are not alike; start a new run to compare on this machine",
+            RuntimeWarning,
+            stacklevel=3,
+        )
 
 
 def _rss_floor() -> float:

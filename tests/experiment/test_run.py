@@ -151,6 +151,57 @@ def test_resume_refuses_another_experiments_file_naming_the_commands(tmp_path, c
     assert out.read_bytes() == before
 
 
+def test_a_run_file_a_kill_left_empty_is_resumed_with_its_header(tmp_path):
+    """A 0-byte run file beside its record was resumed by appending rows without a header, exit 0: the file was then
+    unreadable."""
+    out = tmp_path / "runs.csv"
+    run("true", "true", max_rounds=2, min_rounds=2, values=1, warmup=0, out=out, progress=False)
+    out.write_bytes(b"")
+    resumed = run("true", "true", max_rounds=2, min_rounds=2, values=1, warmup=0, out=out, resume=True, progress=False)
+    frame = pd.read_csv(out)
+    assert list(frame.columns) == list(COLUMNS) and sorted(set(frame["round"])) == [0, 1]
+    assert resumed.rounds == 2 and resumed.new_rounds == 2
+
+
+def test_a_resumed_runs_recorded_shell_start_up_is_checked(tmp_path):
+    """The record's shell start-up was trusted: 5 s made every resumed batch 0.0 s, -1 s added a second to each, and
+    resuming on another machine subtracted the first machine's start-up without a word."""
+    import warnings
+
+    out = tmp_path / "runs.csv"
+    quick = dict(max_rounds=2, min_rounds=2, values=1, warmup=0, out=out, progress=False)
+    run("true; true", "true; true", **quick)
+    record = json.loads(Path(f"{out}.json").read_text())
+    assert 0 < record["shell_startup"] < 0.05
+    for bad in (5, -1, "1ms"):
+        Path(f"{out}.json").write_text(json.dumps(record | {"shell_startup": bad}))
+        with pytest.raises(
+            ValueError, match=rf"shell_startup={bad!r} is no shell's start-up .*: the record was edited"
+        ):
+            run("true; true", "true; true", **quick | dict(max_rounds=3, resume=True))
+    Path(f"{out}.json").write_text(json.dumps(record | {"shell_startup": 0.4}))  # another machine's, 0.4 s
+    with pytest.warns(RuntimeWarning, match=r"ms here and 400.00 ms in the run's record"):
+        run("true; true", "true; true", **quick | dict(max_rounds=3, resume=True))
+    Path(f"{out}.json").write_text(json.dumps(record | {"rounds": 2}))
+    with warnings.catch_warnings(record=True) as said:  # this machine's own start-up: no word
+        warnings.simplefilter("always")
+        run("true; true", "true; true", **quick | dict(max_rounds=4, resume=True))
+    assert not [w for w in said if "in the run's record" in str(w.message)]
+
+
+def test_a_record_that_says_decided_over_undecided_rows_is_not_taken_at_its_word(tmp_path):
+    """A record that said "stopped: decided" over an inconclusive verdict gave "already decided: no round run"."""
+    out = tmp_path / "runs.csv"
+    quick = dict(min_rounds=2, values=1, warmup=0, out=out, progress=False, threshold=0.0)
+    first = run("true", "true", max_rounds=2, **quick)
+    assert first.stopped == "max-rounds" and first.verdicts[0]["verdict"] == "inconclusive"
+    record = json.loads(Path(f"{out}.json").read_text())
+    Path(f"{out}.json").write_text(json.dumps(record | {"stopped": "decided"}))
+    with pytest.warns(RuntimeWarning, match=r"says the run was decided, but its rows leave \[.*\] inconclusive"):
+        resumed = run("true", "true", max_rounds=3, resume=True, **quick)
+    assert resumed.new_rounds == 1 and resumed.rounds == 3
+
+
 def test_unreachable_scheduler_names_address_and_timeout(tmp_path, monkeypatch):
     pytest.importorskip("distributed")
     monkeypatch.setattr(_Hosts, "TIMEOUT", 1.0)
