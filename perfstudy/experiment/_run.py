@@ -426,6 +426,7 @@ def run(
             stopped, failure, signum = _loop(session)
     except BaseException as error:  # the runner itself broke (a full disk...): the record says so, not null
         record.update(stopped="failed", rounds=len(completed), error=f"{type(error).__name__}: {error}")
+        record.update({"lost_hosts": hosts.lost} if hosts is not None and hosts.lost else {})
         _write_record(path, record)
         raise
     finally:
@@ -441,6 +442,8 @@ def run(
                 warnings.warn(cleaned, RuntimeWarning, stacklevel=2)
     record["stopped"] = stopped
     record["rounds"] = len(completed)
+    if hosts is not None and hosts.lost:  # which host was lost, at which round, when
+        record["lost_hosts"] = hosts.lost
     if signum is not None:
         record["signal"] = signal.Signals(signum).name
     _write_record(path, record)

@@ -202,6 +202,54 @@ def test_a_record_that_says_decided_over_undecided_rows_is_not_taken_at_its_word
     assert resumed.new_rounds == 1 and resumed.rounds == 3
 
 
+@pytest.mark.slow  # a local Dask cluster of two workers, one killed
+def test_a_lost_worker_costs_its_round_and_the_run_goes_on_saying_so(tmp_path, monkeypatch):
+    """A worker killed with kill -9 hung the run with no message: its batch, pinned to it, waited forever."""
+    pytest.importorskip("distributed")
+    rounds = _Hosts.rounds
+    killed = {}
+
+    def killing(self, **options):
+        pids = self.client.run(os.getpid)
+        for step, item in enumerate(rounds(self, **options)):
+            if step == 2:  # a batch has ended on each worker: one is killed
+                killed["host"] = sorted(pids)[0]
+                os.kill(pids[killed["host"]], signal.SIGKILL)
+            yield item
+
+    monkeypatch.setattr(_Hosts, "rounds", killing)
+    out = tmp_path / "runs.csv"
+    with pytest.warns(
+        RuntimeWarning, match=r"host tcp://.* was lost at .*: its round \d+ is dropped \(and run again\)"
+    ):
+        result = run("sleep 0.05", "sleep 0.05", scheduler="local:2", max_rounds=30, values=1, warmup=0,
+                     threshold=0.0, out=out, progress=False)  # fmt: skip
+    assert result.rounds == 30 and result.stopped == "max-rounds"  # the lost round ran again elsewhere
+    lost = json.loads(Path(f"{out}.json").read_text())["lost_hosts"]
+    assert [entry["host"] for entry in lost] == [killed["host"]] and lost[0]["at"].endswith("+00:00")
+
+
+@pytest.mark.slow  # a cluster run whose batch never ends, stopped by SIGTERM
+def test_sigterm_ends_a_cluster_run_within_a_bounded_time(tmp_path):
+    """The SIGTERM from `timeout 300` did not end a run waiting for a batch that never finished."""
+    pytest.importorskip("distributed")
+    marker = tmp_path / "started"
+    command = [PYTHON, "-m", "perfstudy", "run", "--a", f"touch {marker}; sleep 600", "--b", f"touch {marker}; sleep 601",
+               "--scheduler", "local:1", "--out", str(tmp_path / "runs.csv"), "--no-progress"]  # fmt: skip
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path)
+    deadline = time.monotonic() + 120
+    while not marker.exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    process.send_signal(signal.SIGTERM)
+    began = time.monotonic()
+    stdout, stderr = process.communicate(timeout=120)
+    assert process.returncode == 143, stderr.decode()[-2000:]
+    assert time.monotonic() - began < 60  # 10 s of grace for the batch in flight, then the cluster's close
+    assert b"stopped (interrupted)" in stderr
+    left = subprocess.run(["pgrep", "-f", str(marker)], capture_output=True, text=True).stdout.split()
+    assert not left, f"the batch's command outlived the run: {left}"
+
+
 def test_unreachable_scheduler_names_address_and_timeout(tmp_path, monkeypatch):
     pytest.importorskip("distributed")
     monkeypatch.setattr(_Hosts, "TIMEOUT", 1.0)
