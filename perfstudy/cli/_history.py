@@ -174,7 +174,7 @@ def _gate(confirmed: list, suspected: int, recent: int) -> int:
     slower = [
         f"{name} (commit {b.culprit})"
         if b.culprit is not None
-        else f"{name} (in {b.range[0]}..{b.range[-1]}, {b.stopped})"
+        else f"{name} (in {b.range[0]} to {b.range[-1]}, both included, {b.stopped})"
         for name, b in confirmed
         if b.direction == "slower"
     ]

@@ -42,7 +42,7 @@ from perfstudy.experiment.settings import RunSettings
 __all__ = ["Bisection", "bisect", "step_confidence"]
 
 #: what a step's verdict means for the search
-_LATER, _AT_OR_BEFORE = "later", "at or before"
+_LATER, _AT_OR_BEFORE, _NONE = "later", "at or before", "none in the range"
 
 
 @dataclass(frozen=True)
@@ -60,7 +60,7 @@ class Bisection(Result):
     steps : tuple of dict
         One per step: ``commit``, ``index`` (its position, the good commit 0), ``verdict`` (the run's),
         ``change``, ``low``, ``high``, ``rounds``, ``seconds``, ``stopped`` (the run's), ``cleanup`` (how
-        the run's cleanup failed, "" if it did not) and ``meaning`` ("later", "at or before", "skipped",
+        the run's cleanup failed, "" if it did not) and ``meaning`` ("later", "at or before", "none in the range", "skipped",
         "undecided" or "interrupted"; a resumed bisect runs the last two again).
     skipped : tuple of str
         Commits whose command failed, stepped over.
@@ -84,6 +84,8 @@ class Bisection(Result):
         The JSON file the steps were written to.
     signal : int or None
         The signal (SIGINT, SIGTERM) that stopped the bisect (``stopped`` is then "interrupted").
+    threshold : float
+        The smallest relative change that counts (each step's).
     """
 
     culprit: str | None
@@ -98,6 +100,7 @@ class Bisection(Result):
     seconds: float
     path: str | None = field(default=None)
     signal: int | None = field(default=None)
+    threshold: float = field(default=math.nan)
 
     @property
     def exit_status(self) -> int:
@@ -149,11 +152,11 @@ class Bisection(Result):
         elif self.stopped == "no change":
             head = "no change beyond the threshold between the good and the bad commit"
         elif self.stopped == "interrupted":
-            where = f"; so far the change lies in {self.range[0]}..{self.range[-1]}" if self.range else ""
+            where = f"; so far the change lies in {_span(self.range)}" if self.range else ""
             again = f"; --resume --out {self.path} continues it" if self.path else "; with --out it could be resumed"
             head = f"INTERRUPTED by {signal.Signals(self.signal or signal.SIGINT).name} at step {len(self.steps)}{where}{again}"
         else:
-            head = f"the change lies in {self.range[0]}..{self.range[-1]} ({self.stopped})" if self.range else ""
+            head = f"the change lies in {_span(self.range)} ({self.stopped})" if self.range else ""
         bound = (
             f"bisect confidence {self.confidence:.0%} as a whole: each of at most {self.max_steps} step{'s' if self.max_steps != 1 else ''} at "
             f"{self.step_confidence:.2%}"
@@ -180,13 +183,36 @@ class Bisection(Result):
                 lines.append(
                     f"CLEANUP FAILED at step {number} ({s['commit']}): {s['cleanup']}; what it should undo may not be undone."
                 )
-        budgets = sorted({s.get("stopped") for s in self.steps if _verdict(s) != s["verdict"]})
-        if budgets:
-            lines.append(
-                f"A step left undecided stopped at its budget ({', '.join(budgets)}): raise --max-rounds or give "
-                "--max-time (max_rounds=, max_time=) to let it decide."
-            )
+        undecided = [s for s in self.steps if _verdict(s) != s["verdict"]]
+        if undecided:
+            lines.append(_advice(undecided[-1], self.threshold))
         return "\n".join(lines)
+
+
+def _span(commits: tuple) -> str:
+    """A range of commits in words: both ends may hold the change (git's ``A..B`` would leave ``A`` out)."""
+    return str(commits[0]) if commits[0] == commits[-1] else f"the commits {commits[0]} to {commits[-1]}, both included"
+
+
+def _advice(step: dict, threshold: float) -> str:
+    """What to do about a step its budget left undecided: where its interval straddles the threshold, more rounds
+    narrow it slowly, and a threshold away from the change or a quieter metric decides sooner."""
+    budget = f"A step left undecided stopped at its budget ({step.get('stopped')})"
+    low, high = step.get("low", math.nan), step.get("high", math.nan)
+    straddled = [t for t in (threshold, -threshold) if math.isfinite(t) and low < t < high]
+    if len(straddled) == 2:
+        return (
+            f"{budget}: its interval [{low:+.1%}, {high:+.1%}] is wider than the +-{100 * threshold:g}% band. Give more rounds "
+            "(--max-rounds, --max-time; max_rounds=, max_time=), a quieter metric (--metric cpu), or a wider threshold "
+            "(--threshold, threshold=)."
+        )
+    if straddled:
+        return (
+            f"{budget}: its interval [{low:+.1%}, {high:+.1%}] straddles the {100 * straddled[0]:+g}% threshold, so the change "
+            "is about the threshold's size. Give a threshold away from it (--threshold, threshold=), a quieter metric "
+            "(--metric cpu), or more rounds (--max-rounds, --max-time; max_rounds=, max_time=)."
+        )
+    return f"{budget}: raise --max-rounds or give --max-time (max_rounds=, max_time=) to let it decide."
 
 
 def _verdict(step: dict) -> str:
@@ -250,7 +276,7 @@ def _resumed(path: Path | None, defined: dict) -> dict:
 
 
 #: the meanings of a step that a resumed bisect takes as measured
-_SETTLED = (_LATER, _AT_OR_BEFORE, "skipped")
+_SETTLED = (_LATER, _AT_OR_BEFORE, _NONE, "skipped")
 #: every meaning a step can have in a bisect's file
 _MEANINGS = (*_SETTLED, "undecided", "interrupted")
 #: every verdict a step can have: its run's, or "failed" where its command failed
@@ -275,7 +301,7 @@ def _damage(step, commits: list, threshold: float) -> str:
         return f"verdict {verdict!r}, meaning {meaning!r}"
     if (meaning == "skipped") != (verdict == "failed"):
         return f"meaning {meaning!r} with verdict {verdict!r}"
-    if meaning in (_LATER, _AT_OR_BEFORE):
+    if meaning in (_LATER, _AT_OR_BEFORE, _NONE):
         if not all(isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) for x in (low, high)):
             return f"a decided step without a finite interval ({low!r}, {high!r})"
         contradicted = {
@@ -284,7 +310,8 @@ def _damage(step, commits: list, threshold: float) -> str:
             "no change": not (-threshold <= low and high <= threshold),
             "inconclusive": True,
         }[verdict]
-        if contradicted or (meaning == _AT_OR_BEFORE and verdict == "no change"):
+        allowed = {_AT_OR_BEFORE: ("slower", "faster"), _NONE: ("no change",)}.get(meaning, _VERDICTS)
+        if contradicted or verdict not in allowed:
             return f"verdict {verdict!r} ({meaning}) with the interval [{low:+.2%}, {high:+.2%}] at +-{threshold:.2%}"
     return ""
 
@@ -459,7 +486,7 @@ def bisect(
     def finish(culprit, span, direction, stopped) -> Bisection:
         if stopped == "interrupted" and steps and steps[-1]["stopped"] == "interrupted":
             steps[-1]["meaning"] = "interrupted"  # kept for the reader; a resumed bisect runs it again
-        decided = sum(s["meaning"] in (_LATER, _AT_OR_BEFORE) for s in steps)
+        decided = sum(s["meaning"] in (_LATER, _AT_OR_BEFORE, _NONE) for s in steps)
         bound = min(float(confidence), 1 - decided * (1 - level))
         result = Bisection(
             culprit=culprit,
@@ -474,6 +501,7 @@ def bisect(
             seconds=round(time.monotonic() - started, 3),
             path=None if path is None else str(path),
             signal=asked[0] if stopped == "interrupted" else None,
+            threshold=float(threshold),
         )
         save(result)
         return result
@@ -504,7 +532,7 @@ def _search(commits: list, measure, save, finish, halted, skipped: list) -> Bise
             f"the bad commit {commits[last]} (or the good one, {good}) fails its command: {first['failure']}"
         )
     if first["verdict"] == "no change":
-        first["meaning"] = _LATER
+        first["meaning"] = _NONE
         return finish(None, (), "", "no change")
     if first["verdict"] not in ("slower", "faster"):
         first["meaning"] = "undecided"

@@ -76,7 +76,7 @@ def test_a_regression_confirmed_but_not_pinned_to_one_commit_still_fails_the_gat
                  "--confirm", template, "--no-progress"])  # fmt: skip
     captured = capsys.readouterr()
     assert code == 1, captured.err
-    assert "slower, confirmed: step (in " in captured.err and "undecided); 2 suspected, 1 confirmed" in captured.err
+    assert "slower, confirmed: step (in c" in captured.err and "undecided); 2 suspected, 1 confirmed" in captured.err
     assert "Bisect of the suspected regression step" in captured.out
     assert "Confirmed by bisect" not in captured.out  # the heading of every bisect, confirmed or not
 

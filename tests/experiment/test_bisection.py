@@ -122,7 +122,8 @@ def test_a_step_left_undecided_says_which_budget_stopped_it(tmp_path, capsys):
     shown = capsys.readouterr().out
     assert code == 0, shown
     assert "inconclusive (max-rounds)" in shown
-    assert "stopped at its budget (max-rounds): raise --max-rounds or give --max-time" in shown
+    assert "A step left undecided stopped at its budget (max-rounds): its interval" in shown
+    assert "is wider than the +-0.01% band. Give more rounds (--max-rounds, --max-time" in shown  # an A/A step
 
 
 def test_the_command_line_refuses_unusable_input_with_one_line(tmp_path, capsys):
@@ -231,7 +232,9 @@ def test_a_resumed_bisect_runs_only_the_commits_it_had_not_measured(bench, tmp_p
     first = bisect(commits, bench, threshold=0.1, progress=False, out=out)
     again = bisect(commits, bench, threshold=0.1, progress=True, out=out, resume=True)
     assert again.culprit == first.culprit or first.culprit is None  # c5, or the range a loaded machine left
-    settled = [s["commit"] for s in first.steps if s["meaning"] in ("later", "at or before", "skipped")]
+    settled = [
+        s["commit"] for s in first.steps if s["meaning"] in ("later", "at or before", "none in the range", "skipped")
+    ]
     ran = capsys.readouterr().err
     assert not any(f": {commit} against" in ran for commit in settled)  # a settled step in the file: not run again
     if first.culprit is not None:
@@ -302,7 +305,9 @@ def test_an_interrupted_step_stops_the_bisect_as_interrupted_and_resume_runs_it_
     assert stopped.stopped == "interrupted" and stopped.culprit is None and stopped.exit_status == 143
     assert stopped.range == ("c5", "c9")  # what the steps before it had found: c4 unchanged, c9 slower
     assert [s["meaning"] for s in stopped.steps] == ["at or before", "later", "interrupted"]
-    assert stopped.format().startswith("INTERRUPTED by SIGTERM at step 3; so far the change lies in c5..c9")
+    assert stopped.format().startswith(
+        "INTERRUPTED by SIGTERM at step 3; so far the change lies in the commits c5 to c9, both included"
+    )
     assert json.loads(out.read_text())["stopped"] == "interrupted"
     again = steps()
     resumed = bisect(COMMITS, "x {commit}", threshold=0.1, progress=False, out=out, resume=True)
@@ -433,3 +438,16 @@ def test_a_warning_during_a_bisect_is_one_line_of_the_commands_words(steps, tmp_
     err = capsys.readouterr().err
     assert "perfstudy bisect: warning: the machine's load changed by 3.1 during the run (load 1.2 -> 4.3)" in err
     assert "RuntimeWarning" not in err and ".py:" not in err
+
+
+def test_the_words_of_a_range_an_undecided_step_and_a_bad_commit_without_change(steps):
+    """Ranges printed as 'c6..c7' included c6, where git's A..B leaves A out; the advice for an undecided step named
+    only the budgets when its interval straddled the threshold; a bad commit without a change said 'so the change is:
+    later'."""
+    steps(c4=dict(stopped="max-rounds", verdicts=[dict(verdict="inconclusive", change=0.055, low=0.041, high=0.07)]))
+    shown = bisect(COMMITS, "x {commit}", threshold=0.05, progress=False).format()
+    assert shown.startswith("the change lies in the commits c1 to c9, both included (undecided)")
+    assert "its interval [+4.1%, +7.0%] straddles the +5% threshold" in shown and "(--metric cpu)" in shown
+    steps(c9=dict(verdicts=[dict(verdict="no change", change=0.0, low=-0.01, high=0.01)]))
+    quiet = bisect(COMMITS, "x {commit}", threshold=0.05, progress=False)
+    assert quiet.steps[0]["meaning"] == "none in the range" and "later" not in quiet.format()
