@@ -71,23 +71,36 @@ def si(value: float, digits: int = 4, *, small: bool = True) -> str:
 
 
 def with_unit(value: float, unit: str, *, digits: int = 4, small: bool = True) -> str:
-    """``value`` with its prefix joined to ``unit``, as people write it: ``900.6 ns``, ``4.096 kB/op``.
+    """``value`` in ``unit`` with its prefix joined to the unit as :func:`display_unit` shows it, as people write
+    it: ``900.6 ns``, ``28.55 µs/op`` for 28,550 ns/op (never ``28.55 kns/op``), ``4.096 kB/op``.
 
     Parameters
     ----------
     value : float
     unit : str
-        The unit as :func:`display_unit` shows it ("" for none).
+        The value's unit ("" for none).
     digits : int
     small : bool
-        As in :func:`si`.
+        As in :func:`si`, for a time; a value of another unit never takes a prefix below one.
     """
-    text = si(value, digits, small=small)
+    factor, shown, timed = display_unit(unit)
+    text = si(value * factor, digits, small=small and timed)
     if text == "n/a":
         return text
     if text[-1:] in {p for _, p in _PREFIXES if p}:
-        return f"{text[:-1]} {text[-1]}{unit}"
-    return f"{text} {unit}".strip()
+        return f"{text[:-1]} {text[-1]}{shown}"
+    return f"{text} {shown}".strip()
+
+
+def counted(number: int, noun: str) -> str:
+    """``number`` and ``noun``, plural unless one: ``1 round``, ``2 rounds``, ``0 batches``.
+
+    Parameters
+    ----------
+    number : int
+    noun : str
+    """
+    return f"{number} {noun if number == 1 else plural(noun)}"
 
 
 def plural(noun: str) -> str:

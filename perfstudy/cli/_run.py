@@ -8,6 +8,7 @@ import sys
 from typing import Any
 
 from perfstudy._lib.defaults import shown
+from perfstudy._lib.format import counted
 from perfstudy.cli._common import format_option, in_help, in_options, one_line as _one_line, warning_lines
 from perfstudy.comparison.running import RULES, rules_help
 from perfstudy.io.harnesses import MEASURED_FORMATS
@@ -342,15 +343,15 @@ def _stopped_text(result, resumed: bool) -> str:
     """The line under the table: why the run stopped, in words a CI log reader needs."""
     where = f"every batch in {result.path} (this table in {result.path}.md)" if result.path else "no file written"
     if result.stopped == "decided" and resumed and result.new_rounds == 0:
-        return f"{result.rounds} rounds, already decided: no round run; {where}"
+        return f"{counted(result.rounds, 'round')}, already decided: no round run; {where}"
     if result.stopped == "interrupted":
         name = signal.Signals(result.signal).name if result.signal is not None else "a signal"
         return (
-            f"INTERRUPTED by {name} after {result.rounds} rounds (exit status {result.exit_status}): a partial run; "
+            f"INTERRUPTED by {name} after {counted(result.rounds, 'round')} (exit status {result.exit_status}): a partial run; "
             f"the intervals are anytime-valid, so the verdicts above hold, but the inconclusive ones need more "
             f"rounds (--resume); {where}"
         )
-    return f"{result.rounds} rounds, stopped: {result.stopped}; {where}"
+    return f"{counted(result.rounds, 'round')}, stopped: {result.stopped}; {where}"
 
 
 #: what run's messages name, as its options: the settings' own (:data:`perfstudy.experiment.settings.OPTIONS`, which

@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from perfstudy._lib.checks import check_choice, check_labels, check_sample
+from perfstudy._lib.format import counted
 from perfstudy._lib.tdist import f_sf, t_ppf, t_sf
 from perfstudy.comparison.running import stopping_rule
 
@@ -109,7 +110,7 @@ def paired_interval(
         centre = rule.estimate(d)
         low, high, p = cs.current()
         method = rule.method
-        notes.append(f"paired over {n} rounds, {each}; {rule.interval}")
+        notes.append(f"paired over {counted(n, 'round')}, {each}; {rule.interval}")
         if math.isnan(float(cs.running_low[-1])):
             notes.append(
                 "the intervals of successive rounds share no point: the change did not stay constant over the "
@@ -132,7 +133,7 @@ def paired_interval(
         p = float(2 * t_sf(abs(t), df)) if math.isfinite(t) else 0.0
         method = "paired t"
         where = f" on {np.unique(host_labels).size} hosts (host and round variance split)" if several else ""
-        notes.append(f"paired over {n} rounds{where}, {each}")
+        notes.append(f"paired over {counted(n, 'round')}{where}, {each}")
     return dict(
         change=back(centre),
         low=back(low) if math.isfinite(low) else low,

@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from perfstudy._lib.checks import check_each, check_fraction, check_int, check_real
+from perfstudy._lib.format import counted
 from perfstudy._lib.frames import float_values
 from perfstudy._lib.result import Result
 from perfstudy._lib.tdist import norm_ppf
@@ -196,7 +197,7 @@ def format_plan(plan: RoundPlan) -> str:
     if not isinstance(plan, RoundPlan):
         raise TypeError(f"plan: expected a RoundPlan, got {type(plan).__name__}")
     lines = [
-        f"pilot: {plan.pilot_rounds} rounds on {plan.pilot_hosts} host(s), {plan.round_time_s:.2f} s per round; "
+        f"pilot: {counted(plan.pilot_rounds, 'round')} on {plan.pilot_hosts} host(s), {plan.round_time_s:.2f} s per round; "
         f"SD of a round's log B/A {100 * plan.round_sd:.2f}%, between hosts {100 * plan.host_sd:.2f}%"
         + (" (one host: not measured)" if plan.pilot_hosts == 1 else ""),
         f"to reach an interval of +-{100 * plan.target:g}% (anytime-valid, as perfstudy run decides):",

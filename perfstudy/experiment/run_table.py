@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 
-from perfstudy._lib.format import aligned, p_text, with_unit
+from perfstudy._lib.format import aligned, counted, p_text, with_unit
 
 __all__ = ["text_table", "markdown_table", "json_document"]
 
@@ -173,7 +173,7 @@ def json_document(result) -> dict:
     for row in result.verdicts:
         rounds = int(row["rounds"])
         notes = (
-            [f"paired over {rounds} rounds, each round's B/A; {rule.interval}"]
+            [f"paired over {counted(rounds, 'round')}, each round's B/A; {rule.interval}"]
             if rounds >= 2
             else [f"{rounds} paired round: no interval; run more rounds"]
         )

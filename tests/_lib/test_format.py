@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from perfstudy._lib.format import display_unit, p_text, plural, si, span, with_unit
+from perfstudy._lib.format import counted, display_unit, p_text, plural, si, span, with_unit
 
 
 @pytest.mark.parametrize(
@@ -46,6 +46,9 @@ def test_with_unit_joins_the_prefix_to_the_unit():
     assert with_unit(900.6e-9, "s") == "900.6 ns"
     assert with_unit(4096, "B/op") == "4.096 kB/op"
     assert with_unit(3, "") == "3" and with_unit(math.nan, "s") == "n/a"
+    # a time in another unit is shown in seconds' prefixes: go test's 28,550 ns/op read "28.55 kns/op"
+    assert with_unit(28_550, "ns/op") == "28.55 µs/op" and with_unit(1500, "us") == "1.5 ms"
+    assert with_unit(0.5, "B/op") == "0.5 B/op"  # no milli-bytes
 
 
 @pytest.mark.parametrize(
@@ -62,3 +65,9 @@ def test_a_span_prints_one_number_where_both_ends_print_alike():
 
 def test_a_p_value_is_never_printed_as_zero():
     assert p_text(0.0) == "<1e-300" and p_text(0.01234) == "0.012" and p_text(math.nan) == "n/a"
+
+
+def test_a_count_of_one_is_singular():
+    """A run of one round said "1 rounds"."""
+    assert [counted(n, "round") for n in (0, 1, 2)] == ["0 rounds", "1 round", "2 rounds"]
+    assert counted(1, "batch") == "1 batch" and counted(3, "batch") == "3 batches"
