@@ -480,6 +480,17 @@ def _shell_startup() -> tuple[float, float]:
     return measured()
 
 
+def _failed_said(result) -> str:
+    """A failed batch in words: its version, its command's exit status and standard error's tail, or that its
+    command exited 0 with output no harness reader could read."""
+    from perfstudy.experiment.batches import UNREADABLE, UNREADABLE_SAID
+
+    version, said = result.rows[0]["version"], result.stderr.strip()
+    if result.status == UNREADABLE and said.startswith(UNREADABLE_SAID):
+        return f"version {version}: {said}"
+    return f"version {version} exited with status {result.status}: {said}"
+
+
 def _decided(judged: _Judge, rows: list, path) -> bool:
     """Whether the rows of a run whose record says "decided" decide every benchmark; where they do not (the record
     was edited, or written over other rows), that is said and the run goes on."""
@@ -658,12 +669,7 @@ def _rounds(session: _Session, stop, *, started: float, next_round: int) -> tupl
             if stop.requested and result.status != 0:  # ended by a second interrupt
                 return "interrupted", "", stop.signal
             if result.status != 0 and not s.ignore_failures:
-                version = result.rows[0]["version"]
-                return (
-                    "failed",
-                    f"version {version} exited with status {result.status}: {result.stderr.strip()}",
-                    None,
-                )
+                return "failed", _failed_said(result), None
             continue
         # a round ended: ``finished`` is {version: rows}
         ran += 1

@@ -47,6 +47,10 @@ METRIC_SUFFIXES = {"wall": "", "cpu": ":cpu", "rss": ":rss"}
 STDERR_TAIL = 2000
 #: exit status of a run that its timeout ended (as GNU timeout), and of one a second Ctrl-C ended
 TIMED_OUT, INTERRUPTED = 124, 130
+#: a batch whose command exited 0 with output that is not its harness's (sysexits' EX_DATAERR)
+UNREADABLE = 65
+#: how such a batch's failure begins (the command's own status was 0)
+UNREADABLE_SAID = "its command exited 0, but its output is not"
 
 __all__ = [
     "Batch",
@@ -520,6 +524,8 @@ def _parsed(output: bytes, measure: str) -> list[dict]:
         handle.write(output)
     try:
         frame = read(handle.name, cast(Format, measure))  # a measure other than time is a format
+    except ValueError as error:  # said of the output, not of the scratch file that held it
+        raise ValueError(str(error).replace(f"{handle.name}: ", "")) from None
     finally:
         os.unlink(handle.name)
     keep = [c for c in ("benchmark", "value", "unit") if c in frame.columns]
@@ -658,7 +664,7 @@ class _BatchState:
             try:
                 found = _parsed(ran.output, batch.measure)
             except (ValueError, OSError) as error:
-                self.status, self.stderr = 65, f"the output is not {batch.measure} benchmark data: {error}"
+                self.status, self.stderr = UNREADABLE, f"{UNREADABLE_SAID} {batch.measure} benchmark data: {error}"
                 return False
         for row in found:
             row.update(iteration=iteration, warmup=warmup, cpu=ran.cpu, rss=ran.rss)

@@ -57,5 +57,6 @@ def file_columns(path: str | os.PathLike, format: Format = "auto", *, dropna: bo
         if not said.startswith("source: "):
             raise
         kind = MalformedFileError if isinstance(error, MalformedFileError) else ValueError
-        raise kind(f"{path}: {said.removeprefix('source: ')}") from None
+        said = said.removeprefix("source: ")
+        raise kind(said if said.startswith(f"{path}:") else f"{path}: {said}") from None
     return columns._with_attrs(format=format)

@@ -541,3 +541,19 @@ def test_a_runner_that_breaks_leaves_a_record_that_says_so(tmp_path, monkeypatch
         run("true", "true", values=1, warmup=0, min_rounds=2, max_rounds=2, out=out, progress=False, shell=False)
     record = json.loads(Path(f"{out}.json").read_text())
     assert record["stopped"] == "failed" and "No space left on device" in record["error"]
+
+
+def test_output_that_is_not_the_harnesss_says_its_command_exited_0():
+    """A command that exited 0 with output its harness's reader refused was "version B exited with status 65", and
+    the reader's words named the scratch file that held the output."""
+    from perfstudy.experiment._run import run
+
+    result = run(
+        "echo hello", "echo hello", measure="go", max_rounds=2, min_rounds=2, values=1, warmup=0, progress=False
+    )
+    assert result.stopped == "failed" and result.exit_status == 65
+    assert result.failure.endswith(
+        ": its command exited 0, but its output is not go benchmark data: no Go benchmark result lines "
+        "('BenchmarkName N value unit ...')"
+    )
+    assert ".out" not in result.failure and "exited with status" not in result.failure
