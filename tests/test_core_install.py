@@ -64,9 +64,10 @@ def test_a_command_that_needs_an_extra_names_it_with_exit_2(monkeypatch, capsys,
 
     monkeypatch.setattr(cli, "_command", missing)
     assert cli.main(["analyze", "x.json"]) == 2
+    from perfstudy._lib.extras import install_hint
+
     assert capsys.readouterr().err == (
-        f"perfstudy analyze: this needs {module}, which comes with the [{extra}] extra: "
-        f"pip install 'perfstudy[{extra}]'\n"
+        f"perfstudy analyze: this needs {module}, which comes with the [{extra}] extra: {install_hint(extra)}\n"
     )
 
 

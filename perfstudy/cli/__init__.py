@@ -127,9 +127,11 @@ def main(argv=None) -> int:
         extra = EXTRAS.get(str(error.name or "").split(".")[0])
         if extra is None:
             raise
+        from perfstudy._lib.extras import install_hint
+
         print(
             f"perfstudy {args.command}: this needs {error.name}, which comes with the [{extra}] extra: "
-            f"pip install 'perfstudy[{extra}]'",
+            f"{install_hint(extra)}",
             file=sys.stderr,
         )
         return 2

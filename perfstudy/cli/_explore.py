@@ -13,7 +13,7 @@ def add_parser(commands) -> None:
         help="every explorer in a web page, no code (Voila, on 127.0.0.1)",
         description="Serve the explorers (designs, bootstrap Type I error, PT4Cloud, CONFIRM, peak-rate search) "
         "as a web app with Voila on 127.0.0.1, and print its URL. Needs the 'explore' extra "
-        "(pip install 'perfstudy[explore]'). Real datasets are read from $PERFSTUDY_DATA.",
+        "(pip install '/path/to/perfstudy[explore]' from a clone). Real datasets are read from $PERFSTUDY_DATA.",
     )
     explore.add_argument("--port", type=int, default=8866, help="port to listen on (default: 8866)")
     explore.add_argument("--no-browser", action="store_true", help="do not open a browser")
@@ -26,7 +26,9 @@ def explore_command(args) -> int:
     from pathlib import Path
 
     if importlib.util.find_spec("voila") is None:
-        print("perfstudy explore: needs Voila; install it with pip install 'perfstudy[explore]'", file=sys.stderr)
+        from perfstudy._lib.extras import install_hint
+
+        print(f"perfstudy explore: needs Voila; install it with {install_hint('explore')}", file=sys.stderr)
         return 2
     if not 0 < args.port < 65536:
         print(f"perfstudy explore: --port {args.port}: expected a port from 1 to 65535", file=sys.stderr)

@@ -28,7 +28,9 @@ class _Hosts:
         try:
             from distributed import Client, LocalCluster
         except ImportError:
-            raise ImportError("scheduler: needs Dask (pip install 'perfstudy[dask]')") from None
+            from perfstudy._lib.extras import install_hint
+
+            raise ImportError(f"scheduler: needs Dask: {install_hint('dask')}") from None
         if address.startswith("local:"):
             count = address.split(":", 1)[1]
             if not count.isdigit() or int(count) < 1:

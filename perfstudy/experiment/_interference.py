@@ -47,17 +47,20 @@ SLOT_GAP = 0.10
 class Interference:
     """The checks of the module text over a run's rows and its judge, warning once per kind."""
 
-    def __init__(self, threshold: float, *, duet: bool = False):
+    def __init__(self, threshold: float, *, duet: bool = False, statistic: str = "median"):
         self.threshold = threshold
         self.duet = duet
+        self.statistic = statistic
         self.said: set = set()
 
     def _remedy(self) -> str:
+        others = " or ".join(s for s in ("median", "min") if s != self.statistic)  # the run's own is no remedy
         ways = [
             "longer batches (--values)",
-            "--statistic median or min, which a burst that hits one run of a batch does not move",
+            f"--statistic {others}, which a burst that hits one run of a batch does not move" if others else "",
             "--metric cpu (CPU time is far steadier than wall time on a loaded machine for a CPU-bound command)",
         ]
+        ways = [way for way in ways if way]
         if not self.duet:
             ways.insert(1, "--duet (A and B side by side meet the same interference)")
         return "; ".join(ways)

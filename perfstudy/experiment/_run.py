@@ -650,7 +650,7 @@ def _rounds(session: _Session, stop, *, started: float, next_round: int) -> tupl
     min_rounds, max_rounds, budget, judge, completed = s.min_rounds, s.max_rounds, s.budget, s.judge, s.completed
     history: dict[str, list[int]] = {}
     hinted: set = set()
-    interference = Interference(s.settings.threshold, duet=bool(s.settings.duet))
+    interference = Interference(s.settings.threshold, duet=bool(s.settings.duet), statistic=s.settings.statistic)
     ran = 0
 
     def should_stop(within: bool = False) -> bool:
