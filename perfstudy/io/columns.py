@@ -269,10 +269,19 @@ def _measured(columns: dict, attrs: dict, dropna: bool = False, codes: tuple | N
             raise ValueError("source: no finite values left")
     if codes is None or dropped:
         codes = _codes(data["benchmark"])
+    unnamed = [i for i, name in enumerate(codes[1]) if _missing_name(name)]
+    if unnamed:  # a table row, a JSON key or a CSV cell with no name: no one could tell what it measured
+        count = int(np.bincount(codes[0], minlength=len(codes[1]))[unnamed].sum())
+        raise MalformedFileError(f"source: {count} value(s) have no benchmark name ({codes[1][unnamed[0]]!r})")
     _check_counts(data, codes, repeats=attrs.get("tool") == "JMH")
     result = FileColumns(columns=data, attrs={**attrs, "dropped": dropped})
     result.__dict__["_factorised"] = codes  # the cached property, computed here once for the checks
     return result
+
+
+def _missing_name(name) -> bool:
+    """An empty or blank benchmark name, or none (None, NaN)."""
+    return name is None or (isinstance(name, float) and name != name) or not str(name).strip()
 
 
 #: the largest batch or iteration index held exactly (a float holds every integer below it; int64 casts it)

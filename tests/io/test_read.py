@@ -521,3 +521,16 @@ def test_a_tidy_table_with_an_iteration_given_twice_is_refused(tmp_path):
         read(path)
     path.write_text("benchmark,version,value,unit,batch,iteration\nx,A,1,s,0,0\nx,A,2,s,0,1\nx,B,1,s,0,0\n")
     assert len(read(path)) == 3
+
+
+def test_a_value_with_no_benchmark_name_is_refused(tmp_path):
+    """A criterion raw.csv row with empty group, function and value was a benchmark named ''."""
+    from perfstudy.io import read
+
+    path = tmp_path / "raw.csv"
+    path.write_text(
+        "group,function,value,throughput_num,throughput_type,sample_measured_value,unit,iteration_count\n"
+        ",,,,,100,ns,10\n,,,,,110,ns,10\ng,f,,,,100,ns,10\n"
+    )
+    with pytest.raises(ValueError, match=r"raw.csv: 2 value\(s\) have no benchmark name \(''\)"):
+        read(path)
