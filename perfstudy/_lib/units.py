@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["TIME_UNITS", "higher_is_better", "conversion_factor", "never_negative", "common_unit"]
+__all__ = ["TIME_UNITS", "higher_is_better", "conversion_factor", "never_negative", "common_unit", "worded"]
 
 #: Seconds in each time unit a harness writes (pyperf's ``second``, Go's ``ns``, JMH's ``us``, ...).
 TIME_UNITS = {
@@ -150,3 +150,21 @@ def common_unit(units_a: list, units_b: list):
     if wrong:
         return None, 1.0, 1.0, f"unit: measured in {found}, and {wrong} do not convert to {target!r}"
     return target, [factors[str(u)] for u in units_a], [factors[str(u)] for u in units_b], None
+
+
+#: units of a size or a count, whose change is larger or smaller, not slower or faster (memory, allocations)
+_SIZES = frozenset(("B", "bytes", "kB", "MB", "GB", "KiB", "MiB", "GiB", "allocs"))
+
+
+def worded(verdict: str, unit) -> str:
+    """A verdict in the words of its unit: a memory (``B``, ``B/op``) or an allocation count is larger or smaller,
+    not slower or faster. A JSON's ``verdict`` keeps the vocabulary (its "slower" is a CI gate's regression whatever
+    the unit), and says this beside it (``verdict_said``).
+
+    Parameters
+    ----------
+    verdict : str
+    unit : str or None
+    """
+    base = str(unit or "").split("/")[0].strip()
+    return {"slower": "larger", "faster": "smaller"}.get(verdict, verdict) if base in _SIZES else verdict

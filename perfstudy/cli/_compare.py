@@ -158,7 +158,7 @@ def _print_report(report, args, said: list) -> int:
         import json
 
         document = json.loads(report.format("json"))
-        document["said"] = said
+        document["said"] = [*document.get("said", []), *said]  # the comparison's own, then the command line's
         print(json.dumps(document, indent=2))
     else:
         print(report.format(args.output))

@@ -154,7 +154,40 @@ def _compare(a: FileColumns, b: FileColumns, *, labels: tuple, s: CompareSetting
         only_a=laid.only_a,
         only_b=laid.only_b,
         warmup_dropped=laid.warmups,
+        said=_measured_apart(a, b),
     )
+
+
+#: what says which machine a file was measured on: its reader's ``attrs`` (Google Benchmark's ``context``, pyperf's
+#: ``metadata``, pytest-benchmark's ``machine_info``, BenchmarkDotNet's ``host``) and their keys for the machine
+_MACHINES = ("context", "metadata", "machine_info", "host")
+_MACHINE_KEYS = frozenset(
+    ("host_name", "hostname", "node", "MachineName", "processor", "cpu_model_name", "ProcessorName", "num_cpus",
+     "cpu_count", "mhz_per_cpu", "cpu_freq", "load_avg", "load_avg_1min", "cpu_scaling_enabled", "platform", "OsVersion")
+)  # fmt: skip
+
+
+def _measured_apart(a: FileColumns, b: FileColumns) -> tuple[str, ...]:
+    """What a comparison of two files says once: they were measured one after the other, so the machine's changes
+    between them read as changes, and how their machines differ where the files record them."""
+    said = [
+        "A and B were measured one after the other, each in its own file: what changed on the machine between "
+        "them (its load, its clock, its other work) reads as a change of the code; perfstudy run interleaves them "
+        "in rounds so that it cancels."
+    ]
+    differ = []
+    for key in _MACHINES:
+        first, second = (f.attrs.get(key) for f in (a, b))
+        if isinstance(first, dict) and isinstance(second, dict):
+            shared = sorted(_MACHINE_KEYS & set(first) & set(second))
+            differ += [f"{k} {first[k]!r} and {second[k]!r}" for k in shared if first[k] != second[k]]
+    if not differ and "host" in a.columns and "host" in b.columns:
+        hosts = [sorted({str(h) for h in f.column("host").tolist() if not _missing(h)}) for f in (a, b)]
+        if all(hosts) and hosts[0] != hosts[1]:
+            differ.append(f"host {', '.join(hosts[0])} and {', '.join(hosts[1])}")
+    if differ:
+        said.append(f"Their machines differ, as the files record them (A's, then B's): {'; '.join(differ[:4])}.")
+    return tuple(said)
 
 
 def compared(laid: _Laid, s: CompareSettings, *, rng, executor=None, progress: bool = False) -> list[dict]:

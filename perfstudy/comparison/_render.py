@@ -13,6 +13,7 @@ import numpy as np
 from perfstudy._lib.checks import check_choice
 from perfstudy._lib.format import display_unit, p_text, si
 from perfstudy._lib.result import Result
+from perfstudy._lib.units import worded
 
 
 @dataclass(frozen=True, eq=False)
@@ -28,6 +29,9 @@ class Report(Result):
         One per benchmark, the columns of :attr:`Comparison.table` in its order.
     statistic, confidence, threshold, correction, cluster, labels, units, excluded, only_a, only_b, dropped, warmup_dropped
         As :class:`Comparison` has them.
+    said : tuple of str
+        What the comparison says of how its values were measured, under the table and in the JSON's ``said``
+        (two files: measured one after the other, and how their machines differ).
     """
 
     rows: tuple
@@ -43,6 +47,7 @@ class Report(Result):
     only_b: tuple = ()
     dropped: int = 0
     warmup_dropped: int = 0
+    said: tuple = ()
 
     @property
     def regressions(self) -> int:
@@ -173,7 +178,10 @@ def _unit_rows(result: Report, factor: float, small: bool, rows, footnotes: list
             if note not in footnotes:
                 footnotes.append(note)
             marks.append(str(footnotes.index(note) + 1))
-        if row.scale == "ratio":
+        untrusted = _untrusted(row.notes)  # its interval and p say nothing of the versions: not shown as if they did
+        if untrusted:
+            change = f"{_percent(row.change) if row.scale == 'ratio' else 'B - A ' + value(row.change, signed=True)} (one process)"
+        elif row.scale == "ratio":
             change = f"{_percent(row.change)} [{_percent(row.low)}, {_percent(row.high)}]"
         else:
             low, high = value(row.low, signed=True), value(row.high, signed=True)
@@ -187,8 +195,8 @@ def _unit_rows(result: Report, factor: float, small: bool, rows, footnotes: list
                 side(row.estimate_a, row.spread_a),
                 side(row.estimate_b, row.spread_b),
                 change,
-                "untested" if identical(vars(row)) else p_text(row.p_adjusted),
-                _worded(row.verdict, unit) + (" (drift)" if any(n.startswith("drift in ") for n in row.notes) else ""),
+                "untested" if identical(vars(row)) else "n/a" if untrusted else p_text(row.p_adjusted),
+                worded(row.verdict, unit) + (" (drift)" if any(n.startswith("drift in ") for n in row.notes) else ""),
                 f"{_count_text(row.n_a, row.clusters_a)}, {_count_text(row.n_b, row.clusters_b)}",
             ]
         )
@@ -198,17 +206,12 @@ def _unit_rows(result: Report, factor: float, small: bool, rows, footnotes: list
     return header, lines
 
 
-#: units of a size or a count, whose change is larger or smaller, not slower or faster (memory, allocations)
-_SIZES = {"B", "bytes", "kB", "MB", "GB", "KiB", "MiB", "GiB", "allocs"}
+def _untrusted(notes) -> bool:
+    """Whether a row's interval is one it is not judged by: one process a side, not trusted (its verdict
+    "inconclusive"); the interval covers only the noise within that process."""
+    from perfstudy.comparison.settings import ONE_PROCESS_NOTE
 
-
-def _worded(verdict: str, unit) -> str:
-    """The verdict as a table says it: a memory (``B``, ``B/op``) or an allocation count is larger or smaller. The
-    JSON keeps the vocabulary of :data:`VERDICTS`, whose "slower" is a CI gate's regression whatever the unit."""
-    base = str(unit or "").split("/")[0].strip()
-    if base in _SIZES:
-        return {"slower": "larger", "faster": "smaller"}.get(verdict, verdict)
-    return verdict
+    return any(note.startswith(ONE_PROCESS_NOTE) and "inconclusive unless" in note for note in notes)
 
 
 def _caption(result: Report, shown: str) -> str:
@@ -276,7 +279,7 @@ def _general_lines(result: Report) -> list[str]:
         general.append(f"{result.warmup_dropped} values flagged as warm-up by the harness were left out.")
     if result.dropped:
         general.append(f"{result.dropped} rows with a missing value were dropped.")
-    return general
+    return general + list(result.said)
 
 
 def _html(result: Report) -> str:
@@ -330,6 +333,7 @@ def _json(result: Report) -> str:
     for row in result.rows:
         record = {key: _plain(value) for key, value in row.items() if key != "notes"}
         record["unit"] = result.units.get(str(record["benchmark"]))
+        record["verdict_said"] = worded(row["verdict"], record["unit"])  # "larger" for a memory's "slower"
         record["warnings"] = "; ".join(row["notes"])  # the schema's text field, kept within its version
         record["notes"] = list(row["notes"])
         benchmarks.append(record)
@@ -353,5 +357,6 @@ def _json(result: Report) -> str:
         benchmarks=benchmarks,
         geomean=geomeans,
         excluded=[dict(benchmark=k, reason=v) for k, v in result.excluded.items()],
+        said=list(result.said),
     )
     return json.dumps(payload, indent=2)

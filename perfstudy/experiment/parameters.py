@@ -240,7 +240,8 @@ def parameter_table(result: ParameterRuns, output: Literal["table", "markdown", 
     output : {"table", "markdown", "json"}
     """
     from perfstudy._lib.checks import check_choice
-    from perfstudy.experiment.run_table import _percent, _said, _value
+    from perfstudy._lib.units import worded
+    from perfstudy.experiment.run_table import _percent, _value
 
     check_choice("output", output, ("table", "markdown", "json"))
     if not isinstance(result, ParameterRuns):
@@ -271,7 +272,7 @@ def parameter_table(result: ParameterRuns, output: Literal["table", "markdown", 
             _percent(row["change"]) if not math.isnan(row["change"]) else "-",
             f"[{_percent(row['low'])}, {_percent(row['high'])}]" if not math.isnan(row["low"]) else "-",
             p_text(row["p_value"]) if not math.isnan(row["p_value"]) else "-",
-            _said(row["verdict"], row["unit"]),
+            worded(row["verdict"], row["unit"]),
         ]
         for row in result.rows
     ]

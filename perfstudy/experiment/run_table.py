@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 
 from perfstudy._lib.format import aligned, counted, p_text, with_unit
+from perfstudy._lib.units import worded
 
 __all__ = ["text_table", "markdown_table", "json_document"]
 
@@ -35,15 +36,6 @@ def _value(value: float, unit) -> str:
 
 def _percent(value: float) -> str:
     return f"{100 * value:+.2f}%" if math.isfinite(value) else ("+inf" if value > 0 else "-inf")
-
-
-#: a memory's verdicts in words about memory
-_MEMORY = {"slower": "larger", "faster": "smaller"}
-
-
-def _said(verdict: str, unit) -> str:
-    """The verdict as the table says it: a memory (bytes) is larger or smaller, not slower or faster."""
-    return _MEMORY.get(verdict, verdict) if unit == "B" else verdict
 
 
 def _cells(result) -> tuple[list[str], list[list[str]]]:
@@ -71,7 +63,7 @@ def _cells(result) -> tuple[list[str], list[list[str]]]:
                 _percent(row["change"]),
                 interval,
                 p_text(row["p_value"]),
-                _said(row["verdict"], row["unit"]),
+                worded(row["verdict"], row["unit"]),
             ]
         )
     return header, rows
@@ -197,6 +189,7 @@ def json_document(result) -> dict:
                 method=rule.method,
                 higher_is_better=bool(row["higher_is_better"]),
                 verdict=row["verdict"],
+                verdict_said=worded(row["verdict"], row["unit"]),
                 unit=row["unit"],
                 rounds=rounds,
                 warnings="; ".join(notes),

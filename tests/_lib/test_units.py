@@ -47,3 +47,12 @@ def test_never_negative_covers_times_rates_sizes_and_leaves_a_benchmarks_own_met
 
     assert all(map(never_negative, ["ns/op", "s", "ms", "MB/s", "ops/s", "B/op", "allocs/op", "bytes"]))
     assert not any(map(never_negative, ["score", "delta-ns", "", None, "widgets/op", "x/y"]))
+
+
+def test_a_size_or_count_is_larger_or_smaller_not_slower_or_faster():
+    from perfstudy._lib.units import worded
+
+    assert worded("slower", "B/op") == "larger" and worded("faster", "allocs/op") == "smaller"
+    assert worded("slower", "B") == "larger" and worded("slower", "MiB") == "larger"
+    assert worded("slower", "ns/op") == "slower" and worded("no change", "B/op") == "no change"
+    assert worded("faster", None) == "faster"

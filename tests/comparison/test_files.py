@@ -308,3 +308,47 @@ def test_two_tables_of_values_around_zero_compare_their_differences(tmp_path, ca
         paths.append(str(tmp_path / name))
     (row,) = _printed(capsys, *paths, ())["benchmarks"]
     assert row["scale"] == "difference" and row["change"] == pytest.approx(row["estimate_b"] - row["estimate_a"])
+
+
+def test_an_interval_the_verdict_does_not_trust_is_not_printed_as_if_it_were(tmp_path, capsys):
+    """pytest-benchmark's withheld verdict sat beside printed A/A changes of -55.7% [..] (p 4e-35): one process a
+    side, its interval covers only the noise within the process."""
+    from tests.support.harness_files import pytest_benchmark_file
+
+    base = pytest_benchmark_file(tmp_path / "base.json")
+    new = pytest_benchmark_file(tmp_path / "new.json", slower=0.08, rng=1)
+    assert main(["compare", base, new]) == 0
+    (alpha,) = [line for line in capsys.readouterr().out.splitlines() if "test_alpha" in line]
+    assert "(one process)" in alpha and "[" not in alpha.split("(one process)")[0].split("±")[-1]
+    assert " n/a " in alpha and "inconclusive" in alpha
+    assert main(["compare", base, new, "--trust-one-process"]) == 0  # judged by its interval: shown
+    (trusted,) = [line for line in capsys.readouterr().out.splitlines() if "test_alpha" in line]
+    assert "(one process)" not in trusted and "%, +" in trusted
+
+
+def test_two_files_say_once_they_were_measured_one_after_the_other_and_how_their_machines_differ(tmp_path, capsys):
+    """A Go +10% measured while the load changed read +80.6% with no word; the machines' records were not read."""
+    from tests.support.harness_files import google_benchmark_file
+
+    base = google_benchmark_file(tmp_path / "base.json")
+    new = google_benchmark_file(tmp_path / "new.json", slower=0.05, rng=1)
+    document = json.loads(open(new).read())
+    document["context"].update(host_name="other", num_cpus=64)
+    (tmp_path / "new.json").write_text(json.dumps(document))
+    assert main(["compare", base, new]) == 0
+    out = capsys.readouterr().out
+    assert out.count("A and B were measured one after the other") == 1 and "perfstudy run interleaves" in out
+    assert "Their machines differ, as the files record them (A's, then B's): host_name 'here' and 'other'" in out
+    assert main(["compare", base, new, "--format", "json"]) == 0
+    said = json.loads(capsys.readouterr().out)["said"]
+    assert said[0].startswith("A and B were measured one after the other") and "num_cpus" in said[1]
+
+
+def test_a_memory_rows_verdict_is_worded_in_the_json_too(tmp_path, capsys):
+    """A Go file's B/op row read "larger" in the table but only "verdict": "slower" in the JSON."""
+    (tmp_path / "a.txt").write_text("".join(f"BenchmarkX-2 100 10{i} ns/op 1000 B/op\n" for i in range(6)))
+    (tmp_path / "b.txt").write_text("".join(f"BenchmarkX-2 100 10{i} ns/op 2000 B/op\n" for i in range(6)))
+    assert main(["compare", str(tmp_path / "a.txt"), str(tmp_path / "b.txt"), "--format", "json"]) == 0
+    rows = {row["unit"]: row for row in json.loads(capsys.readouterr().out)["benchmarks"]}
+    assert rows["B/op"]["verdict"] == "slower" and rows["B/op"]["verdict_said"] == "larger"
+    assert rows["ns/op"]["verdict_said"] == rows["ns/op"]["verdict"]
