@@ -326,7 +326,8 @@ def run(
     record: dict = _checked_record(path) if resume and path is not None and path.is_file() else {}
     settings = given.resumed(dict(record.get("settings", {})), path) if record else given.fresh()
     shell = settings.shell  # a resumed run's commands are split as the record's were
-    commands = {NAMES[0]: command_argv(a, "a", shell=shell), NAMES[1]: command_argv(b, "b", shell=shell)}
+    made = settings.setup is not None or settings.prepare is not None  # a hook may make the program: not refused yet
+    commands = {name: command_argv(c, name.lower(), shell=shell, check=not made) for name, c in zip(NAMES, (a, b))}
     texts = {version: command_text(command) for version, command in commands.items()}
     if record:
         _check_commands(path, record, texts)  # type: ignore[arg-type]

@@ -31,7 +31,9 @@ def _split(command: str, name: str) -> tuple[str, ...]:
         raise ValueError(f"{name}: {command!r} cannot be split into words: {error}") from None
 
 
-def command_argv(command, name: str = "command", *, shell: bool = True) -> tuple[str, ...] | Callable:
+def command_argv(
+    command, name: str = "command", *, shell: bool = True, check: bool = True
+) -> tuple[str, ...] | Callable:
     """A command as an argument vector (a callable is returned as it is).
 
     Parameters
@@ -44,6 +46,9 @@ def command_argv(command, name: str = "command", *, shell: bool = True) -> tuple
         Run a command line through :data:`SHELL` (``("/bin/sh", "-c", line)``). With False it is split as
         a shell would split it and run directly; shell syntax in it (``|``, ``&&``, ``;``, ``>``,
         ``VAR=value``, ``$(...)``) is refused, since without a shell it would be passed on as arguments.
+    check : bool
+        Refuse a program that is not there now. False where a hook that runs first may make it (a run's ``setup``
+        that builds ``builds/{commit}``): a program still missing then fails its first batch, with the shell's words.
 
     Returns
     -------
@@ -56,8 +61,8 @@ def command_argv(command, name: str = "command", *, shell: bool = True) -> tuple
     FileNotFoundError
         A program that is not on ``PATH`` (or not an executable file), naming it.
     """
-    if not isinstance(shell, bool):
-        raise TypeError(f"shell={shell!r}: expected True or False")
+    if not isinstance(shell, bool) or not isinstance(check, bool):
+        raise TypeError(f"shell={shell!r}, check={check!r}: expected True or False")
     if callable(command):
         return command
     if isinstance(command, str):
@@ -65,7 +70,8 @@ def command_argv(command, name: str = "command", *, shell: bool = True) -> tuple
         if not words or not words[0]:
             raise ValueError(f"{name}: empty; give the command line to run")
         if shell:
-            _check_program(_first_program(words), name, command)
+            if check:
+                _check_program(_first_program(words), name, command)
             return (SHELL, "-c", command)
         syntax = _shell_syntax(command, words)
         if syntax:
@@ -81,7 +87,8 @@ def command_argv(command, name: str = "command", *, shell: bool = True) -> tuple
         raise TypeError(f"{name}: expected a command line, a list of arguments or a callable, got {command!r}")
     if not argv or not argv[0]:
         raise ValueError(f"{name}: empty; give the command line to run")
-    _check_program(argv[0], name, " ".join(map(shlex.quote, argv)))
+    if check:
+        _check_program(argv[0], name, " ".join(map(shlex.quote, argv)))
     return argv
 
 

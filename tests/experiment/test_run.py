@@ -311,3 +311,19 @@ def test_compare_cli_pairs_a_run_file_by_round(tmp_path, capsys):
     assert main(["compare", str(out), "--format", "json"]) == 0
     document = json.loads(capsys.readouterr().out)
     assert document["cluster"] == "round" and document["benchmarks"][0]["method"] == "sign sequence"
+
+
+def test_a_program_the_setup_makes_is_not_refused_before_the_setup_runs(tmp_path, monkeypatch):
+    """--command builds/{commit} with a --setup that builds it was refused as "command not found" before the setup
+    ran; without a hook that could make it, a missing program is still refused before anything runs."""
+    monkeypatch.chdir(tmp_path)
+    make = "mkdir -p builds && printf '#!/bin/sh\\ntrue\\n' > builds/prog && chmod +x builds/prog"
+    result = run(
+        "builds/prog", "builds/prog", setup=make, max_rounds=2, min_rounds=2, values=1, warmup=0, progress=False
+    )
+    assert result.rounds == 2 and not result.failure
+    with pytest.raises(FileNotFoundError, match="a: command not found: 'builds/nothing'"):
+        run("builds/nothing", "builds/prog", max_rounds=2, min_rounds=2, values=1, warmup=0, progress=False)
+    missing = run("builds/nothing", "builds/prog", setup="true", max_rounds=2, min_rounds=2, values=1, warmup=0,
+                  progress=False)  # fmt: skip
+    assert missing.stopped == "failed" and "127" in missing.failure and "builds/nothing" in missing.failure
