@@ -90,6 +90,19 @@ def add_parser(commands) -> None:
     history.add_argument(
         "--confirm-max-time", default=None, help="each confirming bisect step's budget in time: 2m (default: none)"
     )
+    history.add_argument(
+        "--confirm-threshold",
+        default=None,
+        help="the confirming bisects' threshold: 5%% or 0.05 (default: --threshold). A step must tell a change "
+        "beyond it from none, which at 1%% on wall time can take thousands of rounds",
+    )
+    history.add_argument(
+        "--confirm-setup",
+        metavar="CMD",
+        default=None,
+        help="run once per version before each confirming bisect step, {commit} each version's commit, as "
+        "perfstudy bisect --setup (default: none)",
+    )
     history.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
@@ -123,6 +136,15 @@ def history_command(args) -> int:
             if args.confirm is None:
                 raise ValueError("--confirm-max-time: only with --confirm TEMPLATE")
             check_duration("--confirm-max-time", args.confirm_max_time)
+        for option, value in (("--confirm-threshold", args.confirm_threshold), ("--confirm-setup", args.confirm_setup)):
+            if value is not None and args.confirm is None:
+                raise ValueError(f"{option}: only with --confirm TEMPLATE")
+        if args.confirm_threshold is not None:
+            from perfstudy._lib.checks import check_threshold
+
+            args.confirm_threshold = check_threshold(args.confirm_threshold, "--confirm-threshold")
+            if args.confirm_threshold == 0:
+                raise ValueError("--confirm-threshold 0: a bisect needs a threshold above 0")
         confirmed = None
         if args.confirm is not None:
             if "{commit}" not in args.confirm:
@@ -191,6 +213,17 @@ def _gate(confirmed: list, suspected: int, recent: int) -> int:
     return 0
 
 
+def _metric(benchmark: str) -> tuple[str, str]:
+    """A series' benchmark and the metric its values measure, by the suffix ``perfstudy run`` gives a metric
+    (``prog:cpu`` is prog's CPU time; ``:rss``, its peak memory); no suffix: its wall time."""
+    from perfstudy.experiment.batches import METRIC_SUFFIXES
+
+    for metric, suffix in METRIC_SUFFIXES.items():
+        if suffix and benchmark.endswith(suffix):
+            return benchmark.removesuffix(suffix), metric
+    return benchmark, "wall"
+
+
 def _confirm(result, suspects, args) -> list:
     """One interleaved bisect per suspected regression: from the commit before its range to the range's last."""
     from perfstudy.experiment.bisection import bisect
@@ -201,17 +234,21 @@ def _confirm(result, suspects, args) -> list:
         order = commits.loc[commits["benchmark"] == row.benchmark, "commit"].tolist()
         first = max(int(row.range_first_index) - 1, 0)
         chosen = [str(c) for c in order[first : int(row.range_last_index) + 1]]
-        template = args.confirm.replace("{benchmark}", str(row.benchmark))
+        name, metric = _metric(str(row.benchmark))
+        template = args.confirm.replace("{benchmark}", name)
+        threshold = result.threshold if args.confirm_threshold is None else args.confirm_threshold
         print(
-            f"perfstudy history: confirming {row.benchmark}: bisect of {chosen[0]}..{chosen[-1]} "
-            f"({len(chosen) - 1} commit(s) after the good one)",
+            f"perfstudy history: confirming {row.benchmark}: bisect of the commits {chosen[0]} to {chosen[-1]} "
+            f"({len(chosen) - 1} after the good one) by its {metric} time",
             file=sys.stderr,
         )
         found = bisect(
             chosen,
             template,
-            threshold=result.threshold,
+            threshold=threshold,
             confidence=result.confidence,
+            metric=metric,
+            setup=args.confirm_setup,
             max_time=args.confirm_max_time,
             progress=not args.no_progress,
         )

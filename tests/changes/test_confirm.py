@@ -89,3 +89,32 @@ def test_confirm_options_are_checked_before_anything_runs(suspects, capsys):
     assert "--confirm-max-time: only with --confirm TEMPLATE" in capsys.readouterr().err
     assert main(["history", str(path), "--confirm", "x {commit}", "--confirm-max-time", "soon"]) == 2
     assert "--confirm-max-time" in capsys.readouterr().err
+
+
+def test_a_cpu_series_is_confirmed_by_cpu_time_at_the_threshold_and_setup_given(tmp_path, capsys, monkeypatch):
+    """--confirm re-measured a ':cpu' series by wall time at history's own threshold, and took no threshold or
+    setup of its own."""
+    from perfstudy.experiment import bisection
+
+    rng = np.random.default_rng(3)
+    rows = [{"benchmark": "prog:cpu", "commit": f"c{i:02d}", "value": (1.3 if i >= 22 else 1.0) * v}
+            for i in range(30) for v in rng.lognormal(0, 0.01, 3)]  # fmt: skip
+    pd.DataFrame(rows).to_csv(tmp_path / "history.csv", index=False)
+    calls = []
+
+    def bisect(commits, template, **options):
+        calls.append((template, options))
+        return bisection.Bisection(culprit=None, range=(), steps=(), skipped=(), confidence=0.95, step_confidence=0.99,
+                                   max_steps=4, direction="", stopped="no change", seconds=1.0)  # fmt: skip
+
+    monkeypatch.setattr(bisection, "bisect", bisect)
+    code = main(["history", str(tmp_path / "history.csv"), "--threshold", "1%", "--recent", "10", "--no-progress",
+                 "--confirm", "./bench {benchmark} {commit}", "--confirm-threshold", "5%",
+                 "--confirm-setup", "make -C wt-{commit}"])  # fmt: skip
+    assert code == 0, capsys.readouterr().err
+    ((template, options),) = calls
+    assert template == "./bench prog {commit}" and options["metric"] == "cpu" and options["threshold"] == 0.05
+    assert options["setup"] == "make -C wt-{commit}"
+    assert "confirming prog:cpu: bisect of the commits" in capsys.readouterr().err
+    assert main(["history", str(tmp_path / "history.csv"), "--confirm-threshold", "5%"]) == 2
+    assert "--confirm-threshold: only with --confirm TEMPLATE" in capsys.readouterr().err
