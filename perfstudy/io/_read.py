@@ -28,6 +28,7 @@ from __future__ import annotations
 import os
 import warnings
 
+import numpy as np
 import pandas as pd
 
 from perfstudy._lib.checks import check_bool
@@ -255,4 +256,16 @@ def _tidy_table(frame: pd.DataFrame, path, dropna: bool) -> FileColumns:
                 "iteration measured twice, or a file joined to itself; give each iteration once"
             )
     frame = _finite_values(frame, dropna, where=f"path: {path}")
+    if "unit" in frame.columns:  # a time, a rate or a size is never below 0: as every harness's reader refuses it
+        from perfstudy._lib.units import never_negative
+
+        signless = frame["unit"].map(lambda unit: isinstance(unit, str) and never_negative(unit)).astype(bool)
+        values = np.asarray(pd.to_numeric(frame["value"], errors="coerce"), dtype=float)
+        below = frame[(values < 0) & signless.to_numpy()]
+        if len(below):
+            first = below.iloc[0]
+            raise MalformedFileError(
+                f"path: {path}: {len(below)} negative value(s) in units that cannot be negative (first: "
+                f"{first.get('benchmark', '')}, {first['value']} {first['unit']}); the file is damaged or not what it seems"
+            )
     return _frame_columns(frame)

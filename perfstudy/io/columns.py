@@ -366,8 +366,9 @@ def _dates(dates: list | np.ndarray):
     """The dates as pandas reads them, or :class:`MalformedFileError` saying one is not a date."""
     import pandas as pd
 
-    try:
-        return pd.to_datetime(pd.Series(dates, dtype=object))
+    iso = all(d is None or (isinstance(d, float) and d != d) or (isinstance(d, str) and _ISO.match(d)) for d in dates)
+    try:  # ISO 8601 in shapes that differ ('T' or a space, with or without seconds): pyperf writes both
+        return pd.to_datetime(pd.Series(dates, dtype=object), format="ISO8601" if iso else None)
     except (ValueError, TypeError, OverflowError) as error:
         raise MalformedFileError(f"source: a run's date is not a date ({error})") from None
 

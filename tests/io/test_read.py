@@ -534,3 +534,33 @@ def test_a_value_with_no_benchmark_name_is_refused(tmp_path):
     )
     with pytest.raises(ValueError, match=r"raw.csv: 2 value\(s\) have no benchmark name \(''\)"):
         read(path)
+
+
+def test_pyperf_dates_of_both_shapes_are_read(tmp_path):
+    """pyperf writes a run's date with a 'T' or with a space; a file holding both was refused as "not a date"."""
+    from perfstudy.io import read
+
+    document = {"version": "1.0", "metadata": {"hostname": "h"}, "benchmarks": [{"metadata": {"name": "b"}, "runs": [
+        {"metadata": {"date": "2026-11-27T21:00:00"}, "warmups": [[1, 0.1]], "values": [0.1, 0.11]},
+        {"metadata": {"date": "2026-11-27 21:00:05.5"}, "warmups": [[1, 0.1]], "values": [0.12, 0.1]},
+    ]}]}  # fmt: skip
+    (tmp_path / "p.json").write_text(json.dumps(document))
+    frame = read(tmp_path / "p.json", "pyperf")
+    import pandas as pd
+
+    stamps = sorted(set(frame["timestamp"]))
+    assert stamps == [pd.Timestamp("2026-11-27 21:00:00"), pd.Timestamp("2026-11-27 21:00:05.5")]
+
+
+def test_a_tidy_tables_negative_time_is_refused_as_every_readers_is(tmp_path):
+    """Negative values where the unit forbids them were accepted in a tidy CSV in s, and judged."""
+    from perfstudy.io import read
+
+    path = tmp_path / "t.csv"
+    path.write_text("benchmark,version,value,unit,batch\nx,A,1,s,0\nx,A,-2,s,1\nx,B,1,s,0\nx,B,1.1,s,1\n")
+    with pytest.raises(
+        ValueError, match=r"1 negative value\(s\) in units that cannot be negative \(first: x, -2.0 s\)"
+    ):
+        read(path)
+    path.write_text("benchmark,version,value,unit,batch\nx,A,1,%,0\nx,A,-2,%,1\nx,B,1,%,0\nx,B,1.1,%,1\n")
+    assert read(path)["value"].min() == -2  # a unit that may be negative
