@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from perfstudy._lib.checks import check_frame
+from perfstudy._lib.checks import check_frame, said
 from perfstudy._lib.units import conversion_factor
 from perfstudy.changes._settings import HistorySettings, parse_times
 
@@ -71,6 +71,11 @@ def _measurements(data, settings: HistorySettings) -> tuple[pd.DataFrame, list[s
         frame["timestamp"] = parse_times(data[s.timestamp], s)
     if s.unit is not None and s.unit in data.columns:
         frame["unit"] = data[s.unit].to_numpy()
+    elif s.unit not in (None, "unit"):  # a column named that is not there: its units would go unread (s beside ms)
+        raise ValueError(
+            f"data: {said(s.option('unit'), s.unit)}: no such column (it has {list(data.columns)[:8]}); name the column "
+            f"of each value's unit, or {'leave it out' if s.spelling == 'cli' else 'unit=None'} if there is none"
+        )
     frame = pd.DataFrame(frame[keep]).reset_index(drop=True)
     if frame.empty:
         raise ValueError(f"data: no measurement has a value in column {s.value!r}")

@@ -236,3 +236,20 @@ def test_a_change_under_the_size_rule_is_said_to_need_more_than_commits():
     assert re.search(
         r"a change of 5% needs about \d+ commits on each side to be found at least four times in five", said
     )
+
+
+def test_a_unit_column_that_is_not_there_is_refused_not_ignored():
+    """history(frame, unit='nope') ignored the missing column: values in s and ms read as a x1000 change point."""
+    frame = pd.DataFrame(
+        dict(
+            benchmark="b",
+            commit=[f"c{i:02d}" for i in range(40)],
+            value=[1.0] * 20 + [1000.0] * 20,
+            u=["s"] * 20 + ["ms"] * 20,
+        )
+    )
+    with pytest.raises(
+        ValueError, match=r"data: unit='nope': no such column \(it has \['benchmark', 'commit', 'value', 'u'\]\)"
+    ):
+        history(frame, unit="nope")
+    assert history(frame, unit="u").change_points.empty  # read by its units, 1 s and 1000 ms are one level
