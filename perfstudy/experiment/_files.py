@@ -180,7 +180,7 @@ def read_run(path) -> RunFile:
         raise FileNotFoundError(f"{path}: no such file")
     record = _checked_record(path, what=str(path))
     try:
-        frame = pd.read_csv(path)
+        frame = pd.read_csv(path, dtype={"command": str})  # a command "true" is text, not a flag
     except (ValueError, pd.errors.ParserError) as error:
         raise ValueError(f"{path}: not a run's CSV file ({' '.join(str(error).split())})") from None
     missing = [c for c in COLUMNS if c not in frame.columns and c not in NEWER_COLUMNS]
@@ -224,7 +224,9 @@ def _existing(path: Path, commands: dict) -> tuple[list[dict], dict]:
     _check_commands(path, record, commands)
     _cut_partial_line(path)
     try:
-        frame = pd.read_csv(path) if path.stat().st_size else pd.DataFrame(columns=list(COLUMNS))
+        frame = (
+            pd.read_csv(path, dtype={"command": str}) if path.stat().st_size else pd.DataFrame(columns=list(COLUMNS))
+        )
     except (ValueError, pd.errors.ParserError) as error:
         raise ValueError(f"resume: {path}: not a run's CSV file ({' '.join(str(error).split())})") from None
     missing = [c for c in COLUMNS if c not in frame.columns and c not in NEWER_COLUMNS]
@@ -245,6 +247,7 @@ def _existing(path: Path, commands: dict) -> tuple[list[dict], dict]:
             f"version (first on line {line}); a perfstudy run writes none, so the file was edited"
         )
     _check_values(frame, record, f"resume: {path}")
+    _check_rows_commands(frame, record, f"resume: {path}")
     frame = frame.assign(value=values, round=rounds.astype(int), exit_status=status.astype(int))
     rows = frame.astype(object).where(frame.notna(), None).to_dict("records")
     return rows, record
@@ -331,6 +334,28 @@ def _check_values(frame, record: dict, where: str) -> None:
                 f"{where}: {int(bad.sum())} batch(es) that ran have a {what} that is infinite or below 0 (first on "
                 f"line {line}, {column}={values[bad][0]!r}); a perfstudy run writes none, so the file was edited"
             )
+
+
+def _check_rows_commands(frame, record: dict, where: str) -> None:
+    """Rows that are this run's: each version's rows ran the record's command for it, and no batch's row is there
+    twice (a batch appended twice, a file joined to itself), refused by name."""
+    commands = record.get("commands", {})
+    for version, command in commands.items():
+        ran = frame.loc[frame["version"] == version, "command"].dropna().astype(str)
+        other = sorted(set(ran) - {command})
+        if other:
+            raise ValueError(
+                f"{where}: its rows of version {version} ran {other[0]!r}, and its record says {command!r}: the file "
+                "holds another experiment's rows; start a new run in another file"
+            )
+    keys = [c for c in ("version", "round", "position", "batch", "iteration", "benchmark") if c in frame.columns]
+    twice = frame.duplicated(subset=keys, keep=False)
+    if twice.any():
+        line = int(np.flatnonzero(twice.to_numpy())[0]) + 2
+        raise ValueError(
+            f"{where}: {int(twice.sum())} rows repeat a batch's row (first on line {line}): a batch appended twice, "
+            "or the file joined to itself; a perfstudy run writes each once"
+        )
 
 
 def _cut_partial_line(path: Path) -> None:

@@ -327,3 +327,21 @@ def test_a_program_the_setup_makes_is_not_refused_before_the_setup_runs(tmp_path
     missing = run("builds/nothing", "builds/prog", setup="true", max_rounds=2, min_rounds=2, values=1, warmup=0,
                   progress=False)  # fmt: skip
     assert missing.stopped == "failed" and "127" in missing.failure and "builds/nothing" in missing.failure
+
+
+def test_resume_refuses_rows_of_another_command_and_a_batch_appended_twice(tmp_path, capsys):
+    """--resume --out F without --a/--b ran the record's commands over a file whose rows were another command's; a
+    batch appended twice was accepted."""
+    out = tmp_path / "runs.csv"
+    quick = dict(max_rounds=2, min_rounds=2, values=1, warmup=0, out=out, progress=False)
+    run("true", "true; true", **quick)
+    text = out.read_text()
+    out.write_text(text.replace(",true,", ",sleep 1,", 1))
+    assert main(["run", "--out", str(out), "--resume", "--max-rounds", "3", "--no-progress"]) == 2
+    assert (
+        "ran 'sleep 1', and its record says 'true': the file holds another experiment's rows" in capsys.readouterr().err
+    )
+    lines = text.splitlines(keepends=True)
+    out.write_text("".join(lines + lines[1:3]))  # the first batch's rows again
+    with pytest.raises(ValueError, match=r"rows repeat a batch's row \(first on line 2\): a batch appended twice"):
+        run("true", "true; true", **quick | dict(max_rounds=3, resume=True))
