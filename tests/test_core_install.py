@@ -47,8 +47,8 @@ def test_compare_run_and_history_import_nothing_an_extra_provides(tmp_path):
     commands = [
         ["compare", a, b],
         ["compare", tidy],
-        ["run", "--a", "true", "--b", "true", "--min-rounds", "3", "--max-rounds", "3", "--values", "1", "--warmup", "0",
-         "--out", runs, "--no-progress"],
+        ["run", "--no-shell", "--a", "true", "--b", "true", "--min-rounds", "3", "--max-rounds", "3", "--values", "1",
+         "--warmup", "0", "--out", runs, "--no-progress"],
         ["compare", runs],
         ["history", history],
     ]  # fmt: skip

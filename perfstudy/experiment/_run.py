@@ -684,7 +684,7 @@ def _rounds(session: _Session, stop, *, started: float, next_round: int) -> tupl
         for key, (_low, _high, verdict, to_go, _sd) in state.items():
             if verdict == "inconclusive" and 0 < to_go < _FAR:
                 history.setdefault(key, []).append(len(completed) + to_go)
-        floored = _at_the_floor(finished, s.batches["template"])
+        floored = _at_the_floor(finished, s.batches["template"]) or _unmeasurable(judge, ran, min_rounds, s)
         if floored:
             return "failed", floored, None
         if len(completed) >= min_rounds:
@@ -716,6 +716,35 @@ def _rounds_left(by_rounds: int, budget, started: float, ran: int) -> int:
     pace = (time.monotonic() - started) / ran
     by_time = max(0, math.ceil((budget - (time.monotonic() - started)) / pace)) if pace > 0 else by_rounds
     return min(by_rounds, by_time)
+
+
+def _unmeasurable(judge, ran: int, min_rounds: int, session) -> str:
+    """At the ``min_rounds``-th round, the sentence stopping a run whose command takes no time that can be measured
+    (else ""): no round could be judged, or a version's runs took no time beyond the shell's start-up that is
+    subtracted (a quarter or more of them 0, or their median under a quarter of the start-up), so its rounds are the
+    start-up's noise and more of them would judge nothing."""
+    if ran != min_rounds:
+        return ""
+    startup = session.batches["template"].startup
+    floor = f"the shell's start-up ({1e3 * startup:.2f} ms), which is subtracted" if startup > 0 else "0"
+    said = (
+        "so the command takes no time that can be measured this way; run it without a shell (--no-shell), or "
+        "loop it inside the command so that a run takes milliseconds"
+    )
+    if not judge.d and judge.unjudged:
+        return f"no round of {min_rounds} could be judged: every one's time was at or below {floor}, {said}"
+    if startup <= 0:
+        return ""
+    for version in NAMES:
+        times = [float(r["value"]) for r in session.rows if r["version"] == version and r["exit_status"] == 0
+                 and not r["warmup"] and r.get("unit") == "s" and ":" not in str(r["benchmark"])]  # fmt: skip
+        none, middle = sum(t <= 0 for t in times), sorted(times)[len(times) // 2] if times else math.inf
+        if times and (none >= 0.25 * len(times) or middle < 0.25 * startup):
+            return (
+                f"version {version}'s runs took {1e3 * middle:.3f} ms in the median beyond {floor} ({none} of "
+                f"{len(times)} took none), {said}"
+            )
+    return ""
 
 
 def _zero_hint(name: str, startup: float) -> None:

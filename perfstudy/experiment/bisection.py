@@ -529,7 +529,7 @@ def _search(commits: list, measure, save, finish, halted, skipped: list) -> Bise
         return finish(None, (commits[1], commits[last]), "", "interrupted")
     if first["stopped"] == "failed":
         raise RuntimeError(
-            f"the bad commit {commits[last]} (or the good one, {good}) fails its command: {first['failure']}"
+            f"the first step, the bad commit {commits[last]} against the good one {good}, failed: {first['failure']}"
         )
     if first["verdict"] == "no change":
         first["meaning"] = _NONE

@@ -192,7 +192,7 @@ def test_a_resumed_runs_recorded_shell_start_up_is_checked(tmp_path):
 def test_a_record_that_says_decided_over_undecided_rows_is_not_taken_at_its_word(tmp_path):
     """A record that said "stopped: decided" over an inconclusive verdict gave "already decided: no round run"."""
     out = tmp_path / "runs.csv"
-    quick = dict(min_rounds=2, values=1, warmup=0, out=out, progress=False, threshold=0.0)
+    quick = dict(min_rounds=2, values=1, warmup=0, out=out, progress=False, threshold=0.0, shell=False)
     first = run("true", "true", max_rounds=2, **quick)
     assert first.stopped == "max-rounds" and first.verdicts[0]["verdict"] == "inconclusive"
     record = json.loads(Path(f"{out}.json").read_text())

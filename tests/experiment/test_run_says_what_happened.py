@@ -121,8 +121,15 @@ def test_shell_syntax_runs_through_the_shell_or_is_refused_never_measured_as_som
     result = run(go_line, go_line, measure="go", values=1, warmup=0, min_rounds=2, max_rounds=2, progress=False)
     assert set(result.frame["benchmark"]) == {"Pipe"}, "the pipeline's output was read, not echo's arguments"
     assert (result.frame["value"] == 100).all()
-    variable = run("FOO=1 sh -c 'test $FOO = 1'", "true", values=1, warmup=0, min_rounds=2, max_rounds=2,
-                   progress=False)  # fmt: skip
+    variable = run(
+        "FOO=1 sh -c 'test $FOO = 1'",
+        "sh -c 'test 1 = 1'",
+        values=1,
+        warmup=0,
+        min_rounds=2,
+        max_rounds=2,
+        progress=False,
+    )  # fmt: skip  (B a second shell too: `true` alone takes no time beyond the start-up)
     assert variable.stopped != "failed", variable.failure
     for line, shown in (("echo hi | cat", "'|'"), ("FOO=1 ./bench", "'FOO=1'"), ("cat > x", "'>'"),
                         ("echo $HOME", "'$'")):  # fmt: skip
@@ -489,7 +496,7 @@ def test_threshold_takes_the_same_forms_in_every_command(text, tmp_path, capsys)
     assert json.loads(capsys.readouterr().out)["threshold"] == pytest.approx(0.05)
     out = tmp_path / "r.csv"
     assert main(["run", "--a", "true", "--b", "true", "--threshold", text, "--max-rounds", "2", "--min-rounds", "2",
-                 "--values", "1", "--warmup", "0", "--out", str(out), "--no-progress"]) == 0  # fmt: skip
+                 "--values", "1", "--warmup", "0", "--out", str(out), "--no-progress", "--no-shell"]) == 0  # fmt: skip
     assert json.loads(Path(f"{out}.json").read_text())["settings"]["threshold"] == pytest.approx(0.05)
 
 
@@ -514,7 +521,11 @@ def test_a_command_shorter_than_the_shells_start_up_is_named_not_judged_silently
     monkeypatch.setattr(run_module, "_shell_startup", lambda: (10.0, 0.0))
     with pytest.warns(NoisyMachineWarning, match=r"\(10000.00 ms\).*too short to time through a shell; run it with"):
         result = run("true", "true", values=1, warmup=0, min_rounds=2, max_rounds=3, progress=False)
-    assert result.stopped == "max-rounds" and (result.frame["value"] == 0).all()
+    assert (result.frame["value"] == 0).all()
+    # no round could be judged, and more would judge nothing: the run stops at its min_rounds and says why (a bisect
+    # spent 200 rounds a step on such a command, then advised more rounds)
+    assert result.stopped == "failed" and result.rounds == 2 and result.exit_status == 2
+    assert result.failure.startswith("no round of 2 could be judged: every one's time was at or below the shell's")
 
 
 def test_a_run_file_given_as_one_side_of_two_is_refused_not_pooled(tmp_path, capsys):
@@ -557,3 +568,12 @@ def test_output_that_is_not_the_harnesss_says_its_command_exited_0():
         "('BenchmarkName N value unit ...')"
     )
     assert ".out" not in result.failure and "exited with status" not in result.failure
+
+
+def test_a_command_shorter_than_the_start_up_noise_stops_at_min_rounds_saying_so():
+    """A command that exits at once, timed through a shell, ran 200 rounds of the start-up's noise and was then
+    "inconclusive (max-rounds)"."""
+    result = run("true", "true", values=3, warmup=0, min_rounds=5, max_rounds=200, progress=False)
+    assert result.stopped == "failed" and result.rounds == 5
+    assert "could be judged" in result.failure or "ms in the median beyond the shell's start-up" in result.failure
+    assert "run it without a shell (--no-shell)" in result.failure
