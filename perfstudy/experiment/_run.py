@@ -719,32 +719,19 @@ def _rounds_left(by_rounds: int, budget, started: float, ran: int) -> int:
 
 
 def _unmeasurable(judge, ran: int, min_rounds: int, session) -> str:
-    """At the ``min_rounds``-th round, the sentence stopping a run whose command takes no time that can be measured
-    (else ""): no round could be judged, or a version's runs took no time beyond the shell's start-up that is
-    subtracted (a quarter or more of them 0, or their median under a quarter of the start-up), so its rounds are the
-    start-up's noise and more of them would judge nothing."""
-    if ran != min_rounds:
+    """At the ``min_rounds``-th round, the sentence stopping a run none of whose rounds could be judged (else ""):
+    every round's time was at or below the shell's start-up that is subtracted (or 0), so more rounds would judge
+    nothing. A command only a little longer than the start-up is judged, and warned about (:func:`_zero_hint`): its
+    rounds are noisy, not empty."""
+    if ran != min_rounds or judge.d or not judge.unjudged:
         return ""
     startup = session.batches["template"].startup
     floor = f"the shell's start-up ({1e3 * startup:.2f} ms), which is subtracted" if startup > 0 else "0"
-    said = (
-        "so the command takes no time that can be measured this way; run it without a shell (--no-shell), or "
-        "loop it inside the command so that a run takes milliseconds"
+    return (
+        f"no round of {min_rounds} could be judged: every one's time was at or below {floor}, so the command takes "
+        "no time that can be measured this way; run it without a shell (--no-shell), or loop it inside the command "
+        "so that a run takes milliseconds"
     )
-    if not judge.d and judge.unjudged:
-        return f"no round of {min_rounds} could be judged: every one's time was at or below {floor}, {said}"
-    if startup <= 0:
-        return ""
-    for version in NAMES:
-        times = [float(r["value"]) for r in session.rows if r["version"] == version and r["exit_status"] == 0
-                 and not r["warmup"] and r.get("unit") == "s" and ":" not in str(r["benchmark"])]  # fmt: skip
-        none, middle = sum(t <= 0 for t in times), sorted(times)[len(times) // 2] if times else math.inf
-        if times and (none >= 0.25 * len(times) or middle < 0.25 * startup):
-            return (
-                f"version {version}'s runs took {1e3 * middle:.3f} ms in the median beyond {floor} ({none} of "
-                f"{len(times)} took none), {said}"
-            )
-    return ""
 
 
 def _zero_hint(name: str, startup: float) -> None:

@@ -568,12 +568,3 @@ def test_output_that_is_not_the_harnesss_says_its_command_exited_0():
         "('BenchmarkName N value unit ...')"
     )
     assert ".out" not in result.failure and "exited with status" not in result.failure
-
-
-def test_a_command_shorter_than_the_start_up_noise_stops_at_min_rounds_saying_so():
-    """A command that exits at once, timed through a shell, ran 200 rounds of the start-up's noise and was then
-    "inconclusive (max-rounds)"."""
-    result = run("true", "true", values=3, warmup=0, min_rounds=5, max_rounds=200, progress=False)
-    assert result.stopped == "failed" and result.rounds == 5
-    assert "could be judged" in result.failure or "ms in the median beyond the shell's start-up" in result.failure
-    assert "run it without a shell (--no-shell)" in result.failure
