@@ -350,8 +350,9 @@ def run(
     if seed is None:
         seed = int(np.random.SeedSequence().entropy % (2**32))  # type: ignore[operator]
     seed = check_int("seed", seed, minimum=0, maximum=2**63 - 1)
-    judged = _Judge(settings.threshold, settings.confidence, settings.statistic, settings.rule)
-    if record.get("stopped") == "decided" and _decided(judged, rows, path):  # already decided: nothing is run
+    judge = _Judge(settings.threshold, settings.confidence, settings.statistic, settings.rule)
+    completed = judge.add_rows(rows)  # the complete rounds of a resumed file
+    if record.get("stopped") == "decided" and _decided(judge, path):  # already decided: nothing is run
         return _result(
             rows,
             settings,
@@ -360,7 +361,7 @@ def run(
             rounds=int(record.get("rounds") or 0),
             path=path,
             new_rounds=0,
-            verdicts=judged.summary(),
+            verdicts=judge.summary(),
         )
     hosts = _Hosts.connect(scheduler) if scheduler is not None else None  # refuses an unreachable one, before the file
     environment = dict(record.get("environment", {})) or _environment()
@@ -383,8 +384,6 @@ def run(
     }
     writer = _Writer(path, fresh=not resume)
     _write_record(path, record)
-    judge = _Judge(settings.threshold, settings.confidence, settings.statistic, settings.rule)
-    completed = judge.add_rows(rows)
     already = len(completed)
     budget = None if settings.max_time is None else float(settings.max_time)
     bar = _bar(progress, None if settings.max_rounds >= UNBOUNDED_ROUNDS else settings.max_rounds, len(completed))
@@ -492,11 +491,10 @@ def _failed_said(result) -> str:
     return f"version {version} exited with status {result.status}: {said}"
 
 
-def _decided(judged: _Judge, rows: list, path) -> bool:
-    """Whether the rows of a run whose record says "decided" decide every benchmark; where they do not (the record
-    was edited, or written over other rows), that is said and the run goes on."""
-    judged.add_rows(rows)
-    state = judged.state()
+def _decided(judge: _Judge, path) -> bool:
+    """Whether the rows of a run whose record says "decided", as ``judge`` holds them, decide every benchmark; where
+    they do not (the record was edited, or written over other rows), that is said and the run goes on."""
+    state = judge.state()
     undecided = sorted(name for name, judgement in state.items() if judgement[2] == "inconclusive")
     if state and not undecided:
         return True

@@ -35,7 +35,7 @@ from perfstudy._lib.checks import check_bool
 from perfstudy.io._json import MalformedFileError
 from perfstudy.io._rows import _google_benchmark_columns, _hyperfine_columns, _jmh_columns, _pyperf_columns
 from perfstudy.io._values import left_out, not_finite
-from perfstudy.io.columns import COLUMNS, FileColumns, _frame_columns
+from perfstudy.io.columns import COLUMNS, FileColumns, _check_signs, _frame_columns
 from perfstudy.io.harnesses import Format
 
 __all__ = [
@@ -257,15 +257,7 @@ def _tidy_table(frame: pd.DataFrame, path, dropna: bool) -> FileColumns:
             )
     frame = _finite_values(frame, dropna, where=f"path: {path}")
     if "unit" in frame.columns:  # a time, a rate or a size is never below 0: as every harness's reader refuses it
-        from perfstudy._lib.units import never_negative
-
-        signless = frame["unit"].map(lambda unit: isinstance(unit, str) and never_negative(unit)).astype(bool)
         values = np.asarray(pd.to_numeric(frame["value"], errors="coerce"), dtype=float)
-        below = frame[(values < 0) & signless.to_numpy()]
-        if len(below):
-            first = below.iloc[0]
-            raise MalformedFileError(
-                f"path: {path}: {len(below)} negative value(s) in units that cannot be negative (first: "
-                f"{first.get('benchmark', '')}, {first['value']} {first['unit']}); the file is damaged or not what it seems"
-            )
+        names = frame["benchmark"].tolist() if "benchmark" in frame.columns else [""] * len(frame)
+        _check_signs(names, values, frame["unit"].tolist(), f"path: {path}")
     return _frame_columns(frame)

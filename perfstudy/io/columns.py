@@ -373,23 +373,40 @@ def _dates(dates: list | np.ndarray):
         raise MalformedFileError(f"source: a run's date is not a date ({error})") from None
 
 
+def _check_signs(names, value: np.ndarray, units, where: str) -> None:
+    """Refuse a negative value in a unit that cannot be negative (a time, a rate, a size): what no harness writes.
+    Every reader's check (:func:`_check_counts`) and a tidy table's (:func:`perfstudy.io._read._tidy_table`).
+
+    Parameters
+    ----------
+    names, units
+        Each entry's benchmark and unit (an entry's unit may be missing).
+    value : ndarray
+        Each entry's value.
+    where : str
+        What the message names first (``"source"``, a file).
+    """
+    from perfstudy._lib.units import never_negative
+
+    negative = np.flatnonzero(value < 0).tolist()
+    if not negative:
+        return
+    signless = {unit: never_negative(unit) for unit in {units[i] for i in negative}}
+    found = [i for i in negative if signless[units[i]]]
+    if found:
+        i = found[0]
+        raise MalformedFileError(
+            f"{where}: {len(found)} negative value(s) in units that cannot be negative (first: "
+            f"{names[i]!s}, {value[i]:g} {units[i]}); the file is damaged or not what it seems"
+        )
+
+
 def _check_counts(data: dict, codes: tuple[np.ndarray, list], repeats: bool = False) -> None:
     """Refuse what a harness never writes: a negative time, rate or size; a count of iterations (loops,
     operations) below 1; and two entries of one name, whose batches would merge into one benchmark
     (``repeats``: a value may repeat within an iteration, as JMH's sample histograms do)."""
-    from perfstudy._lib.units import never_negative
-
-    names, value, units = data["benchmark"], data["value"], data["unit"]
-    negative = value < 0
-    if negative.any():
-        signless = {unit: never_negative(unit) for unit in {units[i] for i in np.flatnonzero(negative).tolist()}}
-        where = [i for i in np.flatnonzero(negative).tolist() if signless[units[i]]]
-        if where:
-            i = where[0]
-            raise MalformedFileError(
-                f"source: {len(where)} negative value(s) in units that cannot be negative (first: "
-                f"{names[i]!s}, {value[i]:g} {units[i]}); the file is damaged or not what it seems"
-            )
+    names = data["benchmark"]
+    _check_signs(names, data["value"], data["unit"], "source")
     for name in _COUNTS:
         if name in data:
             counts = _numbers(data[name])
