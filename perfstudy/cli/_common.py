@@ -24,6 +24,7 @@ _ADVICE = (
     ("dropna=True", "--dropna"),
     ("say which with format= (--input-format on the command line)", "say which with --input-format"),
     ("say which with format=", "say which with --input-format"),
+    ("; attrs['dropped'] counts them", ""),  # a frame's attribute; the command line counts under its table
 )
 
 

@@ -7,7 +7,7 @@ import sys
 from typing import Any
 
 from perfstudy._lib.checks import check_int
-from perfstudy.cli._common import format_option, in_help, one_line as _one_line
+from perfstudy.cli._common import format_option, in_help, one_line as _one_line, warning_lines
 from perfstudy.io import FORMATS
 
 
@@ -167,16 +167,10 @@ def _print_report(report, args, said: list) -> int:
     return 1 if args.fail_on_regression and report.regressions else 0
 
 
-def _compare_warning(message, category, filename, lineno, file=None, line=None) -> None:
-    """A warning of compare's (values left out with --dropna) as one line in the command line's words."""
-    text = str(message).replace("; attrs['dropped'] counts them", "")
-    print(f"perfstudy compare: warning: {_one_line(ValueError(text))}", file=sys.stderr)
-
-
 def compare_command(args) -> int:
     import warnings
 
-    warnings.showwarning = _compare_warning
+    warnings.showwarning = warning_lines("compare")
     said = []  # where the threshold and confidence came from, said under the table
     try:
         run_file = _is_run_file(args)

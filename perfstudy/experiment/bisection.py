@@ -281,6 +281,8 @@ _SETTLED = (_LATER, _AT_OR_BEFORE, _NONE, "skipped")
 _MEANINGS = (*_SETTLED, "undecided", "interrupted")
 #: every verdict a step can have: its run's, or "failed" where its command failed
 _VERDICTS = ("slower", "faster", "no change", "inconclusive", "failed")
+#: the verdicts of a decided step
+_DECIDED = ("slower", "faster", "no change")
 
 
 def _damage(step, commits: list, threshold: float) -> str:
@@ -302,16 +304,16 @@ def _damage(step, commits: list, threshold: float) -> str:
     if (meaning == "skipped") != (verdict == "failed"):
         return f"meaning {meaning!r} with verdict {verdict!r}"
     if meaning in (_LATER, _AT_OR_BEFORE, _NONE):
+        from perfstudy.comparison import verdict as judged
+
         if not all(isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) for x in (low, high)):
             return f"a decided step without a finite interval ({low!r}, {high!r})"
-        contradicted = {
-            "slower": not low > threshold,
-            "faster": not high < -threshold,
-            "no change": not (-threshold <= low and high <= threshold),
-            "inconclusive": True,
-        }[verdict]
-        allowed = {_AT_OR_BEFORE: ("slower", "faster"), _NONE: ("no change",)}.get(meaning, _VERDICTS)
-        if contradicted or verdict not in allowed:
+        try:  # what the interval alone says (p 0), by the one rule a step's run judged it by
+            says = judged(low, high, 0.0, threshold=threshold)
+        except ValueError as error:
+            return str(error)
+        allowed = {_AT_OR_BEFORE: ("slower", "faster"), _NONE: ("no change",)}.get(meaning, _DECIDED)
+        if verdict != says or verdict not in allowed:
             return f"verdict {verdict!r} ({meaning}) with the interval [{low:+.2%}, {high:+.2%}] at +-{threshold:.2%}"
     return ""
 

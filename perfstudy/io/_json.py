@@ -39,7 +39,7 @@ def _read_json(source, tool: str) -> Any:
             import gzip  # with shutil, bz2 and lzma, 6 ms that a Go file need not pay
 
             opener = gzip.open
-        with opener(path, "rt", encoding="utf-8-sig") as handle:  # a byte-order mark is no JSON
+        with opener(path, "rt", encoding="utf-8") as handle:
             text = handle.read()
         where = str(path)
     elif hasattr(source, "read"):
@@ -47,7 +47,7 @@ def _read_json(source, tool: str) -> Any:
         where = getattr(source, "name", "<stream>")
     else:
         raise TypeError(f"source: expected a path, a file object or parsed JSON, got {type(source).__name__}")
-    if isinstance(text, str):
+    if isinstance(text, str):  # a byte-order mark is no JSON, from a path or a file object
         text = text.removeprefix("\ufeff")
     try:
         return json.loads(text)
