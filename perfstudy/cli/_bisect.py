@@ -173,12 +173,14 @@ def _git_hash(option: str, name: str) -> str:
 
 
 def bisect_command(args) -> int:
-    import warnings
+    with warning_lines("bisect"):
+        return _bisect_command(args)
 
+
+def _bisect_command(args) -> int:
     from perfstudy.experiment.bisect_settings import STEP_SETTINGS, BisectSettings
     from perfstudy.experiment.bisection import bisect
 
-    warnings.showwarning = warning_lines("bisect")
     try:
         if args.resume and args.out is None:
             raise ValueError("--resume: needs --out, the bisect's file")

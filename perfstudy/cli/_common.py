@@ -3,6 +3,7 @@ output file checked before any work."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 
@@ -83,9 +84,10 @@ def in_options(text: str, options: dict) -> str:
     return text.replace(": df has no such column", ": the file has no such column")
 
 
+@contextlib.contextmanager
 def warning_lines(verb: str):
-    """A ``warnings.showwarning`` that writes a warning as one line of the command's standard error, above a
-    progress bar (``perfstudy run: warning: ...``): no source line, no path.
+    """Within it, a warning is written as one line of the command's standard error, above a progress bar
+    (``perfstudy run: warning: ...``): no source line, no path; Python's own way is restored after.
 
     Parameters
     ----------
@@ -93,6 +95,7 @@ def warning_lines(verb: str):
         The command, as the line names it.
     """
     import sys
+    import warnings
 
     def show(message, category, filename, lineno, file=None, line=None) -> None:
         text = f"perfstudy {verb}: warning: {one_line(ValueError(str(message)))}"
@@ -103,4 +106,6 @@ def warning_lines(verb: str):
         except ImportError:  # pragma: no cover - tqdm is a dependency
             print(text, file=sys.stderr)
 
-    return show
+    with warnings.catch_warnings():
+        warnings.showwarning = show
+        yield

@@ -107,44 +107,18 @@ def _compare_two_files(args, settings, said: list):
     """Two files, each a version (BASE is A), by :func:`perfstudy.comparison.compare_files`: the one path of every
     harness. Two hyperfine files of one command each, the commands different, are one benchmark named by both."""
     from perfstudy.comparison import compare_files
-    from perfstudy.io import file_columns
 
     if args.by is not None or args.a_version is not None:
         raise ValueError(
             "--by and --a-version split one file into two versions; with two files, each file is a version (BASE is A)"
         )
-    files = [file_columns(path, args.input_format, dropna=settings.dropna) for path in (args.base, args.new)]
-    files = _one_command_each(files, said)
-    _said_dropped(sum(int(f.attrs.get("dropped", 0)) for f in files), said)
-    names = _file_labels(args)
-    return compare_files(files[0], files[1], settings, labels=(names[0], names[1]), rng=args.seed)
-
-
-def _one_command_each(files: list, said: list) -> list:
-    """Two hyperfine files of one command each: the commands differ, yet they are one benchmark, A's command
-    against B's, named by both (each file's benchmark is its command line)."""
-    if not all(f.tool == "hyperfine" and len(f.distinct) == 1 for f in files):
-        return files
-    commands = [str(f.distinct[0]) for f in files]
-    if commands[0] == commands[1]:
-        return files
-    said.append(f"A runs `{commands[0]}`, B runs `{commands[1]}`: one benchmark, each file's one command")
-    return [f.renamed(f"{commands[0]} -> {commands[1]}") for f in files]
+    return compare_files(args.base, args.new, settings, format=args.input_format, rng=args.seed)
 
 
 def _said_dropped(count: int, said: list) -> None:
     """Said under the table: how many values --dropna left out when the files were read."""
     if count:
         said.append(f"{count} value(s) left out when the files were read (--dropna: not numbers, or runs that failed)")
-
-
-def _file_labels(args) -> list[str]:
-    """Each file is a version named by its path, so that the table and the JSON say which is which; the same
-    path twice is told apart as ``(A)`` and ``(B)``."""
-    names = [str(args.base), str(args.new)]
-    if names[0] == names[1]:
-        names = [f"{names[0]} (A)", f"{names[1]} (B)"]
-    return names
 
 
 def _print_report(report, args, said: list) -> int:
@@ -168,9 +142,11 @@ def _print_report(report, args, said: list) -> int:
 
 
 def compare_command(args) -> int:
-    import warnings
+    with warning_lines("compare"):
+        return _compare_command(args)
 
-    warnings.showwarning = warning_lines("compare")
+
+def _compare_command(args) -> int:
     said = []  # where the threshold and confidence came from, said under the table
     try:
         run_file = _is_run_file(args)

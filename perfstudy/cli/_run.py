@@ -163,7 +163,6 @@ def add_parser(commands) -> None:
 
 
 def run_command(args) -> int:
-    import warnings
 
     try:
         from perfstudy.experiment.settings import RunSettings
@@ -206,8 +205,7 @@ def run_command(args) -> int:
                 raise ValueError(f"{option}: missing; give the command of version {option[2:].upper()}")
         from perfstudy.experiment import run
 
-        with warnings.catch_warnings():
-            warnings.showwarning = warning_lines("run")  # the machine's warnings as they are found: before round 1
+        with warning_lines("run"):  # the machine's warnings as they are found: before round 1
             if args.parameter_list is not None:
                 from perfstudy.experiment.parameters import run_parameters
 

@@ -325,9 +325,9 @@ def compare(
     frame, dropped = _clean(df, s)
     a_label, b_label = _versions(frame, s)
     from perfstudy.comparison._files import compared, laid_out
-    from perfstudy.io.columns import _frame_columns
+    from perfstudy.io import FileColumns
 
-    sides = [_frame_columns(frame[np.asarray(frame[by] == label, dtype=bool)]) for label in (a_label, b_label)]
+    sides = [FileColumns.from_frame(frame[np.asarray(frame[by] == label, dtype=bool)]) for label in (a_label, b_label)]
     laid = laid_out(sides[0], sides[1], (a_label, b_label), s)
     table = pd.DataFrame(compared(laid, s, rng=rng, executor=executor, progress=progress))
     return Comparison(

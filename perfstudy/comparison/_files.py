@@ -90,7 +90,26 @@ def compare_files(
     _check_labels(labels)
     for label, columns in zip(labels, files):
         _check_one_version(label, columns)
-    return _compare(files[0], files[1], labels=labels, s=s, rng=rng)
+    found: list[str] = []  # what reading the files found, said under the table
+    files = _one_command_each(files, found)
+    dropped = sum(int(f.attrs.get("dropped", 0)) for f in files)
+    if dropped:
+        found.append(
+            f"{dropped} value(s) left out when the files were read ({s.option('dropna')}: not numbers, or runs that failed)"
+        )
+    return _compare(files[0], files[1], labels=labels, s=s, rng=rng, found=found)
+
+
+def _one_command_each(files: list, said: list) -> list:
+    """Two hyperfine files of one command each: the commands differ, yet they are one benchmark, A's command
+    against B's, named by both (each file's benchmark is its command line)."""
+    if not all(f.tool == "hyperfine" and len(f.distinct) == 1 for f in files):
+        return files
+    commands = [str(f.distinct[0]) for f in files]
+    if commands[0] == commands[1]:
+        return files
+    said.append(f"A runs `{commands[0]}`, B runs `{commands[1]}`: one benchmark, each file's one command")
+    return [f.renamed(f"{commands[0]} -> {commands[1]}") for f in files]
 
 
 def _check_one_version(label: str, columns: FileColumns) -> None:
@@ -137,8 +156,8 @@ def _check_for_files(s: CompareSettings) -> None:
         raise ValueError(f"statistic={s.statistic!r}: two files are compared unpaired; use 'mean' or 'median'")
 
 
-def _compare(a: FileColumns, b: FileColumns, *, labels: tuple, s: CompareSettings, rng) -> Report:
-    """The two files' measurements compared, as a report."""
+def _compare(a: FileColumns, b: FileColumns, *, labels: tuple, s: CompareSettings, rng, found: list) -> Report:
+    """The two files' measurements compared, as a report; ``found``, what reading them found, under its table."""
     laid = laid_out(a, b, labels, s)
     check_allocation(s.option("replicates"), s.replicates, 8.0 * s.replicates * (4 + 2 * laid.clusters))
     return Report(
@@ -154,7 +173,7 @@ def _compare(a: FileColumns, b: FileColumns, *, labels: tuple, s: CompareSetting
         only_a=laid.only_a,
         only_b=laid.only_b,
         warmup_dropped=laid.warmups,
-        said=_measured_apart(a, b),
+        said=(*found, *_measured_apart(a, b)),
     )
 
 

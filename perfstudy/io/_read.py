@@ -35,7 +35,7 @@ from perfstudy._lib.checks import check_bool
 from perfstudy.io._json import MalformedFileError
 from perfstudy.io._rows import _google_benchmark_columns, _hyperfine_columns, _jmh_columns, _pyperf_columns
 from perfstudy.io._values import left_out, not_finite
-from perfstudy.io.columns import COLUMNS, FileColumns, _check_signs, _frame_columns
+from perfstudy.io.columns import COLUMNS, FileColumns, _check_signs
 from perfstudy.io.harnesses import Format
 
 __all__ = [
@@ -260,4 +260,4 @@ def _tidy_table(frame: pd.DataFrame, path, dropna: bool) -> FileColumns:
         values = np.asarray(pd.to_numeric(frame["value"], errors="coerce"), dtype=float)
         names = frame["benchmark"].tolist() if "benchmark" in frame.columns else [""] * len(frame)
         _check_signs(names, values, frame["unit"].tolist(), f"path: {path}")
-    return _frame_columns(frame)
+    return FileColumns.from_frame(frame)

@@ -69,6 +69,21 @@ class FileColumns(Result):
     columns: Mapping[str, Any]
     attrs: Mapping[str, Any]
 
+    @classmethod
+    def from_frame(cls, frame) -> FileColumns:
+        """A DataFrame's columns as they are, each an array (a tidy table's, or a version's rows in
+        :func:`perfstudy.comparison.compare`), with its ``attrs``.
+
+        Parameters
+        ----------
+        frame : DataFrame
+
+        Returns
+        -------
+        FileColumns
+        """
+        return cls(columns={str(name): frame[name].to_numpy() for name in frame.columns}, attrs=dict(frame.attrs))
+
     @property
     def tool(self) -> str:
         """The harness, as ``attrs["tool"]`` names it."""
@@ -177,17 +192,6 @@ def _each(values, length: int) -> list | np.ndarray:
 
 #: the columns the one check reads entry by entry; any other column given once stays once
 _CHECKED = ("benchmark", "batch", "iteration", "warmup", "value", "unit", "exit_code", "stage", *_COUNTS)
-
-
-def _frame_columns(frame) -> FileColumns:
-    """A DataFrame's columns as they are, each an array (a tidy table's, or a version's rows in
-    :func:`perfstudy.comparison.compare`), with its ``attrs``.
-
-    Parameters
-    ----------
-    frame : DataFrame
-    """
-    return FileColumns(columns={str(name): frame[name].to_numpy() for name in frame.columns}, attrs=dict(frame.attrs))
 
 
 def _measured_rows(rows: list, extra: list, attrs: dict, dropna: bool = False) -> FileColumns:

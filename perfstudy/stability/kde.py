@@ -133,7 +133,13 @@ def strip_grid(*samples: np.ndarray, strips: int = 1000) -> Grid:
 
 
 def exact_density(x: np.ndarray, grid: Grid, bandwidth: float) -> np.ndarray:
-    """The Gaussian KDE of ``x`` averaged over each strip, exactly (``scipy.stats.gaussian_kde``).
+    """The Gaussian KDE of ``x`` averaged over each strip, exactly: each point's kernel mass in the strip
+    ``[a, b)``, ``Phi((b - x_i) / h) - Phi((a - x_i) / h)``, summed over the points and divided by ``n`` and the
+    strip width (what ``scipy.stats.gaussian_kde.integrate_box_1d`` gives strip by strip, at once for every strip).
+
+    Each edge's smaller tail is computed once, and a strip above a point is the difference of its upper tails,
+    ``Phi(-(a - x_i) / h) - Phi(-(b - x_i) / h)``, so that far tails keep their digits instead of cancelling against
+    1. Costs ``n (M + 1)`` normal CDFs for ``M`` strips, in blocks of points.
 
     Parameters
     ----------
@@ -148,15 +154,22 @@ def exact_density(x: np.ndarray, grid: Grid, bandwidth: float) -> np.ndarray:
     -------
     ndarray, shape (grid.n,)
     """
-    from scipy.stats import gaussian_kde
+    from scipy.special import ndtr
 
-    x = check_sample("x", x, minimum=2, method="the exact density (scipy's gaussian_kde)")
+    x = check_sample("x", x, minimum=2, method="the exact density (a sum of normal CDFs)")
     grid = _check_grid(grid)
     bandwidth = check_real("bandwidth", bandwidth, positive=True)
     edges = grid.lo + np.arange(grid.n + 1) * grid.step
+    mass = np.zeros(grid.n)
+    block = max(1, (1 << 21) // (grid.n + 1))  # points a block: about 16 MiB of CDFs
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-        kde = gaussian_kde(x, bw_method=bandwidth / np.std(x, ddof=1))
-        density = np.array([kde.integrate_box_1d(a, b) for a, b in zip(edges[:-1], edges[1:])]) / grid.step
+        for start in range(0, x.size, block):
+            z = (edges[None, :] - x[start : start + block, None]) / bandwidth
+            tail = ndtr(-np.abs(z))  # the smaller tail at each edge: above the point, the upper one
+            low, high = tail[:, :-1], tail[:, 1:]
+            inside = np.where(z[:, 1:] <= 0, high - low, 1.0 - low - high)  # below the point, or around it
+            mass += np.sum(np.where(z[:, :-1] > 0, low - high, inside), axis=0)
+    density = mass / (x.size * grid.step)
     if not np.all(np.isfinite(density)):
         raise ValueError(f"bandwidth={bandwidth!r}: too large against the data for a density in floating point")
     return density

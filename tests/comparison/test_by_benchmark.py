@@ -91,15 +91,6 @@ def test_a_version_names_the_baseline_command_and_a_wrong_one_is_refused(tmp_pat
     assert err.startswith("perfstudy compare: --a-version medium: not a benchmark of") and "baseline=" not in err
 
 
-def test_two_hyperfine_files_of_one_command_each_are_one_benchmark(tmp_path, capsys):
-    base = _hyperfine(tmp_path / "a.json", {"./old": (0.1, 0.05, 0.01, 1e6)}, rng=1)
-    new = _hyperfine(tmp_path / "b.json", {"./new": (0.13, 0.05, 0.01, 1e6)}, rng=2)
-    assert main(["compare", base, new, "--format", "json", "--seed", "1"]) == 0
-    document = json.loads(capsys.readouterr().out)
-    (row,) = document["benchmarks"]
-    assert row["benchmark"] == "./old -> ./new" and row["verdict"] == "slower"
-
-
 def test_by_benchmark_compares_the_benchmarks_of_any_one_file(tmp_path, capsys):
     rng = np.random.default_rng(3)
     rows = [

@@ -250,6 +250,9 @@ def test_two_hyperfine_files_of_one_command_each_are_one_benchmark(tmp_path, cap
     assert main(["compare", base, new, "--seed", "3"]) == 0
     out = capsys.readouterr().out
     assert "./old --run -> ./new --run" in out and "A runs `./old --run`, B runs `./new --run`" in out
+    report = compare_files(base, new, rng=3)  # the library says the same, by the one path
+    assert [row["benchmark"] for row in report.rows] == ["./old --run -> ./new --run"]
+    assert report.said[0] == "A runs `./old --run`, B runs `./new --run`: one benchmark, each file's one command"
 
 
 def test_two_harness_files_are_compared_without_pandas(tmp_path):
