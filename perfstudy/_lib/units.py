@@ -11,7 +11,16 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["TIME_UNITS", "higher_is_better", "conversion_factor", "never_negative", "common_unit", "worded"]
+__all__ = [
+    "TIME_UNITS",
+    "METRIC_SUFFIXES",
+    "higher_is_better",
+    "conversion_factor",
+    "never_negative",
+    "common_unit",
+    "worded",
+    "metric_of",
+]
 
 #: Seconds in each time unit a harness writes (pyperf's ``second``, Go's ``ns``, JMH's ``us``, ...).
 TIME_UNITS = {
@@ -168,3 +177,20 @@ def worded(verdict: str, unit) -> str:
     """
     base = str(unit or "").split("/")[0].strip()
     return {"slower": "larger", "faster": "smaller"}.get(verdict, verdict) if base in _SIZES else verdict
+
+
+#: the suffix of a benchmark's name that says what of a command is measured: wall-clock time keeps the name, user
+#: plus system CPU time is ``NAME:cpu`` and peak memory ``NAME:rss`` (a run's rows, hyperfine's CPU rows)
+METRIC_SUFFIXES = {"wall": "", "cpu": ":cpu", "rss": ":rss"}
+
+
+def metric_of(benchmark) -> str:
+    """What a row measures, by its name's suffix (:data:`METRIC_SUFFIXES`): ``"cpu"``, ``"rss"`` or ``"wall"``.
+    Rows of two metrics in one unit (a wall and a CPU time) are never averaged together.
+
+    Parameters
+    ----------
+    benchmark : str
+    """
+    name = str(benchmark)
+    return next((metric for metric, suffix in METRIC_SUFFIXES.items() if suffix and name.endswith(suffix)), "wall")

@@ -216,12 +216,10 @@ def _gate(confirmed: list, suspected: int, recent: int) -> int:
 def _metric(benchmark: str) -> tuple[str, str]:
     """A series' benchmark and the metric its values measure, by the suffix ``perfstudy run`` gives a metric
     (``prog:cpu`` is prog's CPU time; ``:rss``, its peak memory); no suffix: its wall time."""
-    from perfstudy.experiment.batches import METRIC_SUFFIXES
+    from perfstudy._lib.units import METRIC_SUFFIXES, metric_of
 
-    for metric, suffix in METRIC_SUFFIXES.items():
-        if suffix and benchmark.endswith(suffix):
-            return benchmark.removesuffix(suffix), metric
-    return benchmark, "wall"
+    metric = metric_of(benchmark)
+    return benchmark.removesuffix(METRIC_SUFFIXES[metric]), metric
 
 
 def _confirm(result, suspects, args) -> list:

@@ -13,7 +13,7 @@ import numpy as np
 from perfstudy._lib.checks import check_choice
 from perfstudy._lib.format import display_unit, p_text, si
 from perfstudy._lib.result import Result
-from perfstudy._lib.units import worded
+from perfstudy._lib.units import METRIC_SUFFIXES, metric_of, worded
 
 
 @dataclass(frozen=True, eq=False)
@@ -103,15 +103,22 @@ def _unit_groups(result: Report) -> dict:
     return groups
 
 
-def _geomean(rows) -> tuple[float, float, float] | None:
-    """The geometric means of A and B and of B/A over the rows on the ratio scale (benchstat's geomean row);
-    None with fewer than two."""
-    ratio = [r for r in rows if r.scale == "ratio" and r.estimate_a > 0 and r.estimate_b > 0]
-    if len(ratio) < 2:
-        return None
-    a = np.log([r.estimate_a for r in ratio])
-    b = np.log([r.estimate_b for r in ratio])
-    return float(np.exp(a.mean())), float(np.exp(b.mean())), float(np.exp((b - a).mean()) - 1.0)
+def _geomeans(rows) -> list[tuple[str, float, float, float]]:
+    """Per metric with two rows or more on the ratio scale (a wall time and a CPU time are never averaged
+    together: :func:`perfstudy._lib.units.metric_of`): the metric, and the geometric means of A and B and of B/A
+    (benchstat's geomean row)."""
+    by_metric: dict = {}
+    for r in rows:
+        if r.scale == "ratio" and r.estimate_a > 0 and r.estimate_b > 0:
+            by_metric.setdefault(metric_of(r.benchmark), []).append(r)
+    means = []
+    for metric, same in by_metric.items():
+        if len(same) >= 2:
+            a, b = np.log([r.estimate_a for r in same]), np.log([r.estimate_b for r in same])
+            means.append(
+                (metric, float(np.exp(a.mean())), float(np.exp(b.mean())), float(np.exp((b - a).mean()) - 1.0))
+            )
+    return means
 
 
 def _side_names(result: Report) -> tuple[str, str]:
@@ -200,9 +207,9 @@ def _unit_rows(result: Report, factor: float, small: bool, rows, footnotes: list
                 f"{_count_text(row.n_a, row.clusters_a)}, {_count_text(row.n_b, row.clusters_b)}",
             ]
         )
-    geomean = _geomean(rows)
-    if geomean is not None:
-        lines.append(["geomean", value(geomean[0]), value(geomean[1]), _percent(geomean[2]), "", "", ""])
+    for metric, a, b, change in _geomeans(rows):
+        name = "geomean" + METRIC_SUFFIXES[metric]
+        lines.append([name, value(a), value(b), _percent(change), "", "", ""])
     return header, lines
 
 
@@ -339,9 +346,8 @@ def _json(result: Report) -> str:
         benchmarks.append(record)
     geomeans = []
     for shown, (factor, _, rows) in _unit_groups(result).items():
-        geomean = _geomean(rows)
-        if geomean is not None:
-            geomeans.append(dict(unit=shown or None, a=geomean[0] * factor, b=geomean[1] * factor, change=geomean[2]))
+        for metric, a, b, change in _geomeans(rows):
+            geomeans.append(dict(unit=shown or None, metric=metric, a=a * factor, b=b * factor, change=change))
     payload = dict(
         schema=JSON_SCHEMA,
         statistic=result.statistic,

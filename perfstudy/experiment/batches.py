@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Literal, cast, get_args
 
 from perfstudy._lib.result import Result
+from perfstudy._lib.units import METRIC_SUFFIXES
 from perfstudy.experiment.commands import SHELL
 
 #: how a batch's values are measured: the process's wall-clock time, or its output read in a format of
@@ -40,9 +41,8 @@ MEASURES: tuple[str, ...] = get_args(Measure)
 #: what a batch of a command measures with ``measure="time"``: its wall-clock time, its CPU time (user plus
 #: system, from ``os.wait4``) and its peak resident memory
 METRICS = ("wall", "cpu", "rss")
-#: the unit of each metric's rows, and the suffix of its benchmark's name (wall keeps the name)
+#: the unit of each metric's rows (the suffix of its benchmark's name: METRIC_SUFFIXES)
 METRIC_UNITS = {"wall": "s", "cpu": "s", "rss": "B"}
-METRIC_SUFFIXES = {"wall": "", "cpu": ":cpu", "rss": ":rss"}
 #: characters of a failing command's standard error kept for the report
 STDERR_TAIL = 2000
 #: exit status of a run that its timeout ended (as GNU timeout), and of one a second Ctrl-C ended

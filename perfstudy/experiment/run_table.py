@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 
 from perfstudy._lib.format import aligned, counted, p_text, with_unit
-from perfstudy._lib.units import worded
+from perfstudy._lib.units import metric_of, worded
 
 __all__ = ["text_table", "markdown_table", "json_document"]
 
@@ -150,7 +150,7 @@ def json_document(result) -> dict:
     ``spread_b`` (the SD of the rounds' statistics over the estimate), ``scale`` (``"ratio"``), ``change``,
     ``low``, ``high`` (the anytime interval; null where it is infinite), ``p_value`` (unadjusted),
     ``p_adjusted`` (Holm over the benchmarks), ``method``, ``higher_is_better``, ``verdict``, ``rounds``,
-    ``notes`` and ``warnings`` (the notes as one text). Then ``geomean`` per unit over two or more
+    ``notes`` and ``warnings`` (the notes as one text). Then ``geomean`` per unit and metric over two or more
     benchmarks, and the run's ``rounds``, ``stopped``, ``rule``, ``statistic``, ``cleanup``.
 
     Parameters
@@ -197,12 +197,16 @@ def json_document(result) -> dict:
             )
         )
     geomean = []
-    for unit in dict.fromkeys(row["unit"] for row in result.verdicts):
-        same = [r for r in result.verdicts if r["unit"] == unit and r["a"] > 0 and r["b"] > 0]
-        if len(same) >= 2:
+    for unit, metric in dict.fromkeys((row["unit"], metric_of(row["benchmark"])) for row in result.verdicts):
+        same = [
+            r
+            for r in result.verdicts
+            if (r["unit"], metric_of(r["benchmark"])) == (unit, metric) and r["a"] > 0 and r["b"] > 0
+        ]
+        if len(same) >= 2:  # of one unit and one metric: a wall and a CPU time are never averaged together
             a = sum(math.log(r["a"]) for r in same) / len(same)
             b = sum(math.log(r["b"]) for r in same) / len(same)
-            geomean.append(dict(unit=unit, a=math.exp(a), b=math.exp(b), change=math.expm1(b - a)))
+            geomean.append(dict(unit=unit, metric=metric, a=math.exp(a), b=math.exp(b), change=math.expm1(b - a)))
     warmup = sum(  # as the comparison of the file counts them: of the batches that ran
         1 for row in result.rows if _true(row.get("warmup")) and float(row.get("exit_status", 0)) == 0
     )

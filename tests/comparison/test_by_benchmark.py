@@ -79,6 +79,30 @@ def test_perfstudy_compare_of_one_hyperfine_export_gives_wall_memory_and_cpu_row
     table = capsys.readouterr().out
     memory = next(line for line in table.splitlines() if line.startswith("gzip -4:rss"))
     assert " larger " in memory and "slower" not in memory  # a memory is larger, in the table people read
+    # the finding: a geomean over the time row and its CPU row (both s) read +11.8% where only +25% was measured
+    assert document["geomean"] == [] and "geomean" not in table
+
+
+def test_a_geomean_averages_one_metric_never_wall_with_cpu(tmp_path, capsys):
+    commands = {"a": (0.1, 0.2, 0.0, 1e6), "b": (0.11, 0.2, 0.0, 1e6), "c": (0.121, 0.3, 0.0, 1e6)}
+    path = _hyperfine(tmp_path / "hf.json", commands)
+    assert main(["compare", path, "--format", "json", "--seed", "1"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    rows = {row["benchmark"]: row for row in document["benchmarks"]}
+    means = {(g["unit"], g["metric"]): g["change"] for g in document["geomean"]}
+    assert set(means) == {("s", "wall"), ("s", "cpu"), ("B", "rss")}
+    for (_, metric), change in means.items():  # each the geometric mean of its own rows' ratios, as benchstat's
+        suffix = {"wall": "", "cpu": ":cpu", "rss": ":rss"}[metric]
+        ratios = [1 + rows[name + suffix]["change"] for name in ("b", "c")]
+        assert change == pytest.approx(np.sqrt(ratios[0] * ratios[1]) - 1, rel=1e-9)
+    assert means["s", "cpu"] == pytest.approx(np.sqrt(1.0 * 1.5) - 1, rel=1e-9)  # CPU 0.2 -> 0.2 and 0.3
+    assert main(["compare", path, "--seed", "1"]) == 0
+    table = capsys.readouterr().out
+    assert [line.split()[0] for line in table.splitlines() if line.startswith("geomean")] == [
+        "geomean",
+        "geomean:cpu",
+        "geomean:rss",
+    ]
 
 
 def test_a_version_names_the_baseline_command_and_a_wrong_one_is_refused(tmp_path, capsys):
