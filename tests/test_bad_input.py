@@ -576,6 +576,7 @@ def _valid(tmp):  # noqa: PLR0915 - one table
         "_lib.units.never_negative": lambda: call("ns/op"),
         "_lib.units.common_unit": lambda: call(["ns/op", "ns/op"], ["s/op"]),
         "_lib.units.worded": lambda: call("slower", "B/op"),
+        "_lib.units.metric_of": lambda: call("prog:cpu"),
         "stability.kde.scott_bandwidth": lambda: call(x),
         "stability.kde.Grid": lambda: call(0.0, 0.1, 50),
         "stability.kde.strip_grid": lambda: call(x, strips=50),

@@ -56,3 +56,15 @@ def test_a_size_or_count_is_larger_or_smaller_not_slower_or_faster():
     assert worded("slower", "B") == "larger" and worded("slower", "MiB") == "larger"
     assert worded("slower", "ns/op") == "slower" and worded("no change", "B/op") == "no change"
     assert worded("faster", None) == "faster"
+
+
+def test_a_rows_metric_is_its_names_suffix_as_run_and_hyperfine_write_it():
+    from perfstudy._lib.units import metric_of
+
+    assert [metric_of(n) for n in ("prog", "prog:cpu", "prog:rss", "BM_cpu", "a:b:cpu")] == [
+        "wall",
+        "cpu",
+        "rss",
+        "wall",
+        "cpu",
+    ]
