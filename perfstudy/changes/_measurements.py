@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from perfstudy._lib.checks import check_frame, said
-from perfstudy._lib.units import conversion_factor
+from perfstudy._lib.units import conversion_factor, never_negative
 from perfstudy.changes._settings import HistorySettings, parse_times
 
 if TYPE_CHECKING:
@@ -79,7 +79,15 @@ def _measurements(data, settings: HistorySettings) -> tuple[pd.DataFrame, list[s
     frame = pd.DataFrame(frame[keep]).reset_index(drop=True)
     if frame.empty:
         raise ValueError(f"data: no measurement has a value in column {s.value!r}")
-    if "unit" in frame.columns:
+    if "unit" in frame.columns:  # a time, a rate or a size is never below 0: as every harness's reader refuses it
+        signless = frame["unit"].map(lambda unit: never_negative(unit if unit == unit else None)).to_numpy(dtype=bool)
+        negative = np.flatnonzero(signless & (frame["value"].to_numpy() < 0))
+        if negative.size:
+            first = frame.iloc[negative[0]]
+            raise ValueError(
+                f"data: {negative.size} negative value(s) in units that cannot be negative (first: {first['benchmark']} "
+                f"at {first['commit']}, {first['value']:g} {first['unit']}); the file is damaged or not what it seems"
+            )
         frame, converted = _convert_units(frame, s)
         notes += converted
     return frame, notes

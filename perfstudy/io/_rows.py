@@ -37,6 +37,12 @@ def hyperfine_rows(data) -> tuple[list[dict], list[str], dict]:
             if len(_sequence(values, f"'{field}'")) != n:
                 raise MalformedFileError(f"source: result {position} ({command}): {len(values)} {field} for {n} times")
         user, system = result.get("user"), result.get("system")
+        below = [x for x in (*memory, user, system) if isinstance(x, (int, float)) and x < 0]
+        if below:  # a peak memory or a CPU time is never below 0, as the times' own check refuses for them
+            raise MalformedFileError(
+                f"source: result {position} ({command}): a negative memory_usage_byte, user or system ({below[0]:g}), "
+                "which hyperfine never writes; the file is damaged or not what it seems"
+            )
         if all(isinstance(x, (int, float)) and not isinstance(x, bool) and np.isfinite(x) for x in (user, system)):
             cpu[benchmark] = float(user) + float(system)  # type: ignore[arg-type]
         for run, value in enumerate(times):

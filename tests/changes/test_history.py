@@ -253,3 +253,17 @@ def test_a_unit_column_that_is_not_there_is_refused_not_ignored():
     ):
         history(frame, unit="nope")
     assert history(frame, unit="u").change_points.empty  # read by its units, 1 s and 1000 ms are one level
+
+
+def test_a_negative_time_is_refused_through_the_command_line(tmp_path, capsys):
+    """A negative time in a tidy history was judged (0 change points, exit 0), where every reader refuses one."""
+    from perfstudy.cli import main
+
+    values = [1.0 + 0.01 * ((7 * i) % 5) for i in range(60)]
+    values[25] = -1.0
+    frame = pd.DataFrame(dict(commit=[f"c{i // 5:02d}" for i in range(60)], benchmark="x", value=values, unit="s"))
+    frame.to_csv(tmp_path / "h.csv", index=False)
+    assert main(["history", str(tmp_path / "h.csv")]) == 2
+    assert "1 negative value(s) in units that cannot be negative (first: x at c05, -1 s)" in capsys.readouterr().err
+    frame.assign(unit="score").to_csv(tmp_path / "signed.csv", index=False)  # a unit that may be negative
+    assert main(["history", str(tmp_path / "signed.csv")]) == 0

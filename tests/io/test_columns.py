@@ -77,6 +77,9 @@ def _damaged(tmp_path, format, damage):
         ("hyperfine", lambda d: d["results"][0]["times"].__setitem__(2, None), "1 of 45 values are null, NaN"),
         ("hyperfine", lambda d: d["results"][0]["times"].__setitem__(2, -0.01), "1 negative value(s) in units"),
         ("hyperfine", lambda d: d["results"][1].__setitem__("command", "alpha"), "two or more entries are named"),
+        # a peak memory or CPU time below 0 was compared ("-5 B", "no change"): the damaged file is refused
+        ("hyperfine", lambda d: d["results"][0].__setitem__("memory_usage_byte", [-5] * 15), "negative memory_usage"),
+        ("hyperfine", lambda d: d["results"][1].__setitem__("user", -0.2), "negative memory_usage_byte, user or"),
         ("hyperfine", lambda d: d["results"][0]["exit_codes"].pop(), "14 exit_codes for 15 times"),
         ("google_benchmark", lambda d: d["benchmarks"][0].__setitem__("iterations", 0), "iterations=0)"),
         ("google_benchmark", lambda d: d["benchmarks"][0].__setitem__("repetition_index", 1.5), "batch index is not"),
