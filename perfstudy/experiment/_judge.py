@@ -60,6 +60,7 @@ class _Judge:
         self.units: dict[str, str | None] = {}
         self.higher: dict[str, bool] = {}
         self.unjudged: set = set()  # benchmarks with a round whose statistic was 0: no ratio B/A to judge
+        self.shortest: dict[str, list[float]] = {}  # each round's smaller statistic of A and B, judged or not
         self.running: dict = {}  # each benchmark's stopping rule, kept up round by round
 
     def add_round(self, rows_a: list[dict], rows_b: list[dict]) -> None:
@@ -72,6 +73,7 @@ class _Judge:
             if not (a and b):
                 continue
             stat_a, stat_b = summary(a), summary(b)
+            self.shortest.setdefault(name, []).append(min(stat_a, stat_b))
             if stat_a > 0 and stat_b > 0:
                 self.d.setdefault(name, []).append(math.log(stat_b / stat_a))
                 if name not in self.running:

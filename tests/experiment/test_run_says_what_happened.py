@@ -518,14 +518,18 @@ def test_a_command_shorter_than_the_shells_start_up_is_named_not_judged_silently
 
     # a start-up longer than any run of `true`: every time, less it, is 0, as on a quiet machine it is about half
     # the time (measured under load the two drift apart, so the test fixes the start-up rather than race it)
-    monkeypatch.setattr(run_module, "_shell_startup", lambda: (10.0, 0.0))
+    monkeypatch.setattr(run_module, "_shell_startup", lambda: (10.0, 0.01))
     with pytest.warns(NoisyMachineWarning, match=r"\(10000.00 ms\).*too short to time through a shell; run it with"):
         result = run("true", "true", values=1, warmup=0, min_rounds=2, max_rounds=3, progress=False)
     assert (result.frame["value"] == 0).all()
     # no round could be judged, and more would judge nothing: the run stops at its min_rounds and says why (a bisect
     # spent 200 rounds a step on such a command, then advised more rounds)
     assert result.stopped == "failed" and result.rounds == 2 and result.exit_status == 2
-    assert result.failure.startswith("no round of 2 could be judged: every one's time was at or below the shell's")
+    assert result.failure.startswith(
+        "the command took 0 µs of CPU time beyond the shell's start-up (10.00 ms, measured again now) in the median "
+        "round of 2: under a quarter of the shell's own. The command is too short to time through a shell; run it "
+        "without one (--no-shell)"
+    )
 
 
 def test_a_run_file_given_as_one_side_of_two_is_refused_not_pooled(tmp_path, capsys):
