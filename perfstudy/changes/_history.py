@@ -124,6 +124,26 @@ class History(Result):
         bad = cp[cp["verdict"].isin(["slower", "noisier"])]
         return bad.sort_values("level_change", key=np.abs, ascending=False, kind="stable", na_position="last")  # pyright: ignore
 
+    @property
+    def unseen(self) -> list[tuple[str, str, str, int, bool]]:
+        """The stretches of commits beside a benchmark's change points too short for another change in them to be
+        found: fewer than ``commits_needed`` on each side of every boundary (at the newest end, fewer than
+        ``commits_after_needed`` after it with the widest scan window before it). Another change there goes unseen,
+        and the level beside the one found pools both. Each as ``(benchmark, first commit, last commit, commits,
+        whether it ends at the newest commit)``."""
+        cp, widest, spans = self.change_points, max(self.widths), []
+        for row in self.series.to_dict("records"):
+            name = row["benchmark"]
+            cuts = sorted({int(i) for i in cp.loc[cp["benchmark"] == name, "commit_index"]})
+            if not cuts:
+                continue
+            m, need, after = int(row["commits"]), int(row["commits_needed"]), int(row["commits_after_needed"])
+            names = self.commits.loc[self.commits["benchmark"] == name].set_index("commit_index")["commit"]
+            for start, end in zip([0, *cuts], [*cuts, m]):
+                if end - start < (min(2 * need, widest + after) if end == m else 2 * need):
+                    spans.append((str(name), str(names[start]), str(names[end - 1]), end - start, end == m))
+        return spans
+
     def format(self, format: str = "table") -> str:
         """The history as a table, Markdown, JSON or an HTML page (:func:`perfstudy.changes.format_history`).
 

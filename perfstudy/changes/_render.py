@@ -80,7 +80,20 @@ def _summary(result: Any) -> str:
         + f". False discovery rate {result.fdr:g} across benchmarks (Benjamini-Hochberg); intervals "
         f"and the commits a change may be in {100 * result.confidence:g}%; level changes under {100 * result.threshold:g}% not reported. "
         + _needed(series, result.threshold)
+        + _unseen(result)
         + "".join(f" {note[0].upper() + note[1:]}." for note in result.notes)
+    )
+
+
+def _unseen(result: Any) -> str:
+    """:attr:`History.unseen` in one sentence."""
+    spans = [f"{b}'s commits {first} to {last} ({n})" for b, first, last, n, _ in result.unseen]
+    if not spans:
+        return ""
+    listed = "; ".join(spans[:4]) + ("; ..." if len(spans) > 4 else "")
+    return (
+        f" Beside the change points, too few commits for another change in them to be found: {listed}. Another "
+        "change there goes unseen, and the level on that side of the change point found pools both."
     )
 
 

@@ -177,6 +177,9 @@ def history_command(args) -> int:
     short = result.series[result.series["commits"] < 2 * need]
     if len(short):
         judged += f"; {len(short)} benchmark(s) are too short for any change to be found"
+    unseen = [f"{b}'s newest {n} (from {first})" for b, first, _, n, newest in result.unseen if newest]
+    if unseen:  # after a change point near the newest commit, a second change goes unseen
+        judged += f"; after a change point, too few commits for another to be found: {', '.join(unseen[:4])}"
     if len(slower):
         names = ", ".join(f"{b} (commit {c})" for b, c in zip(slower["benchmark"], slower["commit"], strict=True))
         print(f"perfstudy history: slower in the newest {recent} commit(s): {names}; {judged}", file=sys.stderr)

@@ -267,3 +267,41 @@ def test_a_negative_time_is_refused_through_the_command_line(tmp_path, capsys):
     assert "1 negative value(s) in units that cannot be negative (first: x at c05, -1 s)" in capsys.readouterr().err
     frame.assign(unit="score").to_csv(tmp_path / "signed.csv", index=False)  # a unit that may be negative
     assert main(["history", str(tmp_path / "signed.csv")]) == 0
+
+
+def test_a_stretch_beside_a_change_too_short_for_another_is_named():
+    """The C project's +6% at c7 and -4% at c14 of 20 commits: the second, 25 noise SDs, was missed, and the summary
+    said only that the newest 4 commits could not be judged, so c14 read as judged. With twice the commits after
+    the first change, both are found."""
+
+    def frame(commits: int, second: int) -> pd.DataFrame:
+        rng = np.random.default_rng(1)
+        level = [(1.06 if c >= 7 else 1.0) * (0.96 if c >= second else 1.0) for c in range(commits)]
+        return pd.DataFrame(
+            [
+                dict(commit=f"c{c:02d}", benchmark="prog", value=level[c] * (1 + rng.normal(0, 0.0016)))
+                for c in range(commits)
+                for _ in range(5)
+            ]
+        )
+
+    short = history(frame(20, 14))
+    assert short.change_points["commit"].tolist() == ["c07"]  # the second is too close to the end to be found
+    need = int(short.series["commits_needed"].iloc[0])
+    assert 13 < 2 * need  # the 13 commits from c07 hold fewer than that on each side of any boundary
+    said = short.format()
+    assert "too few commits for another change in them to be found: prog's commits c00 to c06 (7); prog's commits " \
+        "c07 to c19 (13). Another change there goes unseen" in said  # fmt: skip
+    assert history(frame(40, 24)).change_points["commit"].tolist() == ["c07", "c24"]
+
+
+def test_the_gate_says_the_newest_commits_after_a_change_cannot_be_judged(tmp_path, capsys):
+    from perfstudy.cli import main
+
+    rng = np.random.default_rng(1)
+    level = [(1.06 if c >= 7 else 1.0) * (0.96 if c >= 14 else 1.0) for c in range(20)]
+    rows = [dict(commit=f"c{c:02d}", value=level[c] * (1 + rng.normal(0, 0.0016))) for c in range(20) for _ in range(5)]
+    pd.DataFrame(rows).to_csv(tmp_path / "h.csv", index=False)
+    assert main(["history", str(tmp_path / "h.csv"), "--fail-on-regression"]) == 0
+    err = capsys.readouterr().err
+    assert "after a change point, too few commits for another to be found: series's newest 13 (from c07)" in err
