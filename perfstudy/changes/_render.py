@@ -99,20 +99,34 @@ def _unseen(result: Any) -> str:
 
 def _power(series, threshold: float) -> str:
     """What a change of the threshold's size needs at the benchmarks' noise between commits (the median
-    benchmark's), in one sentence; empty where no benchmark has a noise (values of both signs)."""
+    benchmark's), a sentence per metric (a wall time and a CPU time are never pooled:
+    :func:`perfstudy._lib.units.metric_of`); empty where no benchmark has a noise (values of both signs)."""
+    from perfstudy._lib.units import metric_of
+
     known = series[np.isfinite(series["noise"].to_numpy(dtype=float))]
     if known.empty or not threshold > 0:
         return ""
-    noise = float(np.median(known["noise"]))
-    need = float(np.median(known["commits_for_threshold"]))
-    which = "these benchmarks'" if len(known) > 1 else "this benchmark's"
-    spread = f"At {which} noise between commits ({100 * noise:.1f}%" + (" median)" if len(known) > 1 else ")")
-    if not math.isfinite(need):
-        return (
-            f" {spread}, a change of {100 * threshold:g}% is too small to be reported at any number of commits: "
-            "measure each commit more times, or raise the threshold."
-        )
-    return f" {spread}, a change of {100 * threshold:g}% needs about {need:.0f} commits on each side to be found at least four times in five."
+    metrics = known["benchmark"].map(metric_of)
+    said = ""
+    for metric in dict.fromkeys(metrics):
+        same = known[(metrics == metric).to_numpy()]
+        noise = float(np.median(same["noise"]))
+        need = float(np.median(same["commits_for_threshold"]))
+        which = "these benchmarks'" if len(same) > 1 else "this benchmark's"
+        if metrics.nunique() > 1:
+            which = f"{which} {'wall-clock' if metric == 'wall' else metric.upper()}"
+        spread = f"At {which} noise between commits ({100 * noise:.1f}%" + (" median)" if len(same) > 1 else ")")
+        if not math.isfinite(need):
+            said += (
+                f" {spread}, a change of {100 * threshold:g}% is too small to be reported at any number of commits: "
+                "measure each commit more times, or raise the threshold."
+            )
+        else:
+            said += (
+                f" {spread}, a change of {100 * threshold:g}% needs about {need:.0f} commits on each side to be found "
+                "at least four times in five."
+            )
+    return said
 
 
 def _needed(series, threshold: float = 0.0) -> str:

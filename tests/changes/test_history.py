@@ -305,3 +305,23 @@ def test_the_gate_says_the_newest_commits_after_a_change_cannot_be_judged(tmp_pa
     assert main(["history", str(tmp_path / "h.csv"), "--fail-on-regression"]) == 0
     err = capsys.readouterr().err
     assert "after a change point, too few commits for another to be found: series's newest 13 (from c07)" in err
+
+
+def test_the_summarys_noise_never_pools_wall_time_with_cpu_time():
+    """The summary took one median noise over wall and CPU series and called 1% too small at any number of commits,
+    while the JSON gave the CPU series 8 commits."""
+    rng = np.random.default_rng(2)
+    rows = [
+        dict(commit=f"c{c:02d}", benchmark=name, value=1 + rng.normal(0, sd), unit="s")
+        for c in range(30)
+        for _ in range(5)
+        for name, sd in (("prog", 0.03), ("prog:cpu", 0.002), ("other", 0.03))
+    ]
+    result = history(pd.DataFrame(rows))
+    need = result.series.set_index("benchmark")["commits_for_threshold"]
+    assert math.isinf(need["prog"]) and math.isfinite(need["prog:cpu"])
+    said = result.format()
+    assert "At these benchmarks' wall-clock noise between commits (" in said
+    assert "a change of 1% is too small to be reported at any number of commits" in said
+    assert "At this benchmark's CPU noise between commits (" in said
+    assert f"a change of 1% needs about {need['prog:cpu']:.0f} commits on each side" in said
