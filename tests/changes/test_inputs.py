@@ -92,6 +92,26 @@ def test_go_files_ordered_by_a_manifest(tmp_path, capsys):
     assert (cp["benchmark"], cp["commit"], cp["commit_index"], cp["index"]) == ("X-8", "sha20", 20, 60)
 
 
+def test_a_folder_of_hyperfine_files_gives_each_commands_cpu_series_too(tmp_path, capsys):
+    """hyperfine's user and system means went unused: a history of a folder of its files was wall time only. Here
+    the CPU time steps up 20% at commit 10 while the wall time holds."""
+    rows = []
+    for i in range(20):
+        rng = np.random.default_rng(i)
+        times = (0.05 * np.exp(rng.normal(0, 0.002, 5))).tolist()
+        cpu = 0.04 * (1.2 if i >= 10 else 1.0) * np.exp(rng.normal(0, 0.002))
+        result = dict(command="./prog", mean=float(np.mean(times)), times=times, user=cpu * 0.9, system=cpu * 0.1)
+        (tmp_path / f"h{i}.json").write_text(json.dumps({"results": [result]}))
+        rows.append({"commit": f"c{i:02d}", "path": f"h{i}.json"})
+    pd.DataFrame(rows).to_csv(tmp_path / "manifest.csv", index=False)
+    assert main(["history", str(tmp_path), "--manifest", str(tmp_path / "manifest.csv"), "--format", "json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert [s["benchmark"] for s in document["series"]] == ["./prog", "./prog:cpu"]
+    (cp,) = document["change_points"]
+    assert (cp["benchmark"], cp["commit"], cp["unit"]) == ("./prog:cpu", "c10", "s")
+    assert cp["level_change"] == pytest.approx(0.2, abs=0.01)
+
+
 def test_a_folder_without_manifest_or_dates_is_refused(tmp_path, capsys):
     (tmp_path / "a.txt").write_text(go_text("BenchmarkX", [1.0]))
     assert main(["history", str(tmp_path)]) == 2
