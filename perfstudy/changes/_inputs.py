@@ -118,7 +118,7 @@ def _harness(path: Path, commit, dropna: bool) -> pd.DataFrame:
     if cpu:
         rows = pd.DataFrame({"benchmark": [f"{n}:cpu" for n in cpu], "value": list(cpu.values()), "unit": "s"})
         if "timestamp" in out.columns:
-            rows["timestamp"] = out["timestamp"].iloc[0] if len(out) else pd.NaT
+            rows["timestamp"] = frame["timestamp"].iloc[0] if len(frame) else pd.NaT
         out = pd.concat([out, rows], ignore_index=True)
     out["commit"] = commit if commit is not None else frame.get("commit", path.stem)
     out.attrs["dropped"] = frame.attrs.get("dropped", 0)
