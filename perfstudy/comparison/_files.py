@@ -199,7 +199,7 @@ def _measured_apart(a: FileColumns, b: FileColumns) -> tuple[str, ...]:
         first, second = (f.attrs.get(key) for f in (a, b))
         if isinstance(first, dict) and isinstance(second, dict):
             shared = sorted(_MACHINE_KEYS & set(first) & set(second))
-            differ += [f"{k} {first[k]!r} and {second[k]!r}" for k in shared if first[k] != second[k]]
+            differ += [f"{k} {first[k]!r} and {second[k]!r}" for k in shared if _differ(k, first[k], second[k])]
     if not differ and "host" in a.columns and "host" in b.columns:
         hosts = [sorted({str(h) for h in f.column("host").tolist() if not _missing(h)}) for f in (a, b)]
         if all(hosts) and hosts[0] != hosts[1]:
@@ -207,6 +207,18 @@ def _measured_apart(a: FileColumns, b: FileColumns) -> tuple[str, ...]:
     if differ:
         said.append(f"Their machines differ, as the files record them (A's, then B's): {'; '.join(differ[:4])}.")
     return tuple(said)
+
+
+#: a load average that moved by less than this (half a CPU's work) is not said to differ
+_LOAD_DIFFERS = 0.5
+
+
+def _differ(key: str, first, second) -> bool:
+    """Whether two files' records of ``key`` differ: a load average by :data:`_LOAD_DIFFERS` or more, else at all."""
+    numbers = all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in (first, second))
+    if key.startswith("load_avg") and numbers:
+        return abs(first - second) >= _LOAD_DIFFERS
+    return first != second
 
 
 def compared(laid: _Laid, s: CompareSettings, *, rng, executor=None, progress: bool = False) -> list[dict]:

@@ -191,7 +191,7 @@ def _pyperf_columns(source, *, dropna: bool = False) -> FileColumns:
     suite_meta = _mapping(data.get("metadata"), "'metadata'")
     keys = {"name": None, "hostname": None, "date": None, "unit": "second", "inner_loops": 1, "loops": np.nan}
     per_run: dict = {key: [] for key in (*keys, "batch", "warmups", "count")}  # each run's, spread over its values
-    values, loops = [], []
+    values, loops, loads = [], [], []
     for b_index, bench in _entries(data, "benchmarks", "pyperf"):
         bench_meta = {**suite_meta, **_mapping(bench.get("metadata"), f"benchmark {b_index}'s metadata")}
         above = {key: bench_meta.get(key, default) for key, default in keys.items()}  # merged suite -> benchmark
@@ -200,6 +200,9 @@ def _pyperf_columns(source, *, dropna: bool = False) -> FileColumns:
             run = _mapping(run, f"benchmark {b_index}, run {batch}")
             own = _mapping(run.get("metadata"), f"benchmark {b_index}, run {batch}'s metadata")
             meta = {**above, **{key: own[key] for key in keys if key in own}} if own else above  # -> run
+            load = own.get("load_avg_1min", bench_meta.get("load_avg_1min"))
+            if isinstance(load, (int, float)) and not isinstance(load, bool):
+                loads.append(float(load))
             if meta["name"] is None:
                 raise MalformedFileError(f"source: benchmark {b_index}: no 'name' in its metadata")
             warmups = _sequence(run.get("warmups", []), "'warmups'")
@@ -233,6 +236,8 @@ def _pyperf_columns(source, *, dropna: bool = False) -> FileColumns:
         loops=loops,
         inner_loops=spread("inner_loops"),
     )
+    if loads and "load_avg_1min" not in suite_meta:  # recorded run by run when it varied: their median, said once
+        suite_meta = {**suite_meta, "load_avg_1min": round(float(np.median(loads)), 2)}
     return _measured(columns, {"tool": "pyperf", "metadata": suite_meta}, dropna)
 
 

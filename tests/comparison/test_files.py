@@ -347,6 +347,27 @@ def test_two_files_say_once_they_were_measured_one_after_the_other_and_how_their
     assert said[0].startswith("A and B were measured one after the other") and "num_cpus" in said[1]
 
 
+def test_pyperfs_load_recorded_run_by_run_is_read_and_a_small_move_is_not_said(tmp_path, capsys):
+    """pyperf records load_avg_1min in each run's metadata when it varied, and those went unread."""
+
+    def with_loads(path, load):
+        document = json.loads(open(path).read())
+        document["metadata"].pop("load_avg_1min", None)
+        for bench in document["benchmarks"]:
+            for i, run in enumerate(bench["runs"]):
+                run.setdefault("metadata", {})["load_avg_1min"] = load + 0.01 * i
+        open(path, "w").write(json.dumps(document))
+        return path
+
+    base = with_loads(_pyperf_file(tmp_path / "base.json"), 0.3)
+    loaded = with_loads(_pyperf_file(tmp_path / "loaded.json", rng=1), 3.1)
+    calm = with_loads(_pyperf_file(tmp_path / "calm.json", rng=2), 0.5)
+    said = compare_files(base, loaded, rng=1).said
+    assert said[-1].startswith("Their machines differ, as the files record them (A's, then B's): load_avg_1min 0.")
+    assert " and 3." in said[-1]  # each file's median over its runs
+    assert not any("differ" in line for line in compare_files(base, calm, rng=1).said)  # 0.2 apart: not said
+
+
 def test_a_memory_rows_verdict_is_worded_in_the_json_too(tmp_path, capsys):
     """A Go file's B/op row read "larger" in the table but only "verdict": "slower" in the JSON."""
     (tmp_path / "a.txt").write_text("".join(f"BenchmarkX-2 100 10{i} ns/op 1000 B/op\n" for i in range(6)))
