@@ -273,8 +273,8 @@ def run_command(args) -> int:
 
         print(markdown_table(result) if args.output == "markdown" else text_table(result))
         print(stopped)
-    for text in result.environment.get("warnings", ()):  # again, beside the verdict
-        print(f"perfstudy run: warning: {text}", file=sys.stderr)
+    for text in result.environment.get("warnings", ()):  # again beside the verdict, saying it is the same warning
+        print(f"perfstudy run: as warned before round 1: {text}", file=sys.stderr)
     if result.exit_status:
         return result.exit_status
     regressed = (

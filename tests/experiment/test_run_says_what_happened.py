@@ -366,6 +366,22 @@ def test_the_load_warning_comes_before_the_first_round(monkeypatch):
     assert any("loaded (test)" in str(w.message) for w in seen_before_first_batch[0])
 
 
+def test_the_load_warning_is_said_once_and_recalled_once_beside_the_verdict(monkeypatch, tmp_path, capsys):
+    """The loaded-machine warning was printed twice in the same words, as if found twice."""
+    import perfstudy.experiment.environment as environment
+
+    monkeypatch.setattr(environment, "machine_warnings", lambda record: ["the machine is loaded (test)"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")  # as in a process of its own: an earlier test's warning is not remembered
+        assert main(["run", "--a", "true", "--b", "true", "--no-shell", "--max-rounds", "5", "--no-progress",
+                     "--out", str(tmp_path / "runs.csv")]) == 0  # fmt: skip
+    err = capsys.readouterr().err.splitlines()
+    assert [line for line in err if "loaded (test)" in line] == [
+        "perfstudy run: warning: the machine is loaded (test)",
+        "perfstudy run: as warned before round 1: the machine is loaded (test)",
+    ]
+
+
 def test_rounds_still_needed_waits_for_min_rounds_is_smoothed_and_says_beyond_the_budget():
     state = {"x": (-0.1, 0.1, "inconclusive", 50, 0.05)}
     assert "estimating" in _describe(state, {"x": [60]}, rounds=3, min_rounds=5, left=97)
