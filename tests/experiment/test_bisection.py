@@ -464,3 +464,36 @@ def test_the_words_of_a_range_an_undecided_step_and_a_bad_commit_without_change(
     steps(c9=dict(verdicts=[dict(verdict="no change", change=0.0, low=-0.01, high=0.01)]))
     quiet = bisect(COMMITS, "x {commit}", threshold=0.05, progress=False)
     assert quiet.steps[0]["meaning"] == "none in the range" and "later" not in quiet.format()
+
+
+@pytest.mark.slow  # three real bisects, each stopped by a signal at a random moment and resumed (about 15 s)
+@pytest.mark.parametrize("signal_name", ["SIGKILL", "SIGTERM", "SIGINT"])
+def test_a_bisect_stopped_by_any_signal_at_a_random_moment_resumes_to_the_same_culprit(signal_name, tmp_path):
+    """bisect survives kill -9, SIGTERM and Ctrl-C at any moment: the signal's exit status, the settled steps kept,
+    none measured twice, and --resume ends at the culprit a whole bisect names (c5: +30% of a 10 ms sleep)."""
+    import signal
+    import sys
+    import time
+
+    import numpy as np
+
+    (tmp_path / "bench.sh").write_text('case "$1" in c5|c6|c7) sleep 0.013 ;; *) sleep 0.010 ;; esac\n')
+    (tmp_path / "commits.txt").write_text("".join(f"c{i}\n" for i in range(8)))
+    command = [sys.executable, "-m", "perfstudy", "bisect", "--commits", "commits.txt", "--out", "b.json",
+               "--command", "sh bench.sh {commit}", "--threshold", "10%", "--no-progress"]  # fmt: skip
+    moment = np.random.default_rng(["SIGKILL", "SIGTERM", "SIGINT"].index(signal_name)).uniform(0.5, 4.0)
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path)
+    time.sleep(moment)
+    process.send_signal(getattr(signal, signal_name))
+    stdout, stderr = process.communicate(timeout=120)
+    expected = {"SIGKILL": -9, "SIGTERM": 143, "SIGINT": 130}[signal_name]
+    assert process.returncode in (expected, 0), (moment, stderr.decode())  # 0: it had finished before the signal
+    saved = json.loads((tmp_path / "b.json").read_text()) if (tmp_path / "b.json").exists() else {"steps": []}
+    settled = [s for s in saved["steps"] if s["meaning"] not in ("interrupted", "undecided")]
+    resumed = subprocess.run(command + ["--resume"], capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert resumed.returncode == 0, resumed.stderr
+    assert resumed.stdout.startswith("culprit: c5, slower beyond the threshold"), (moment, resumed.stdout)
+    final = json.loads((tmp_path / "b.json").read_text())
+    assert final["steps"][: len(settled)] == settled  # what was settled before the signal is kept as it was
+    measured = [s["commit"] for s in final["steps"] if s["meaning"] not in ("interrupted", "undecided")]
+    assert len(measured) == len(set(measured))  # no commit measured twice
