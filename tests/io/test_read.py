@@ -562,3 +562,27 @@ def test_a_tidy_tables_negative_time_is_refused_as_every_readers_is(tmp_path):
         read(path)
     path.write_text("benchmark,version,value,unit,batch\nx,A,1,%,0\nx,A,-2,%,1\nx,B,1,%,0\nx,B,1.1,%,1\n")
     assert read(path)["value"].min() == -2  # a unit that may be negative
+
+
+def test_a_tidy_csv_cut_while_written_is_refused_or_said(tmp_path, capsys):
+    """A tidy CSV cut mid-row was read with its last value shortened ('x,3,1.' as 1.0), saying nothing."""
+    import warnings
+
+    from perfstudy.cli import main
+    from perfstudy.io import read
+
+    rows = "benchmark,batch,value,unit\nx,0,1.0,s\nx,1,1.1,s\nx,2,1.2,s\n"
+    cut = tmp_path / "cut.csv"
+    cut.write_text(rows + "x,3,1.")
+    assert main(["compare", str(cut), str(cut)]) == 2
+    assert "its last row, 'x,3,1.', has 3 of the header's 4 fields and no end of line: the file was cut" in (
+        capsys.readouterr().err
+    )
+    whole = tmp_path / "whole.csv"  # every field, no end of line: read, and said
+    whole.write_text(rows.replace(",s\n", "\n").replace(",unit", "") + "x,3,1.")
+    with pytest.warns(UserWarning, match=r"the last row, 'x,3,1.', has no end of line: if the file was cut"):
+        assert read(whole)["value"].tolist() == [1.0, 1.1, 1.2, 1.0]
+    (tmp_path / "ended.csv").write_text(rows)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        read(tmp_path / "ended.csv")  # a file that ends its last row: nothing said
