@@ -577,6 +577,7 @@ def _valid(tmp):  # noqa: PLR0915 - one table
         "_lib.units.common_unit": lambda: call(["ns/op", "ns/op"], ["s/op"]),
         "_lib.units.worded": lambda: call("slower", "B/op"),
         "_lib.units.metric_of": lambda: call("prog:cpu"),
+        "_lib.csv_end.check_csv_end": lambda: call(_csv_file(), 1),
         "stability.kde.scott_bandwidth": lambda: call(x),
         "stability.kde.Grid": lambda: call(0.0, 0.1, 50),
         "stability.kde.strip_grid": lambda: call(x, strips=50),
@@ -885,6 +886,17 @@ def _type1_series():
     return bakshy2015_real.real_aa(
         [("a", np.arange(100.0) % 7)], segments=2, segment_length=5, experiments=3, replicates=3, rng=0
     ).per_series
+
+
+@functools.cache
+def _csv_file() -> str:
+    """A CSV file of one column whose rows end."""
+    import tempfile
+
+    handle, path = tempfile.mkstemp(suffix=".csv")
+    os.write(handle, b"value\n1\n")
+    os.close(handle)
+    return path
 
 
 @functools.cache

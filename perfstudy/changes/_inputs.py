@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from perfstudy._lib.csv_end import check_csv_end
 from perfstudy.changes._settings import HistorySettings, parse_times
 from perfstudy.experiment import is_run_file, read_run
 from perfstudy.io import MalformedFileError, detect_format, read
@@ -33,11 +34,13 @@ def _table(path: Path, kind: str) -> pd.DataFrame:
         except (OSError, ValueError) as error:
             raise MalformedFileError(f"{path}: not a readable Parquet file ({' '.join(str(error).split())})") from None
     try:
-        return pd.read_csv(path)
+        frame = pd.read_csv(path)
     except pd.errors.EmptyDataError:
         raise MalformedFileError(f"{path}: an empty file (0 bytes); expected a CSV with a header row") from None
     except (pd.errors.ParserError, UnicodeDecodeError) as error:
         raise MalformedFileError(f"{path}: not a CSV table ({' '.join(str(error).split())})") from None
+    check_csv_end(path, len(frame.columns), MalformedFileError)
+    return frame
 
 
 def _tidy(frame: pd.DataFrame, where: str, settings: HistorySettings) -> pd.DataFrame:

@@ -32,6 +32,7 @@ import numpy as np
 import pandas as pd
 
 from perfstudy._lib.checks import check_bool
+from perfstudy._lib.csv_end import check_csv_end
 from perfstudy.io._json import MalformedFileError
 from perfstudy.io._rows import _google_benchmark_columns, _hyperfine_columns, _jmh_columns, _pyperf_columns
 from perfstudy.io._values import left_out, not_finite
@@ -227,33 +228,8 @@ def _csv_table_columns(path, *, dropna: bool = False) -> FileColumns:
         frame = pd.read_csv(path)
     except (UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as error:
         raise MalformedFileError(f"path: {path}: not a CSV table ({' '.join(str(error).split())})") from None
-    _check_last_row(path, len(frame.columns))
+    check_csv_end(path, len(frame.columns), MalformedFileError)
     return _tidy_table(frame, path, dropna)
-
-
-def _check_last_row(path, columns: int) -> None:
-    """A CSV cut while it was written: a last row without its end of line and with fewer fields than the header is
-    refused by line; one with every field is read, with a warning that its last value may be shortened."""
-    import csv
-
-    with open(path, "rb") as handle:
-        handle.seek(0, os.SEEK_END)
-        handle.seek(max(0, handle.tell() - 4096))
-        tail = handle.read()
-    if not tail or tail.endswith((b"\n", b"\r")):
-        return
-    last = tail.rsplit(b"\n", 1)[-1].decode("utf-8", errors="replace")
-    fields = len(next(csv.reader([last]), []))
-    if fields < columns:
-        raise MalformedFileError(
-            f"path: {path}: its last row, {last[:60]!r}, has {fields} of the header's {columns} fields and no end of "
-            "line: the file was cut while it was written; finish it or remove that row"
-        )
-    warnings.warn(
-        f"{path}: the last row, {last[:60]!r}, has no end of line: if the file was cut while it was written, its last "
-        "value may be shortened",
-        stacklevel=3,
-    )
 
 
 def _parquet_table_columns(path, *, dropna: bool = False) -> FileColumns:
