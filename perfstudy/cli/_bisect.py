@@ -28,7 +28,8 @@ def add_parser(commands) -> None:
         "confidence is set so that all of them together keep --confidence (Bonferroni over the steps a bisect of "
         "this many commits can take). A commit whose command fails is skipped, as git bisect skip does. Exit "
         "status: 0 when the bisect ends (a culprit, no change, or the range that holds it); 1 with "
-        "--fail-on-regression and a culprit that made it slower; 2 for unusable input; 130 after Ctrl-C and 143 "
+        "--fail-on-regression and a culprit that made it slower; 2 for unusable input or a failed --cleanup (the "
+        "answer stands); 130 after Ctrl-C and 143 "
         "after SIGTERM (an interrupted bisect: --resume continues it from --out).",
     )
     bisect.add_argument(

@@ -25,7 +25,7 @@ def add_parser(commands) -> None:
         "Command lines run through /bin/sh -c, as in a terminal (pipes, &&, VAR=value), and the shell's start-up "
         "is subtracted from every time; -N runs them directly. Ctrl-C or SIGTERM stops after the running batch, a "
         "second Ctrl-C ends it too. Exit status: 0; 1 with --fail-on-regression and a slower benchmark; 2 for "
-        "unusable input; 130 after Ctrl-C and 143 after SIGTERM (a partial run); a failing command's own status "
+        "unusable input or a failed --cleanup (the verdicts stand); 130 after Ctrl-C and 143 after SIGTERM (a partial run); a failing command's own status "
         "(124 past --timeout).",
     )
     experiment.add_argument(

@@ -155,11 +155,12 @@ class RunResult(Result):
     def exit_status(self) -> int:
         """What the command line exits with before any regression gate: ``128 + signal`` for an
         interrupted run (130 after SIGINT, 143 after SIGTERM), the failed command's exit status, 2 for a run
-        the runner refused to go on with (a memory at the measuring floor, a failed ``--setup``), else 0."""
+        the runner refused to go on with (a memory at the measuring floor, a failed ``--setup``) or whose
+        ``--cleanup`` failed (its verdicts stand, but what it should undo may not be undone), else 0."""
         if self.stopped == "interrupted":
             return 128 + int(self.signal if self.signal is not None else signal.SIGINT)
         if not self.failure:
-            return 0
+            return 2 if self.cleanup else 0
         failed = [int(float(row["exit_status"])) for row in self.rows if float(row["exit_status"]) != 0]
         return failed[-1] if failed else 2
 
@@ -373,7 +374,7 @@ def run(
     if startup is None:
         startup, cpu_startup = _shell_startup() if shelled else (0.0, 0.0)
     elif shelled:  # resumed: the record's start-up is kept, so that every round subtracts the same
-        _check_startup(startup, _shell_startup()[0])
+        _check_startup((startup, cpu_startup), _shell_startup())
     record = _experiment(texts, settings.record()) | {
         "seed": seed,
         "environment": environment,
@@ -508,10 +509,14 @@ def _decided(judge: _Judge, path) -> bool:
     return False
 
 
-def _check_startup(recorded: float, here: float) -> None:
-    """A resumed run's start-up, recorded when it began, against this machine's now: a shell that starts three times
-    slower or faster (another machine, another shell) makes the rounds before and after unalike, which is said."""
-    if abs(here - recorded) > 1e-3 and not recorded / 3 <= here <= 3 * recorded:
+def _check_startup(record: tuple[float, float], measured: tuple[float, float]) -> None:
+    """A resumed run's start-up (wall-clock and CPU seconds), recorded when it began, against this machine's now: a
+    shell that starts three times slower or faster (another machine, another shell) makes the rounds before and after
+    unalike, which is said. A wall-clock start-up slower now with the CPU start-up as recorded is this machine under
+    load (at a load of 4 it read 4 to 8 ms against 0.8 ms idle), which interleaving cancels: not said."""
+    (recorded, recorded_cpu), (here, here_cpu) = record, measured
+    loaded = here > recorded and recorded_cpu > 0 and recorded_cpu / 1.5 <= here_cpu <= 1.5 * recorded_cpu
+    if abs(here - recorded) > 1e-3 and not recorded / 3 <= here <= 3 * recorded and not loaded:
         warnings.warn(
             f"the shell starts in {1e3 * here:.2f} ms here and {1e3 * recorded:.2f} ms in the run's record (another "
             "machine, or another shell), and the record's is taken from every run's time: the rounds before and after "

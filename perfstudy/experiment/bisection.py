@@ -105,8 +105,11 @@ class Bisection(Result):
     @property
     def exit_status(self) -> int:
         """What the command line exits with before ``--fail-on-regression``: ``128 + signal`` for an interrupted
-        bisect (130 after Ctrl-C, 143 after SIGTERM), as ``perfstudy run`` does, else 0."""
-        return 128 + int(self.signal or signal.SIGINT) if self.stopped == "interrupted" else 0
+        bisect (130 after Ctrl-C, 143 after SIGTERM), as ``perfstudy run`` does; 2 when a step's ``--cleanup``
+        failed (the answer stands, but what it should undo may not be undone); else 0."""
+        if self.stopped == "interrupted":
+            return 128 + int(self.signal or signal.SIGINT)
+        return 2 if any(s.get("cleanup") for s in self.steps) else 0
 
     def to_frame(self):
         """The steps, one row each."""

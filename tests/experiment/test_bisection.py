@@ -380,8 +380,9 @@ def test_a_damaged_or_edited_bisect_file_is_refused_naming_the_step(steps, tmp_p
 
 def test_a_failed_cleanup_is_said_under_the_table(steps):
     steps(c4=dict(cleanup="version B exited with status 1: rm: cannot remove 'wt-c4'"))
-    shown = bisect(COMMITS, "x {commit}", threshold=0.1, progress=False).format()
-    assert "CLEANUP FAILED at step 2 (c4): version B exited with status 1: rm: cannot remove 'wt-c4'" in shown
+    result = bisect(COMMITS, "x {commit}", threshold=0.1, progress=False)
+    assert "CLEANUP FAILED at step 2 (c4): version B exited with status 1: rm: cannot remove 'wt-c4'" in result.format()
+    assert result.exit_status == 2  # the answer stands, but a failed hook is never exit 0
 
 
 def test_a_commit_name_the_shell_would_read_is_refused_before_anything_runs(steps, tmp_path):

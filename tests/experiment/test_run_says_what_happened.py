@@ -173,8 +173,12 @@ def test_timeout_ends_the_whole_process_group_within_a_second_of_the_limit(tmp_p
     batch = result.frame[result.frame["version"] == "A"].iloc[0]
     assert batch["end"] - batch["start"] < 1 + 1, "the batch ended within the limit plus one second"
     assert elapsed < 10, elapsed  # was 15.9 s: the shell was killed, its child kept the pipe open
-    left = subprocess.run(["pgrep", "-f", f"^sleep {marker}"], capture_output=True, text=True)
-    assert left.stdout.strip() == "", "no descendant outlives the run"
+    for _ in range(30):  # SIGKILL is sent to the group; under a load of 4 the kernel may take a moment to end it
+        left = subprocess.run(["pgrep", "-f", f"^sleep {marker}"], capture_output=True, text=True)
+        if not left.stdout.strip():
+            break
+        time.sleep(0.1)
+    assert left.stdout.strip() == "", "no descendant outlives the run by more than 3 s (it would sleep 15 s)"
 
 
 @pytest.mark.parametrize("option", ["--timeout", "--max-time"])
