@@ -58,7 +58,7 @@ def test_a_failing_cleanup_is_in_the_table_the_markdown_the_json_and_the_record(
                    "echo cannot-clean >&2; exit 4", "--out", str(out), "--format", "json", *CLI_FAST])  # fmt: skip
     captured = capsys.readouterr()
     document = json.loads(captured.out)
-    # the verdicts stand, but a failed hook is never exit 0: a CI job must see it (issue 65)
+    # the verdicts stand, but a failed hook is never exit 0: a CI job must see it
     assert status == 2 and document["benchmarks"][0]["verdict"] in ("no change", "inconclusive")
     assert "exited with status 4" in document["cleanup"] and "cannot-clean" in document["cleanup"]
     assert "exited with status 4" in json.loads(Path(f"{out}.json").read_text())["cleanup"]

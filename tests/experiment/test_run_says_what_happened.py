@@ -546,8 +546,8 @@ def test_a_command_shorter_than_the_shells_start_up_is_named_not_judged_silently
     # spent 200 rounds a step on such a command, then advised more rounds)
     assert result.stopped == "failed" and result.rounds == 2 and result.exit_status == 2
     assert result.failure.startswith(
-        "the command took 0 µs of CPU time beyond the shell's start-up (10.00 ms, measured again now) in the median "
-        "round of 2: under a quarter of the shell's own. The command is too short to time through a shell; run it "
+        "the command took 0 µs of CPU time beyond the shell's start-up (10.00 ms, measured again now) in the median of "
+        "its last 2 rounds: under a tenth of the shell's own. The command is too short to time through a shell; run it "
         "without one (--no-shell)"
     )
 

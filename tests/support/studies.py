@@ -233,5 +233,5 @@ def _pilot_fit():
 
 #: the smallest short real history: 4 commits, one +50% change, one run a commit, no load, no A/A bisects
 SMALL_SHORT_HISTORY = dict(
-    commits=4, changes={2: 0.5}, iterations=200, count=1, threshold=0.3, aa_bisects=0, load=False, max_time="5s"
+    commits=4, changes={2: 0.5}, iterations=2000, count=1, threshold=0.3, aa_bisects=0, load=False, max_time="5s"
 )
