@@ -751,7 +751,10 @@ def _unmeasurable(judge, ran: int, min_rounds: int, session) -> str:
     if startup <= 0:
         if ran != min_rounds or any(max(values) > 0 for values in judge.shortest.values()):
             return ""
-        said = f"no round of {min_rounds} could be judged: every one's time was 0"
+        return (
+            f"no round of {min_rounds} could be judged: every one's time was 0, so the command takes no time that "
+            "can be measured this way; loop it inside the command so that a run takes milliseconds"
+        )
     else:
         quietest = max(min(values[-min_rounds:]) for values in judge.shortest.values())
         if quietest > 2 * startup:  # a command that waits, working little, takes wall-clock time: it is judged
