@@ -12,6 +12,7 @@ sorted stably by cluster and then position in its cluster, A's rows before B's; 
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
@@ -194,6 +195,13 @@ def _measured_apart(a: FileColumns, b: FileColumns) -> tuple[str, ...]:
         "them (its load, its clock, its other work) reads as a change of the code; perfstudy run interleaves them "
         "in rounds so that it cancels."
     ]
+    when = [_when(f) for f in (a, b)]
+    if any(when):
+        said.append(
+            "The files record when they were measured: "
+            + "; ".join(f"{side} {span}" if span else f"{side} not" for side, span in zip(("A", "B"), when))
+            + "."
+        )
     differ = []
     for key in _MACHINES:
         first, second = (f.attrs.get(key) for f in (a, b))
@@ -207,6 +215,23 @@ def _measured_apart(a: FileColumns, b: FileColumns) -> tuple[str, ...]:
     if differ:
         said.append(f"Their machines differ, as the files record them (A's, then B's): {'; '.join(differ[:4])}.")
     return tuple(said)
+
+
+def _when(f: FileColumns) -> str:
+    """When a file was measured, as its ``timestamp`` column records it: ``"at T"`` or ``"from T to T"``, to the
+    minute (``""`` when it records no date). Google Benchmark's context, pyperf's runs and pytest-benchmark's file
+    carry one; an ISO text keeps its own time zone."""
+    if "timestamp" not in f.columns:
+        return ""
+    dates = f.column("timestamp")
+    if dates.dtype.kind == "M":
+        present = np.datetime_as_string(dates[~np.isnat(dates)], unit="m").tolist()
+    else:
+        present = [str(d) for d in set(dates.tolist()) if not _missing(d)]
+    minutes = sorted({re.sub(r"^(\d{4}-\d\d-\d\d)[T ](\d\d:\d\d)(:[\d.]+)?", r"\1 \2", d) for d in present})
+    if not minutes:
+        return ""
+    return f"at {minutes[0]}" if len(minutes) == 1 else f"from {minutes[0]} to {minutes[-1]}"
 
 
 #: a load average that moved by less than this (half a CPU's work) is not said to differ

@@ -31,7 +31,7 @@ class Report(Result):
         As :class:`Comparison` has them.
     said : tuple of str
         What the comparison says of how its values were measured, under the table and in the JSON's ``said``
-        (two files: measured one after the other, and how their machines differ).
+        (two files: measured one after the other, when, and how their machines differ).
     """
 
     rows: tuple

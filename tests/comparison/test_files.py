@@ -344,7 +344,30 @@ def test_two_files_say_once_they_were_measured_one_after_the_other_and_how_their
     assert "Their machines differ, as the files record them (A's, then B's): host_name 'here' and 'other'" in out
     assert main(["compare", base, new, "--format", "json"]) == 0
     said = json.loads(capsys.readouterr().out)["said"]
-    assert said[0].startswith("A and B were measured one after the other") and "num_cpus" in said[1]
+    assert said[0].startswith("A and B were measured one after the other") and "num_cpus" in said[2]
+
+
+def test_two_files_say_when_each_was_measured_where_they_record_it(tmp_path):
+    """Two files of different days were compared with no date said; a file without dates is named as such."""
+    from tests.support.harness_files import google_benchmark_file
+
+    base = google_benchmark_file(tmp_path / "base.json")
+    new = google_benchmark_file(tmp_path / "new.json", slower=0.05, rng=1)
+    document = json.loads(open(new).read())
+    document["context"]["date"] = "2026-12-03T17:42:09+01:00"
+    (tmp_path / "new.json").write_text(json.dumps(document))
+    said = compare_files(base, new, rng=1).said
+    assert said[1] == (
+        "The files record when they were measured: A at 2026-11-28 01:10+00:00; B at 2026-12-03 17:42+01:00."
+    )
+    document = json.loads(open(_pyperf_file(tmp_path / "runs.json")).read())
+    document["benchmarks"][-1]["runs"][-1]["metadata"]["date"] = "2026-11-28T02:13:59.9"  # pyperf writes T or a space
+    (tmp_path / "runs.json").write_text(json.dumps(document))
+    for run in (run for b in document["benchmarks"] for run in b["runs"]):
+        del run["metadata"]["date"]
+    (tmp_path / "undated.json").write_text(json.dumps(document))
+    (line,) = [x for x in compare_files(tmp_path / "runs.json", tmp_path / "undated.json", rng=1).said if "when" in x]
+    assert line == "The files record when they were measured: A from 2026-11-27 21:00 to 2026-11-28 02:13; B not."
 
 
 def test_pyperfs_load_recorded_run_by_run_is_read_and_a_small_move_is_not_said(tmp_path, capsys):
