@@ -87,18 +87,27 @@ def in_options(text: str, options: dict) -> str:
 @contextlib.contextmanager
 def warning_lines(verb: str):
     """Within it, a warning is written as one line of the command's standard error, above a progress bar
-    (``perfstudy run: warning: ...``): no source line, no path; Python's own way is restored after.
+    (``perfstudy run: warning: ...``): no source line, no path; Python's own way is restored after. A warning is
+    written once; one whose category says ``once`` (the machine's load, which a bisect reads at every step) is
+    not written again in the same words but for its numbers.
 
     Parameters
     ----------
     verb : str
         The command, as the line names it.
     """
+    import re
     import sys
     import warnings
 
+    shown = set()
+
     def show(message, category, filename, lineno, file=None, line=None) -> None:
         text = f"perfstudy {verb}: warning: {one_line(ValueError(str(message)))}"
+        words = (category, re.sub(r"\d+(\.\d+)?", "#", text) if getattr(category, "once", False) else text)
+        if words in shown:
+            return
+        shown.add(words)
         try:
             from tqdm import tqdm
 

@@ -65,6 +65,7 @@ from perfstudy.experiment._judge import _FAR, _describe, _Judge, _Stop
 from perfstudy.experiment._rounds import _duet_rounds, _local_rounds
 from perfstudy.experiment.batches import Batch, Measure
 from perfstudy.experiment.commands import command_argv, command_text
+from perfstudy.experiment.environment import NoisyMachineWarning
 from perfstudy.experiment.settings import UNBOUNDED_ROUNDS, RunSettings, check_combination
 
 __all__ = ["run", "RunResult", "RunFile", "STOPS", "COLUMNS", "read_experiment", "read_run", "is_run_file"]
@@ -587,13 +588,21 @@ def _checked_out(out, resume: bool) -> Path | None:
 
 
 def _machine_warnings(environment: dict | None = None) -> list:
-    """The warnings of a machine record (this machine's now by default), issued as :class:`NoisyMachineWarning`."""
-    from perfstudy.experiment.environment import NoisyMachineWarning, machine, machine_warnings
+    """The warnings of a machine record (this machine's now by default), issued as :class:`NoisyMachineWarning`
+    (of the kind a command line says once: a bisect reads the machine at every step)."""
+    from perfstudy.experiment.environment import machine, machine_warnings
 
     found = list(machine_warnings(machine() if environment is None else environment))
     for text in found:
-        warnings.warn(text, NoisyMachineWarning, stacklevel=4)
+        warnings.warn(text, _MachineState, stacklevel=4)
     return found
+
+
+class _MachineState(NoisyMachineWarning):
+    """The machine's state as read before a run: a command line says it once (``once``), though its numbers move
+    from one read to the next (:func:`perfstudy.cli._common.warning_lines`)."""
+
+    once = True
 
 
 def _environment() -> dict:

@@ -126,6 +126,23 @@ def test_a_step_left_undecided_says_which_budget_stopped_it(tmp_path, capsys):
     assert "is wider than the +-0.01% band. Give more rounds (--max-rounds, --max-time" in shown  # an A/A step
 
 
+def test_a_loaded_machine_is_warned_of_once_not_at_every_step(bench, tmp_path, capsys, monkeypatch):
+    """Each step read the machine again and printed its load warning again, its load average a little different."""
+    from perfstudy.experiment import environment
+
+    loads = iter(range(100))
+    monkeypatch.setattr(environment, "machine_warnings", lambda record: [f"the machine is loaded: {next(loads)}.5"])
+    commits = tmp_path / "commits.txt"
+    commits.write_text("c0\nc4\nc5\n")  # c5 is 30% slower: two steps
+    code = main(["bisect", "--commits", str(commits), "--command", bench, "--threshold", "10%", "--no-progress"])
+    err = capsys.readouterr().err
+    assert code == 0, err
+    assert next(loads) == 2  # read at each of the two steps
+    assert [line for line in err.splitlines() if "loaded" in line] == [
+        "perfstudy bisect: warning: the machine is loaded: 0.5"
+    ]
+
+
 def test_a_command_that_takes_no_time_through_the_shell_fails_the_first_step_by_name(tmp_path, capsys):
     """The shell's builtin true spent 200 rounds a step, then advised more rounds: its time less the shell's
     start-up is the start-up's own noise. A real run through /bin/sh: the first step stops within its first rounds (judged every 5)."""
