@@ -756,7 +756,7 @@ def _unmeasurable(judge, ran: int, min_rounds: int, session) -> str:
     if ran % min_rounds or not judge.shortest:
         return ""
     template = session.batches["template"]
-    startup, name = template.startup, "the command" if len(judge.shortest) == 1 else min(judge.shortest)
+    startup = template.startup
     if startup <= 0:
         if ran != min_rounds or any(max(values) > 0 for values in judge.shortest.values()):
             return ""
@@ -772,8 +772,9 @@ def _unmeasurable(judge, ran: int, min_rounds: int, session) -> str:
         cpu = _cpu_beyond(session.rows, cpu_now, min_rounds)
         if not cpu or any(c > UNMEASURABLE * cpu_now for c in cpu.values()):
             return ""
+        name = "the command took" if len(cpu) == 1 else f"each of the {len(cpu)} benchmarks' commands took at most"
         said = (
-            f"{name} took {1e6 * max(0.0, *cpu.values()):.0f} µs of CPU time beyond the shell's start-up "
+            f"{name} {1e6 * max(0.0, *cpu.values()):.0f} µs of CPU time beyond the shell's start-up "
             f"({1e3 * cpu_now:.2f} ms, measured again now) in the median of its last {min_rounds} rounds: under a "
             "tenth of the shell's own"
         )
