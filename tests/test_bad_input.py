@@ -1235,6 +1235,50 @@ def _study_valid():
             result_of("bakshy2015.table3"), result_of("table3_readings.same_law_pairs"), tests=500
         ),
         "bakshy2015.figure7": lambda: call(E1, requests=8, hosts=4, tests=3, replicates=4, rng=0),
+        "bakshy2015.origin_check": lambda: call(
+            E1, [("unbalanced", "host")], requests=8, hosts=4, experiments=3, replicates=3, rng=0
+        ),
+        "bakshy2015.OriginCheck.to_frame": lambda: call(result_of("bakshy2015.origin_check")),
+        "bakshy2015_said.type1_limit": lambda: call(500),
+        "bakshy2015_said.table3_views": lambda: call(result_of("bakshy2015.table3")),
+        "bakshy2015_said.readings_view": lambda: call(result_of("bakshy2015.table3")),
+        "bakshy2015_said.pairs_view": lambda: call(result_of("table3_readings.same_law_pairs")),
+        "bakshy2015_said.favoured_reading": lambda: call(
+            result_of("table3_readings.digit_evidence"), result_of("table3_readings.same_law_pairs")
+        ),
+        "bakshy2015_said.table3_said": lambda: call(
+            result_of("bakshy2015.table3"),
+            result_of("table3_readings.digit_evidence"),
+            result_of("table3_readings.same_law_pairs"),
+            {n: result_of("table3_readings.reading_summary") for n in (10_000, 500)},
+            experiments=3,
+        ),
+        "bakshy2015_said.rescaled_rows": lambda: call(result_of("bakshy2015.table3"), result_of("bakshy2015.table3")),
+        "bakshy2015_said.rescaled_view": lambda: call(result_of("bakshy2015_said.rescaled_rows")),
+        "bakshy2015_said.rescaled_said": lambda: call(
+            result_of("bakshy2015_said.rescaled_rows"), result_of("bakshy2015.table3"), implied=0.08, host_scale=1.5
+        ),
+        "bakshy2015_said.host_block_said": lambda: call(
+            result_of("table3_readings.host_block_leads"), paper_rate=0.057, paper_se=0.08, experiments=3
+        ),
+        "bakshy2015_said.leads_view": lambda: call(result_of("table3_readings.host_block_leads")),
+        "bakshy2015_said.origin_view": lambda: call(result_of("bakshy2015.origin_check")),
+        "bakshy2015_said.trust_said": lambda: call(result_of("bakshy2015.origin_check")),
+        "bakshy2015_said.summary_said": lambda: call(
+            result_of("bakshy2015.table3"),
+            {n: result_of("table3_readings.reading_summary") for n in (10_000, 500)},
+            500,
+            pd.DataFrame(
+                {
+                    "series": ["a"] * 2,
+                    "bootstrap": ["iid", "segment"],
+                    "type1_error": [0.3, 0.05],
+                    "type1_error_t": [0.3, 0.04],
+                }
+            ),
+            experiments=3,
+            aa_experiments=3,
+        ),
         "bakshy2015_real.real_series": lambda: call(("azure-redis-get-long",), pt4cloud=False),
         "bakshy2015_real.real_aa": lambda: call(
             [("a", np.arange(100.0) % 7)], segments=2, segment_length=5, experiments=3, replicates=3, rng=0

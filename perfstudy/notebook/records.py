@@ -112,55 +112,44 @@ class Recorder:
             raise TypeError(f"key={key!r}: expected a non-empty name")
         return _Warnings(self, key)
 
-    def say(self, key: str, template: str, **values):
+    def say(self, key: str, template, **values):
         """Markdown about a result, written from ``values`` (each also recorded under ``said``).
 
         ``template`` is a :meth:`str.format` string whose every measured number is a field,
         e.g. ``"{within} of {rows} rows lie within 3 MC errors ({share:.0%})"``; its literal text
         states method only (true for any seed). Say what the numbers say: choose the words in code
-        from the values (``"agrees" if ... else "differs"``) and pass them in as values too.
+        from the values (``"agrees" if ... else "differs"``) and pass them in as values too. A study's
+        function that writes the sentences returns them as :class:`~perfstudy._lib.said.Said`, given here
+        whole (``record.say("table3", bakshy2015_said.table3_said(...))``).
 
         Parameters
         ----------
         key : str
             Where the text is recorded: ``said[key]`` holds ``text`` and ``values``.
-        template : str
-            The sentence(s), Markdown, with ``{name:spec}`` fields.
+        template : str or Said
+            The sentence(s), Markdown, with ``{name:spec}`` fields; or sentences with their values.
         **values
-            Numbers, text or booleans the fields name; every one is used.
+            Numbers, text or booleans the fields name; every one is used (none with a ``Said``).
 
         Returns
         -------
         IPython.display.Markdown
             The rendered text (a notebook shows it as the cell's result).
         """
-        import string
-
         from IPython.display import Markdown
 
-        if not isinstance(template, str) or not template:
-            raise TypeError(f"{key}: template must be non-empty text")
-        names = [name for _, name, _, _ in string.Formatter().parse(template) if name is not None]
-        fields = {name.split(".")[0].split("[")[0] for name in names}
-        if "" in fields or any(name.isdigit() for name in fields):
-            raise ValueError(f"{key}: every field of the template must be named ({{name}}, not {{}} or {{0}})")
-        missing, unused = sorted(fields - set(values)), sorted(set(values) - fields)
-        if missing or unused:
-            raise ValueError(f"{key}: the template names {missing} not given and is given {unused} it never uses")
-        plain = {}
-        for name, value in values.items():
-            if isinstance(value, (np.generic,)):
-                value = value.item()
-            if not isinstance(value, (int, float, str, bool)):
-                raise TypeError(f"{key}: {name} is a {type(value).__name__}; say numbers, words or booleans")
-            if isinstance(value, float) and not math.isfinite(value):
-                raise ValueError(f"{key}: {name}={value} is not a number a sentence can state")
-            plain[name] = value
-        text = template.format(**plain)
-        said = dict(self.values.get("said", {}))
-        said[str(key)] = {"text": text, "values": to_jsonable(plain)}
-        self("said", said)
-        return Markdown(text)
+        from perfstudy._lib.said import Said
+
+        if isinstance(template, Said) and values:
+            raise TypeError(f"{key}: a Said carries its values; give none beside it ({sorted(values)})")
+        try:
+            said = template if isinstance(template, Said) else Said(template, values)
+        except (TypeError, ValueError) as error:
+            raise type(error)(f"{key}: {error}") from None
+        recorded = dict(self.values.get("said", {}))
+        recorded[str(key)] = {"text": said.text, "values": to_jsonable(dict(said.values))}
+        self("said", recorded)
+        return Markdown(said.text)
 
     def _write(self) -> None:
         _write_atomically(self.path, json.dumps(self.values, indent=1, sort_keys=True, allow_nan=False))

@@ -39,7 +39,13 @@ from perfstudy.design.model import (
 from perfstudy.design.schedules import DESIGNS, schedule
 from perfstudy.design.simulated_errors import SweepResult, standard_error_sweep
 from perfstudy.design.standard_errors import CostModel, optimal_allocation, standard_error, variance_from_schedule
-from perfstudy.design.type1_errors import BOOTSTRAPS, aa_tests, bootstrap_clusters, type1_error_tables
+from perfstudy.design.type1_errors import (
+    BOOTSTRAPS,
+    aa_tests,
+    bootstrap_clusters,
+    type1_error_table,
+    type1_error_tables,
+)
 
 __all__ = [
     "TABLE_3_ROWS",
@@ -64,6 +70,8 @@ __all__ = [
     "figure6",
     "RankedAATests",
     "figure7",
+    "OriginCheck",
+    "origin_check",
 ]
 
 #: The 13 rows of Table 3, in the paper's order.
@@ -743,3 +751,84 @@ def figure7(
                 dict(design=design, bootstrap=name, false_positive_rate=float(np.mean((low > 0) | (high < 0))))
             )
     return RankedAATests(intervals, pd.DataFrame(rates))
+
+
+@dataclass(frozen=True, eq=False)
+class OriginCheck(Result):
+    """The Type I error of chosen rows by quantile and denominator, as simulated and with every value moved.
+
+    A bootstrap that divides a replicate's weighted sum by the observation count (``counts``) carries the squared
+    condition means in its SE, so its intervals depend on where ``y`` is measured from; dividing by the summed
+    weights (section 5.1) does not.
+
+    Attributes
+    ----------
+    table : DataFrame
+        Per row: ``design / bootstrap``, then ``normal``, ``t`` (summed weights, normal and Student-t quantiles)
+        and ``counts``, each also with ``", shifted"``: the same A/A tests with ``shift`` added to every value.
+    se_moved : float
+        The largest move of the summed-weights bootstrap's mean SE under the shift (0 up to rounding).
+    shift : float
+    experiments : int
+        A/A tests per row.
+    """
+
+    table: pd.DataFrame
+    se_moved: float
+    shift: float
+    experiments: int
+
+    def to_frame(self) -> pd.DataFrame:
+        return self.table.copy()
+
+
+def origin_check(
+    components: VarianceComponents,
+    rows,
+    *,
+    shift: float = 1.0,
+    requests: int = 512,
+    hosts: int = 16,
+    experiments: int = 2_000,
+    replicates: int = 1_000,
+    rng: Seed = None,
+) -> OriginCheck:
+    """Whether the bootstraps of ``rows`` depend on the origin of ``y``: :func:`type1_error_table` by each
+    denominator, at the model's mean and at ``mu + shift`` (the same A/A tests, every value plus ``shift``: a factor
+    ``e`` on a log scale at 1), on twin streams so that the four tables share their tests.
+
+    Parameters
+    ----------
+    components : VarianceComponents
+    rows : sequence of (design, bootstrap)
+    shift : float
+        Added to ``mu``.
+    requests, hosts, experiments, replicates : int
+        As :func:`type1_error_table`.
+    rng : None, int, SeedSequence or Generator
+    """
+    import dataclasses
+
+    check_instance("components", components, VarianceComponents)
+    shift = check_real("shift", shift)
+    rows = [tuple(r) for r in rows]
+    tables = {}
+    cases = [(d, moved) for moved in (0.0, shift) for d in ("weights", "counts")]
+    for (denominator, moved), stream in zip(cases, twin_streams(len(cases), rng=rng)):
+        tables[denominator, moved] = type1_error_table(
+            dataclasses.replace(components, mu=components.mu + moved),
+            requests=requests,
+            hosts=hosts,
+            experiments=experiments,
+            replicates=replicates,
+            denominator=denominator,
+            rows=rows,
+            rng=stream,
+        )
+    table = pd.DataFrame({"design / bootstrap": [" / ".join(r).replace("_", " ") for r in rows]})
+    for moved, label in ((0.0, ""), (shift, ", shifted")):
+        table["normal" + label] = tables["weights", moved].type1_error.to_numpy()
+        table["t" + label] = tables["weights", moved].type1_error_t.to_numpy()
+        table["counts" + label] = tables["counts", moved].type1_error.to_numpy()
+    se_moved = np.abs(tables["weights", shift].mean_estimated_se - tables["weights", 0.0].mean_estimated_se).max()
+    return OriginCheck(table=table, se_moved=float(se_moved), shift=shift, experiments=experiments)

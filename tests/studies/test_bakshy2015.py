@@ -109,3 +109,17 @@ def test_table3_takes_some_of_its_rows_and_refuses_others_by_name():
         bakshy2015.table3(E1, rows=[("fully_balanced", "host_block")])
     with pytest.raises(TypeError, match="rows="):
         bakshy2015.table3(E1, rows=[])
+
+
+def test_the_origin_check_moves_the_counts_bootstrap_and_not_the_summed_weights():
+    """A difference of means, and the SE of a bootstrap dividing by its summed weights, do not depend on where y
+    is measured from: the same A/A tests moved by a constant give the same rates. Dividing by the counts puts the
+    squared condition means in the SE (section 5.1 divides by the weights), so its rates move."""
+    rows = [("unbalanced", "host"), ("host_balanced", "host")]
+    check = bakshy2015.origin_check(E1, rows, shift=3.0, experiments=200, replicates=100, rng=4)
+    table = check.table
+    assert table["design / bootstrap"].tolist() == ["unbalanced / host", "host balanced / host"]
+    assert check.se_moved < 1e-12 and (check.shift, check.experiments) == (3.0, 200)
+    assert table["normal"].tolist() == table["normal, shifted"].tolist()
+    assert table["t"].tolist() == table["t, shifted"].tolist()
+    assert table["counts"].tolist() != table["counts, shifted"].tolist()
