@@ -265,8 +265,9 @@ def run_command(args) -> int:
         print(json.dumps(document, indent=2))
     elif not result.verdicts:  # no round had a ratio to judge (a time of 0): compare's table, on the difference scale
         from perfstudy.comparison import format_comparison
+        from perfstudy.experiment.run_table import cleanup_said
 
-        print(format_comparison(result.comparison, args.output))  # pyright: ignore[reportArgumentType]
+        print(format_comparison(result.comparison, args.output) + cleanup_said(result))  # pyright: ignore[reportArgumentType]
         print(stopped)
     else:
         from perfstudy.experiment.run_table import markdown_table, text_table

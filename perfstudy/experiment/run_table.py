@@ -17,7 +17,7 @@ import math
 from perfstudy._lib.format import aligned, counted, p_text, with_unit
 from perfstudy._lib.units import metric_of, worded
 
-__all__ = ["text_table", "markdown_table", "json_document"]
+__all__ = ["text_table", "markdown_table", "json_document", "cleanup_said"]
 
 #: the schema of ``perfstudy compare --format json`` (perfstudy.comparison._render), which the run's JSON keeps
 _SCHEMA = "perfstudy.compare/1"
@@ -80,8 +80,14 @@ def _footer(result) -> str:
     )
 
 
-def _cleanup(result) -> str:
-    """A failed cleanup, said under the table: the verdicts stand, what it should have undone may not."""
+def cleanup_said(result) -> str:
+    """A failed cleanup, said under the table (a line of its own, or ""): the verdicts stand, what it should have
+    undone may not.
+
+    Parameters
+    ----------
+    result : RunResult
+    """
     failed = getattr(result, "cleanup", "")
     return (
         f"\nCLEANUP FAILED: {failed}; the verdicts stand, but what it should undo may not be undone." if failed else ""
@@ -96,7 +102,7 @@ def text_table(result) -> str:
     result : RunResult
     """
     header, rows = _cells(result)
-    return "\n".join(aligned(header, rows)) + "\n\n" + _footer(result) + _cleanup(result)
+    return "\n".join(aligned(header, rows)) + "\n\n" + _footer(result) + cleanup_said(result)
 
 
 def markdown_table(result) -> str:
@@ -126,7 +132,7 @@ def markdown_table(result) -> str:
         + "\n\n"
         + _footer(result)
         + f" Stopped: {result.stopped}."
-        + _cleanup(result)
+        + cleanup_said(result)
         + "\n"
     )
 

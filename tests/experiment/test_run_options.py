@@ -52,6 +52,18 @@ def test_hooks_without_a_shell_refuse_shell_syntax_as_a_and_b_do(tmp_path, capsy
     assert not list(tmp_path.iterdir())
 
 
+def test_a_failing_cleanup_is_said_where_no_round_could_be_judged(tmp_path, capsys, monkeypatch):
+    """Under a load of 6 the shell's start-up outlasted `sleep 0.002`: no round had a ratio to judge, compare's table
+    was printed instead of the run's, and the failed cleanup went unsaid on the page (the exit status kept it)."""
+    import perfstudy.experiment._run as run_module
+
+    monkeypatch.setattr(run_module, "_shell_startup", lambda: (10.0, 0.01))  # every time less it is 0
+    out = tmp_path / "runs.csv"
+    status = main(["run", "--a", "true", "--b", "true", "--cleanup", "exit 4", "--out", str(out), *CLI_FAST])
+    out = capsys.readouterr().out
+    assert status == 2 and "CLEANUP FAILED: --cleanup for version A exited with status 4" in out
+
+
 def test_a_failing_cleanup_is_in_the_table_the_markdown_the_json_and_the_record(tmp_path, capsys):
     out = tmp_path / "runs.csv"
     status = main(["run", "--a", "sleep 0.002", "--b", "sleep 0.002", "--threshold", "50%", "--cleanup",
