@@ -1158,6 +1158,23 @@ def test_input_classes_are_dataclasses_or_documented():
 # walked above.
 
 
+def _short_trial():
+    """A short history trial made by hand: one planted change found by both, no A/A bisect."""
+    from types import SimpleNamespace
+
+    from perfstudy.studies.bisecting import ShortHistoryTrial
+
+    found = dict(commit=5, change=0.3, measured=0.14, measured_low=0.1, measured_high=0.19, history_needs=8.0,
+                 history_commit=5.0, history_first=4.0, history_last=5.0, history_change=0.13, culprit=5.0,
+                 bisect_first=5.0, bisect_last=5.0, steps=4, rounds=40, seconds=20.0, stopped="decided")  # fmt: skip
+    history = SimpleNamespace(series=pd.DataFrame({"noise": [0.01], "commits_for_threshold": [12.0]}))
+    return ShortHistoryTrial(
+        found=pd.DataFrame([found]), aa=pd.DataFrame({"culprit": []}), history=history,  # type: ignore[arg-type]
+        sweep=pd.DataFrame({"commit_index": range(10)}), sweep_seconds=1.0, bisect_seconds=1.0, aa_seconds=0.0,
+        false_history=0, aa_bound=0.05, threshold=0.1, confidence=0.95, load=False, aa_threshold=0.1,
+    )  # fmt: skip
+
+
 def _study_valid():
     from support.studies import AZURE, CWB_METRICS, GRID, SMALL_SHORT_HISTORY, _synthetic_pairs
 
@@ -1178,6 +1195,15 @@ def _study_valid():
         "history_validation.false_alarms": lambda: call(3, 40, noises=("normal",), rng=0),
         "history_validation.real_false_alarms": lambda: call(),
         "history_validation.cost_per_series": lambda: call(3, 40, rng=0, detectors=("perfstudy",)),
+        "history_validation.method": lambda: call(),
+        "history_said.judged": lambda: call(0.93, 0.95, 100),
+        "history_said.summary_said": lambda: call(
+            *(result_of(f"history_validation.{n}") for n in ("score_labels", "score_planted", "false_alarms")),
+            result_of("history_validation.real_false_alarms"),
+            result_of("history_validation.cost_per_series"),
+        ),
+        "history_said.short_history_said": lambda: call(_short_trial(), count=3),
+        "history_said.short_scalars": lambda: call(_short_trial()),
         "history_validation.Scores.to_frame": lambda: call(result_of("history_validation.false_alarms")),
         "bakshy2015.table1": lambda: call(),
         "bakshy2015.figure2_repetition_ratio": lambda: call(E1),

@@ -39,6 +39,7 @@ __all__ = [
     "NOISES",
     "Scores",
     "cost_per_series",
+    "method",
     "false_alarms",
     "real_false_alarms",
     "sap_frame",
@@ -49,6 +50,40 @@ __all__ = [
 KINDS = ("step", "spread", "ramp", "spike")
 DETECTORS = ("perfstudy", "perfherder", "otava", "pelt", "binseg")
 NOISES = ("normal", "t3", "bimodal")
+
+
+def method() -> dict:
+    """The constants notebook 10 states, read from where they are used: ``history``'s settings at their defaults
+    (:class:`perfstudy.changes.HistorySettings`), the sizes of the changes :func:`score_planted` plants, and
+    Perfherder's windows, t threshold and alert percentage."""
+    import inspect
+
+    from perfstudy.changes import HistorySettings
+
+    def defaults(function) -> dict:
+        parameters = inspect.signature(function).parameters.items()
+        return {k: p.default for k, p in parameters if p.default is not inspect.Parameter.empty}
+
+    settings, plant, herder = HistorySettings(), defaults(_plant), defaults(_perfherder)
+    return dict(
+        fdr=settings.fdr,
+        threshold=settings.threshold,
+        min_sigmas=settings.min_sigmas,
+        min_ratio=settings.min_ratio,
+        widths=list(settings.widths),
+        min_side=settings.min_side,
+        step_sds=plant["size"],
+        ramp_points=plant["ramp"],
+        spread_factor=plant["ratio"],
+        spike_sds=plant["spike"],
+        perfherder=dict(
+            min_back=herder["min_back"],
+            max_back=herder["max_back"],
+            fore=herder["fore"],
+            t=herder["t_threshold"],
+            alert_percent=herder["alert_threshold"],
+        ),
+    )
 
 
 def sap_frame() -> pd.DataFrame:
