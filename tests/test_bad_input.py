@@ -1158,6 +1158,21 @@ def test_input_classes_are_dataclasses_or_documented():
 # walked above.
 
 
+def _comparison_of_one():
+    from perfstudy.comparison import compare
+
+    frame = pd.DataFrame({"version": ["A"] * 6 + ["B"] * 6, "batch": [*range(6)] * 2, "value": np.linspace(1, 1.1, 12)})
+    return compare(frame, baseline="A", replicates=99, rng=0)
+
+
+def _toggled_trial():
+    from perfstudy.studies.running import ToggledTrial
+
+    table = pd.DataFrame({"rule": ["sign"], "duet": [False], "wrong": [0], "verdict": ["no change"], "seconds": [2.0],
+                          "rounds": [5], "round_sd": [0.02]})  # fmt: skip
+    return ToggledTrial(table=table, loops=1000, threshold=0.01, seconds=2.0, cpus=2)
+
+
 def _short_trial():
     """A short history trial made by hand: one planted change found by both, no A/A bisect."""
     from types import SimpleNamespace
@@ -1196,6 +1211,43 @@ def _study_valid():
         "history_validation.real_false_alarms": lambda: call(),
         "history_validation.cost_per_series": lambda: call(3, 40, rng=0, detectors=("perfstudy",)),
         "history_validation.method": lambda: call(),
+        "running_said.interval_record": lambda: call(_comparison_of_one()),
+        "running_said.layout_title": lambda: call("sequential", _comparison_of_one(), "10 batches each"),
+        "running_said.drifts": lambda: call(
+            pd.DataFrame({"round": [0, 1], "probe": [1e-3, 1e-3], "warmup": [False, False], "value": [0.1, 0.1]})
+        ),
+        "running_said.probe_said": lambda: call(dict(first=1e-3, last=1.1e-3), 1.2),
+        "running_said.summary_said": lambda: call(
+            dict(verdict="no change", change=0.0, low=-0.01, high=0.01),
+            dict(verdict="no change", change=0.0, low=-0.01, high=0.01, rounds=5, stopped="decided"),
+            pd.DataFrame(
+                {
+                    "rule": ["sign sequence, every round", "t sequence, every round", "t interval, every round"],
+                    "limit": [0.08] * 3,
+                    "false_rate": [0.03] * 3,
+                    "within": [True] * 3,
+                }
+            ),
+            pd.DataFrame({"change": [0.02], "median_rounds": [20.0], "fixed_rounds": [10.0]}),
+            threshold=0.1,
+            experiments=400,
+        ),  # fmt: skip
+        "running_said.rules_said": lambda: call(
+            pd.DataFrame(
+                {
+                    "rule": ["t", "sign", "t", "sign"],
+                    "statistic": ["median"] * 4,
+                    "change": [0.0, 0.0, 0.1, 0.1],
+                    "wrong": [0.05, 0.03, 0.0, 0.0],
+                    "mean_rounds": [100.0, 100.0, 12.0, 10.0],
+                }
+            ),
+            _toggled_trial(),
+            experiments=400,
+            rounds=100,
+            limit=0.08,
+            budget=10.0,
+        ),  # fmt: skip
         "history_said.judged": lambda: call(0.93, 0.95, 100),
         "history_said.summary_said": lambda: call(
             *(result_of(f"history_validation.{n}") for n in ("score_labels", "score_planted", "false_alarms")),
