@@ -1173,6 +1173,28 @@ def _toggled_trial():
     return ToggledTrial(table=table, loops=1000, threshold=0.01, seconds=2.0, cpus=2)
 
 
+def _pilot_tables():
+    """Notebook 07's tables, made by hand: recovery, split, intervals, plan, by_pilot."""
+    intervals = pd.DataFrame({"term": ["it", "vm"], "role": ["batch", "host"], "levels": [3, 120],
+                              "profile_low": [0.0, 0.1], "profile_high": [0.6, 0.3], "bootstrap_low": [0.0, 0.1],
+                              "bootstrap_high": [0.2, 0.3]})  # fmt: skip
+    intervals.attrs["seconds"] = {"profile": 1.0, "bootstrap": 3.0}
+    return dict(
+        recovery=pd.DataFrame({"endpoint": [1, 1], "parameter": ["request", "host"], "low": [0.1, 0.0],
+                               "high": [0.2, 0.3], "truth": [0.15, 0.05], "covered": [True, True],
+                               "singular": [False, False]}),
+        split=pd.DataFrame({"benchmark": ["a", "b"], "family": ["cwb", "azure"], "n": [100, 50], "hosts": [4, 3],
+                            "total_sd": [1.0, 0.3], "converged": [True, True], "share_region": [0.0, None],
+                            "share_host": [0.6, 0.2], "share_batch": [0.3, 0.4], "share_host_batch": [0.0, 0.3],
+                            "share_noise": [0.1, 0.1]}),
+        intervals=intervals,
+        plan=pd.DataFrame({"feasible": [True], "achieved_se": [0.05], "promised_se": [0.05],
+                           "achieved_se_error": [0.001]}),
+        by_pilot=pd.DataFrame({"pilot_hosts": [4, 16], "pilot_batches": [2, 3], "within_10pct": [0.2, 0.8],
+                               "se_ratio_high": [1.9, 1.1]}),
+    )  # fmt: skip
+
+
 def _short_trial():
     """A short history trial made by hand: one planted change found by both, no A/A bisect."""
     from types import SimpleNamespace
@@ -1211,6 +1233,15 @@ def _study_valid():
         "history_validation.real_false_alarms": lambda: call(),
         "history_validation.cost_per_series": lambda: call(3, 40, rng=0, detectors=("perfstudy",)),
         "history_validation.method": lambda: call(),
+        "pilot_said.recovery_summary": lambda: call(_pilot_tables()["recovery"]),
+        "pilot_said.split_summary": lambda: call(_pilot_tables()["split"]),
+        "pilot_said.split_view": lambda: call(_pilot_tables()["split"]),
+        "pilot_said.interval_summary": lambda: call(_pilot_tables()["intervals"], "fio"),
+        "pilot_said.interval_methods_said": lambda: call(_pilot_tables()["intervals"]),
+        "pilot_said.share_mc": lambda: call(25),
+        "pilot_said.summary_said": lambda: call(
+            *_pilot_tables().values(), confidence=0.95, metric="fio", refits=40, pilots=25
+        ),
         "running_said.interval_record": lambda: call(_comparison_of_one()),
         "running_said.layout_title": lambda: call("sequential", _comparison_of_one(), "10 batches each"),
         "running_said.drifts": lambda: call(
