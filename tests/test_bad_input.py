@@ -1195,6 +1195,28 @@ def _pilot_tables():
     )  # fmt: skip
 
 
+def _he2019_tables():
+    """Notebook 04's results, made by hand."""
+    rates = dict.fromkeys(["accuracy", "accuracy_exact", "accuracy_fine", "accuracy_wide", "noise_floor",
+                           "all_sampled", "ground_truth_halves"], [0.8, 0.97])  # fmt: skip
+    return dict(
+        diagnosis=pd.DataFrame({"benchmark": ["a", "b"], "config": ["S", "L"], "runs": [10, 20], **rates,
+                                "spread_ratio": [1.8, 1.0]}),
+        table4=pd.DataFrame({"hours": [24, 48], "paper_hours": [24, 24], "agrees": [True, False],
+                             "agrees_sampled": [True, True]}),
+        ycsb=dict(week_medians=[1.1, 1.0, 1.0], hours=96, stable=True, probability=0.9, accuracy=0.9,
+                  validation_probability=0.01, validates=False),
+        lengths=pd.DataFrame({"benchmark": ["a"], "config": ["S"], "hours": [48.0], "paper_hours": [24.0],
+                              "decisive_hours": [48.0], "probability": [0.95], "validation_probability": [0.5],
+                              "margin": [0.001], "reached": [False], "reached_by": [""],
+                              "hours_bandwidth_x_2": [24.0], "hours_bandwidth_x_0.5": [96.0]}),
+        weekly=pd.DataFrame({"benchmark": ["a"], "config": ["S"], "weeks": [2], "paper_weeks": [2],
+                             "agrees_with_paper": [True], "probabilities": [[0.96]], "accuracy": [0.97]}),
+        reduction=pd.DataFrame({"method": ["standard, weekly"], "runs_saved": [0.55]}),
+        means={"pt4cloud": 0.9, "sota1": 0.8, "sota2": 0.7},
+    )  # fmt: skip
+
+
 def _short_trial():
     """A short history trial made by hand: one planted change found by both, no A/A bisect."""
     from types import SimpleNamespace
@@ -1233,6 +1255,21 @@ def _study_valid():
         "history_validation.real_false_alarms": lambda: call(),
         "history_validation.cost_per_series": lambda: call(3, 40, rng=0, detectors=("perfstudy",)),
         "history_validation.method": lambda: call(),
+        "he2019_said.below_objective": lambda: call(_he2019_tables()["diagnosis"], 0.9),
+        "he2019_said.diagnosis_view": lambda: call(_he2019_tables()["diagnosis"]),
+        "he2019_said.diagnosis_said": lambda: call(_he2019_tables()["diagnosis"], 0.9),
+        "he2019_said.table4_said": lambda: call(
+            _he2019_tables()["table4"], _he2019_tables()["ycsb"], hours=[24, 48], validate_below_hours=168.0
+        ),
+        "he2019_said.lengths_said": lambda: call(_he2019_tables()["lengths"]),
+        "he2019_said.lengths_view": lambda: call(_he2019_tables()["lengths"]),
+        "he2019_said.differences_said": lambda: call(
+            *(_he2019_tables()[k] for k in ("weekly", "diagnosis", "reduction", "means")),
+            objective_probability=0.9,
+            sota1_sets=12,
+            sota2_margin=0.05,
+            azure_median=0.4,
+        ),
         "pilot_said.recovery_summary": lambda: call(_pilot_tables()["recovery"]),
         "pilot_said.split_summary": lambda: call(_pilot_tables()["split"]),
         "pilot_said.split_view": lambda: call(_pilot_tables()["split"]),
