@@ -1255,6 +1255,27 @@ def _study_valid():
         "history_validation.real_false_alarms": lambda: call(),
         "history_validation.cost_per_series": lambda: call(3, 40, rng=0, detectors=("perfstudy",)),
         "history_validation.method": lambda: call(),
+        "design_said.z_checks": lambda: call(pd.DataFrame({"z": [0.5, -2.5]})),
+        "design_said.recheck_largest": lambda: call(
+            pd.DataFrame({"design": ["unbalanced"], "hosts": [4], "requests": [8], "z": [1.0]}),
+            E1,
+            repeats=2,
+            experiments=4,
+            rng=0,
+        ),
+        "design_said.summary_said": lambda: call(
+            pd.DataFrame(
+                {
+                    "design": ["unbalanced", "fully_balanced"],
+                    "closed_form": [0.1, 0.05],
+                    "paper": [0.1, 0.05],
+                    "eq5_from_schedule": [0.1, 0.05],
+                }
+            ),
+            pd.DataFrame({"z": [0.5, -2.5]}),
+            dict(bonferroni=0.04, statistic=7.5, df=2, p=0.06),
+            dict(design="unbalanced", hosts=4, requests=8, z=1.0, repeats=2, mean_z=0.1, sd_z=1.0, calibrated=True),
+        ),  # fmt: skip
         "he2019_said.below_objective": lambda: call(_he2019_tables()["diagnosis"], 0.9),
         "he2019_said.diagnosis_view": lambda: call(_he2019_tables()["diagnosis"]),
         "he2019_said.diagnosis_said": lambda: call(_he2019_tables()["diagnosis"], 0.9),
