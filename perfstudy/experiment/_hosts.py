@@ -55,7 +55,8 @@ class _Hosts:
     def rounds(self, *, commands, template, seed, first, wanted, should_stop):
         """Rounds on the workers (module text), as :func:`perfstudy.experiment._rounds._local_rounds` yields them.
 
-        A worker that leaves (killed, its machine gone) costs its round: the batch pinned to it is cancelled, the
+        A worker that leaves (killed, its machine gone) costs its round: the batch pinned to it is cancelled (or, ended
+        but its result not yet fetched, waited for at most :data:`_POLL` seconds, then dropped alike), the
         round dropped whole (A and B stay balanced), the loss said and kept in :attr:`lost`; the other workers go
         on, and with none left the run stops with a :class:`ConnectionError` naming them. Once the run is asked to
         stop, the batches in flight are waited for at most :func:`_grace` seconds, then cancelled."""
@@ -97,8 +98,13 @@ class _Hosts:
                     self._end_in_flight(state)  # the run was asked to stop: it does, within a bounded time
                 continue
             for future in done:
+                if future not in state:  # dropped with its worker just now, by _drop_lost above
+                    continue
+                try:  # a batch that ended on a worker lost before its result was fetched never yields it
+                    result = future.result(timeout=_POLL)
+                except TimeoutError:
+                    continue  # pending again (its worker gone): _drop_lost drops its round once the scheduler knows
                 worker, round_number, position, order, finished, submitted = state.pop(future)
-                result = future.result()
                 longest = max(longest, time.monotonic() - submitted)
                 yield None, result
                 finished[NAMES[order[position]]] = list(result.rows)
