@@ -88,7 +88,9 @@ def cleanup_said(result) -> str:
     ----------
     result : RunResult
     """
-    failed = getattr(result, "cleanup", "")
+    if not hasattr(result, "cleanup"):
+        raise TypeError(f"result: expected what perfstudy.experiment.run returns, got {type(result).__name__}")
+    failed = result.cleanup
     return (
         f"\nCLEANUP FAILED: {failed}; the verdicts stand, but what it should undo may not be undone." if failed else ""
     )

@@ -14,7 +14,16 @@ from perfstudy import PERFLAB_ENDPOINTS, CostModel
 from perfstudy.capacity.server_model import SimulatedServer
 from perfstudy.design.type1_errors import aa_tests
 from perfstudy.io.datasets import DataUnavailableError, locate
-from perfstudy.studies import bakshy2015, bakshy2015_real, he2019, maricq2018, shivam2008, table3_readings, versions
+from perfstudy.studies import (
+    bakshy2015,
+    bakshy2015_real,
+    design_said,
+    he2019,
+    maricq2018,
+    shivam2008,
+    table3_readings,
+    versions,
+)
 from perfstudy.studies.public_data import survey_datasets
 
 E1 = PERFLAB_ENDPOINTS[1]
@@ -81,6 +90,16 @@ STUDY_CALLS = {
         E1, hosts=[2], requests=[8], experiments=4, rng=r
     ),
     "perfstudy.studies.bakshy2015.figure5": lambda r: bakshy2015.figure5(E1, requests=8, hosts=2, experiments=4, rng=r),
+    "perfstudy.studies.bakshy2015.origin_check": lambda r: bakshy2015.origin_check(
+        E1, [("unbalanced", "host")], requests=8, hosts=4, experiments=3, replicates=3, rng=r
+    ),
+    "perfstudy.studies.design_said.recheck_largest": lambda r: design_said.recheck_largest(
+        pd.DataFrame({"design": ["unbalanced"], "hosts": [4], "requests": [8], "z": [1.0]}),
+        E1,
+        repeats=2,
+        experiments=4,
+        rng=r,
+    ),
     "perfstudy.studies.bakshy2015.figure6": lambda r: bakshy2015.figure6(
         E1, requests=8, hosts=2, simulations=5, replicates=5, rng=r
     ),
