@@ -190,11 +190,10 @@ def summary_said(
     cwb: Any = split[split.family == "cwb"]
     azure: Any = split[split.family != "cwb"]
     regions = cwb.share_region.dropna()
-    by_levels: Any = intervals.sort_values("levels")
+    by_levels: Any = _widths(intervals).sort_values("levels")
     few = by_levels[by_levels.role == "batch"].iloc[0] if (by_levels.role == "batch").any() else by_levels.iloc[0]
     many = by_levels[by_levels.role == "host"].iloc[0] if (by_levels.role == "host").any() else by_levels.iloc[-1]
-    few_ratio = (few.profile_high - few.profile_low) / (few.bootstrap_high - few.bootstrap_low)
-    many_ratio = (many.profile_high - many.profile_low) / (many.bootstrap_high - many.bootstrap_low)
+    few_ratio, many_ratio = few.ratio, many.ratio
     feasible: Any = plan[plan.feasible.astype(bool)]
     kept = int(((feasible.achieved_se - feasible.promised_se).abs() <= 3 * feasible.achieved_se_error).sum())
     pilot: Any = by_pilot
