@@ -604,6 +604,25 @@ def _valid(tmp):  # noqa: PLR0915 - one table
         "notebook.plots.save_and_show": lambda: call(
             plots.plot_clustered_se(), "shown", figures_dir=str(tmp / "figures"), formats=("png",)
         ),
+        "notebook.plots.file_stem": lambda: call("regex/compile"),
+        "report_inputs.report_inputs": lambda: call([], threshold=0.03, rng=1),
+        "report_inputs.check_paths": lambda: call([]),
+        "report_inputs.ReportInputs.described": lambda: call(_report_inputs()),
+        "report_inputs.ReportInputs.markdown": lambda: call(_report_inputs()),
+        "report_inputs.ReportInputs.to_frame": lambda: call(_report_inputs()),
+        "report_inputs.ReportInputs.verdict_markdown": lambda: call(_report_inputs(), comparison()),
+        "studies.maricq2018_figures.plot_figure3": lambda: call(_maricq_tables()["tests"], window=30),
+        "studies.maricq2018_figures.plot_figure4": lambda: call(
+            pd.DataFrame({"family": ["sap-hana", "pt4cloud"], "adf_p_value": [0.0, 0.2]})
+        ),
+        "studies.he2019_figures.plot_weekly": lambda: call(_weekly_one(), ["pt4cloud-AWS-EP-L"]),
+        "studies.he2019_figures.plot_sota": lambda: call(
+            pd.DataFrame({"label": ["a"], "accuracy": [0.9], "sota1_accuracy": [0.8], "sota2_accuracy": [0.7]}),
+            margin=0.1,
+        ),
+        "studies.shivam2008_figures.plot_figure6": lambda: call(_shivam_tables()["figure6"], y="hours"),
+        "studies.shivam2008_figures.plot_figure9": lambda: call(_shivam_tables()["figure9"]),
+        "studies.shivam2008_figures.plot_figure10": lambda: call(_shivam_tables()["figure10"]),
         "studies.history_figures.plot_sap_series": lambda: call(_small_sap(), {"perfstudy": {"s0": [20]}}),
         "studies.history_figures.plot_planted_recall": lambda: call(_planted_table()),
         "studies.history_figures.plot_short_history": lambda: call(_short_history()),
@@ -1235,6 +1254,73 @@ def _short_trial():
     )  # fmt: skip
 
 
+@functools.cache
+def _weekly_one():
+    from perfstudy.studies import he2019
+
+    return he2019.weekly_study(["pt4cloud-AWS-EP-L"], replicates=50, rng=0)
+
+
+def _weekly_table():
+    return pd.DataFrame({"benchmark": ["EP"], "config": ["AWS-L"], "weeks": [2], "paper_weeks": [2],
+                         "accuracy": [0.95], "stopped": [True]})  # fmt: skip
+
+
+def _report_inputs():
+    from perfstudy.report_inputs import report_inputs
+
+    return report_inputs([], rng=1)
+
+
+def _maricq_tables():
+    """Notebooks 03 and 05's results, made by hand."""
+    from types import SimpleNamespace
+
+    from perfstudy.studies.maricq2018 import DegradedCopyRanking, NormalityTests
+
+    across = pd.DataFrame({"family": ["cwb", "cwb"], "p_value": [0.01, 0.3], "reject": [True, False]})
+    within = pd.DataFrame({"family": ["sap-hana"] * 3, "p_value": [0.01, 0.3, 0.5], "reject": [True, False, False]})
+    ranking = pd.DataFrame({"host": ["a", "b", "c"], "reject": [True, False, False]})
+    curve = SimpleNamespace(curve=pd.DataFrame({"statistic": [0.5, 0.2, 0.1]}))
+    return dict(
+        survey=pd.DataFrame({"family": ["azure-vm-noise", "cwb"], "dataset": ["a", "c"], "benchmark": ["r", "cpu"], "n": [100, 30],
+                             "cov": [0.02, 0.2], "shapiro_p_value": [0.01, 0.5], "adf_p_value": [0.01, np.nan],
+                             "se_inflation": [2.0, np.nan], "ess": [25.0, np.nan], "notes": ["", ""],
+                             "shapiro_reject": [True, False]}),
+        tests=NormalityTests(across, within, 0, 0),
+        stationarity=dict(series=pd.DataFrame({"family": ["azure-vm-noise"], "adf_reject": [True]}),
+                          stationary_share=1.0, sap=pd.DataFrame({"non-stationary": [1]}, index=["Regression"])),
+        trap=pd.DataFrame({"too_narrow": [2.0], "naive_95_coverage": [0.67], "corrected_vs_blocks": [0.8]}),
+        fig7=DegradedCopyRanking(ranking, ranking, "c", 2, 1, curve),
+        figure6=dict(estimated=2, series=3, spearman_cov_estimate=0.5, median_estimate_cov_below_4pct=20.0),
+        table4=pd.DataFrame({"inflation": [2.0, 3.0]}),
+        copies=pd.DataFrame({"copy_rank": [1, 2]}),
+    )  # fmt: skip
+
+
+def _shivam_tables():
+    """Notebook 06's results, made by hand."""
+    return dict(
+        figure6=pd.DataFrame({"runlength": [5, 60], "load_factor": [0.5, 0.5], "trials": [40, 4], "hours": [1.0, 0.5]}),
+        figure9=pd.DataFrame({"confidence": [0.9, 0.95], "hours": [3.0, 4.0], "target_accuracy": [0.1, 0.1]}),
+        figure10=pd.DataFrame({"region_width": [0.05, 0.2], "hours": [5.0, 2.0], "policy": ["linear", "linear"]}),
+        calibration=dict(searches=10, within_target=0.9, converged=1.0, max_error=0.1),
+        costs=pd.DataFrame({"policy": ["binsearch", "binsearch"], "seeding": [True, False], "hours": [1.0, 2.0],
+                            "max_error": [0.05, 0.06], "converged": [1.0, 1.0]}),
+        growth=pd.DataFrame({"scale": [1, 1], "policy": ["binsearch", "linear"], "test_loads": [6, 10]}),
+        table4=pd.DataFrame({"samples": [6], "chosen": [[(1, 2)]], "mape_measured": [0.2], "mape_true": [0.2],
+                             "hours": [5.0]}),
+    )  # fmt: skip
+
+
+def _versions_results():
+    """Notebook 08's calibration grid, made by hand."""
+    return pd.DataFrame({"source": ["azure (days)"] * 3, "slowdown": [0.0, 0.0, 0.05],
+                         "method": ["perfstudy", "perfstudy", "perfstudy"], "pairs": [40, 40, 40],
+                         "rate": [0.05, 0.1, 0.5], "clusters": [10, 10, 10],
+                         "layout": ["interleaved", "sequential", "interleaved"]})  # fmt: skip
+
+
 def _study_valid():
     from support.studies import AZURE, CWB_METRICS, GRID, SMALL_SHORT_HISTORY, _synthetic_pairs
 
@@ -1277,6 +1363,42 @@ def _study_valid():
             dict(bonferroni=0.04, statistic=7.5, df=2, p=0.06),
             dict(design="unbalanced", hosts=4, requests=8, z=1.0, repeats=2, mean_z=0.1, sd_z=1.0, calibrated=True),
         ),  # fmt: skip
+        "maricq2018.short_lived_ranking": lambda: call("azure-redis-get-short"),
+        "maricq2018.whole_series_reject_share": lambda: call(_maricq_tables()["survey"]),
+        "maricq2018_said.survey_view": lambda: call(_maricq_tables()["survey"], rows=1),
+        "maricq2018_said.figure3_said": lambda: call(_maricq_tables()["tests"], window=30),
+        "maricq2018_said.trap_said": lambda: call(_maricq_tables()["trap"]),
+        "maricq2018_said.diagnostics_said": lambda: call(
+            *(_maricq_tables()[k] for k in ("survey", "tests", "stationarity", "trap")), window=30
+        ),
+        "maricq2018_said.ranking_said": lambda: call(_maricq_tables()["fig7"]),
+        "maricq2018_said.short_lived_said": lambda: call(dict(vms=10, single_run=9, refused="fewer than 2")),
+        "maricq2018_said.repetitions_said": lambda: call(
+            *(_maricq_tables()[k] for k in ("figure6", "table4", "copies", "fig7"))
+        ),
+        "montecarlo.type1_limit": lambda: call(500, alpha=0.05, errors=3.0),
+        "pilot_said.oracle_said": lambda: call(_budget().oracle, target_se=0.1),
+        "public_data.family_table": lambda: call(),
+        "shivam2008_said.true_peaks": lambda: call(pd.DataFrame({"disks": [1, 4], "daemons": [2, 16]})),
+        "shivam2008_said.costs_view": lambda: call(_shivam_tables()["costs"]),
+        "shivam2008_said.table4_view": lambda: call(_shivam_tables()["table4"]),
+        "shivam2008_said.summary_said": lambda: call(
+            *(_shivam_tables()[k] for k in ("calibration", "costs", "growth", "table4")),
+            search=dict(target_accuracy=0.1, confidence=0.95),
+        ),
+        "versions.calibration_grid": lambda: call(
+            clusters=(3,), laaber=("laaber-golang-snappy",), slowdowns=(0.0,), replicates=99, rng=0
+        ),
+        "versions_said.type1_table": lambda: call(_versions_results()),
+        "versions_said.summary_said": lambda: call(_versions_results(), errors=3.0),
+        "he2019_said.weekly_summary": lambda: call(_weekly_table()),
+        "he2019_said.weekly_view": lambda: call(_weekly_table()),
+        "he2019_said.weekly_said": lambda: call(_weekly_table()),
+        "he2019_said.band_relative_width": lambda: call(_weekly_one()),
+        "he2019_said.ycsb_view": lambda: call(dict(week_medians=[1.0, 1.1], probability=0.9, stable=True)),
+        "bakshy2015_said.fig6_said": lambda: call(
+            dict(host_bootstrap_se=0.03, request_bootstrap_se=0.01, true_sd=0.03), simulations=100
+        ),
         "he2019_said.below_objective": lambda: call(_he2019_tables()["diagnosis"], 0.9),
         "he2019_said.diagnosis_view": lambda: call(_he2019_tables()["diagnosis"]),
         "he2019_said.diagnosis_said": lambda: call(_he2019_tables()["diagnosis"], 0.9),
@@ -1407,7 +1529,6 @@ def _study_valid():
             E1, [("unbalanced", "host")], requests=8, hosts=4, experiments=3, replicates=3, rng=0
         ),
         "bakshy2015.OriginCheck.to_frame": lambda: call(result_of("bakshy2015.origin_check")),
-        "bakshy2015_said.type1_limit": lambda: call(500),
         "bakshy2015_said.table3_views": lambda: call(result_of("bakshy2015.table3")),
         "bakshy2015_said.readings_view": lambda: call(result_of("bakshy2015.table3")),
         "bakshy2015_said.pairs_view": lambda: call(result_of("table3_readings.same_law_pairs")),

@@ -78,6 +78,27 @@ def test_every_recorded_sentence_is_shown(path):
     assert not hidden, f"{path.name}: recorded but not shown: {hidden}"
 
 
+def _lines(cell) -> int:
+    return len(cell.source.splitlines()) if cell.source.strip() else 0
+
+
+@pytest.mark.parametrize("path", ALL, ids=lambda p: p.stem)
+def test_cells_are_short_and_the_argument_is_in_markdown(path):
+    """A code cell does one thing in at most 30 lines and defines nothing (the machinery is in the library, tested
+    there); a numbered notebook has at least as many lines of Markdown as of code."""
+    cells = nbformat.read(path, as_version=4).cells
+    code = [c for c in cells if c.cell_type == "code"]
+    long = {number: _lines(c) for number, c in enumerate(cells) if c.cell_type == "code" and _lines(c) > 30}
+    assert not long, f"{path.name}: code cells over 30 lines (cell: lines): {long}"
+    defined = [node.name for c in code for node in ast.walk(ast.parse(c.source))
+               if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda))
+               and hasattr(node, "name")]  # fmt: skip
+    assert not defined, f"{path.name}: defines {defined}; move it into the library"
+    if path.stem[:2].isdigit():
+        markdown = sum(_lines(c) for c in cells if c.cell_type == "markdown")
+        assert markdown >= sum(map(_lines, code)), f"{path.name}: {markdown} lines of Markdown, fewer than of code"
+
+
 @pytest.mark.parametrize("path", ALL, ids=lambda p: p.stem)
 def test_one_parameters_cell_of_literals(path):
     nb = nbformat.read(path, as_version=4)

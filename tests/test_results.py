@@ -276,6 +276,7 @@ def _study(name):
         ),
         "studies.bakshy2015.RankedAATests": lambda: bakshy2015.RankedAATests({}, frame),
         "studies.bakshy2015.OriginCheck": lambda: bakshy2015.OriginCheck(frame, 0.0, 1.0, 200),
+        "report_inputs.ReportInputs": lambda: importlib.import_module("perfstudy.report_inputs").report_inputs([]),
         "studies.bakshy2015_real.PilotBudget": lambda: bakshy2015_real.PilotBudget(frame, frame, None, 0.05),
         "studies.he2019.Configuration": lambda: he2019.Configuration("c", "b", "m", X, X),
         "studies.maricq2018.NormalityTests": lambda: maricq2018.NormalityTests(

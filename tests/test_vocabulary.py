@@ -265,6 +265,9 @@ def _rng_calls():
         ),
         "perfstudy.design.schedules.pilot_schedule": lambda r: schedules.pilot_schedule(8, 3, rng=r).host,
         "perfstudy.analysis.demo_runs": lambda r: analyze.demo_runs(processes=3, values=4, rng=r)[1].value,
+        "perfstudy.report_inputs.report_inputs": lambda r: (
+            importlib.import_module("perfstudy.report_inputs").report_inputs([], rng=r).frame.value
+        ),
         "perfstudy.analysis.analyze": lambda r: analyze.analyze(
             pd.concat([f.assign(version=i) for i, f in enumerate(analyze.demo_runs(processes=4, values=12, rng=0))]),
             permutations=19,

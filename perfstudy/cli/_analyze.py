@@ -45,6 +45,7 @@ def analyze_command(args) -> int:
     from perfstudy.experiment import is_run_file, read_run
     from perfstudy.io import read
     from perfstudy.notebook.report import execute_analysis
+    from perfstudy.report_inputs import check_paths
 
     without_iri_grammars()  # this process is the command's own: 3.8 s less of papermill's import
 
@@ -57,9 +58,7 @@ def analyze_command(args) -> int:
                 f"--out is the directory the report goes into (it writes analyze.html and analyze.ipynb there), "
                 f"not a file: pass --out {out.with_suffix('')}"
             )
-        if any(is_run_file(path) for path in args.files):
-            if len(args.files) != 1:
-                raise ValueError("a perfstudy run's file holds both versions: analyze it alone")
+        if any(is_run_file(path) for path in check_paths(args.files)):
             read_run(args.files[0])
         else:
             for path in args.files:  # refuse unreadable input before starting a kernel

@@ -45,6 +45,7 @@ from perfstudy.design.standard_errors import standard_error
 __all__ = [
     "DESIGN_COLORS",
     "DESIGN_LABELS",
+    "file_stem",
     "savefig",
     "save_and_show",
     "panel_grid",
@@ -113,6 +114,21 @@ def panel_grid(count: int, columns: int, size: tuple[float, float]):
     for ax in axes.ravel()[count:]:
         ax.set_visible(False)
     return fig, axes.ravel()[:count]
+
+
+def file_stem(name) -> str:
+    """``name`` made safe as a figure's file name: every character but letters and digits becomes ``_``
+    (``"regex/compile"`` -> ``"regex_compile"``).
+
+    Parameters
+    ----------
+    name : object
+        A benchmark's name, or anything whose text names a figure.
+    """
+    stem = "".join(c if c.isalnum() else "_" for c in str(name))
+    if not stem:
+        raise ValueError(f"name={name!r}: an empty name cannot name a file")
+    return stem
 
 
 def savefig(

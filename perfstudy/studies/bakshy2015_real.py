@@ -33,6 +33,7 @@ from perfstudy.design.standard_errors import CostModel, optimal_allocation, stan
 from perfstudy.design.type1_errors import segment_aa_study
 from perfstudy.io import datasets
 from perfstudy.studies.bakshy2015 import TABLE_3, TABLE_3_ROWS
+from perfstudy.studies.public_data import AZURE_LONG
 
 __all__ = [
     "RealAATests",
@@ -41,7 +42,6 @@ __all__ = [
     "BOOTSTRAP_FOR_DESIGN",
     "table1_recovery",
     "design_from_pilot",
-    "AZURE_LONG",
     "VARIANCE_ROLES",
     "REAL_MODELS",
     "variance_split",
@@ -329,17 +329,6 @@ def design_from_pilot(
             )
         )
     return pd.DataFrame(rows)
-
-
-#: The Azure VM noise datasets whose three hosts each ran for about a year (the short-lived fleet
-#: runs once per host, so it has no host term to fit).
-AZURE_LONG = (
-    "azure-redis-get-long",
-    "azure-fio-randwrite-buffered-local-long",
-    "azure-mlc-idle-latency-long",
-    "azure-osbench-create-processes-long",
-    "azure-postgres-sf25-c25-readonly-long",
-)
 
 
 #: The parts a real benchmark's variance splits into, in plotting order.

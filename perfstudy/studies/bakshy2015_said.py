@@ -13,10 +13,11 @@ from typing import TYPE_CHECKING, Any, cast
 import numpy as np
 import pandas as pd
 
-from perfstudy._lib.checks import check_instance, check_int, check_real
+from perfstudy._lib.checks import check_instance, check_int, check_mapping, check_real
 from perfstudy._lib.said import Said
 from perfstudy.studies.bakshy2015 import TABLE_3_VARIANTS, OriginCheck
 from perfstudy.studies.bakshy2015_real import BOOTSTRAP_FOR_DESIGN
+from perfstudy.studies.montecarlo import type1_limit
 from perfstudy.studies.table3_readings import READINGS, SAME_LAW_DESIGNS, DigitEvidence
 
 if TYPE_CHECKING:
@@ -34,25 +35,14 @@ __all__ = [
     "rescaled_view",
     "rescaled_said",
     "origin_view",
+    "fig6_said",
     "trust_said",
     "summary_said",
-    "type1_limit",
 ]
 
 STATED, FIGURE_7 = READINGS  # 10,000 (section 5.2) and 500 (Figure 7) A/A tests a printed rate
 #: a rate within this many combined Monte Carlo errors of the paper's is said to agree with it
 WITHIN = 3.0
-
-
-def type1_limit(tests: int) -> float:
-    """5% plus 3 binomial Monte Carlo errors of a rate from ``tests`` A/A tests at 5%: ``0.05 + 3 sqrt(.05 .95 / n)``.
-
-    Parameters
-    ----------
-    tests : int
-    """
-    tests = check_int("tests", tests)
-    return 0.05 + WITHIN * (0.05 * 0.95 / tests) ** 0.5
 
 
 def _frame(name: str, value) -> pd.DataFrame:
@@ -500,7 +490,7 @@ def trust_said(origin: OriginCheck) -> Said:
     """
     check_instance("origin", origin, OriginCheck)
     trust, tests, shift, se_moved = origin.table, origin.experiments, origin.shift, origin.se_moved
-    limit = type1_limit(tests)
+    limit = type1_limit(tests, errors=WITHIN)
     return Said(
         "Type I error of the recommended bootstraps over {tests:,} A/A tests, nominal 5% (limit {limit:.1%} = 5% + 3 "
         "MC errors): normal quantiles give {normal_low:.1%} to {normal_high:.1%}, t quantiles {t_low:.1%} to "
@@ -574,7 +564,7 @@ def summary_said(
         raise ValueError(f"favoured={favoured!r}: expected one of {READINGS} or None")
     experiments, aa_experiments = check_int("experiments", experiments), check_int("aa_experiments", aa_experiments)
     t3 = _indexed(table3)
-    limit, real_limit = type1_limit(experiments), type1_limit(aa_experiments)
+    limit, real_limit = type1_limit(experiments, errors=WITHIN), type1_limit(aa_experiments, errors=WITHIN)
     honest = {d: t3.loc[(d, b)].type1_error <= limit for d, b in BOOTSTRAP_FOR_DESIGN.items()}
     honest_t = {d: t3.loc[(d, b)].type1_error_t <= limit for d, b in BOOTSTRAP_FOR_DESIGN.items()}
     iid = real_aa[real_aa.bootstrap == "iid"]
@@ -619,5 +609,32 @@ def summary_said(
             segment_median=float(segment.type1_error.median()),
             segment_t=float(segment.type1_error_t.median()),
             segment_over=int((segment.type1_error > real_limit).sum()),
+        ),
+    )
+
+
+def fig6_said(headline, *, simulations: int) -> Said:
+    """Figure 6 in a sentence: one experiment's host and request bootstrap SEs against the true spread of
+    :math:`\\hat\\delta` in the fully balanced design, and why the request bootstrap misses it.
+
+    Parameters
+    ----------
+    headline : dict
+        ``figure6(...).headline``.
+    simulations : int
+        The simulations the true spread is over.
+    """
+    head = check_mapping("headline", headline)
+    return Said(
+        "One experiment's host bootstrap gives an SE of {host:.4f} and its request bootstrap {request:.4f}, against a "
+        "true spread of {truth:.4f} over {simulations:,} simulations: the request bootstrap has {request_share:.0%} of "
+        "it. In the fully balanced design every request appears in both conditions with the same weight, so "
+        "reweighting requests never moves the host effects that remain in the error.",
+        dict(
+            host=float(head["host_bootstrap_se"]),
+            request=float(head["request_bootstrap_se"]),
+            truth=float(head["true_sd"]),
+            simulations=check_int("simulations", simulations),
+            request_share=float(head["request_bootstrap_se"]) / float(head["true_sd"]),
         ),
     )

@@ -8,6 +8,7 @@ figure; what a user applies to their own data stays in :mod:`perfstudy.notebook.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import matplotlib
 import matplotlib.pyplot as plt
@@ -16,6 +17,7 @@ import numpy as np
 
 from perfstudy._lib.checks import (
     check_column,
+    check_fraction,
     check_frame,
     check_instance,
     check_int,
@@ -30,7 +32,9 @@ from perfstudy.stability.pt4cloud import PT4CloudResult
 
 __all__ = [
     "plot_pt4cloud_distributions",
+    "plot_weekly",
     "plot_method_accuracy",
+    "plot_sota",
 ]
 
 
@@ -174,3 +178,44 @@ def plot_method_accuracy(frame, *, methods: Sequence[str], labels: Mapping[str, 
     ax.legend(fontsize="small", loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=len(methods), frameon=False)
     fig.tight_layout()
     return fig
+
+
+def plot_weekly(weekly, names):
+    """Figure 5 of He et al. for the configurations ``names`` of the weekly study: each one's sampled weeks, the
+    reported distribution with its band and the ground truth, titled with its weeks and accuracy.
+
+    Parameters
+    ----------
+    weekly : DataFrame
+        :func:`perfstudy.studies.he2019.weekly_study`.
+    names : sequence of str
+        Datasets among its rows.
+    """
+    from perfstudy.studies import he2019
+
+    rows: Any = check_frame("weekly", weekly, ["dataset", "result"], numeric=("weeks", "accuracy")).set_index("dataset")
+    names = check_names("names", names, list(rows.index))
+    cases, xlabels = {}, {}
+    for name in names:
+        row, c = rows.loc[name], he2019.configuration(name)
+        panel = f"{c.benchmark} on {c.config}: {row.weeks} weeks, accuracy {row.accuracy:.1%}"
+        xlabels[panel] = he2019.METRICS[c.benchmark]
+        cases[panel] = (c.weeks(), row.result, c.ground_truth)
+    return plot_pt4cloud_distributions(cases, xlabels=xlabels)
+
+
+def plot_sota(compare, *, margin: float):
+    """Figure 6 of He et al.: PT4Cloud's weekly accuracy per configuration beside the two state-of-the-art
+    baselines' (SOTA1 at the best of its grid, SOTA2 at its margin of error).
+
+    Parameters
+    ----------
+    compare : DataFrame
+        ``sota_comparison(...).per_config``.
+    margin : float
+        SOTA2's margin of error, as the legend says.
+    """
+    compare = check_frame("compare", compare, ["label", "accuracy", "sota1_accuracy", "sota2_accuracy"])
+    labels = {"accuracy": "PT4Cloud (weekly)", "sota1_accuracy": "SOTA1 (best of grid)",
+              "sota2_accuracy": f"SOTA2 (+-{check_fraction('margin', margin):.0%})"}  # fmt: skip
+    return plot_method_accuracy(compare.assign(config=compare.label), methods=list(labels), labels=labels)

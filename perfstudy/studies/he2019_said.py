@@ -12,7 +12,15 @@ from typing import TYPE_CHECKING, Any, cast
 import numpy as np
 import pandas as pd
 
-from perfstudy._lib.checks import check_each, check_fraction, check_instance, check_int, check_real
+from perfstudy._lib.checks import (
+    check_each,
+    check_fraction,
+    check_frame,
+    check_instance,
+    check_int,
+    check_mapping,
+    check_real,
+)
 from perfstudy._lib.said import Said
 from perfstudy.studies.he2019 import PUBLISHED
 from perfstudy.studies.he2019_table4 import TABLE_4_LEADS
@@ -21,6 +29,11 @@ if TYPE_CHECKING:
     from pandas.io.formats.style import Styler
 
 __all__ = [
+    "weekly_summary",
+    "weekly_view",
+    "weekly_said",
+    "band_relative_width",
+    "ycsb_view",
     "below_objective",
     "diagnosis_view",
     "diagnosis_said",
@@ -35,6 +48,89 @@ _RATES = ["accuracy", "accuracy_exact", "accuracy_fine", "accuracy_wide", "noise
 
 def _frame(name: str, value) -> Any:
     return check_instance(name, value, pd.DataFrame)
+
+
+def _weekly(weekly) -> Any:
+    return check_frame("weekly", weekly, ["benchmark", "config", "weeks", "accuracy", "paper_weeks", "stopped"])
+
+
+def weekly_summary(weekly: pd.DataFrame) -> dict:
+    """Table 3 in numbers: the mean and lowest accuracy, how many fall below 90%, how many need the paper's weeks,
+    the weeks needed and whether every search stopped.
+
+    Parameters
+    ----------
+    weekly : DataFrame
+        :func:`perfstudy.studies.he2019.weekly_study`.
+    """
+    weekly = _weekly(weekly)
+    return dict(
+        mean_accuracy=float(weekly.accuracy.mean()),
+        min_accuracy=float(weekly.accuracy.min()),
+        below_90=int((weekly.accuracy < 0.9).sum()),
+        weeks_as_in_paper=int((weekly.weeks == weekly.paper_weeks).sum()),
+        weeks=weekly.weeks.value_counts().sort_index().to_dict(),
+        all_stopped=bool(weekly.stopped.all()),
+    )
+
+
+def weekly_view(weekly: pd.DataFrame) -> pd.DataFrame:
+    """Table 3 as the paper lays it out: benchmarks by configurations, each cell the weeks and the accuracy.
+
+    Parameters
+    ----------
+    weekly : DataFrame
+        :func:`perfstudy.studies.he2019.weekly_study`.
+    """
+    weekly = _weekly(weekly)
+    cells = weekly.assign(cell=[f"{w}w ({a:.1%})" for w, a in zip(weekly.weeks, weekly.accuracy)])
+    return cells.pivot(index="benchmark", columns="config", values="cell").fillna("n/a")
+
+
+def weekly_said(weekly: pd.DataFrame) -> Said:
+    """Table 3 in a sentence: the accuracy against the paper's mean, and the weeks against the paper's.
+
+    Parameters
+    ----------
+    weekly : DataFrame
+        :func:`perfstudy.studies.he2019.weekly_study`.
+    """
+    summary = weekly_summary(weekly)
+    return Said(
+        "Mean accuracy {mean:.1%} (paper: {paper:.1%}), lowest {lowest:.1%}; weeks as in the paper's Table 3 for "
+        "{agree} of {configs} configurations.",
+        dict(mean=summary["mean_accuracy"], paper=PUBLISHED["weekly_mean_accuracy"], lowest=summary["min_accuracy"],
+             agree=summary["weeks_as_in_paper"], configs=len(weekly)),
+    )  # fmt: skip
+
+
+def band_relative_width(weekly: pd.DataFrame) -> float:
+    """The median over configurations of the reported band's mean width relative to the density's peak.
+
+    Parameters
+    ----------
+    weekly : DataFrame
+        :func:`perfstudy.studies.he2019.weekly_study`, with its ``result`` column.
+    """
+    results = check_frame("weekly", weekly, ["result"]).result
+    return float(np.median([np.mean(r.band.high - r.band.low) / np.max(r.band.density) for r in results]))
+
+
+def ycsb_view(ycsb) -> pd.DataFrame:
+    """The YCSB check's numbers for display: lists joined, shares to three digits.
+
+    Parameters
+    ----------
+    ycsb : dict
+        :func:`perfstudy.studies.he2019.short_interval_check`.
+    """
+
+    def shown(value):
+        if isinstance(value, list):
+            return ", ".join(f"{x:,.1f}" for x in value)
+        return f"{value:.3f}" if isinstance(value, float) else value
+
+    return pd.DataFrame({"value": {k: shown(v) for k, v in check_mapping("ycsb", ycsb).items()}})
 
 
 def below_objective(diagnosis: pd.DataFrame, objective_probability: float) -> pd.DataFrame:

@@ -8,6 +8,7 @@ redrawn on the registered public series (:mod:`perfstudy.studies.public_data`).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -39,6 +40,8 @@ __all__ = [
     "NormalityTests",
     "figure3_normality",
     "figure4_stationarity",
+    "whole_series_reject_share",
+    "short_lived_ranking",
     "warmup_table",
     "order_table",
     "median_ci_index_table",
@@ -234,6 +237,22 @@ def figure4_stationarity(survey: pd.DataFrame) -> dict:
         stationary_share_by_family=stationary.groupby(series.family).mean().to_dict(),
         sap=labels,
     )
+
+
+def whole_series_reject_share(survey: pd.DataFrame) -> float:
+    """The share of whole long series (the Azure long-lived VMs and PT4Cloud's) whose normality the survey rejects:
+    with thousands of points Shapiro-Wilk rejects departures too small to matter (section 4.3's caveat).
+
+    Parameters
+    ----------
+    survey : DataFrame
+        :func:`perfstudy.studies.public_data.survey_datasets`.
+    """
+    survey = check_frame("survey", survey, ["family", "shapiro_reject"])
+    long_series = survey[survey.family.isin(["azure-vm-noise", "pt4cloud"])]
+    if not len(long_series):
+        raise ValueError("survey: no Azure or PT4Cloud series, so no whole long series to test")
+    return float(np.mean(long_series.shapiro_reject.astype(bool)))
 
 
 def warmup_table(series: pd.DataFrame) -> pd.DataFrame:
@@ -640,6 +659,30 @@ def figure7_cwb(
         with_copy.host.tolist().index(copy.host.iloc[0]) + 1,
         elimination,
     )
+
+
+def short_lived_ranking(name: str = "azure-redis-get-short") -> dict:
+    """Try to rank an Azure short-lived fleet's VMs (section 6 on a fresh VM per run): the unbiased MMD needs two
+    runs on a server, so :func:`~perfstudy.diagnostics.hosts.rank_hosts` refuses a fleet of single runs.
+
+    Parameters
+    ----------
+    name : str
+        A registered short-lived Azure dataset.
+
+    Returns
+    -------
+    dict
+        ``vms``, ``single_run`` (VMs that ran once) and ``refused`` (the library's refusal, or "" if it ranked).
+    """
+    frame = datasets.load(check_text("name", name))
+    runs_per_vm: Any = frame.groupby("host").size()
+    try:
+        rank_hosts(frame, metrics="value")
+        refused = ""
+    except ValueError as refusal:
+        refused = str(refusal)
+    return dict(vms=int(runs_per_vm.size), single_run=int((runs_per_vm < 2).sum()), refused=refused)
 
 
 def degraded_copy_ranking(names, *, shift: float = 0.10, permutations: int = 1000, rng: Seed = None) -> pd.DataFrame:

@@ -8,6 +8,7 @@ figure; what a user applies to their own data stays in :mod:`perfstudy.notebook.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 import matplotlib
 import matplotlib.pyplot as plt
@@ -27,11 +28,14 @@ from perfstudy._lib.checks import (
 )
 from perfstudy.diagnostics.repetitions import Repetitions
 from perfstudy.notebook.plots import panel_grid
+from perfstudy.studies.maricq2018 import NormalityTests
 
 __all__ = [
     "FAMILY_COLORS",
     "plot_cov_overview",
     "plot_sorted_p_values",
+    "plot_figure3",
+    "plot_figure4",
     "plot_confirm_convergence",
     "plot_cov_vs_repetitions",
 ]
@@ -198,6 +202,46 @@ def plot_sorted_p_values(
         fig.suptitle(title, fontsize="medium")
     fig.tight_layout()
     return fig
+
+
+def plot_figure3(tests, *, window: int, alpha: float = 0.05):
+    """Figure 3 on public data: Shapiro-Wilk p-values across VMs and in windows within one VM, per family.
+
+    Parameters
+    ----------
+    tests : NormalityTests
+        :func:`perfstudy.studies.maricq2018.figure3_normality`.
+    window : int
+        The runs per within-host window it was run with (the panel says so).
+    alpha : float
+        The tests' size.
+    """
+    tests = check_instance("tests", tests, NormalityTests)
+    across, within = tests.across, tests.within
+    panels: Any = {
+        f"across VMs ({len(across)} configurations)": {f: g.p_value for f, g in across.groupby("family")},
+        f"within one VM, windows of {check_int('window', window)} runs ({len(within)})": {
+            f: g.p_value for f, g in within.groupby("family")
+        },
+    }
+    title = "Figure 3 on public data: testing normality"
+    return plot_sorted_p_values(panels, alpha=alpha, ylabel="Shapiro-Wilk p-value", title=title, floor=1e-6)
+
+
+def plot_figure4(series, *, alpha: float = 0.05):
+    """Figure 4 on public data: ADF p-values of every series in time order, per family (small p: stationary).
+
+    Parameters
+    ----------
+    series : DataFrame
+        ``figure4_stationarity(survey)["series"]``.
+    alpha : float
+        The tests' size.
+    """
+    series = check_frame("series", series, ["family", "adf_p_value"], minimum=0)
+    panels: Any = {f"{len(series)} series in time order": {f: g.adf_p_value for f, g in series.groupby("family")}}
+    title = "Figure 4 on public data: testing stationarity (small p = stationary)"
+    return plot_sorted_p_values(panels, alpha=alpha, ylabel="ADF p-value", title=title, floor=1e-12)
 
 
 def plot_confirm_convergence(cases: Mapping[str, object], *, columns: int = 3):

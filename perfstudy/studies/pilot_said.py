@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import pandas as pd
 
-from perfstudy._lib.checks import check_fraction, check_instance, check_int, check_text
+from perfstudy._lib.checks import check_fraction, check_instance, check_int, check_real, check_text
 from perfstudy._lib.format import span
 from perfstudy._lib.said import Said
 
@@ -26,6 +26,7 @@ __all__ = [
     "interval_methods_said",
     "summary_said",
     "share_mc",
+    "oracle_said",
 ]
 
 #: the constants the summary states: within 10% of a promise, 3 Monte Carlo errors, a region share below 0.001
@@ -282,3 +283,34 @@ def share_mc(pilots: int) -> float:
     pilots : int
     """
     return 0.5 / check_int("pilots", pilots) ** 0.5
+
+
+def oracle_said(oracle, *, target_se: float) -> Said:
+    """The design the true sigmas recommend, which the pilot-budget study judges every pilot's recommendation
+    against.
+
+    Parameters
+    ----------
+    oracle : Allocation
+        ``pilot_budget(...).oracle``.
+    target_se : float
+        The SE it was chosen to meet.
+    """
+    from perfstudy.design.standard_errors import Allocation
+
+    oracle = check_instance("oracle", oracle, Allocation)
+    if not oracle.feasible:
+        raise ValueError(f"oracle: the {oracle.design} allocation is not feasible, so no design meets the target")
+    return Said(
+        "With the true sigmas, the cheapest design meeting SE <= {target:g} on {hosts} hosts is {design}: "
+        "R = {requests}, T = {repetitions}, cost {cost:,.0f} (SE {se:.4f}).",
+        dict(
+            target=check_real("target_se", target_se, positive=True),
+            hosts=int(cast("int", oracle.hosts)),
+            design=oracle.design.replace("_", " "),
+            requests=int(cast("int", oracle.requests)),
+            repetitions=int(cast("int", oracle.repetitions)),
+            cost=float(oracle.cost),
+            se=float(oracle.standard_error),
+        ),
+    )

@@ -21,7 +21,16 @@ from perfstudy._lib.types import Seed
 from perfstudy.diagnostics.diagnosis import diagnose
 from perfstudy.io import datasets
 
-__all__ = ["SERIES", "SHORT_LIVED", "Series", "series_keys", "iter_series", "survey_datasets"]
+__all__ = [
+    "SERIES",
+    "SHORT_LIVED",
+    "AZURE_LONG",
+    "Series",
+    "family_table",
+    "series_keys",
+    "iter_series",
+    "survey_datasets",
+]
 
 #: family -> (columns that identify one series, column giving time order or None if unordered)
 SERIES = {
@@ -34,6 +43,27 @@ SERIES = {
 }
 #: the short-lived Azure VMs run once each: their series is the fleet, in time order across hosts
 SHORT_LIVED = ["benchmark"]
+#: the Azure VM noise datasets whose three hosts each ran for about a year (the short-lived fleet runs once per host)
+AZURE_LONG = (
+    "azure-redis-get-long",
+    "azure-postgres-sf25-c25-readonly-long",
+    "azure-mlc-idle-latency-long",
+    "azure-osbench-create-processes-long",
+    "azure-fio-randwrite-buffered-local-long",
+)
+
+
+def family_table() -> pd.DataFrame:
+    """One row per registered family: its datasets, rows and licence, what one series is in it (:data:`SERIES`) and
+    which column puts its rows in time order ("none" where no order is known, "-" for a family this module does not
+    read as series)."""
+    catalogue = datasets.list_datasets()
+    families = catalogue.groupby("family").agg(
+        datasets=("name", "size"), rows=("rows", "sum"), licence=("licence", "first")
+    )
+    families["series"] = [", ".join(SERIES[f][0]) if f in SERIES else "-" for f in families.index]
+    families["time order"] = [(SERIES[f][1] or "none") if f in SERIES else "-" for f in families.index]
+    return families
 
 
 @dataclass(frozen=True, eq=False)

@@ -5,8 +5,7 @@ A simulated run is a sequence of batches on a drifting platform (:class:`RoundMo
 log-speed is a random walk with a slow linear trend, every batch (a process) has its own random effect,
 optionally with a share of slow processes, and its values add measurement noise. In the interleaved
 layout round ``r`` runs A and B at times ``2r`` and ``2r + 1`` in a random order; in the sequential
-layout all of A runs first. The per-round log-ratio of batch means is what :func:`perfstudy.experiment._run.run`
-judges.
+layout all of A runs first. The per-round log-ratio of batch means is what :func:`perfstudy.experiment._run.run` judges.
 
 - :func:`calibration`: sequential A/A runs; the share that ever reaches a verdict of change under the
   sign sequence (:mod:`perfstudy.comparison.sign_sequence`, the run's default) and Lai's t sequence
@@ -37,6 +36,7 @@ from perfstudy._lib.checks import check_choice, check_each, check_fraction, chec
 from perfstudy._lib.result import Result
 from perfstudy._lib.types import Seed
 from perfstudy.comparison.sequential import t_confidence_sequence
+from perfstudy.studies.montecarlo import type1_limit
 
 __all__ = [
     "ContentionModel",
@@ -272,7 +272,7 @@ def calibration(
     rows = []
     for rule, rate in rates.items():
         se = math.sqrt(rate * (1 - rate) / experiments)
-        limit = alpha + 3 * math.sqrt(alpha * (1 - alpha) / experiments)
+        limit = type1_limit(experiments, alpha=alpha)
         rows.append(dict(rule=rule, false_rate=float(rate), mc_se=se, limit=limit, within=bool(rate <= limit)))
     return StoppingCalibration(
         table=pd.DataFrame(rows),

@@ -26,12 +26,21 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from perfstudy._lib.checks import check_choice, check_each, check_frame, check_int, check_names, check_real
+from perfstudy._lib.checks import (
+    check_bool,
+    check_choice,
+    check_each,
+    check_frame,
+    check_int,
+    check_names,
+    check_real,
+    check_resamples,
+)
 from perfstudy._lib.types import Seed
 from perfstudy.comparison import compare
 from perfstudy.io import datasets
 
-__all__ = ["METHODS", "LAYOUTS", "aa_pairs", "aa_calibration"]
+__all__ = ["METHODS", "LAYOUTS", "aa_pairs", "aa_calibration", "calibration_grid"]
 
 METHODS = ("perfstudy", "iid bootstrap", "Mann-Whitney", "pyperf")
 LAYOUTS = ("interleaved", "sequential")
@@ -227,3 +236,55 @@ def aa_calibration(
                     )
                 )
     return pd.DataFrame(rows)
+
+
+def calibration_grid(
+    *,
+    clusters=(10, 25),
+    azure=(),
+    laaber=(),
+    pt4cloud=(),
+    slowdowns=(0.0, 0.01, 0.02, 0.05),
+    replicates: int = 999,
+    rng: Seed = None,
+    progress: bool = False,
+) -> pd.DataFrame:
+    """:func:`aa_calibration` of the pairs cut at every number of clusters a side and in both :data:`LAYOUTS`.
+
+    Parameters
+    ----------
+    clusters : sequence of int
+        Clusters a side (below 20 ``compare`` uses Welch's t over them, from 20 the cluster bootstrap).
+    azure, laaber, pt4cloud : sequence of str
+        As in :func:`aa_pairs`.
+    slowdowns : sequence of float
+        Planted in B (0 is the A/A test).
+    replicates : int
+        Of the bootstraps.
+    rng : None, int, SeedSequence or Generator
+        One stream per cell, clusters outer and layout inner.
+    progress : bool
+        Show a progress bar.
+
+    Returns
+    -------
+    DataFrame
+        :func:`aa_calibration`'s columns, with ``clusters`` and ``layout``.
+    """
+    clusters = check_each("clusters", clusters, check_int, minimum=2)
+    clusters = clusters if isinstance(clusters, tuple) else (clusters,)
+    for name, names in dict(azure=azure, laaber=laaber, pt4cloud=pt4cloud).items():
+        check_names(name, names, empty=True)
+    check_each("slowdowns", slowdowns, check_real, nonnegative=True)
+    check_resamples("replicates", replicates, minimum=99)
+    check_bool("progress", progress)
+    from tqdm.auto import tqdm
+
+    cells = [(k, layout) for k in clusters for layout in LAYOUTS]
+    streams = np.random.default_rng(rng).spawn(len(cells))
+    results = []
+    for (k, layout), stream in zip(tqdm(cells, desc="A/A calibration", disable=not progress), streams):
+        pairs = aa_pairs(clusters=k, layout=layout, azure=azure, laaber=laaber, pt4cloud=pt4cloud)
+        rates = aa_calibration(pairs, slowdowns=slowdowns, replicates=replicates, rng=stream)
+        results.append(rates.assign(clusters=k, layout=layout))
+    return pd.concat(results, ignore_index=True)

@@ -257,6 +257,10 @@ def test_analyze_refuses_unusable_input_before_starting_a_kernel(tmp_path, capsy
     assert main(["analyze", str(bad), "--out", str(tmp_path / "out")]) == 2
     assert "unknown format" in capsys.readouterr().err and not (tmp_path / "out").exists()
     assert main(["analyze", str(tmp_path / "missing.csv")]) == 2
+    # a third file was read and left out of the report without a word; now it is refused before any work
+    three = [str(tmp_path / f"{n}.csv") for n in range(3)]
+    assert main(["analyze", *three, "--out", str(tmp_path / "out")]) == 2
+    assert "3 files given; a report compares two at most" in capsys.readouterr().err
 
 
 def test_analyze_out_is_a_folder_and_a_file_name_is_refused_by_name(tmp_path, capsys):

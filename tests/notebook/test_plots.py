@@ -103,3 +103,11 @@ def test_a_sized_runs_figure_holds_all_it_draws_and_is_saved_at_its_size(tmp_pat
     with pytest.raises(ValueError, match="one benchmark only"):
         plot_runs(pd.concat([frame, frame.assign(benchmark="b")]), pd.concat([table, table.assign(benchmark="b")]),
                   size=(9, 3.2))  # fmt: skip
+
+
+def test_a_benchmark_name_becomes_a_safe_file_stem():
+    from perfstudy.notebook.plots import file_stem
+
+    assert file_stem("regex/compile[64]") == "regex_compile_64_" and file_stem(3) == "3"
+    with pytest.raises(ValueError, match="empty name"):
+        file_stem("")

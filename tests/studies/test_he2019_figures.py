@@ -40,3 +40,31 @@ def test_each_methods_bars_are_its_accuracies_and_its_legend_their_mean():
     assert [t.get_text() for t in ax.get_xticklabels()] == ["a", "b", "c"]
     with pytest.raises(ValueError, match="bogus"):
         plot_method_accuracy(frame, methods=["bogus"])
+
+
+def test_the_sota_figure_names_its_methods_and_margin():
+    from perfstudy.studies.he2019_figures import plot_sota
+
+    compare = pd.DataFrame({"label": ["EP AWS-L", "FT Chm-M"], "accuracy": [0.95, 0.9], "sota1_accuracy": [0.8, 0.7],
+                            "sota2_accuracy": [0.85, 0.6]})  # fmt: skip
+    (ax,) = panels(plot_sota(compare, margin=0.1))
+    assert [label.split(" (mean")[0] for label in legend_labels(ax)] == [
+        "PT4Cloud (weekly)", "SOTA1 (best of grid)", "SOTA2 (+-10%)"]  # fmt: skip
+    with pytest.raises(ValueError, match="sota2_accuracy"):
+        plot_sota(compare.drop(columns="sota2_accuracy"), margin=0.1)
+
+
+def test_the_weekly_figure_titles_each_panel_with_its_weeks_and_accuracy():
+    from support.studies import _have_data
+
+    from perfstudy.studies import he2019
+    from perfstudy.studies.he2019_figures import plot_weekly
+
+    if not _have_data():
+        pytest.skip("real datasets unavailable ($PERFSTUDY_DATA, cache)")
+    weekly = he2019.weekly_study(["pt4cloud-AWS-EP-L"], replicates=50, rng=0)
+    (ax,) = panels(plot_weekly(weekly, ["pt4cloud-AWS-EP-L"]))
+    row = weekly.iloc[0]
+    assert ax.get_title().startswith(f"EP on AWS-L: {row.weeks} weeks, accuracy {row.accuracy:.1%}")
+    with pytest.raises(ValueError, match="names"):
+        plot_weekly(weekly, ["pt4cloud-AWS-FT-XL"])  # not among the study's rows

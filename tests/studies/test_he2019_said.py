@@ -86,3 +86,35 @@ def test_the_differences_are_said_from_the_weekly_table_and_the_baselines():
 def test_a_sentence_refuses_a_table_of_the_wrong_kind_by_name():
     with pytest.raises(TypeError, match="lengths"):
         said.lengths_said([1, 2])  # type: ignore[arg-type]
+
+
+def _weekly():
+    return pd.DataFrame({"benchmark": ["EP", "EP", "FT"], "config": ["AWS-L", "Chm-M", "AWS-L"], "weeks": [2, 3, 2],
+                         "paper_weeks": [2, 2, None], "accuracy": [0.95, 0.85, 0.912], "stopped": [True, True, False]})  # fmt: skip
+
+
+def test_table3_in_numbers_in_the_papers_layout_and_in_a_sentence():
+    summary = said.weekly_summary(_weekly())
+    assert summary == dict(mean_accuracy=pytest.approx(0.904), min_accuracy=0.85, below_90=1, weeks_as_in_paper=1,
+                           weeks={2: 2, 3: 1}, all_stopped=False)  # fmt: skip
+    view = said.weekly_view(_weekly())
+    assert view.loc["EP", "Chm-M"] == "3w (85.0%)" and view.loc["FT", "Chm-M"] == "n/a"
+    # the paper's mean accuracy, 95.4% (He et al., section 5.2)
+    assert said.weekly_said(_weekly()).text == (
+        "Mean accuracy 90.4% (paper: 95.4%), lowest 85.0%; weeks as in the paper's Table 3 for 1 of 3 configurations."
+    )
+
+
+def test_the_band_width_and_the_ycsb_view():
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    band = SimpleNamespace(low=np.array([0.0, 1.0]), high=np.array([1.0, 3.0]), density=np.array([2.0, 4.0]))
+    other = SimpleNamespace(low=np.zeros(2), high=np.ones(2), density=np.ones(2))
+    weekly = pd.DataFrame({"result": [SimpleNamespace(band=band), SimpleNamespace(band=other)]})
+    # mean widths 1.5 and 1.0 over peaks 4 and 1: 0.375 and 1.0, median 0.6875
+    assert said.band_relative_width(weekly) == pytest.approx(0.6875)
+    view = said.ycsb_view(dict(week_medians=[1100.0, 1000.25], probability=0.91234, stable=True, hours=96))
+    assert view.value.to_dict() == {"week_medians": "1,100.0, 1,000.2", "probability": "0.912", "stable": True,
+                                    "hours": 96}  # fmt: skip

@@ -32,3 +32,13 @@ def test_maricq_servers_and_survey_figures():
     assert maricq2018.warmup_table(fig4["series"]).loc["sap-hana", "series"] == 1
     cov = maricq2018.cov_summary(survey)
     assert cov["by_family"].loc["sap-hana", "series"] == 1 and cov["by_family"].series.dtype.kind == "i"
+
+
+@needs_data
+def test_the_short_lived_fleet_is_refused_by_the_ranking_and_counted():
+    from perfstudy.io.datasets import load
+
+    fleet = maricq2018.short_lived_ranking("azure-redis-get-short")
+    runs = load("azure-redis-get-short").groupby("host").size()
+    assert fleet["vms"] == runs.size and fleet["single_run"] == int((runs < 2).sum())
+    assert "fewer than 2 samples" in fleet["refused"]  # rank_hosts' own refusal, kept word for word

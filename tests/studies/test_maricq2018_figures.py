@@ -59,3 +59,23 @@ def test_series_confirm_could_not_settle_are_triangles_at_the_largest_size():
     triangles = np.concatenate([c.get_offsets() for c in ax.collections if len(c.get_offsets())][1:2])
     assert triangles.tolist() == [[0.05, 300.0]]
     assert ax.get_title() == "(triangles: more than 300 runs)"
+
+
+def test_figures_3_and_4_draw_a_panel_per_scope_and_a_line_per_family():
+    from perfstudy.studies.maricq2018 import NormalityTests
+    from perfstudy.studies.maricq2018_figures import plot_figure3, plot_figure4
+
+    across = pd.DataFrame({"family": ["cwb", "cwb", "azure-vm-noise"], "p_value": [0.01, 0.2, 0.5]})
+    within = pd.DataFrame({"family": ["sap-hana"] * 4, "p_value": [1e-9, 0.01, 0.3, 0.6]})
+    fig = plot_figure3(NormalityTests(across, within, 0, 0), window=30, alpha=0.05)
+    left, right = panels(fig)
+    assert (
+        left.get_title().startswith("across VMs (3 configurations)") and "67% of 3 at or above 0.05" in left.get_title()
+    )
+    assert right.get_title().startswith("within one VM, windows of 30 runs (4)")
+    assert legend_labels(left) == ["azure-vm-noise: 100% of 1", "cwb: 50% of 2"] and horizontal_lines(left) == [0.05]
+    series = pd.DataFrame({"family": ["sap-hana", "pt4cloud"], "adf_p_value": [0.0, 0.2]})
+    (ax,) = panels(plot_figure4(series, alpha=0.05))
+    assert ax.get_title().startswith("2 series in time order") and "(below 1e-12 drawn at it)" in ax.get_ylabel()
+    with pytest.raises(TypeError, match="tests: expected NormalityTests"):
+        plot_figure3(across, window=30)

@@ -76,3 +76,18 @@ def test_the_summary_says_what_each_table_holds():
     assert "(25 pilots per size; a share's MC error is at most 0.10). With 2 batches or 4 hosts, 20%-40% of pilots" in text  # fmt: skip
     assert "is 1.90 times the promise or more; from 8 hosts and 3 batches on, 80% do." in text
     assert said.share_mc(100) == 0.05
+
+
+def test_the_oracle_sentence_states_the_true_sigmas_design():
+    from perfstudy.design.standard_errors import Allocation
+
+    oracle = Allocation(design="fully_balanced", feasible=True, requests=35, repetitions=3, hosts=8, cost=1925.0,
+                        standard_error=0.0499)  # fmt: skip
+    assert said.oracle_said(oracle, target_se=0.05).text == (
+        "With the true sigmas, the cheapest design meeting SE <= 0.05 on 8 hosts is fully balanced: R = 35, T = 3, "
+        "cost 1,925 (SE 0.0499)."
+    )
+    infeasible = Allocation(design="unbalanced", feasible=False, requests=None, repetitions=None, hosts=None,
+                            cost=float("inf"), standard_error=float("inf"))  # fmt: skip
+    with pytest.raises(ValueError, match="not feasible"):
+        said.oracle_said(infeasible, target_se=0.05)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 from support.studies import (
     _have_data,
@@ -12,7 +13,7 @@ from support.studies import (
     needs_data,
 )
 
-from perfstudy.studies import bakshy2015_real, versions
+from perfstudy.studies import public_data, versions
 
 
 def test_aa_calibration_counts_what_each_method_says():
@@ -65,8 +66,22 @@ def test_compare_is_calibrated_on_interleaved_real_a_a_pairs():
     # 10 batches a side, interleaved: Azure days (184 pairs), PT4Cloud blocks of 10 runs (40 pairs).
     # Measured: 3.3% and 2.5%. Bound: 5% + 3 MC SE (at the nominal rate) per source.
     pairs = versions.aa_pairs(
-        azure=bakshy2015_real.AZURE_LONG, pt4cloud=("pt4cloud-AWS-EP-L", "pt4cloud-AWS-YCSB-L"), max_pairs_per_series=20
+        azure=public_data.AZURE_LONG, pt4cloud=("pt4cloud-AWS-EP-L", "pt4cloud-AWS-YCSB-L"), max_pairs_per_series=20
     )
     rates = versions.aa_calibration(pairs, slowdowns=(0.0,), methods=("perfstudy",), rng=0)
     for row in rates.itertuples():
         assert row.rate <= 0.05 + 3 * row.mc_se, (row.source, row.rate, row.pairs)
+
+
+@needs_data
+def test_the_calibration_grid_is_aa_calibration_at_each_cell_with_its_own_stream():
+    grid = versions.calibration_grid(
+        clusters=(3,), laaber=("laaber-golang-snappy",), slowdowns=(0.0,), replicates=99, rng=7
+    )
+    streams = np.random.default_rng(7).spawn(2)
+    for layout, stream in zip(versions.LAYOUTS, streams):
+        pairs = versions.aa_pairs(clusters=3, layout=layout, laaber=("laaber-golang-snappy",))
+        alone = versions.aa_calibration(pairs, slowdowns=(0.0,), replicates=99, rng=stream)
+        cell = grid[grid.layout == layout].drop(columns=["clusters", "layout"]).reset_index(drop=True)
+        pd.testing.assert_frame_equal(cell, alone)
+    assert set(grid.clusters) == {3}

@@ -119,6 +119,9 @@ STUDY_CALLS = {
         experiments=50,
         rng=r,
     ),
+    "perfstudy.studies.versions.calibration_grid": lambda r: versions.calibration_grid(
+        clusters=(3,), laaber=("laaber-golang-snappy",), slowdowns=(0.0,), replicates=99, rng=r
+    ),
     "perfstudy.studies.versions.aa_calibration": lambda r: versions.aa_calibration(
         _synthetic_pairs(), slowdowns=(0.0, 0.05), methods=("perfstudy", "iid bootstrap"), replicates=199, rng=r
     ),
