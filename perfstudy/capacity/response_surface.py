@@ -157,7 +157,10 @@ def d_optimal(points, k: int, *, starts: int = 20, rng: Seed = None) -> np.ndarr
     """Indices of ``k`` of ``points`` maximising ``det(X'X)`` for a quadratic surface (D-optimal).
 
     Fedorov-style exchange from ``starts`` random subsets: swap a chosen point for an unchosen one
-    while the determinant grows; the best subset over all starts is returned, sorted.
+    while the determinant grows; the best subset over all starts is returned, sorted. Subsets whose log-determinants
+    agree to 1e-9 (relative) are tied, and the smallest index list wins: a symmetric grid has several optima that
+    differ only in rounding, and which one rounding favoured changed Table 4 of notebook 06 from one machine to
+    another.
 
     Parameters
     ----------
@@ -198,8 +201,14 @@ def d_optimal(points, k: int, *, starts: int = 20, rng: Seed = None) -> np.ndarr
                     trial_value = logdet(trial)
                     if trial_value > value + 1e-12:
                         chosen, value, improved = trial, trial_value, True
-        if value > best_value:
+        # subsets whose determinants differ in the last bits are tied: the smaller index list wins, so the choice
+        # does not depend on rounding (which differs between CPUs)
+        if not np.isfinite(value):  # a singular subset: no start to keep
+            continue
+        if best is None or value > best_value + 1e-9 * max(1.0, abs(best_value)):
             best, best_value = sorted(chosen), value
+        elif abs(value - best_value) <= 1e-9 * max(1.0, abs(best_value)) and sorted(chosen) < best:
+            best, best_value = sorted(chosen), max(value, best_value)
     if best is None:  # every subset is singular: the points do not span a quadratic surface
         raise ValueError(
             f"points: no {k} of them determine a quadratic surface (det(X'X) = 0 for every subset tried); "
