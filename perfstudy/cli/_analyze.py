@@ -42,10 +42,8 @@ def add_parser(commands) -> None:
 
 def analyze_command(args) -> int:
     from perfstudy._lib.notebook_imports import without_iri_grammars
-    from perfstudy.experiment import is_run_file, read_run
-    from perfstudy.io import read
     from perfstudy.notebook.report import execute_analysis
-    from perfstudy.report_inputs import check_paths
+    from perfstudy.report_inputs import report_inputs
 
     without_iri_grammars()  # this process is the command's own: 3.8 s less of papermill's import
 
@@ -58,13 +56,9 @@ def analyze_command(args) -> int:
                 f"--out is the directory the report goes into (it writes analyze.html and analyze.ipynb there), "
                 f"not a file: pass --out {out.with_suffix('')}"
             )
-        if any(is_run_file(path) for path in check_paths(args.files)):
-            read_run(args.files[0])
-        else:
-            for path in args.files:  # refuse unreadable input before starting a kernel
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")  # the notebook says what --dropna left out
-                    read(path, dropna=args.dropna)
+        with warnings.catch_warnings():  # refuse unusable input by the notebook's own rules before a kernel starts
+            warnings.simplefilter("ignore")  # the notebook says what --dropna left out
+            report_inputs(args.files, threshold=threshold, dropna=args.dropna)
         run = execute_analysis(
             args.files,
             out_dir=args.out,
