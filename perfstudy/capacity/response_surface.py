@@ -201,13 +201,14 @@ def d_optimal(points, k: int, *, starts: int = 20, rng: Seed = None) -> np.ndarr
                     trial_value = logdet(trial)
                     if trial_value > value + 1e-12:
                         chosen, value, improved = trial, trial_value, True
-        # subsets whose determinants differ in the last bits are tied: the smaller index list wins, so the choice
-        # does not depend on rounding (which differs between CPUs)
         if not np.isfinite(value):  # a singular subset: no start to keep
             continue
-        if best is None or value > best_value + 1e-9 * max(1.0, abs(best_value)):
+        # subsets whose determinants differ in the last bits are tied: the smaller index list wins, so the choice
+        # does not depend on rounding (which differs between CPUs)
+        tie = 1e-9 * max(1.0, abs(best_value)) if best is not None else 0.0
+        if best is None or value > best_value + tie:
             best, best_value = sorted(chosen), value
-        elif abs(value - best_value) <= 1e-9 * max(1.0, abs(best_value)) and sorted(chosen) < best:
+        elif value >= best_value - tie and sorted(chosen) < best:
             best, best_value = sorted(chosen), max(value, best_value)
     if best is None:  # every subset is singular: the points do not span a quadratic surface
         raise ValueError(

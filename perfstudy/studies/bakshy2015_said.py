@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, cast
 import numpy as np
 import pandas as pd
 
-from perfstudy._lib.checks import check_instance, check_int, check_mapping, check_real
+from perfstudy._lib.checks import check_frame, check_instance, check_int, check_mapping, check_real
 from perfstudy._lib.said import Said
 from perfstudy.studies.bakshy2015 import TABLE_3_VARIANTS, OriginCheck
 from perfstudy.studies.bakshy2015_real import BOOTSTRAP_FOR_DESIGN
@@ -45,13 +45,9 @@ STATED, FIGURE_7 = READINGS  # 10,000 (section 5.2) and 500 (Figure 7) A/A tests
 WITHIN = 3.0
 
 
-def _frame(name: str, value) -> pd.DataFrame:
-    return check_instance(name, value, pd.DataFrame)
-
-
 def _frames(**frames) -> None:
     for name, value in frames.items():
-        _frame(name, value)
+        check_frame(name, value, minimum=0)
 
 
 def _readings(readings) -> None:
@@ -80,7 +76,7 @@ def table3_views(table3: pd.DataFrame) -> tuple[Styler, Styler]:
     table3 : DataFrame
         :func:`perfstudy.studies.bakshy2015.table3`.
     """
-    _frame("table3", table3)
+    check_frame("table3", table3, minimum=0)
     rows = table3.design.str.replace("_", " ") + " / " + table3.bootstrap.str.replace("_", " ")
     type1 = pd.DataFrame(
         {
@@ -131,7 +127,7 @@ def favoured_reading(digits: DigitEvidence, pairs: pd.DataFrame) -> int | None:
         :func:`perfstudy.studies.table3_readings.same_law_pairs`.
     """
     check_instance("digits", digits, DigitEvidence)
-    _frame("pairs", pairs)
+    check_frame("pairs", pairs, minimum=0)
     by_pair = pairs.set_index(["design", "paper_tests"])
     checks = [digits.probability[STATED] < 0.05 <= digits.probability[FIGURE_7]] + [
         by_pair.loc[(d, STATED)].gap_probability < 0.05 <= by_pair.loc[(d, FIGURE_7)].gap_probability
@@ -275,7 +271,7 @@ def readings_view(table3: pd.DataFrame) -> Styler:
     table3 : DataFrame
         :func:`perfstudy.studies.bakshy2015.table3`.
     """
-    _frame("table3", table3)
+    check_frame("table3", table3, minimum=0)
     view = pd.DataFrame(
         {
             "design / bootstrap": [_name(r) for r in _indexed(table3).index],
@@ -297,7 +293,7 @@ def pairs_view(pairs: pd.DataFrame) -> Styler:
     pairs : DataFrame
         :func:`perfstudy.studies.table3_readings.same_law_pairs`.
     """
-    _frame("pairs", pairs)
+    check_frame("pairs", pairs, minimum=0)
     columns = ["design", "paper_tests", "gap_probability", "window_low", "window_high", "analytic_type1_error"]
     view = (
         pairs[columns]
@@ -348,7 +344,7 @@ def rescaled_view(rows: pd.DataFrame) -> Styler:
     rows : DataFrame
         :func:`rescaled_rows`.
     """
-    _frame("rows", rows)
+    check_frame("rows", rows, minimum=0)
     rates = [c for c in rows.columns if c == "paper" or c in ("normal", "t", "counts", "counts_t")]
     view = rows.style.hide(axis="index").format(
         {
@@ -420,7 +416,7 @@ def host_block_said(leads: pd.DataFrame, *, paper_rate: float, paper_se: float, 
     experiments : int
         The A/A tests behind each lead's rate.
     """
-    _frame("leads", leads)
+    check_frame("leads", leads, minimum=0)
     paper_rate = check_real("paper_rate", paper_rate, nonnegative=True)
     paper_se = check_real("paper_se", paper_se, positive=True)
     experiments = check_int("experiments", experiments)
@@ -466,7 +462,7 @@ def leads_view(leads: pd.DataFrame) -> Styler:
     leads : DataFrame
         :func:`perfstudy.studies.table3_readings.host_block_leads`.
     """
-    _frame("leads", leads)
+    check_frame("leads", leads, minimum=0)
     view = leads.style.hide(axis="index").format(
         {
             "critical_value": "{:.3f}",

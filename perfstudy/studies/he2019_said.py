@@ -46,10 +46,6 @@ __all__ = [
 _RATES = ["accuracy", "accuracy_exact", "accuracy_fine", "accuracy_wide", "noise_floor", "all_sampled", "ground_truth_halves"]  # fmt: skip
 
 
-def _frame(name: str, value) -> Any:
-    return check_instance(name, value, pd.DataFrame)
-
-
 def _weekly(weekly) -> Any:
     return check_frame("weekly", weekly, ["benchmark", "config", "weeks", "accuracy", "paper_weeks", "stopped"])
 
@@ -142,7 +138,7 @@ def below_objective(diagnosis: pd.DataFrame, objective_probability: float) -> pd
         :func:`perfstudy.studies.he2019.accuracy_diagnosis`.
     objective_probability : float
     """
-    diagnosis = _frame("diagnosis", diagnosis)
+    diagnosis = check_frame("diagnosis", diagnosis, minimum=0)
     po = check_fraction("objective_probability", objective_probability)
     low: Any = diagnosis[diagnosis.accuracy < po]
     return low.sort_values("accuracy")
@@ -156,7 +152,7 @@ def diagnosis_view(low: pd.DataFrame) -> Styler:
     low : DataFrame
         :func:`below_objective`.
     """
-    low = _frame("low", low)
+    low = check_frame("low", low, minimum=0)
     columns = ["benchmark", "config", "runs", *_RATES, "spread_ratio"]
     shown = low[columns].set_axis([c.replace("_", " ") for c in columns], axis=1)
     rates = {c.replace("_", " "): "{:.1%}" for c in _RATES}
@@ -236,7 +232,7 @@ def table4_said(table4: pd.DataFrame, ycsb: dict, *, hours, validate_below_hours
     validate_below_hours : float
         Intervals shorter than this are validated on later runs.
     """
-    table4 = _frame("table4", table4)
+    table4 = check_frame("table4", table4, minimum=0)
     check_instance("ycsb", ycsb, dict)
     limit = check_real("validate_below_hours", validate_below_hours, positive=True) / 24
     ladder = check_each("hours", hours, check_int)
@@ -284,7 +280,7 @@ def lengths_said(lengths: pd.DataFrame) -> Said:
     lengths : DataFrame
         :func:`perfstudy.studies.he2019_table4.table4_diagnosis`.
     """
-    lengths = _frame("lengths", lengths)
+    lengths = check_frame("lengths", lengths, minimum=0)
     leads = [lead for lead, *_ in TABLE_4_LEADS[1:]]
     reached_by: Any = lengths.reached_by.str.split("; ")
     by_lead = {lead: int(reached_by.map(lambda names, lead=lead: lead in names).sum()) for lead in leads}
@@ -327,7 +323,7 @@ def lengths_view(lengths: pd.DataFrame) -> Styler:
     lengths : DataFrame
         :func:`perfstudy.studies.he2019_table4.table4_diagnosis`.
     """
-    lengths = _frame("lengths", lengths)
+    lengths = check_frame("lengths", lengths, minimum=0)
     shown = lengths[["benchmark", "config", "hours", "paper_hours", "decisive_hours", "margin", "reached_by"]]
     view: Any = shown.style.hide(axis="index").format(
         {"hours": "{:.0f}", "paper_hours": "{:.0f}", "decisive_hours": "{:.0f}", "margin": "{:+.3f}"}
@@ -367,7 +363,7 @@ def differences_said(
         The median accuracy of the Azure weeks against the rest of the year.
     """
     for name, value in dict(weekly=weekly, diagnosis=diagnosis, reduction=reduction).items():
-        _frame(name, value)
+        check_frame(name, value, minimum=0)
     check_instance("means", means, dict)
     po = check_fraction("objective_probability", objective_probability)
     sota1_sets, sota2_margin = check_int("sota1_sets", sota1_sets), check_fraction("sota2_margin", sota2_margin)

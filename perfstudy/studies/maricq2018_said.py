@@ -65,6 +65,31 @@ def survey_view(survey: pd.DataFrame, rows: int = 5) -> Styler:
     return cast("Styler", view)
 
 
+def _normality(tests, window) -> tuple[dict, dict]:
+    """Figure 3's shares, and the fields both its sentence and the summary state: the across-host share and tests
+    beside the paper's counts, and the within-host share of windows."""
+    shares = check_instance("tests", tests, NormalityTests).shares()
+    return shares, dict(
+        across=shares["across_reject_share"],
+        across_tests=shares["across_tests"],
+        paper_rejected=PUBLISHED["across_rejected"],
+        paper_tested=PUBLISHED["across_configurations"],
+        within=shares["within_normal_share"],
+        windows=shares["within_windows"],
+        window=check_int("window", window),
+    )
+
+
+def _trap(trap) -> tuple[pd.DataFrame, dict]:
+    """The trap's table, checked, and the medians both its sentence and the summary state."""
+    trap = check_frame("trap", trap, ["too_narrow", "naive_95_coverage", "corrected_vs_blocks"])
+    return trap, dict(
+        factor=float(trap.too_narrow.median()),
+        coverage=float(trap.naive_95_coverage.median()),
+        recovered=float(trap.corrected_vs_blocks.median()),
+    )
+
+
 def figure3_said(tests: NormalityTests, *, window: int) -> Said:
     """Figure 3 in a sentence: normality rejected across hosts, normal windows within one host, against the paper.
 
@@ -75,22 +100,12 @@ def figure3_said(tests: NormalityTests, *, window: int) -> Said:
     window : int
         The runs per within-host window it was run with.
     """
-    shares = check_instance("tests", tests, NormalityTests).shares()
+    shares, normality = _normality(tests, window)
     return Said(
-        "Across VMs normality is rejected for {across:.1%} of {tests} configurations (OSDI: {paper_rejected} of "
+        "Across VMs normality is rejected for {across:.1%} of {across_tests} configurations (OSDI: {paper_rejected} of "
         "{paper_tested}); {constant} constant groups have no test. Within one VM {within:.1%} of {windows:,} windows "
         "of {window} runs look normal (OSDI: roughly half); {constant_windows} constant windows have no test.",
-        dict(
-            across=shares["across_reject_share"],
-            tests=shares["across_tests"],
-            paper_rejected=PUBLISHED["across_rejected"],
-            paper_tested=PUBLISHED["across_configurations"],
-            constant=shares["across_constant_groups"],
-            within=shares["within_normal_share"],
-            windows=shares["within_windows"],
-            window=check_int("window", window),
-            constant_windows=shares["within_constant_windows"],
-        ),
+        normality | dict(constant=shares["across_constant_groups"], constant_windows=shares["within_constant_windows"]),
     )
 
 
@@ -102,19 +117,12 @@ def trap_said(trap: pd.DataFrame) -> Said:
     trap : DataFrame
         :func:`perfstudy.studies.kolaczkowski.standard_error_trap`.
     """
-    trap = check_frame("trap", trap, ["too_narrow", "naive_95_coverage", "corrected_vs_blocks"])
+    trap, medians = _trap(trap)
     return Said(
         "The naive interval is too narrow by a median factor of {factor:.1f} (range {low:.1f} to {high:.1f}) on "
         "{series} long-lived VM series; a naive 95% interval covers the mean about {coverage:.0%} of the time. "
         "Eq. 6 recovers a median {recovered:.2f} of the batch-means SE.",
-        dict(
-            factor=float(trap.too_narrow.median()),
-            low=float(trap.too_narrow.min()),
-            high=float(trap.too_narrow.max()),
-            series=len(trap),
-            coverage=float(trap.naive_95_coverage.median()),
-            recovered=float(trap.corrected_vs_blocks.median()),
-        ),
+        medians | dict(low=float(trap.too_narrow.min()), high=float(trap.too_narrow.max()), series=len(trap)),
     )
 
 
@@ -136,11 +144,10 @@ def diagnostics_said(survey: pd.DataFrame, tests: NormalityTests, stationarity, 
         The runs per within-host window.
     """
     check_frame("survey", survey, ["family", "benchmark", "cov", "shapiro_reject"])
-    shares = check_instance("tests", tests, NormalityTests).shares()
+    _, normality = _normality(tests, window)
     stationarity = check_mapping("stationarity", stationarity)
     series, sap = check_frame("stationarity['series']", stationarity["series"]), stationarity["sap"]["non-stationary"]
-    trap = check_frame("trap", trap, ["too_narrow", "naive_95_coverage", "corrected_vs_blocks"])
-    window = check_int("window", window)
+    _, medians = _trap(trap)
     failing = series[~series.adf_reject.astype(bool)]
     return Said(
         "* **Variability.** {below:.0%} of the series sit below the {hardware:.0%} CoV that Maricq et al. attribute "
@@ -156,24 +163,16 @@ def diagnostics_said(survey: pd.DataFrame, tests: NormalityTests, stationarity, 
         "of {factor:.1f}, so a naive 95% interval covers the mean about {coverage:.0%} of the time; the blog's Eq. 6 "
         "recovers a median {recovered:.2f} of the batch-means width. Report it, or batch means, instead of "
         "$s/\\sqrt{{N}}$.",
-        dict(
+        normality
+        | medians
+        | dict(
             below=cov_summary(survey)["share_below_hardware"],
             hardware=PUBLISHED["hardware_cov"],
-            across=shares["across_reject_share"],
-            across_tests=shares["across_tests"],
-            paper_rejected=PUBLISHED["across_rejected"],
-            paper_tested=PUBLISHED["across_configurations"],
-            within=shares["within_normal_share"],
-            windows=shares["within_windows"],
-            window=window,
             whole=whole_series_reject_share(survey),
             stationary=stationarity["stationary_share"],
             sap_regression=int(sap.get("Regression", 0)),
             sap_other=int(sap.drop("Regression", errors="ignore").sum()),
             azure_failing=int((failing.family == "azure-vm-noise").sum()),
-            factor=float(trap.too_narrow.median()),
-            coverage=float(trap.naive_95_coverage.median()),
-            recovered=float(trap.corrected_vs_blocks.median()),
         ),
     )
 

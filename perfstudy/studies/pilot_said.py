@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import pandas as pd
 
-from perfstudy._lib.checks import check_fraction, check_instance, check_int, check_real, check_text
+from perfstudy._lib.checks import check_fraction, check_frame, check_instance, check_int, check_real, check_text
 from perfstudy._lib.format import span
 from perfstudy._lib.said import Said
 
@@ -34,10 +34,6 @@ SUMMARY_METHOD = {"within": 0.10, "mc_errors": 3, "region_zero_below": 0.001}
 _SHARES = ["share_region", "share_host", "share_batch", "share_host_batch", "share_noise"]
 
 
-def _frame(name: str, value) -> Any:
-    return check_instance(name, value, pd.DataFrame)
-
-
 def recovery_summary(recovery: pd.DataFrame) -> dict:
     """Table 1 recovered from pilots, in three numbers: the share of intervals that hold the true sigma, their count,
     and the endpoints whose fit was singular.
@@ -47,7 +43,7 @@ def recovery_summary(recovery: pd.DataFrame) -> dict:
     recovery : DataFrame
         :func:`perfstudy.studies.bakshy2015_real.table1_recovery`.
     """
-    recovery = _frame("recovery", recovery)
+    recovery = check_frame("recovery", recovery, minimum=0)
     return dict(
         covered=float(recovery.covered.mean()),
         intervals=len(recovery),
@@ -63,7 +59,7 @@ def split_summary(split: pd.DataFrame) -> dict:
     split : DataFrame
         :func:`perfstudy.studies.bakshy2015_real.variance_split`.
     """
-    split = _frame("split", split)
+    split = check_frame("split", split, minimum=0)
     return dict(
         benchmarks=len(split),
         fitted=int(split.converged.sum()),
@@ -80,7 +76,7 @@ def split_view(split: pd.DataFrame) -> Styler:
     split : DataFrame
         :func:`perfstudy.studies.bakshy2015_real.variance_split`.
     """
-    split = _frame("split", split)
+    split = check_frame("split", split, minimum=0)
 
     def name(column: str) -> str:
         return column.replace("share_", "").replace("_", " ") if column in _SHARES else column.replace("_", " ")
@@ -113,7 +109,7 @@ def interval_summary(intervals: pd.DataFrame, metric: str) -> dict:
     metric : str
         The metric they are of.
     """
-    intervals, metric = _frame("intervals", intervals), check_text("metric", metric)
+    intervals, metric = check_frame("intervals", intervals, minimum=0), check_text("metric", metric)
     seconds = intervals.attrs["seconds"]
     return dict(
         metric=metric,
@@ -132,7 +128,7 @@ def interval_methods_said(intervals: pd.DataFrame) -> Said:
     intervals : DataFrame
         :func:`perfstudy.studies.bakshy2015_real.interval_methods`.
     """
-    widths = _widths(_frame("intervals", intervals))
+    widths = _widths(check_frame("intervals", intervals, minimum=0))
     few, many = widths[widths.levels <= 3], widths[widths.levels >= 100]
     return Said(
         "Profile width over bootstrap width, per term: {per_term}. {verdict}",
@@ -183,7 +179,7 @@ def summary_said(
         Simulated pilots per size.
     """
     for name, value in dict(recovery=recovery, split=split, intervals=intervals, plan=plan, by_pilot=by_pilot).items():
-        _frame(name, value)
+        check_frame(name, value, minimum=0)
     confidence, metric = check_fraction("confidence", confidence), check_text("metric", metric)
     refits, pilots = check_int("refits", refits), check_int("pilots", pilots)
     rec: Any = recovery.assign(width=recovery.high - recovery.low)

@@ -59,18 +59,18 @@ def summary_said(results: pd.DataFrame, *, errors: float = MC_ERRORS) -> Said:
     """
     table: Any = _results(results)
     errors = check_real("errors", errors, nonnegative=True)
-    aa: Any = table[(table.slowdown == 0) & (table.layout == "interleaved")].copy()
+    null: Any = table[table.slowdown == 0].copy()
+    null["within"] = [r.rate <= type1_limit(int(r.pairs), errors=errors) for r in null.itertuples()]
+    aa = null[null.layout == "interleaved"]
     if not len(aa):
         raise ValueError("results: no interleaved A/A rows (slowdown 0); include 0.0 among the slowdowns")
-    aa["within"] = [r.rate <= type1_limit(int(r.pairs), errors=errors) for r in aa.itertuples()]
     ours, others = aa[aa.method == "perfstudy"], aa[aa.method.isin(["iid bootstrap", "pyperf"])]
     k = int(table.clusters.min())
     interleaved = table[(table.layout == "interleaved") & (table.slowdown > 0) & (table.clusters == k)]
     smallest = interleaved[interleaved.slowdown == interleaved.slowdown.min()]
     azure = smallest[smallest.source.str.startswith("azure")]
     ours_power, iid_power = azure[azure.method == "perfstudy"].rate, azure[azure.method != "perfstudy"].rate
-    seq = table[(table.slowdown == 0) & (table.layout == "sequential") & (table.method == "perfstudy")]
-    drifted = any(r.rate > type1_limit(int(r.pairs), errors=errors) for r in seq.itertuples())
+    seq = null[(null.layout == "sequential") & (null.method == "perfstudy")]
     return Said(
         "* **Interleaved A/A, perfstudy:** {ours_within} of {ours_n} source x batch-count cells within 5% + {errors:g} "
         "MC SE ({ours_rates}, with {k} batches a side). The iid bootstrap and pyperf's t-test: {others_within} of "
@@ -98,7 +98,7 @@ def summary_said(results: pd.DataFrame, *, errors: float = MC_ERRORS) -> Said:
             seq_rates="; ".join(f"{r.source} {r.rate:.1%} with {r.clusters} batches" for r in seq.itertuples()),
             seq_reading=(
                 "Where A's batches all come before B's the drift is read as a change: interleave A and B."
-                if drifted
+                if not seq.within.all()
                 else "No source drifted enough here to be called a change."
             ),
         ),
