@@ -1325,7 +1325,7 @@ def _study_valid():
     from support.studies import AZURE, CWB_METRICS, GRID, SMALL_SHORT_HISTORY, _synthetic_pairs
 
     from perfstudy.capacity.server_model import SimulatedServer
-    from perfstudy.studies import he2019, public_data, running
+    from perfstudy.studies import explorers, he2019, public_data, running
 
     pt4 = ["pt4cloud-AWS-EP-L"]
 
@@ -1579,6 +1579,7 @@ def _study_valid():
         "explorers.pt4cloud_explorer": lambda: call("pt4cloud-AWS-EP-L", replicates=20),
         "explorers.confirm_explorer": lambda: call(("pt4cloud-AWS-EP-L", "ground_truth"), trials=10, max_size=100),
         "explorers.explorer_app": lambda: call(quick=True),
+        "explorers.first_states": lambda: call(explorers.explorer_app(quick=True)),
         "bakshy2015_real.pilot_budget": lambda: call(
             COSTS, target_se=0.1, requests=30, hosts=(4,), batches=(2,), pilots=2, design_hosts=(4, 8), rng=0
         ),

@@ -188,6 +188,7 @@ class Explorer(w.VBox):
     controls: dict
     state: Any
     text: str
+    error: str
     explorer_title: str
     figure_html: str
 
@@ -257,7 +258,7 @@ def explorer(controls: dict, compute, columns, *, title: str = ""):
     -------
     Explorer
         An ipywidgets.VBox with ``controls``, ``state`` (the last result), ``text`` (the HTML shown above the
-        figure, or the red message) and :meth:`Explorer.static_html`.
+        figure, or the red message), ``error`` (the red message as text, or "") and :meth:`Explorer.static_html`.
     """
     if not isinstance(controls, dict) or not controls or not all(isinstance(c, w.DOMWidget) for c in controls.values()):
         raise TypeError("controls: expected a dict of argument name -> ipywidgets control, at least one")
@@ -289,11 +290,11 @@ def explorer(controls: dict, compute, columns, *, title: str = ""):
         try:
             state, text, fig = compute(**values)
             figure = "" if fig is None else figure_html(fig, alt=title)
-        except (TypeError, ValueError) as error:
+        except (TypeError, ValueError, OSError) as error:  # OSError: a dataset not reached says where to put it
             return refuse(error)
         finally:
             out.remove_class("perfstudy-pending")
-        box.state, box.text, box.figure_html = state, text, figure
+        box.state, box.text, box.figure_html, box.error = state, text, figure, ""
         status.value = ""
         out.remove_class("perfstudy-stale")
         out.clear_output(wait=True)
@@ -301,7 +302,8 @@ def explorer(controls: dict, compute, columns, *, title: str = ""):
             display(HTML(text + figure))
 
     def refuse(error):
-        box.state, box.text = None, _red(_on_screen(str(error), controls)).data
+        box.error = _on_screen(str(error), controls)
+        box.state, box.text = None, _red(box.error).data
         status.value = box.text
         out.add_class("perfstudy-stale")
 
@@ -310,7 +312,7 @@ def explorer(controls: dict, compute, columns, *, title: str = ""):
         if widget.layout.width is None:  # a control that needs more room says so
             widget.layout = LAYOUT
     box.controls = controls
-    box.state, box.text = None, ""
+    box.state, box.text, box.error = None, "", ""
     w.interactive_output(update, controls)
     header = [w.HTML(f"{CSS}<b>{html.escape(title)}</b>")]
     panel = w.HBox([w.VBox([controls[k] for k in column]) for column in columns])

@@ -20,7 +20,7 @@ from perfstudy.studies import he2019, maricq2018
 from perfstudy.studies.he2019_figures import plot_pt4cloud_distributions
 from perfstudy.studies.maricq2018_figures import plot_confirm_convergence
 
-__all__ = ["pt4cloud_explorer", "confirm_explorer", "CONFIRM_SERIES", "APP_EXPLORERS", "explorer_app"]
+__all__ = ["pt4cloud_explorer", "confirm_explorer", "CONFIRM_SERIES", "APP_EXPLORERS", "explorer_app", "first_states"]
 
 
 def pt4cloud_explorer(
@@ -337,3 +337,35 @@ def explorer_app(*, quick: bool = False):
     tabs.explorer = explorer
     tabs.observe(opened, "selected_index")
     return tabs
+
+
+def first_states(app) -> dict:
+    """What each explorer of ``app`` shows first, built now: name -> its result.
+
+    Parameters
+    ----------
+    app : ipywidgets.Tab
+        An :func:`explorer_app`.
+
+    Returns
+    -------
+    dict
+        Each name of :data:`APP_EXPLORERS` -> that explorer's ``state``.
+
+    Raises
+    ------
+    ValueError
+        Naming every explorer that shows a refusal instead of a result, with the refusal's words (a dataset
+        that cannot be reached says where to put it).
+    """
+    if not isinstance(app, _App):
+        raise TypeError(f"app: expected an explorer_app(), got {type(app).__name__}")
+    built = {name: app.explorer(name) for name, *_ in APP_EXPLORERS}
+    refused = [
+        f"the {name} explorer shows no result: {box.error.rstrip('.')}"
+        for name, box in built.items()
+        if box.state is None
+    ]
+    if refused:
+        raise ValueError("; ".join(refused))
+    return {name: box.state for name, box in built.items()}

@@ -103,6 +103,25 @@ def test_a_number_box_refuses_text_by_its_label_and_keeps_the_last_result_greyed
     assert boot.state is None and "A/A tests: &#x27;25.5&#x27; is not a whole number" in boot.text
 
 
+def test_a_dataset_it_cannot_reach_is_said_in_red_with_where_to_put_it():
+    import ipywidgets as w
+
+    from perfstudy.io.datasets import DataUnavailableError
+
+    slider = w.IntSlider(value=1, min=1, max=5, description="n")
+
+    def compute(n):
+        if n == 2:
+            raise DataUnavailableError("cwb: not found; set $PERFSTUDY_DATA to a directory holding cwb.csv")
+        return n, f"<p>{n}</p>", None
+
+    explorer = widgets.explorer({"n": slider}, compute, [["n"]], title="t")
+    assert explorer.state == 1 and explorer.error == ""
+    slider.value = 2
+    assert explorer.state is None and explorer.error.startswith("cwb: not found; set $PERFSTUDY_DATA")
+    assert "perfstudy-error" in explorer.text and "$PERFSTUDY_DATA" in explorer.text
+
+
 def test_an_update_says_it_is_busy_while_it_computes():
     import ipywidgets as w
 

@@ -59,3 +59,15 @@ def test_the_app_lands_on_what_each_explorer_answers_and_builds_each_once_when_o
     assert "Which experimental design" in static and design.static_html() in static  # built: its first state
     with pytest.raises(ValueError, match="name='bogus'"):
         app.explorer("bogus")
+
+
+def test_first_states_are_each_explorer_s_result_or_a_refusal_by_name():
+    app = explorers.explorer_app(quick=True)
+    states = explorers.first_states(app)
+    assert list(states) == [name for name, *_ in explorers.APP_EXPLORERS]
+    assert all(states[name] is app.explorers[name].state for name in states)
+    app.explorers["confirm"].controls["error"].value = 0.0
+    with pytest.raises(ValueError, match=r"^the confirm explorer shows no result: .*error \(\+-\) = 0\.0"):
+        explorers.first_states(app)
+    with pytest.raises(TypeError, match="app: expected an explorer_app"):
+        explorers.first_states({})
