@@ -24,6 +24,7 @@ import inspect
 import json
 import os
 import pathlib
+import signal
 
 import numpy as np
 import pandas as pd
@@ -1150,11 +1151,23 @@ def test_the_walker_catches_what_it_is_for():
     def vague(x):
         raise ValueError("bad")
 
+    def die(x):
+        os.kill(os.getpid(), signal.SIGKILL)
+
+    def mutate(x):
+        if x:
+            raise ValueError(f"x: another case's change is seen: {x}")
+        x.append(1)
+
+    shared = []
     run = run_forked(
-        [(hang, (1,), {}), (allocate, (100,), {}), (silent_nan, (0.5,), {}), (internal, (1,), {}), (vague, (1,), {})],
+        [(hang, (1,), {}), (allocate, (100,), {}), (silent_nan, (0.5,), {}), (internal, (1,), {}), (vague, (1,), {})]
+        + [(die, (1,), {}), (mutate, (shared,), {}), (mutate, (shared,), {}), (mutate, (shared,), {})],
         timeout=3,
+        parallel=1,  # one worker: each case after a hang, a memory error or a death still runs, in a fresh one
     )
-    assert [o["kind"] for o in run] == ["hang", "memory", "return", "raise", "raise"]
+    # each case on its own copy of the arguments: the list mutate appends to is empty at every call
+    assert [o["kind"] for o in run] == ["hang", "memory", "return", "raise", "raise", "died"] + 3 * ["return"]
     assert "silent NaN" in verdict(Case("alpha", "x", 0.5, False), run[2], 0)
     assert "returned a result for an invalid value" in verdict(Case("alpha", "x", 2.0, True), run[2], 0)
     assert "internal IndexError" in verdict(Case("x", "x", 1, False), run[3], 0)

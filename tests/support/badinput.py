@@ -1,11 +1,14 @@
-"""The machinery of tests/test_bad_input.py: batteries of bad values, and running one case in a
-forked child under a memory cap and a timeout.
+"""The machinery of tests/test_bad_input.py: batteries of bad values, and running each case in a
+forked worker under a memory cap and a timeout.
 
 A *case* is one public callable, called with a valid set of arguments in which one argument is
-replaced by a value from the battery for its kind. A case runs in a child process forked from the
-test process (so nothing it does, allocates or hangs on can harm the run), under
-``resource.setrlimit(RLIMIT_AS)`` of the child's own size plus ``CAP_BYTES``; the parent kills it
-after ``TIMEOUT`` seconds. The child reports what happened as a small dict; :func:`verdict` judges it.
+replaced by a value from the battery for its kind. A case runs in a worker process forked from the
+test process (so nothing it does, allocates or hangs on can harm the run), on its own deep copy of
+the arguments, under ``resource.setrlimit(RLIMIT_AS)`` of the worker's size plus ``CAP_BYTES``; the
+parent kills the worker after ``TIMEOUT`` seconds of one case, and forks a fresh one for the cases left
+after a hang, a death, a crash or a case that ran out of memory. A worker runs the cases of one call
+of :func:`run_forked` one after another (a fork per case was most of this file's time). The worker
+reports what happened as a small dict; :func:`verdict` judges it.
 
 Outcomes that pass:
 
@@ -21,6 +24,7 @@ result is a failure there, since the function went on with garbage.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import math
 import os
@@ -318,53 +322,106 @@ def _vm_bytes() -> int:
         return int(handle.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
 
 
+def _worker(jobs, orders: int, reports: int) -> None:
+    """A forked worker's loop: read a case's index from ``orders``, run that job on its own deep copy of the
+    arguments under the memory cap, write its outcome to ``reports`` (a length, then the pickle); stop at -1."""
+    os.environ["PERFSTUDY_MAX_BYTES"] = str(CASE_MAX_BYTES)
+    limit = _vm_bytes() + CAP_BYTES
+    resource.setrlimit(resource.RLIMIT_AS, (limit, resource.getrlimit(resource.RLIMIT_AS)[1]))
+    while len(order := os.read(orders, 4)) == 4 and (index := int.from_bytes(order, "little", signed=True)) >= 0:
+        fn, args, kwargs = jobs[index]
+        try:
+            try:
+                args, kwargs = copy.deepcopy((args, kwargs))  # no case sees what another did to its input
+            except Exception:  # noqa: BLE001 - widgets and the like cannot be copied; they are not mutated
+                pass
+            out = _perform(fn, args, kwargs)
+        except BaseException as error:  # noqa: BLE001
+            out = dict(kind="crash", message=repr(error))
+        payload = pickle.dumps(out)
+        message = memoryview(len(payload).to_bytes(8, "little") + payload)
+        while message:
+            message = message[os.write(reports, message) :]
+
+
+def _read_report(fd: int) -> dict | None:
+    """One outcome from a worker's ``reports`` pipe, or None at its end (the worker died)."""
+    head = b""
+    while len(head) < 8:
+        chunk = os.read(fd, 8 - len(head))
+        if not chunk:
+            return None
+        head += chunk
+    size, body = int.from_bytes(head, "little"), bytearray()
+    while len(body) < size:
+        chunk = os.read(fd, min(size - len(body), 1 << 20))
+        if not chunk:
+            return None
+        body.extend(chunk)
+    return pickle.loads(bytes(body))
+
+
 def run_forked(jobs, *, parallel: int = 2, timeout: float = TIMEOUT) -> list[dict]:
-    """Run ``jobs`` (``(fn, args, kwargs)`` triples) each in its own forked child, ``parallel`` at a
-    time; return the outcome dicts in order. A child that outlives ``timeout`` is killed (``hang``)."""
+    """Run ``jobs`` (``(fn, args, kwargs)`` triples) in ``parallel`` forked workers, a case at a time each;
+    return the outcome dicts in order. A case that outlives ``timeout`` is killed with its worker (``hang``);
+    a worker that dies, hangs or runs out of memory is replaced by a fresh fork for the cases left."""
     outcomes: list[dict | None] = [None] * len(jobs)
-    pending = list(enumerate(jobs))
-    running: dict[int, tuple[int, int, float, bytearray]] = {}  # fd -> (index, pid, start, buffer)
-    while pending or running:
-        while pending and len(running) < parallel:
-            index, (fn, args, kwargs) = pending.pop(0)
-            read, write = os.pipe()
-            pid = os.fork()
-            if pid == 0:  # child
-                os.close(read)
-                try:
-                    os.environ["PERFSTUDY_MAX_BYTES"] = str(CASE_MAX_BYTES)
-                    limit = _vm_bytes() + CAP_BYTES
-                    resource.setrlimit(resource.RLIMIT_AS, (limit, resource.getrlimit(resource.RLIMIT_AS)[1]))
-                    out = _perform(fn, args, kwargs)
-                    payload = pickle.dumps(out)
-                except BaseException as error:  # noqa: BLE001
-                    payload = pickle.dumps(dict(kind="crash", message=repr(error)))
-                with os.fdopen(write, "wb") as handle:
-                    handle.write(payload)
+    pending = list(range(len(jobs)))
+    workers: dict[int, list] = {}  # reports fd -> [pid, orders fd, index, start]
+
+    def start_worker() -> int:
+        orders_read, orders_write = os.pipe()
+        reports_read, reports_write = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # child
+            os.close(orders_write)
+            os.close(reports_read)
+            try:
+                _worker(jobs, orders_read, reports_write)
+            finally:
                 os._exit(0)
-            os.close(write)
-            running[read] = (index, pid, time.monotonic(), bytearray())
-        ready, _, _ = select.select(list(running), [], [], 0.2)
+        os.close(orders_read)
+        os.close(reports_write)
+        workers[reports_read] = [pid, orders_write, None, 0.0]
+        return reports_read
+
+    def give(fd):
+        worker = workers[fd]
+        if pending:
+            worker[2], worker[3] = pending.pop(0), time.monotonic()
+            os.write(worker[1], worker[2].to_bytes(4, "little", signed=True))
+        else:
+            stop(fd, kill=False)
+
+    def stop(fd, *, kill: bool):
+        pid, orders, _, _ = workers.pop(fd)
+        if kill:
+            os.kill(pid, signal.SIGKILL)
+        else:
+            os.write(orders, (-1).to_bytes(4, "little", signed=True))
+        os.close(orders)
+        os.close(fd)
+        os.waitpid(pid, 0)
+
+    while pending or workers:
+        while pending and len(workers) < parallel:
+            give(start_worker())
+        ready, _, _ = select.select(list(workers), [], [], 0.2)
         for fd in ready:
-            chunk = os.read(fd, 1 << 16)
-            if chunk:
-                running[fd][3].extend(chunk)
-                continue
-            index, pid, start, buffer = running.pop(fd)
-            os.close(fd)
-            _, status = os.waitpid(pid, 0)
-            if buffer:
-                outcomes[index] = pickle.loads(bytes(buffer))
+            index, start = workers[fd][2], workers[fd][3]
+            outcome = _read_report(fd)
+            if outcome is None:
+                outcome = dict(kind="died", message="the case's process ended with no report")
+            outcome["seconds"] = time.monotonic() - start
+            outcomes[index] = outcome
+            if outcome["kind"] in ("died", "memory", "crash"):
+                stop(fd, kill=True)  # a fresh worker for what is left: nothing of this case's state carries on
             else:
-                outcomes[index] = dict(kind="died", message=f"child exited with status {status} and no report")
-            outcomes[index]["seconds"] = time.monotonic() - start
+                give(fd)
         now = time.monotonic()
-        for fd, (index, pid, start, _) in list(running.items()):
+        for fd, (_, _, index, start) in list(workers.items()):
             if now - start > timeout:
-                os.kill(pid, signal.SIGKILL)
-                os.waitpid(pid, 0)
-                os.close(fd)
-                running.pop(fd)
+                stop(fd, kill=True)
                 outcomes[index] = dict(kind="hang", message=f"still running after {timeout:.0f} s", seconds=timeout)
     return outcomes
 
