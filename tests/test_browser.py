@@ -176,10 +176,17 @@ def _run_all(page, url: str, token: str, name: str) -> dict:
     return page.evaluate(CELLS)
 
 
-def _open(page, url: str, token: str, name: str) -> dict:
-    """Open ``name`` as a reader does, without running it; the state of its code cells once every output is drawn."""
-    # a workspace of its own, reset: no tab of an earlier page is restored in front of this one
-    page.goto(f"{url}/lab/workspaces/{name}/tree/{name}.ipynb?reset&token={token}")
+def _open(page, name: str) -> dict:
+    """Open ``name`` in the reader's JupyterLab as a reader does from its file browser, without running it, the
+    notebook before it closed; the state of its code cells once every output is drawn."""
+    page.evaluate(
+        "async (path) => { const app = window.jupyterapp;"
+        # JupyterLab marks an opened notebook changed; closing it must not ask to save what a reader never edited
+        " for (const w of Array.from(app.shell.widgets('main'))) { if (w.context) { w.context.model.dirty = false; }"
+        " await w.close(); }"
+        " await app.commands.execute('docmanager:open', {path}); }",
+        f"{name}.ipynb",
+    )
     page.wait_for_function(
         "(name) => { const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;"
         " return w && w.context && w.context.path === name + '.ipynb' && w.context.isReady; }",
@@ -221,24 +228,34 @@ def _runs_ahead(notebook_prefetch):
     """The quick runs these tests open, started ahead (and shared with tests/test_notebooks.py)."""
 
 
+@pytest.fixture(scope="module")
+def reader(browser, lab):
+    """One JupyterLab page at 1366 px that the executed notebooks open in one after another, as a reader opens
+    them from the file browser: the app loads once, not once a notebook."""
+    url, token, _ = lab
+    page = browser.new_page(viewport={"width": 1366, "height": 1000})
+    page.goto(f"{url}/lab/workspaces/reader?reset&token={token}")
+    page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell", timeout=120_000)
+    page.evaluate("async () => { await window.jupyterapp.restored; }")
+    yield page
+    page.close()
+
+
 @pytest.mark.parametrize("name", NOTEBOOKS)
-def test_executed_notebook_reads_whole_in_jupyterlab(browser, lab, name, tmp_path_factory):
+def test_executed_notebook_reads_whole_in_jupyterlab(reader, lab, name, tmp_path_factory):
     """The notebook papermill executed, opened in JupyterLab: what a reader of a built notebook sees."""
-    url, token, root = lab
+    _, _, root = lab
     _, record = run_quick(tmp_path_factory, name)
     shutil.copy(executed_notebook(tmp_path_factory, name), root / "notebooks" / f"{name}.ipynb")
-    page = browser.new_page(viewport={"width": 1366, "height": 1000})
     try:
-        state = _open(page, url, token, name)
-        _reads_whole(page, name, state)
+        state = _open(reader, name)
+        _reads_whole(reader, name, state)
         _every_sentence_is_shown(record.get("said", {}), name, state)
         # the kernel it started, idle, would hold its memory for the rest of the module
-        page.evaluate("() => window.jupyterapp.shell.currentWidget.sessionContext.shutdown()")
+        reader.evaluate("() => window.jupyterapp.shell.currentWidget.sessionContext.shutdown()")
     except BaseException:
-        _screenshot_on_failure(page, name)
+        _screenshot_on_failure(reader, name)
         raise
-    finally:
-        page.close()
 
 
 # ---- the explorers ---------------------------------------------------------------------------------------------
@@ -559,10 +576,11 @@ FIRST_VIEW_S = 5.0
 LANDING_LIMIT_S = 20.0
 
 
-def test_perfstudy_explore_is_an_app_at_both_window_sizes(browser):
+def test_perfstudy_explore_is_an_app_at_both_window_sizes_and_ctrl_c_stops_it(browser):
     """The Voila app: a landing tab at once, one tab per explorer, figures that fill the window readably at
-    1366 x 768 and 1920 x 1080, nothing cut, a drag that redraws whole. Screenshots of both sizes are kept
-    under build/browser/ when it fails."""
+    1366 x 768 and 1920 x 1080, nothing cut, a drag that redraws whole; then Ctrl-C (SIGINT to the command)
+    stops Voila and every kernel it started. Screenshots of both sizes are kept under build/browser/ when it
+    fails."""
     url, process = _explore_server()
     page = browser.new_page(viewport={"width": 1920, "height": 1080})
     # The server has just started: its preheated kernel is still running the notebook (about 3 s here), which
@@ -603,6 +621,7 @@ def test_perfstudy_explore_is_an_app_at_both_window_sizes(browser):
         text, _ = _wait_for(page, root, lambda t: all(w in t for w in want), want=" ".join(want))
         assert re.search(r"\d+ test loads", text) and "Error displaying widget" not in page.content()
         _assert_whole(ink, _ink(page, root), "peak rate in Voila after a drag")
+        _stops_every_child(process, signal.SIGINT)
     except BaseException:
         for name, (width, height) in WINDOWS.items():
             page.set_viewport_size({"width": width, "height": height})
@@ -637,24 +656,28 @@ def _running(pid) -> bool:
         return False
 
 
-@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
-def test_perfstudy_explore_stops_every_child(browser, signum):
-    """Ctrl-C (SIGINT to the command) or SIGTERM stops Voila and every kernel it started."""
+def _stops_every_child(process, signum) -> None:
+    """``signum`` to the command stops it with status 0, and Voila and every kernel it started with it."""
+    children = _descendants(process.pid)
+    assert any("kernel" in " ".join(_cmdline(c)) for c in children), "no kernel started"
+    process.send_signal(signum)
+    assert process.wait(timeout=60) == 0
+    # a kernel told to stop may take a moment to go on a loaded machine; one alive 30 s on was left behind
+    deadline = time.monotonic() + 30
+    while (alive := [c for c in children if _running(c)]) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not alive, f"left running: {[_cmdline(c) for c in alive]}"
+
+
+def test_sigterm_stops_perfstudy_explore_and_every_child(browser):
+    """SIGTERM stops Voila and every kernel it started (Ctrl-C: the app test above ends with it)."""
 
     url, process = _explore_server()
     page = browser.new_page(viewport={"width": 1366, "height": 768})
     try:
         page.goto(url, timeout=120_000)
         page.get_by_text("perfstudy explorers").first.wait_for(timeout=120_000)
-        children = _descendants(process.pid)
-        assert any("kernel" in " ".join(_cmdline(c)) for c in children), "no kernel started"
-        process.send_signal(signum)
-        assert process.wait(timeout=60) == 0
-        # a kernel told to stop may take a moment to go on a loaded machine; one alive 30 s on was left behind
-        deadline = time.monotonic() + 30
-        while (alive := [c for c in children if _running(c)]) and time.monotonic() < deadline:
-            time.sleep(0.2)
-        assert not alive, f"left running: {[_cmdline(c) for c in alive]}"
+        _stops_every_child(process, signal.SIGTERM)
     finally:
         page.close()
         _stop(process)
