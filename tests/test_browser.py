@@ -228,36 +228,6 @@ def _runs_ahead(notebook_prefetch):
     """The quick runs these tests open, started ahead (and shared with tests/test_notebooks.py)."""
 
 
-@pytest.fixture(scope="module")
-def reader(browser, lab):
-    """One JupyterLab page at 1366 px that the executed notebooks open in one after another, as a reader opens
-    them from the file browser: the app loads once, not once a notebook."""
-    url, token, _ = lab
-    page = browser.new_page(viewport={"width": 1366, "height": 1000})
-    page.goto(f"{url}/lab/workspaces/reader?reset&token={token}")
-    page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell", timeout=120_000)
-    page.evaluate("async () => { await window.jupyterapp.restored; }")
-    yield page
-    page.close()
-
-
-@pytest.mark.parametrize("name", NOTEBOOKS)
-def test_executed_notebook_reads_whole_in_jupyterlab(reader, lab, name, tmp_path_factory):
-    """The notebook papermill executed, opened in JupyterLab: what a reader of a built notebook sees."""
-    _, _, root = lab
-    _, record = run_quick(tmp_path_factory, name)
-    shutil.copy(executed_notebook(tmp_path_factory, name), root / "notebooks" / f"{name}.ipynb")
-    try:
-        state = _open(reader, name)
-        _reads_whole(reader, name, state)
-        _every_sentence_is_shown(record.get("said", {}), name, state)
-        # the kernel it started, idle, would hold its memory for the rest of the module
-        reader.evaluate("() => window.jupyterapp.shell.currentWidget.sessionContext.shutdown()")
-    except BaseException:
-        _screenshot_on_failure(reader, name)
-        raise
-
-
 # ---- the explorers ---------------------------------------------------------------------------------------------
 
 
@@ -681,3 +651,36 @@ def test_sigterm_stops_perfstudy_explore_and_every_child(browser):
     finally:
         page.close()
         _stop(process)
+
+
+# ---- the executed notebooks, last: their quick runs go on in the background while the tests above run ----------
+
+
+@pytest.fixture(scope="module")
+def reader(browser, lab):
+    """One JupyterLab page at 1366 px that the executed notebooks open in one after another, as a reader opens
+    them from the file browser: the app loads once, not once a notebook."""
+    url, token, _ = lab
+    page = browser.new_page(viewport={"width": 1366, "height": 1000})
+    page.goto(f"{url}/lab/workspaces/reader?reset&token={token}")
+    page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell", timeout=120_000)
+    page.evaluate("async () => { await window.jupyterapp.restored; }")
+    yield page
+    page.close()
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_executed_notebook_reads_whole_in_jupyterlab(reader, lab, name, tmp_path_factory):
+    """The notebook papermill executed, opened in JupyterLab: what a reader of a built notebook sees."""
+    _, _, root = lab
+    _, record = run_quick(tmp_path_factory, name)
+    shutil.copy(executed_notebook(tmp_path_factory, name), root / "notebooks" / f"{name}.ipynb")
+    try:
+        state = _open(reader, name)
+        _reads_whole(reader, name, state)
+        _every_sentence_is_shown(record.get("said", {}), name, state)
+        # the kernel it started, idle, would hold its memory for the rest of the module
+        reader.evaluate("() => window.jupyterapp.shell.currentWidget.sessionContext.shutdown()")
+    except BaseException:
+        _screenshot_on_failure(reader, name)
+        raise
