@@ -138,7 +138,9 @@ def test_a_loaded_machine_is_warned_of_once_not_at_every_step(bench, tmp_path, c
     err = capsys.readouterr().err
     assert code == 0, err
     assert next(loads) == 2  # read at each of the two steps
-    assert [line for line in err.splitlines() if "loaded" in line] == [
+    # the planted warning's own words: on a really loaded machine the run's batches may also be said to vary
+    # ("... on a loaded machine ..."), which is another warning, rightly given
+    assert [line for line in err.splitlines() if "the machine is loaded: " in line] == [
         "perfstudy bisect: warning: the machine is loaded: 0.5"
     ]
 
