@@ -430,6 +430,8 @@ def _valid(tmp):  # noqa: PLR0915 - one table
         "io.is_go_text": lambda: call(go_text(tmp)),
         "io.harnesses.harness": lambda: call("go"),
         "io.harnesses.Harness.measure": lambda: call(HARNESSES["go"], go_text(tmp)),
+        "io.harnesses.Harness.check_metric": lambda: call(HARNESSES["google_benchmark"], "cpu_time"),
+        "io.harnesses.harness_metrics": lambda: call(),
         "comparison.compare": lambda: call(runs_frame(), replicates=99, rng=0),
         "experiment.commands.command_argv": lambda: call("true --x"),
         "experiment.commands.command_text": lambda: call(("true", "a b")),

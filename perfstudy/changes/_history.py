@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from perfstudy._lib.checks import check_executor, check_int
+from perfstudy._lib.checks import check_executor, check_int, said
 from perfstudy._lib.parallel import map_tasks
 from perfstudy._lib.result import Result
 from perfstudy._lib.types import Executor
@@ -371,6 +371,11 @@ def history(
         dropna=dropna,
     )
     settings = HistorySettings.one_source(settings, given, defaults=True)
+    if settings.metric is not None:
+        raise ValueError(
+            f"{said(settings.option('metric'), settings.metric)}: a harness's metric is chosen when its files are read "
+            "(read_history(path, metric=...)); a frame's values are its value column"
+        )
     check_executor(executor)
     frame, notes = _measurements(data, settings)
     fdr, threshold, confidence = settings.fdr, float(settings.threshold), float(settings.confidence)

@@ -13,10 +13,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from perfstudy._lib.checks import said
 from perfstudy._lib.csv_end import check_csv_end
 from perfstudy.changes._settings import HistorySettings, parse_times
 from perfstudy.experiment import is_run_file, read_run
-from perfstudy.io import MalformedFileError, detect_format, read
+from perfstudy.io import MalformedFileError, detect_format, harness, read
 
 __all__ = ["read_history"]
 
@@ -74,6 +75,15 @@ def _tidy(frame: pd.DataFrame, where: str, settings: HistorySettings) -> pd.Data
     return out
 
 
+def _no_metric(settings: HistorySettings, what: str) -> None:
+    """A harness's metric is chosen as its files are read: refused by name for what has its values already."""
+    if settings.metric is not None:
+        raise ValueError(
+            f"{said(settings.option('metric'), settings.metric)}: chooses among a harness's metrics as its files are "
+            f"read; {what} holds its values already, so leave it out"
+        )
+
+
 def _not_tidy(settings: HistorySettings, what: str) -> None:
     """A column option applies to a tidy file only: refused by name elsewhere rather than ignored."""
     plain = HistorySettings()
@@ -107,17 +117,19 @@ def _run_rows(path: Path, commit=None) -> pd.DataFrame:
     return out
 
 
-def _harness(path: Path, commit, dropna: bool) -> pd.DataFrame:
+def _harness(path: Path, commit, settings: HistorySettings) -> pd.DataFrame:
     if is_run_file(path):
+        _no_metric(settings, "a run's file")
         return _run_rows(path, commit)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # a value left out with dropna is counted in attrs["dropped"]
-        frame = read(path, dropna=dropna)
+        frame = read(path, dropna=settings.dropna, metric=settings.metric)
     keep = [c for c in ("benchmark", "value", "unit", "timestamp") if c in frame.columns]
     out = frame[keep].copy()
     if "benchmark" not in out.columns:
         out["benchmark"] = "series"
-    cpu = frame.attrs.get("cpu") or {}  # hyperfine's user + system mean of each command: a NAME:cpu series
+    # hyperfine's user + system mean of each command: a NAME:cpu series, beside its default metric
+    cpu = (frame.attrs.get("cpu") or {}) if settings.metric is None else {}
     if cpu:
         rows = pd.DataFrame({"benchmark": [f"{n}:cpu" for n in cpu], "value": list(cpu.values()), "unit": "s"})
         if "timestamp" in out.columns:
@@ -267,7 +279,7 @@ def read_history(path, manifest=None, *, settings: HistorySettings | None = None
                 "folder as PATH); a tidy file or a run's file orders itself, so leave the manifest out"
             )
         _not_tidy(settings, "a folder of harness files")
-        parts = [_harness(file, commit, settings.dropna) for commit, file in _manifest(manifest, path)]
+        parts = [_harness(file, commit, settings) for commit, file in _manifest(manifest, path)]
         frame = pd.concat(parts, ignore_index=True)
         frame.attrs["order"] = "manifest"
         frame.attrs["dropped"] = sum(p.attrs.get("dropped", 0) for p in parts)
@@ -275,6 +287,7 @@ def read_history(path, manifest=None, *, settings: HistorySettings | None = None
     if path.is_file():
         if is_run_file(path):
             _not_tidy(settings, "a run's file")
+            _no_metric(settings, "a run's file")
             frame = _run_rows(path)
             frame.attrs["order"] = "rows"
             return frame
@@ -282,6 +295,7 @@ def read_history(path, manifest=None, *, settings: HistorySettings | None = None
             raise MalformedFileError(f"{path}: an empty file (0 bytes); expected a CSV with a header row")
         kind = detect_format(path) if path.suffix.lower() not in (".csv", ".parquet") else path.suffix[1:].lower()
         if kind in ("csv", "parquet"):
+            _no_metric(settings, "a tidy file (its --value column)" if settings.spelling == "cli" else "a tidy file")
             frame = _tidy(_table(path, kind), str(path), settings)
         else:
             raise ValueError(
@@ -292,6 +306,7 @@ def read_history(path, manifest=None, *, settings: HistorySettings | None = None
         return frame
     _not_tidy(settings, "a folder")
     if _is_asv(path):
+        harness("asv").check_metric(settings.metric, settings.option("metric"))
         frame = _read_asv(path, settings.dropna)
         frame.attrs["order"] = "timestamp"
         return frame
@@ -301,7 +316,7 @@ def read_history(path, manifest=None, *, settings: HistorySettings | None = None
         raise ValueError(f"{path}: an empty folder; expected result files and a --manifest naming their commits")
     parts = []
     for file in files:
-        part = _harness(file, file.stem, settings.dropna)
+        part = _harness(file, file.stem, settings)
         if "timestamp" not in part.columns or part["timestamp"].isna().all():  # pyright: ignore
             raise ValueError(
                 f"{path}: {file.name} records no dates, so the files' order is unknown; give a manifest "

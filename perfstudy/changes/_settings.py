@@ -28,6 +28,7 @@ OPTIONS = {
     "timestamp": "--timestamp",
     "unit": "--unit",
     "dropna": "--dropna",
+    "metric": "--metric",
     "fdr": "--fdr",
     "threshold": "--threshold",
     "min_sigmas": "min_sigmas",
@@ -66,6 +67,10 @@ class HistorySettings(Spelled, Result):
     dropna : bool
         Leave out measurements with no value (NaN: a failed run, a gap) and count them; without it they are
         refused, naming this option.
+    metric : str or None
+        Which of a harness's metrics :func:`read_history` reads from a folder of its files, as
+        :func:`perfstudy.io.read` takes it (Google Benchmark's ``cpu_time``, hyperfine's ``rss``, a JMH secondary
+        metric); None, each harness's default. Refused for a tidy file or a run's file, whose values are chosen.
     fdr, threshold, min_sigmas, min_ratio, min_side, widths, confidence, progress
         As :func:`perfstudy.changes.history` describes them.
     spelling : {"python", "cli"}
@@ -78,6 +83,7 @@ class HistorySettings(Spelled, Result):
     timestamp: str | None = None
     unit: str | None = "unit"
     dropna: bool = False
+    metric: str | None = None
     fdr: float = default("history", "fdr")
     threshold: float | str = default("history", "threshold")
     min_sigmas: float = 2.0
@@ -103,6 +109,8 @@ class HistorySettings(Spelled, Result):
         set_(self, "timestamp", _column(name("timestamp"), self.timestamp, optional=True))
         set_(self, "unit", _column(name("unit"), self.unit, optional=True))
         set_(self, "dropna", check_bool(name("dropna"), self.dropna))
+        if self.metric is not None and (not isinstance(self.metric, str) or not self.metric.strip()):
+            raise TypeError(f"{said(name('metric'), self.metric)}: expected a harness's metric's name, or None")
         fdr = check_real(name("fdr"), self.fdr, positive=True)
         if fdr >= 1:
             raise ValueError(f"{said(name('fdr'), fdr)}: expected a rate in (0, 1), such as 0.05")
@@ -133,7 +141,8 @@ class HistorySettings(Spelled, Result):
 
     def standard(self, *, ordered: bool) -> HistorySettings:
         """These settings for the frame :func:`read_history` returns, whose columns have their standard names
-        (``commit``, ``value``, ``benchmark``, ``unit``; ``timestamp`` where it orders the commits).
+        (``commit``, ``value``, ``benchmark``, ``unit``; ``timestamp`` where it orders the commits) and whose
+        values are the ``metric`` read.
 
         Parameters
         ----------
@@ -147,6 +156,7 @@ class HistorySettings(Spelled, Result):
             benchmark="benchmark",
             unit="unit",
             timestamp="timestamp" if ordered else None,
+            metric=None,
         )
 
     def replace(self, **changes) -> HistorySettings:

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 from pathlib import Path
 
 from perfstudy._lib.defaults import shown
 
-__all__ = ["check_output", "format_option", "in_help", "in_options", "one_line"]
+__all__ = ["check_output", "format_option", "in_help", "in_options", "metric_option", "one_line"]
 
 
 def in_help(verb: str, option: str) -> str:
@@ -37,7 +38,20 @@ def one_line(error: BaseException) -> str:
         text = str(error)
     for library, option in _ADVICE:
         text = text.replace(library, option)
+    text = re.sub(r"\bmetric='([^']*)'", r"--metric \1", text)  # a harness's metric, as read() names it
     return " ".join(text.split())
+
+
+def metric_option(parser) -> None:
+    """``--metric``: which of a harness's metrics is judged, its help from the harnesses' registry."""
+    from perfstudy.io.harnesses import harness_metrics
+
+    parser.add_argument(
+        "--metric",
+        metavar="METRIC",
+        default=None,
+        help=f"which of a harness's metrics is judged, where its files carry several: {harness_metrics()}",
+    )
 
 
 def check_output(path, option: str) -> None:

@@ -7,7 +7,7 @@ import sys
 from typing import Any
 
 from perfstudy._lib.checks import check_int
-from perfstudy.cli._common import format_option, in_help, one_line as _one_line, warning_lines
+from perfstudy.cli._common import format_option, in_help, metric_option, one_line as _one_line, warning_lines
 from perfstudy.io import FORMATS
 
 
@@ -51,6 +51,7 @@ def add_parser(commands) -> None:
         help="smallest change that matters: 2%% or 0.02 "
         f"(default {in_help('compare', 'threshold')}; for a perfstudy run's file, the run's own)",
     )
+    metric_option(comparison)
     comparison.add_argument("--cluster", default="batch", help="the column to resample (default: batch)")
     comparison.add_argument(
         "--dropna",
@@ -191,6 +192,7 @@ def _settings(args, run_file: bool):
         dropna=args.dropna,
         block=block,
         trust_one_process=args.trust_one_process,
+        metric=args.metric,
     )
     return CompareSettings(**{key: value for key, value in given.items() if value is not None}, spelling="cli")
 
@@ -204,7 +206,8 @@ def _compare_one_file(args, settings, said: list, run_file: bool):
     if run_file:
         frame, settings = _run_file(args, settings, said)
     else:
-        frame = read(args.base, args.input_format, dropna=args.dropna)
+        frame = read(args.base, args.input_format, dropna=args.dropna, metric=settings.metric)
+        settings = settings.replace(metric=None)  # chosen as the file was read
         read_dropped = int(frame.attrs.get("dropped", 0))
         by = args.by or "version"
         if _benchmarks_are_versions(frame, args.by):
@@ -267,6 +270,11 @@ def _run_file(args, settings, said: list):
         raise ValueError(
             f"{args.base} is a perfstudy run's file: its versions are A and B as its record says; drop --by and "
             "--a-version"
+        )
+    if args.metric is not None:
+        raise ValueError(
+            f"--metric {args.metric}: {args.base} is a perfstudy run's file, whose metrics are benchmarks of their "
+            "own (NAME:cpu, NAME:rss, as its run measured them); drop --metric"
         )
     run_file = read_run(args.base)
     if run_file.failed_rows:

@@ -6,7 +6,7 @@ import sys
 
 from perfstudy._lib.checks import check_int
 from perfstudy._lib.defaults import default, shown
-from perfstudy.cli._common import check_output, in_help, one_line
+from perfstudy.cli._common import check_output, in_help, metric_option, one_line
 
 __all__ = ["add_parser", "history_command"]
 
@@ -49,6 +49,7 @@ def add_parser(commands) -> None:
         action="store_true",
         help="leave out measurements without a value (gaps, failed runs), and count them",
     )
+    metric_option(history)
     history.add_argument(
         "--fdr", type=float, default=default("history", "fdr"), help="false discovery rate across benchmarks (0.05)"
     )
@@ -118,6 +119,7 @@ def history_command(args) -> int:
             timestamp=args.timestamp,
             unit=args.unit,
             dropna=args.dropna,
+            metric=args.metric,
             fdr=args.fdr,
             threshold=args.threshold,
             confidence=args.confidence,

@@ -11,7 +11,7 @@ from perfstudy._lib.defaults import shown
 from perfstudy._lib.format import counted
 from perfstudy.cli._common import format_option, in_help, in_options, one_line as _one_line, warning_lines
 from perfstudy.comparison.running import RULES, rules_help
-from perfstudy.io.harnesses import MEASURED_FORMATS
+from perfstudy.io.harnesses import MEASURED_FORMATS, harness_metrics
 
 
 def add_parser(commands) -> None:
@@ -118,7 +118,8 @@ def add_parser(commands) -> None:
         default=None,
         metavar="METRIC",
         help="what is judged: wall (default), cpu (user + system CPU time, from wait4) or rss (peak memory); "
-        "repeat or separate by commas for several (wall,cpu,rss), each judged as its own benchmark",
+        "repeat or separate by commas for several (wall,cpu,rss), each judged as its own benchmark. With --measure "
+        f"FORMAT, one metric of the harness's output: {harness_metrics()}",
     )
     experiment.add_argument(
         "--duet",

@@ -311,6 +311,11 @@ def compare(
         trust_one_process=trust_one_process,
     )
     s = CompareSettings.one_source(settings, keywords, defaults=True)
+    if s.metric is not None:
+        raise ValueError(
+            f"{said(s.option('metric'), s.metric)}: a harness's metric is chosen when its file is read "
+            "(perfstudy.io.read(path, metric=...), or compare_files); a frame's values are its value column"
+        )
     check_executor(executor)
     by, value, cluster, block = s.by, s.value, s.cluster, s.block
     for name in ("by", "value", "cluster") + (("block",) if block else ()):

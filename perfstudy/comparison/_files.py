@@ -51,7 +51,7 @@ def compare_files(
     settings : CompareSettings, optional
         The comparison's settings (default: compare's). The files decide the versions (each file is one, ``base``
         is A) and the values: settings of ``by``, ``value``, ``baseline`` or ``sequential`` are refused, naming
-        them. ``cluster`` and ``block`` name columns of the files; ``dropna`` is how they are read.
+        them. ``cluster`` and ``block`` name columns of the files; ``dropna`` and ``metric`` are how they are read.
     labels : tuple of str, optional
         What A and B are called (default: the paths, told apart as ``(A)`` and ``(B)`` when they are one).
     format : str
@@ -83,7 +83,7 @@ def compare_files(
         if isinstance(source, FileColumns):
             files.append(source)
         elif isinstance(source, (str, os.PathLike)):
-            files.append(file_columns(source, format, dropna=s.dropna))
+            files.append(file_columns(source, format, dropna=s.dropna, metric=s.metric))
         else:
             raise TypeError(f"{name}={source!r}: expected the path of a benchmark file, or its FileColumns")
     if labels is None:

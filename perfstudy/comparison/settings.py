@@ -42,6 +42,7 @@ OPTIONS = {
     "block": "--block",
     "sequential": "sequential",
     "trust_one_process": "--trust-one-process",
+    "metric": "--metric",
 }
 
 #: fewest bootstrap replicates: below 99 a 95% percentile interval has fewer than three replicates in a tail
@@ -71,13 +72,17 @@ class CompareSettings(Spelled, Result):
 sequential, trust_one_process
         As :func:`perfstudy.comparison.compare` describes them, with its defaults (the table of defaults' ``compare``
         rows). ``threshold`` and ``confidence`` may be text as the command line gives them (``"2%"``, ``"95%"``).
+    metric : str, optional
+        Which of a harness's metrics two files are compared by, as :func:`perfstudy.io.read` takes it (Google
+        Benchmark's ``cpu_time``, hyperfine's ``rss``, a JMH secondary metric); None, each harness's default. Files
+        only: a frame's values are chosen when it is read.
     spelling : {"python", "cli"}
         How errors name a setting: ``replicates=`` (the library) or ``--replicates`` (the command line).
 
     Attributes
     ----------
     by, value, cluster, statistic, confidence, threshold, correction, replicates, baseline, dropna, checks, block, \
-sequential, trust_one_process, spelling
+sequential, trust_one_process, metric, spelling
         The parameters, checked: ``threshold`` and ``confidence`` as fractions, ``sequential`` False or the rule's name
         (True is ``"t"``, Lai's sequence).
     """
@@ -96,6 +101,7 @@ sequential, trust_one_process, spelling
     block: str | None = None
     sequential: bool | RuleName = False
     trust_one_process: bool = False
+    metric: str | None = None
     spelling: Literal["python", "cli"] = field(default="python", compare=False, repr=False)
 
     OPTIONS: ClassVar[Mapping[str, str]] = OPTIONS
@@ -117,6 +123,8 @@ sequential, trust_one_process, spelling
         set_(self, "checks", check_bool(option("checks"), self.checks))
         set_(self, "sequential", _check_sequential(option("sequential"), self.sequential))
         set_(self, "trust_one_process", check_bool(option("trust_one_process"), self.trust_one_process))
+        if self.metric is not None and (not isinstance(self.metric, str) or not self.metric.strip()):
+            raise TypeError(f"{said(option('metric'), self.metric)}: expected a harness's metric's name, or None")
         self._check_together()
 
     def _check_together(self) -> None:

@@ -262,7 +262,9 @@ def run(
         What is judged, with ``measure="time"``: ``"wall"`` (default), ``"cpu"`` (user + system CPU time of
         the command and its children, ``os.wait4``), ``"rss"`` (their peak resident memory); several at once
         give one benchmark each (``name``, ``name:cpu``, ``name:rss``). Every row records its run's ``cpu``
-        and ``rss`` whichever are judged.
+        and ``rss`` whichever are judged. With ``measure`` a format, one of that harness's metrics
+        (:attr:`perfstudy.io.Harness.metrics`: Google Benchmark's ``cpu_time``, hyperfine's ``rss``, a JMH
+        secondary metric), as :func:`perfstudy.io.read` takes it; ``"wall"`` is the harness's default.
     duet : bool, optional
         Run A and B at the same time, each pinned to a CPU of its own (``os.sched_setaffinity``), run ``i`` of
         one starting with run ``i`` of the other (Bulej et al., "Duet Benchmarking", ICPE 2020): both meet the
@@ -381,7 +383,7 @@ def run(
         "environment": environment,
         "shell_startup": startup,
         "shell_startup_cpu": cpu_startup,
-        "rss_floor": _rss_floor() if "rss" in settings.metric else None,
+        "rss_floor": _rss_floor() if settings.measure == "time" and "rss" in settings.metric else None,
         "stopped": None,
         "rounds": record.get("rounds"),
     }
@@ -540,7 +542,7 @@ FLOOR_SHARE = 0.05
 def _at_the_floor(finished: dict, template: Batch) -> str:
     """With ``metric`` rss: the sentence refusing a version whose peak memory is at the floor of the process
     that measures it (:func:`perfstudy.experiment.batches.rss_floor`), where a change could not be seen; else ""."""
-    if "rss" not in template.metrics:
+    if template.measure != "time" or "rss" not in template.metrics:
         return ""
     from perfstudy.experiment.batches import rss_floor
 

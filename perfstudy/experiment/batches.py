@@ -95,7 +95,8 @@ class Batch(Result):
         With ``measure="time"``, what each run yields a row of (:data:`METRICS`): ``"wall"`` (the
         wall-clock time, benchmark ``benchmark``), ``"cpu"`` (user plus system CPU time of the process and
         its children, ``benchmark + ":cpu"``), ``"rss"`` (their peak resident memory in bytes,
-        ``benchmark + ":rss"``).
+        ``benchmark + ":rss"``). With ``measure`` a format, the one harness metric its output is read by
+        (``("wall",)``: the harness's default).
     cpu_startup : float
         CPU seconds subtracted from each CPU time (the shell's, as ``startup``).
     prepare : tuple of str, optional
@@ -516,14 +517,15 @@ def _shell_startup(runs: int = 30) -> tuple[float, float]:
     return float(walls[len(walls) // 2]), float(cpus[len(cpus) // 2])
 
 
-def _parsed(output: bytes, measure: str) -> list[dict]:
-    """The benchmarks a run printed, read by :func:`perfstudy.io.read`: one dict per value."""
+def _parsed(output: bytes, measure: str, metric: str | None = None) -> list[dict]:
+    """The benchmarks a run printed, read by :func:`perfstudy.io.read` (``metric``: the harness's metric, None its
+    default): one dict per value."""
     from perfstudy.io import Format, read
 
     with tempfile.NamedTemporaryFile("wb", suffix=".out", delete=False) as handle:
         handle.write(output)
     try:
-        frame = read(handle.name, cast(Format, measure))  # a measure other than time is a format
+        frame = read(handle.name, cast(Format, measure), metric=metric)  # a measure other than time is a format
     except ValueError as error:  # said of the output, not of the scratch file that held it
         raise ValueError(str(error).replace(f"{handle.name}: ", "")) from None
     finally:
@@ -662,7 +664,7 @@ class _BatchState:
             ]
         else:
             try:
-                found = _parsed(ran.output, batch.measure)
+                found = _parsed(ran.output, batch.measure, None if batch.metrics == ("wall",) else batch.metrics[0])
             except (ValueError, OSError) as error:
                 self.status, self.stderr = UNREADABLE, f"{UNREADABLE_SAID} {batch.measure} benchmark data: {error}"
                 return False

@@ -69,11 +69,25 @@ def _cells(result) -> tuple[list[str], list[list[str]]]:
     return header, rows
 
 
+def _measured(settings: dict) -> str:
+    """What a harness's output gave, said before the rule (nothing for a command's own time): its format, and the
+    metric judged where the harness has several."""
+    measure = settings.get("measure", "time")
+    if measure == "time":
+        return ""
+    from perfstudy.io.harnesses import HARNESSES
+
+    metric = list(settings.get("metric") or ["wall"])[0]
+    known = HARNESSES[measure].metrics if measure in HARNESSES else ()
+    chosen = known[0] if metric == "wall" and known else metric
+    return f"values from each command's {measure} output" + (f" ({chosen})" if known else "") + "; "
+
+
 def _footer(result) -> str:
     settings = result.settings
     how = _rule(settings).how
     threshold = settings.get("threshold", 0.0)
-    return (
+    return _measured(settings) + (
         f"{result.rounds} round{'s' if result.rounds != 1 else ''} of A and B{' run side by side (duet)' if settings.get('duet') else ', interleaved'}; "
         f"{how}, valid at every round; p adjusted (holm) over {len(result.verdicts)} benchmark"
         f"{'s' if len(result.verdicts) != 1 else ''}; a change within ±{100 * threshold:g}% is no change."

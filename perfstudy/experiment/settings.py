@@ -176,6 +176,7 @@ setup, cleanup, min_rounds, max_rounds, max_time, spelling
             object.__setattr__(self, "max_rounds", UNBOUNDED_ROUNDS)
         if {"min_rounds", "max_rounds"} <= self.given:
             _check_rounds(self)
+        _check_metric_measured(self)
 
     def record(self) -> dict[str, Any]:
         """The settings as a run's record keeps them (durations in seconds)."""
@@ -275,12 +276,6 @@ def check_combination(settings: RunSettings, commands: dict) -> None:
         raise TypeError(f"commands: expected a mapping of each version to its command, got {type(commands).__name__}")
     name = settings.option
     callables = [v for v, c in commands.items() if callable(c)]
-    if settings.metric != ("wall",) and settings.measure != "time":
-        raise ValueError(
-            f"{_said(settings, 'metric', ','.join(settings.metric))}: CPU time and memory are measured of a command's "
-            f"process, with {_said(settings, 'measure', 'time')}; with {_said(settings, 'measure', settings.measure)} the "
-            "values are what the command prints"
-        )
     if "rss" in settings.metric and callables:
         raise ValueError(
             f"{_said(settings, 'metric', 'rss')}: version {callables[0]}'s callable runs inside this process, whose memory is not "
@@ -354,17 +349,52 @@ def _check_each(settings: dict, option) -> dict[str, Any]:
 
 
 def _check_metric(name: str, value) -> tuple[str, ...]:
-    """One metric or several (``"wall,cpu"``, ``["cpu", "rss"]``) as a tuple in :data:`METRICS` order."""
+    """One metric or several (``"wall,cpu"``, ``["cpu", "rss"]``): those of a command's process in :data:`METRICS`
+    order, else as given (a harness's, checked against ``measure`` by :func:`_check_metric_measured`)."""
     from perfstudy.experiment.batches import METRICS
 
     names = value.split(",") if isinstance(value, str) else value
     if not isinstance(names, (list, tuple)) or not names or not all(isinstance(n, str) for n in names):
         raise TypeError(f"{said(name, value)}: expected one of {list(METRICS)} or several of them")
     names = [n.strip() for n in names]
-    unknown = [n for n in names if n not in METRICS]
-    if unknown:
-        raise ValueError(f"{name}: {unknown} are not metrics; expected some of {list(METRICS)}")
-    return tuple(m for m in METRICS if m in names)
+    if not all(names):
+        raise ValueError(f"{said(name, value)}: a metric's name is blank")
+    if all(n in METRICS for n in names):
+        return tuple(m for m in METRICS if m in names)
+    return tuple(dict.fromkeys(names))
+
+
+def _check_metric_measured(settings: RunSettings) -> None:
+    """The metrics for what is measured: of a command's process (:data:`METRICS`) with ``measure="time"``; one of
+    the harness's own (:meth:`perfstudy.io.Harness.check_metric`) with ``measure`` a format."""
+    from perfstudy.experiment.batches import METRICS
+
+    metric, name = settings.metric, settings.option("metric")
+    if settings.measure == "time":
+        unknown = [n for n in metric if n not in METRICS]
+        if unknown:
+            raise ValueError(
+                f"{name}: {unknown} are not metrics of a command's process; expected some of {list(METRICS)} "
+                f"(a harness's metric is read from its output, with {settings.option('measure')} FORMAT)"
+            )
+        return
+    if metric == ("wall",):
+        return  # the default: the harness's own
+    if len(metric) > 1:
+        raise ValueError(
+            f"{_said(settings, 'metric', ','.join(metric))}: one metric of a harness's output at a time, with "
+            f"{_said(settings, 'measure', settings.measure)}"
+        )
+    from perfstudy.io.harnesses import harness
+
+    chosen = str(list(metric)[0])
+    try:
+        harness(settings.measure).check_metric(chosen, name)
+    except ValueError as error:
+        if chosen not in METRICS:
+            raise
+        process = f"CPU time and memory of the command's process are measured with {_said(settings, 'measure', 'time')}"
+        raise ValueError(f"{error}; {process}") from None
 
 
 def _check_line(name: str, value) -> str:

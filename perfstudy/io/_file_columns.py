@@ -15,19 +15,22 @@ from perfstudy.io.harnesses import FORMATS, HARNESSES, Format
 __all__ = ["file_columns"]
 
 
-def file_columns(path: str | os.PathLike, format: Format = "auto", *, dropna: bool = False) -> FileColumns:
+def file_columns(
+    path: str | os.PathLike, format: Format = "auto", *, dropna: bool = False, metric: str | None = None
+) -> FileColumns:
     """Read any benchmark file perfstudy knows into its measurements, detecting its format as
     :func:`perfstudy.io.read` does (whose docstring lists the formats and how each is told apart).
 
     Parameters
     ----------
-    path, format, dropna
+    path, format, dropna, metric
         As :func:`perfstudy.io.read` takes them.
 
     Returns
     -------
     FileColumns
-        ``attrs["format"]`` names the format, ``attrs["dropped"]`` counts what ``dropna`` left out.
+        ``attrs["format"]`` names the format, ``attrs["dropped"]`` counts what ``dropna`` left out, and
+        ``attrs["metric"]`` names the metric where one was chosen.
 
     Raises
     ------
@@ -51,7 +54,11 @@ def file_columns(path: str | os.PathLike, format: Format = "auto", *, dropna: bo
         format, data = _detect_path(path)
     found = HARNESSES[format]
     try:
-        columns = found.measure(path if data is None or found.by_path else data, dropna=dropna)
+        chosen = found.check_metric(metric)
+    except ValueError as error:
+        raise ValueError(f"{path}: {error}") from None
+    try:
+        columns = found.measure(path if data is None or found.by_path else data, dropna=dropna, metric=chosen)
     except ValueError as error:  # the reader's "source" is this file: name it (two files are compared)
         said = str(error)
         if not said.startswith("source: "):
@@ -59,4 +66,4 @@ def file_columns(path: str | os.PathLike, format: Format = "auto", *, dropna: bo
         kind = MalformedFileError if isinstance(error, MalformedFileError) else ValueError
         said = said.removeprefix("source: ")
         raise kind(said if said.startswith(f"{path}:") else f"{path}: {said}") from None
-    return columns._with_attrs(format=format)
+    return columns._with_attrs(format=format) if chosen is None else columns._with_attrs(format=format, metric=chosen)

@@ -31,7 +31,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from perfstudy._lib.checks import check_bool
+from perfstudy._lib.checks import check_bool, check_choice
 from perfstudy._lib.csv_end import check_csv_end
 from perfstudy.io._json import MalformedFileError
 from perfstudy.io._rows import _google_benchmark_columns, _hyperfine_columns, _jmh_columns, _pyperf_columns
@@ -92,7 +92,7 @@ def read_pyperf(source, *, dropna: bool = False) -> pd.DataFrame:
     return _pyperf_columns(source, dropna=dropna).to_frame()
 
 
-def read_hyperfine(source, *, dropna: bool = False) -> pd.DataFrame:
+def read_hyperfine(source, *, metric: str = "wall", dropna: bool = False) -> pd.DataFrame:
     """Read a hyperfine JSON export (``hyperfine --export-json file.json ...``).
 
     Each timed run of a command is a fresh process: one row per run, ``batch`` = run index,
@@ -110,11 +110,14 @@ def read_hyperfine(source, *, dropna: bool = False) -> pd.DataFrame:
     ----------
     source : str, path or file-like
         The JSON export.
+    metric : {"wall", "rss"}
+        ``value`` is each run's wall-clock time in seconds, or with ``"rss"`` its peak memory in bytes (``unit``
+        ``"B"``; a file without ``memory_usage_byte`` is refused, saying which hyperfine writes it).
     dropna : bool
         Values that are null, NaN, infinite or not numbers are an error naming their count; with
         True they are left out with a warning, and ``attrs["dropped"]`` counts them.
     """
-    return _hyperfine_columns(source, dropna=dropna).to_frame()
+    return _hyperfine_columns(source, metric=metric, dropna=dropna).to_frame()
 
 
 def read_google_benchmark(
@@ -144,7 +147,8 @@ def read_google_benchmark(
         Values that are null, NaN, infinite or not numbers are an error naming their count; with
         True they are left out with a warning, and ``attrs["dropped"]`` counts them.
     """
-    return _google_benchmark_columns(source, time=time, errors=errors, dropna=dropna).to_frame()
+    check_choice("time", time, ("real_time", "cpu_time"))
+    return _google_benchmark_columns(source, metric=time, errors=errors, dropna=dropna).to_frame()
 
 
 def read_jmh(source, *, metric: str | None = None, dropna: bool = False) -> pd.DataFrame:
@@ -174,7 +178,9 @@ def read_jmh(source, *, metric: str | None = None, dropna: bool = False) -> pd.D
     return _jmh_columns(source, metric=metric, dropna=dropna).to_frame()
 
 
-def read(path: str | os.PathLike, format: Format = "auto", *, dropna: bool = False) -> pd.DataFrame:
+def read(
+    path: str | os.PathLike, format: Format = "auto", *, dropna: bool = False, metric: str | None = None
+) -> pd.DataFrame:
     """Read any benchmark file perfstudy knows into the tidy schema, detecting its format.
 
     Detection looks at the content, not only the name, and refuses a file that matches two formats
@@ -201,6 +207,11 @@ def read(path: str | os.PathLike, format: Format = "auto", *, dropna: bool = Fal
     dropna : bool
         Values that are null, NaN, infinite or not numbers are an error naming their count; with
         True they are left out with a warning, and ``attrs["dropped"]`` counts them.
+    metric : str, optional
+        Which of the harness's metrics is ``value`` (``--metric`` on the command line), where its files carry
+        more than one (:attr:`perfstudy.io.Harness.metrics`): Google Benchmark's ``real_time`` (the default) or
+        ``cpu_time``; hyperfine's ``wall`` or ``rss``; JMH's ``primary`` or a secondary metric's name. None is
+        the harness's default; a metric its files do not carry is refused, listing those they do.
 
     Returns
     -------
@@ -217,7 +228,7 @@ def read(path: str | os.PathLike, format: Format = "auto", *, dropna: bool = Fal
     """
     from perfstudy.io._file_columns import file_columns
 
-    return file_columns(path, format, dropna=dropna).to_frame()
+    return file_columns(path, format, dropna=dropna, metric=metric).to_frame()
 
 
 def _csv_table_columns(path, *, dropna: bool = False) -> FileColumns:

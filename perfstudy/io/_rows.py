@@ -18,8 +18,9 @@ from perfstudy.io._json import MalformedFileError, _entries, _mapping, _read_jso
 from perfstudy.io.columns import FileColumns, _measured, _measured_rows
 
 
-def hyperfine_rows(data) -> tuple[list[dict], list[str], dict]:
-    """:func:`perfstudy.io.read_hyperfine`'s rows, extra columns and attrs."""
+def hyperfine_rows(data, *, metric: str = "wall") -> tuple[list[dict], list[str], dict]:
+    """:func:`perfstudy.io.read_hyperfine`'s rows, extra columns and attrs: ``value`` each run's wall-clock time, or
+    with ``metric="rss"`` its peak memory."""
     results = _sequence(_require(data, "results", "hyperfine file", "hyperfine"), "'results'")
     extra = ["command", "params", "exit_code", "rss"]
     rows = []
@@ -45,7 +46,13 @@ def hyperfine_rows(data) -> tuple[list[dict], list[str], dict]:
             )
         if all(isinstance(x, (int, float)) and not isinstance(x, bool) and np.isfinite(x) for x in (user, system)):
             cpu[benchmark] = float(user) + float(system)  # type: ignore[arg-type]
-        for run, value in enumerate(times):
+        if metric == "rss" and not result.get("memory_usage_byte"):
+            raise ValueError(
+                f"source: metric='rss': result {position} ({command}) has no memory_usage_byte, each run's peak "
+                "memory, which hyperfine writes from version 1.20; measure it with that hyperfine, or with "
+                "`perfstudy run --metric rss`"
+            )
+        for run, value in enumerate(times if metric == "wall" else memory):
             rows.append(
                 dict(
                     benchmark=benchmark,
@@ -53,14 +60,14 @@ def hyperfine_rows(data) -> tuple[list[dict], list[str], dict]:
                     iteration=0,
                     warmup=False,
                     value=value,
-                    unit="s",
+                    unit="s" if metric == "wall" else "B",
                     command=command,
                     params=label or None,
                     exit_code=codes[run],
                     rss=memory[run],
                 )
             )
-    return rows, extra, {"tool": "hyperfine", "cpu": cpu}
+    return rows, extra, {"tool": "hyperfine", "cpu": cpu, "metric": metric}
 
 
 def google_benchmark_rows(data, *, time: str, errors: str) -> tuple[list[dict], list[str], dict]:
@@ -161,7 +168,9 @@ def jmh_rows(data, *, metric: str | None) -> tuple[list[dict], list[str], dict]:
         else:
             secondary = _mapping(result.get("secondaryMetrics"), f"{name}'s secondaryMetrics")
             if metric not in secondary:
-                raise ValueError(f"metric={metric!r}: {name} has no such secondary metric; it has {sorted(secondary)}")
+                raise ValueError(
+                    f"source: metric={metric!r}: {name} has no such secondary metric; it has {sorted(secondary)}"
+                )
             chosen = secondary[metric]
         chosen = _mapping(chosen, f"{name}'s metric")
         params = _mapping(result.get("params"), f"{name}'s params")
@@ -241,18 +250,18 @@ def _pyperf_columns(source, *, dropna: bool = False) -> FileColumns:
     return _measured(columns, {"tool": "pyperf", "metadata": suite_meta}, dropna)
 
 
-@_reader("hyperfine")
-def _hyperfine_columns(source, *, dropna: bool = False) -> FileColumns:
+@_reader("hyperfine", metric=("wall", "rss"))
+def _hyperfine_columns(source, *, metric: str = "wall", dropna: bool = False) -> FileColumns:
     """:func:`read_hyperfine`'s measurements as columns."""
-    return _measured_rows(*hyperfine_rows(_read_json(source, "hyperfine")), dropna)
+    return _measured_rows(*hyperfine_rows(_read_json(source, "hyperfine"), metric=metric), dropna)
 
 
-@_reader("Google Benchmark", time=("real_time", "cpu_time"), errors=("raise", "drop"))
+@_reader("Google Benchmark", metric=("real_time", "cpu_time"), errors=("raise", "drop"))
 def _google_benchmark_columns(
-    source, *, time: str = "real_time", errors: str = "raise", dropna: bool = False
+    source, *, metric: str = "real_time", errors: str = "raise", dropna: bool = False
 ) -> FileColumns:
     """:func:`read_google_benchmark`'s measurements as columns."""
-    rows = google_benchmark_rows(_read_json(source, "Google Benchmark"), time=time, errors=errors)
+    rows = google_benchmark_rows(_read_json(source, "Google Benchmark"), time=metric, errors=errors)
     return _measured_rows(*rows, dropna)
 
 

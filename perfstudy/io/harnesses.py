@@ -20,7 +20,7 @@ from typing import Any, Literal, get_args
 
 from perfstudy._lib.result import Result
 
-__all__ = ["Harness", "HARNESSES", "Format", "FORMATS", "MEASURED_FORMATS", "harness"]
+__all__ = ["Harness", "HARNESSES", "Format", "FORMATS", "MEASURED_FORMATS", "harness", "harness_metrics"]
 
 
 def _first(items) -> dict | None:
@@ -51,6 +51,13 @@ class Harness(Result):
         The reader takes the path, not the parsed JSON (criterion reads the files beside its ``sample.json``).
     measured : bool
         ``perfstudy run --measure`` reads a command's standard output in this format.
+    metrics : tuple of str
+        The metrics its files carry per measurement, as the harness names them, the default first; the reader takes
+        the chosen one as ``metric=`` (``--metric`` of compare, run, history and bisect). Empty: one metric.
+    other_metrics : str
+        Besides ``metrics``, what else names a metric (JMH: any secondary metric's name), as the help says it.
+    metric_note : str
+        Why a metric that users look for in its files is not there, and what measures it.
     """
 
     name: str
@@ -61,8 +68,11 @@ class Harness(Result):
     shape: Callable[[Any], bool] | None = None
     by_path: bool = False
     measured: bool = False
+    metrics: tuple[str, ...] = ()
+    other_metrics: str = ""
+    metric_note: str = ""
 
-    def measure(self, source, *, dropna: bool = False):
+    def measure(self, source, *, dropna: bool = False, metric: str | None = None):
         """Its file's measurements as :class:`perfstudy.io.columns.FileColumns`, by its reader (``source``: a
         path, or the parsed JSON; see ``by_path``).
 
@@ -70,8 +80,41 @@ class Harness(Result):
         ----------
         source : path or parsed JSON
         dropna : bool
+        metric : str, optional
+            One of its metrics (:meth:`check_metric`); None, its default.
         """
-        return _function(self.reader)(source, dropna=dropna)
+        chosen = self.check_metric(metric)
+        options = {} if chosen is None else {"metric": chosen}
+        return _function(self.reader)(source, dropna=dropna, **options)
+
+    def check_metric(self, metric: str | None, option: str = "metric") -> str | None:
+        """``metric`` if its files carry it (None for the default), else a ValueError that lists what they carry.
+
+        Parameters
+        ----------
+        metric : str or None
+        option : str
+            The setting as the user writes it (``metric``, ``--metric``), for the message.
+        """
+        from perfstudy._lib.checks import said
+
+        if metric is None or (self.metrics and metric == self.metrics[0]):
+            return None
+        if not isinstance(metric, str) or not metric.strip():
+            raise TypeError(f"{said(option, metric)}: expected a metric's name")
+        if metric in self.metrics or self.other_metrics:
+            return metric
+        note = f"; {self.metric_note}" if self.metric_note else ""
+        if not self.metrics:
+            raise ValueError(
+                f"{said(option, metric)}: a {self.name} file has one metric per benchmark, so there is none to choose; "
+                f"leave it out{note}"
+            )
+        also = f", or {self.other_metrics}" if self.other_metrics else ""
+        raise ValueError(
+            f"{said(option, metric)}: a {self.name} file's metrics are {', '.join(self.metrics)} (the first is the "
+            f"default){also}{note}"
+        )
 
 
 def _function(where: str):
@@ -106,6 +149,9 @@ HARNESSES: dict[str, Harness] = {
                 and "command" in (_first(d["results"]) or {"command": None})
             ),
             measured=True,
+            metrics=("wall", "rss"),
+            metric_note="hyperfine writes user and system CPU time only as each command's mean, not per run, so "
+            "they have no interval: `perfstudy run --metric cpu` measures each run's",
         ),
         Harness(
             "google_benchmark",
@@ -116,6 +162,7 @@ HARNESSES: dict[str, Harness] = {
                 isinstance(d, dict) and isinstance(d.get("benchmarks"), list) and isinstance(d.get("context"), dict)
             ),
             measured=True,
+            metrics=("real_time", "cpu_time"),
         ),
         Harness(
             "jmh",
@@ -124,6 +171,8 @@ HARNESSES: dict[str, Harness] = {
             "perfstudy.io._rows:_jmh_columns",
             shape=lambda d: isinstance(d, list) and "primaryMetric" in (_first(d) or {}),
             measured=True,
+            metrics=("primary",),
+            other_metrics="any secondary metric's name, as secondaryMetrics keys it (·gc.alloc.rate.norm)",
         ),
         Harness(
             "go",
@@ -135,6 +184,7 @@ HARNESSES: dict[str, Harness] = {
             kind="text",
             by_path=True,
             measured=True,
+            metric_note="each metric of a result line (ns/op, B/op, allocs/op, MB/s) is already a benchmark of its own",
         ),
         Harness(
             "criterion",
@@ -225,3 +275,14 @@ def harness(name: str) -> Harness:
     from perfstudy._lib.checks import check_choice
 
     return HARNESSES[check_choice("name", name, tuple(HARNESSES))]
+
+
+def harness_metrics() -> str:
+    """The harnesses whose files carry several metrics, and their metrics, as ``--help`` says them (``%`` doubled
+    for argparse)."""
+    listed = "; ".join(
+        f"{h.name}: {' or '.join(h.metrics)}" + (f" or {h.other_metrics}" if h.other_metrics else "")
+        for h in HARNESSES.values()
+        if h.metrics
+    )
+    return f"the first of each is its default; {listed}".replace("%", "%%")

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from perfstudy.changes import history, read_history
+from perfstudy.changes import HistorySettings, history, read_history
 from perfstudy.cli import main
 
 
@@ -110,6 +110,37 @@ def test_a_folder_of_hyperfine_files_gives_each_commands_cpu_series_too(tmp_path
     (cp,) = document["change_points"]
     assert (cp["benchmark"], cp["commit"], cp["unit"]) == ("./prog:cpu", "c10", "s")
     assert cp["level_change"] == pytest.approx(0.2, abs=0.01)
+
+
+def test_metric_reads_each_files_chosen_metric_and_is_refused_where_values_are_chosen(tmp_path, capsys):
+    """Google Benchmark files whose CPU time steps up 10% at commit 10 while the real time holds: the default
+    history (real time) finds nothing, --metric cpu_time finds the step in the one benchmark that took it."""
+    from tests.support.harness_files import google_benchmark_file
+
+    rows = []
+    for i in range(20):
+        google_benchmark_file(tmp_path / f"g{i}.json", rng=i, cpu_slower=0.10 if i >= 10 else 0.0)
+        rows.append({"commit": f"c{i:02d}", "path": f"g{i}.json"})
+    manifest = tmp_path / "manifest.csv"
+    pd.DataFrame(rows).to_csv(manifest, index=False)
+    assert main(["history", str(tmp_path), "--manifest", str(manifest), "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["change_points"] == []
+    assert (
+        main(["history", str(tmp_path), "--manifest", str(manifest), "--format", "json", "--metric", "cpu_time"]) == 0
+    )
+    (cp,) = json.loads(capsys.readouterr().out)["change_points"]
+    assert (cp["benchmark"], cp["commit"]) == ("BM_alpha/64", "c10")
+    # each commit's median of 8 repetitions with a 2% batch effect: SD about 0.9% a commit, so the shift of 10 commits
+    # against 10 has an SE of about 0.4%; 0.02 is five of them
+    assert cp["level_change"] == pytest.approx(0.10, abs=0.02)
+    assert main(["history", str(tmp_path), "--manifest", str(manifest), "--metric", "rss"]) == 2
+    assert "--metric rss: a google_benchmark file's metrics are real_time, cpu_time" in capsys.readouterr().err
+    tidy = tmp_path / "tidy.csv"
+    pd.DataFrame({"commit": ["a", "b"], "value": [1.0, 2.0]}).to_csv(tidy, index=False)
+    assert main(["history", str(tidy), "--metric", "cpu_time"]) == 2
+    assert "--metric cpu_time: chooses among a harness's metrics" in capsys.readouterr().err
+    with pytest.raises(ValueError, match="metric='cpu_time': a harness's metric is chosen when its files are read"):
+        history(pd.read_csv(tidy), settings=HistorySettings(metric="cpu_time"))
 
 
 def test_a_folder_without_manifest_or_dates_is_refused(tmp_path, capsys):

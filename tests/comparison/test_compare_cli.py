@@ -174,6 +174,29 @@ def test_google_benchmark_regression(tmp_path, capsys):
     assert abs(row["change"]) < 0.5
 
 
+def test_metric_chooses_which_of_a_harnesss_metrics_is_judged(tmp_path, capsys):
+    """Google Benchmark files whose real time is unchanged and whose CPU time is 10% slower in one benchmark: by
+    default real time is judged and nothing is slower; --metric cpu_time finds that benchmark's 10%, and only it."""
+    from tests.support.harness_files import google_benchmark_file, pytest_benchmark_file
+
+    a = google_benchmark_file(tmp_path / "a.json", rng=1)
+    b = google_benchmark_file(tmp_path / "b.json", rng=2, cpu_slower=0.10)
+    options = ["--threshold", "2%", "--fail-on-regression", "--format", "json", "--seed", "0"]
+    assert main(["compare", a, b, *options]) == 0
+    assert not [r for r in json.loads(capsys.readouterr().out)["benchmarks"] if r["verdict"] == "slower"]
+    assert main(["compare", a, b, *options, "--metric", "cpu_time"]) == 1
+    rows = {r["benchmark"]: r for r in json.loads(capsys.readouterr().out)["benchmarks"]}
+    assert [name for name, r in rows.items() if r["verdict"] == "slower"] == ["BM_alpha/64"]
+    assert rows["BM_alpha/64"]["low"] < 0.10 < rows["BM_alpha/64"]["high"]
+    # a metric the files do not carry: refused in the command line's words, listing those they do
+    assert main(["compare", a, b, "--metric", "rss"]) == 2
+    err = capsys.readouterr().err
+    assert "--metric rss: a google_benchmark file's metrics are real_time, cpu_time" in err and "metric=" not in err
+    p = pytest_benchmark_file(tmp_path / "p.json")
+    assert main(["compare", p, p, "--metric", "cpu_time"]) == 2
+    assert "--metric cpu_time: a pytest_benchmark file has one metric per benchmark" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize(
     "content, message",
     [

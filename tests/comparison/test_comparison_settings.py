@@ -58,6 +58,7 @@ def test_text_is_read_as_the_command_line_writes_it():
         (dict(by="batch"), "by and cluster both name the column 'batch'", "--by and --cluster both name the column"),
         (dict(statistic="min"), "statistic='min': the minimum is compared per block", "--statistic min: the minimum"),
         (dict(sequential="sign"), "sequential='sign': a sequential interval is over blocks", "give --block"),
+        (dict(metric=" "), "metric=' ': expected a harness's metric's name", "--metric ' ': expected a harness's"),
     ],
     ids=lambda x: str(x)[:30],
 )
@@ -123,6 +124,14 @@ def test_two_files_refuse_what_the_files_decide_and_take_the_rest(tmp_path):
         compare_files(base, new, CompareSettings(block="round"))
     report = compare_files(base, new, CompareSettings(correction="none", threshold=0.1), labels=("a", "b"))
     assert (report.correction, report.threshold, report.labels["a"]) == ("none", 0.1, "a")
+    with pytest.raises(ValueError, match=rf"{base}: metric='cpu_time': a go file has one metric per benchmark"):
+        compare_files(base, new, CompareSettings(metric="cpu_time"))
+
+
+def test_a_frame_refuses_a_harness_metric_its_values_were_chosen_when_read():
+    frame = pd.DataFrame({"version": ["a", "b"] * 4, "batch": np.repeat(range(4), 2), "value": 1.0})
+    with pytest.raises(ValueError, match=r"metric='cpu_time': a harness's metric is chosen when its file is read"):
+        compare(frame, settings=CompareSettings(metric="cpu_time"))
 
 
 def test_the_command_line_passes_each_option_into_the_comparison(tmp_path, capsys):

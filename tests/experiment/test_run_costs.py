@@ -135,10 +135,46 @@ def test_peak_memory_is_the_commands_own_not_the_runners(tmp_path):
 def test_metric_rss_is_refused_for_a_callable_and_a_format():
     with pytest.raises(ValueError, match="runs inside this process"):
         run(lambda: None, lambda: None, metric="rss", progress=False)
-    with pytest.raises(ValueError, match="with measure='go' the values are what the command prints"):
+    with pytest.raises(ValueError, match="process are measured with measure='time'"):
         run("true", "true", metric="cpu", measure="go", progress=False)
-    with pytest.raises(ValueError, match="are not metrics"):
+    with pytest.raises(ValueError, match="are not metrics of a command's process"):
         run("true", "true", metric="memory", progress=False)
+
+
+_GOOGLE_BENCHMARK = """
+import json, random, sys
+real = 1000 * random.lognormvariate(0, 0.01)
+entry = dict(name="BM_Parse", run_name="BM_Parse", run_type="iteration", repetitions=1, repetition_index=0,
+             threads=1, iterations=1000, real_time=real, cpu_time=real * float(sys.argv[1]), time_unit="ns")
+print(json.dumps(dict(context=dict(date="2026-11-29T10:00:00+00:00", host_name="here"), benchmarks=[entry])))
+"""
+
+
+def test_run_measure_judges_the_harness_metric_chosen(tmp_path, capsys):
+    """A Google Benchmark program whose CPU time is 30% more in B and whose real time is not: run --measure
+    google_benchmark judges real time by default (never slower), and --metric cpu_time finds the 30%."""
+    script = tmp_path / "bench.py"
+    script.write_text(_GOOGLE_BENCHMARK)
+    options = ["--measure", "google_benchmark", "--values", "2", "--warmup", "0", "--max-rounds", "12",
+               "--no-progress", "--format", "json", "--seed", "1"]  # fmt: skip
+    commands = ["--a", f"{PYTHON} -S {script} 1.0", "--b", f"{PYTHON} -S {script} 1.3"]
+    main(["run", *commands, *options, "--out", str(tmp_path / "real.csv")])
+    (real,) = json.loads(capsys.readouterr().out)["benchmarks"]
+    assert real["verdict"] != "slower" and abs(real["change"]) < 0.05
+    assert main(["run", *commands, *options, "--metric", "cpu_time", "--out", str(tmp_path / "cpu.csv")]) == 0
+    document = json.loads(capsys.readouterr().out)
+    (cpu,) = document["benchmarks"]
+    assert cpu["benchmark"] == "BM_Parse" and cpu["verdict"] == "slower" and cpu["low"] < 0.30 < cpu["high"]
+    assert json.loads((tmp_path / "cpu.csv.json").read_text())["settings"]["metric"] == ["cpu_time"]  # the record
+    for name, metric in (("real", "real_time"), ("cpu", "cpu_time")):  # the table says which metric it judged
+        assert (
+            f"values from each command's google_benchmark output ({metric});"
+            in (tmp_path / f"{name}.csv.md").read_text()
+        )
+    assert main(["run", *commands, *options, "--metric", "rss", "--out", str(tmp_path / "no.csv")]) == 2
+    err = capsys.readouterr().err
+    assert "--metric rss: a google_benchmark file's metrics are real_time, cpu_time" in err
+    assert "are measured with --measure time" in err and not (tmp_path / "no.csv").exists()
 
 
 _TOGGLE = """

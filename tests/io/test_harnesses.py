@@ -35,13 +35,47 @@ def test_each_record_names_a_reader_that_exists():
 def test_the_readme_table_is_the_registrys():
     """README's table of formats: each row is a record's (or two records' alike) file and batch, word for word."""
     text = (ROOT / "README.md").read_text()
-    rows = re.findall(r"^\| `([a-z_]+)`(?:, `([a-z_]+)`)? \| (.*) \| (.*) \|$", text, flags=re.M)
+    rows = re.findall(r"^\| `([a-z_]+)`(?:, `([a-z_]+)`)? \| (.*) \| (.*) \| (.*) \|$", text, flags=re.M)
     seen = []
-    for first, second, writes, batch in rows:
+    for first, second, writes, batch, metrics in rows:
         for name in filter(None, (first, second)):
-            assert (HARNESSES[name].writes, HARNESSES[name].batch) == (writes, batch), name
+            h = HARNESSES[name]
+            said = (
+                ", ".join([f"`{h.metrics[0]}` (default)", *(f"`{m}`" for m in h.metrics[1:])]) if h.metrics else "one"
+            )
+            said += f", {h.other_metrics}" if h.other_metrics else ""
+            assert (h.writes, h.batch, said) == (writes, batch, metrics), name
             seen.append(name)
     assert sorted(seen) == sorted(HARNESSES)
+
+
+@pytest.mark.parametrize("verb", ["compare", "run", "history"])
+def test_every_verb_that_reads_a_harness_offers_the_registrys_metrics(verb):
+    from perfstudy.cli import _parser
+
+    parser = _parser()._subparsers._group_actions[0].choices[verb]
+    (action,) = [a for a in parser._actions if "--metric" in a.option_strings]
+    helped = " ".join(action.help.split())
+    for h in HARNESSES.values():
+        if h.metrics:
+            assert f"{h.name}: {' or '.join(h.metrics)}" in helped, (verb, h.name)
+
+
+@pytest.mark.parametrize(
+    "name, metric, said",
+    [
+        ("google_benchmark", "rss", "metric='rss': a google_benchmark file's metrics are real_time, cpu_time"),
+        ("hyperfine", "cpu", "user and system CPU time only as each command's mean"),
+        ("pyperf", "cpu_time", "a pyperf file has one metric per benchmark, so there is none to choose"),
+        ("go", "B/op", "already a benchmark of its own"),
+    ],
+)
+def test_a_metric_a_harness_does_not_carry_is_refused_naming_those_it_does(name, metric, said):
+    with pytest.raises(ValueError, match=re.escape(said)):
+        HARNESSES[name].check_metric(metric)
+    assert HARNESSES[name].check_metric(None) is None
+    assert HARNESSES["google_benchmark"].check_metric("real_time") is None  # the default is no choice
+    assert HARNESSES["jmh"].check_metric("·gc.alloc.rate.norm") == "·gc.alloc.rate.norm"  # its reader checks it
 
 
 def test_run_measure_offers_the_registrys_formats():

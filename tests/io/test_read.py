@@ -10,7 +10,7 @@ import sys
 import numpy as np
 import pytest
 
-from perfstudy.io import COLUMNS, read_google_benchmark, read_hyperfine, read_jmh, read_pyperf
+from perfstudy.io import COLUMNS, read, read_google_benchmark, read_hyperfine, read_jmh, read_pyperf
 
 
 def _run(args, **kwargs):
@@ -195,6 +195,11 @@ def test_google_benchmark_repetitions_against_its_aggregates(google_benchmark_fi
         assert frame[frame.benchmark == name].value.mean() == pytest.approx(mean, rel=1e-9)
     cpu = read_google_benchmark(google_benchmark_file, time="cpu_time")
     assert not np.array_equal(cpu.value, frame.value) and (frame.unit == "ns").all()
+    # --metric cpu_time through read(): each repetition's own cpu_time, as the file has it
+    iterations = [r for r in raw if r["run_type"] == "iteration"]
+    chosen = read(google_benchmark_file, metric="cpu_time")
+    assert chosen.value.tolist() == [r["cpu_time"] for r in iterations] and chosen.attrs["metric"] == "cpu_time"
+    assert read(google_benchmark_file, metric="real_time").value.tolist() == [r["real_time"] for r in iterations]
 
 
 def test_google_benchmark_errors_are_not_silent():
@@ -290,6 +295,28 @@ def test_jmh_forks_iterations_and_params():
     assert (gc.value == 16.0).all() and (gc.unit == "B/op").all()
     with pytest.raises(ValueError, match="metric='gc.count': .* has no such secondary metric"):
         read_jmh([JMH_AVGT], metric="gc.count")
+
+
+def test_read_chooses_a_harness_metric_and_refuses_one_the_file_lacks(tmp_path):
+    jmh = tmp_path / "jmh.json"
+    jmh.write_text(json.dumps([JMH_AVGT]))
+    assert (read(jmh, metric="gc.alloc.rate.norm").value == 16.0).all()
+    assert read(jmh, metric="primary").value.tolist() == read_jmh([JMH_AVGT]).value.tolist()
+    with pytest.raises(ValueError, match=f"{jmh}: metric='gc.count': .* has no such secondary metric"):
+        read(jmh, metric="gc.count")
+    # hyperfine 1.20's per-run peak memory; an older file has none, and is refused saying which writes it
+    result = dict(command="sleep 0", mean=0.01, user=0.001, system=0.002, times=[0.01, 0.02, 0.03],
+                  exit_codes=[0, 0, 0], memory_usage_byte=[1_000_000, 2_000_000, 1_500_000])  # fmt: skip
+    new, old = tmp_path / "new.json", tmp_path / "old.json"
+    new.write_text(json.dumps({"results": [result]}))
+    old.write_text(json.dumps({"results": [{k: v for k, v in result.items() if k != "memory_usage_byte"}]}))
+    rss = read(new, metric="rss")
+    assert rss.value.tolist() == [1e6, 2e6, 1.5e6] and (rss.unit == "B").all()
+    assert read(new).value.tolist() == [0.01, 0.02, 0.03]
+    with pytest.raises(ValueError, match="has no memory_usage_byte, each run's peak memory, which hyperfine writes"):
+        read(old, metric="rss")
+    with pytest.raises(ValueError, match="only as each command's mean, not per run"):
+        read(new, metric="cpu")
 
 
 def test_jmh_sample_histograms_are_expanded_by_count():

@@ -45,9 +45,10 @@ def hyperfine_file(path, *, slower=0.0, names=NAMES, runs=15, rng=0) -> str:
     return str(path)
 
 
-def google_benchmark_file(path, *, slower=0.0, names=NAMES, repetitions=8, rng=0) -> str:
+def google_benchmark_file(path, *, slower=0.0, names=NAMES, repetitions=8, rng=0, cpu_slower=0.0) -> str:
     """--benchmark_out JSON with --benchmark_repetitions: each repetition a batch of one value (the mean over its
-    iterations), followed by each benchmark's aggregates, under a context block with a dated header."""
+    iterations), followed by each benchmark's aggregates, under a context block with a dated header. The first
+    benchmark's CPU time is ``cpu_slower`` slower than its real time (a change only ``--metric cpu_time`` sees)."""
     generator = np.random.default_rng(rng)
     entries = []
     for position, name in enumerate(names):
@@ -57,7 +58,7 @@ def google_benchmark_file(path, *, slower=0.0, names=NAMES, repetitions=8, rng=0
                       repetitions=repetitions, threads=1, time_unit="ns")  # fmt: skip
         for index, value in enumerate(values):
             entries.append(dict(common, run_type="iteration", repetition_index=index, iterations=100_000,
-                                real_time=value, cpu_time=value * 0.99))  # fmt: skip
+                                real_time=value, cpu_time=value * 0.99 * (1 + cpu_slower * (position == 0))))  # fmt: skip
         for aggregate, value in (("mean", np.mean(values)), ("median", np.median(values))):
             entries.append(dict(common, name=f"BM_{name}/64_{aggregate}", run_type="aggregate",
                                 aggregate_name=aggregate, iterations=repetitions, real_time=float(value),
