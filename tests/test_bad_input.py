@@ -485,6 +485,7 @@ def _valid(tmp):  # noqa: PLR0915 - one table
         "experiment.run_table.markdown_table": lambda: call(result_of("experiment.run")),
         "experiment.run_table.json_document": lambda: call(result_of("experiment.run")),
         "experiment.run_table.cleanup_said": lambda: call(result_of("experiment.run")),
+        "experiment.run_table.one_side": lambda: call(result_of("experiment.run")),
         "comparison.sign_sequence.RunningSign.current": lambda: call(RunningSign()),
         "comparison.sign_sequence.RunningSign.rounds_needed": lambda: call(RunningSign(), 0.01, limit=500),
         "comparison.sign_sequence.sign_rounds_needed": lambda: call(-0.1, 0.1, 20, 0.02, limit=1000, confidence=0.9),

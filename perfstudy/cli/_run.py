@@ -235,7 +235,8 @@ def run_command(args) -> int:
         print(f"perfstudy run: {result.failure}", file=sys.stderr)
     if not result.verdicts and result.comparison is None:
         print(
-            f"perfstudy run: stopped ({result.stopped}) before a round completed; rows in {result.path}",
+            f"perfstudy run: stopped ({result.stopped}) "
+            f"{'before a round completed' if result.rounds < 1 else 'with no benchmark judged'}; rows in {result.path}",
             file=sys.stderr,
         )
         return result.exit_status or 2

@@ -136,12 +136,15 @@ class RunResult(Result):
     def comparison(self) -> Comparison | None:
         """:func:`perfstudy.comparison._compare.compare` paired over the rounds with the run's own statistic and
         anytime-valid rule (``block="round", sequential=rule``), on the batches that ran; None when no round
-        completed. Its verdicts are the stopping rule's (:attr:`verdicts`)."""
+        completed or no benchmark ran in both versions. Its verdicts are the stopping rule's (:attr:`verdicts`)."""
         from perfstudy.comparison import compare
 
         frame = self.frame
         ok = frame[frame["exit_status"].astype(float) == 0] if len(frame) else frame
         if self.rounds < 1 or not len(ok):
+            return None
+        found = [set(ok.loc[ok["version"] == version, "benchmark"]) for version in NAMES]
+        if not found[0] & found[1]:  # no benchmark in both: nothing to compare (the run said why it stopped)
             return None
         usable = ok.assign(value=ok["value"].astype(float))
         return compare(
@@ -699,7 +702,11 @@ def _rounds(session: _Session, stop, *, started: float, next_round: int) -> tupl
         for key, (_low, _high, verdict, to_go, _sd) in state.items():
             if verdict == "inconclusive" and 0 < to_go < _FAR:
                 history.setdefault(key, []).append(len(completed) + to_go)
-        floored = _at_the_floor(finished, s.batches["template"]) or _unmeasurable(judge, ran, min_rounds, s)
+        floored = (
+            _none_in_both(finished)
+            or _at_the_floor(finished, s.batches["template"])
+            or _unmeasurable(judge, ran, min_rounds, s)
+        )
         if floored:
             return "failed", floored, None
         if len(completed) >= min_rounds:
@@ -743,6 +750,19 @@ def _rounds_left(by_rounds: int, budget, started: float, ran: int) -> int:
 #: under load), so it is judged idle and refused loaded: its work is within the shell's own noise. A loop of 2,000
 #: iterations (2 ms) is judged at either
 UNMEASURABLE = 0.1
+
+
+def _none_in_both(finished: dict) -> str:
+    """The sentence stopping a run whose round gave no benchmark in both versions (a harness's suite whose names all
+    differ between A and B), else "": no round could ever be judged."""
+    names = {version: {str(row["benchmark"]) for row in side} for version, side in finished.items()}
+    if len(names) < 2 or not all(names.values()) or set.intersection(*names.values()):
+        return ""
+    listed = "; ".join(f"{version} ran {', '.join(sorted(found)[:4])}" for version, found in sorted(names.items()))
+    return (
+        f"no benchmark ran in both versions ({listed}), so none can be compared: check that both commands run "
+        "the same suite (a benchmark's name includes its parameters and, for Go, the -cpu suffix)"
+    )
 
 
 def _unmeasurable(judge, ran: int, min_rounds: int, session) -> str:

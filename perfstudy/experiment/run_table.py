@@ -17,7 +17,7 @@ import math
 from perfstudy._lib.format import aligned, counted, p_text, with_unit
 from perfstudy._lib.units import metric_of, worded
 
-__all__ = ["text_table", "markdown_table", "json_document", "cleanup_said"]
+__all__ = ["text_table", "markdown_table", "json_document", "cleanup_said", "one_side"]
 
 #: the schema of ``perfstudy compare --format json`` (perfstudy.comparison._render), which the run's JSON keeps
 _SCHEMA = "perfstudy.compare/1"
@@ -83,14 +83,47 @@ def _measured(settings: dict) -> str:
     return f"values from each command's {measure} output" + (f" ({chosen})" if known else "") + "; "
 
 
+def one_side(result) -> dict[str, list[str]]:
+    """The benchmarks that ran in one version only (a benchmark a change adds or removes from a suite), which are
+    never compared: ``{"A": [...], "B": [...]}`` from the batches that ran.
+
+    Parameters
+    ----------
+    result : RunResult
+    """
+    if not hasattr(result, "rows"):
+        raise TypeError(f"result: expected what perfstudy.experiment.run returns, got {type(result).__name__}")
+    seen: dict[str, set] = {"A": set(), "B": set()}
+    for row in result.rows:
+        if (
+            str(row.get("version")) in seen
+            and row.get("benchmark") is not None
+            and float(row.get("exit_status", 0)) == 0
+        ):
+            seen[str(row["version"])].add(str(row["benchmark"]))
+    return {"A": sorted(seen["A"] - seen["B"]), "B": sorted(seen["B"] - seen["A"])}
+
+
+def _one_side_said(result) -> str:
+    """The sentence under the table naming the benchmarks of one version only, or ""."""
+    alone = one_side(result)
+    said = [f"{counted(len(names), 'benchmark')} ran in {version} only ({', '.join(names[:6])}"
+            f"{' ...' if len(names) > 6 else ''})" for version, names in alone.items() if names]  # fmt: skip
+    return f" Not compared: {'; '.join(said)}." if said else ""
+
+
 def _footer(result) -> str:
     settings = result.settings
     how = _rule(settings).how
     threshold = settings.get("threshold", 0.0)
-    return _measured(settings) + (
-        f"{result.rounds} round{'s' if result.rounds != 1 else ''} of A and B{' run side by side (duet)' if settings.get('duet') else ', interleaved'}; "
-        f"{how}, valid at every round; p adjusted (holm) over {len(result.verdicts)} benchmark"
-        f"{'s' if len(result.verdicts) != 1 else ''}; a change within ±{100 * threshold:g}% is no change."
+    return (
+        _measured(settings)
+        + (
+            f"{result.rounds} round{'s' if result.rounds != 1 else ''} of A and B{' run side by side (duet)' if settings.get('duet') else ', interleaved'}; "
+            f"{how}, valid at every round; p adjusted (holm) over {len(result.verdicts)} benchmark"
+            f"{'s' if len(result.verdicts) != 1 else ''}; a change within ±{100 * threshold:g}% is no change."
+        )
+        + _one_side_said(result)
     )
 
 
@@ -240,8 +273,8 @@ def json_document(result) -> dict:
         correction="holm",
         cluster="round",
         labels={"a": "A", "b": "B"},
-        only_a=[],
-        only_b=[],
+        only_a=one_side(result)["A"],
+        only_b=one_side(result)["B"],
         dropped=0,
         warmup_dropped=warmup,
         benchmarks=benchmarks,

@@ -592,3 +592,36 @@ def test_output_that_is_not_the_harnesss_says_its_command_exited_0():
         "('BenchmarkName N value unit ...')"
     )
     assert ".out" not in result.failure and "exited with status" not in result.failure
+
+
+_SUITE = """
+import random, sys
+for name in sys.argv[1].split(","):
+    print(f"Benchmark{name}-2 1000 {1000 * random.lognormvariate(0, 0.01):.1f} ns/op")
+"""
+
+
+def test_a_benchmark_of_one_version_only_is_named_and_a_suite_with_none_in_both_stops(tmp_path, capsys):
+    """A suite whose B adds a benchmark and drops another: the one in both is judged, and the table and the JSON name
+    the two that were not compared (they used to vanish). With no benchmark in both, the run stops after its first
+    round saying so, and exits 2 (it used to end in a traceback after every round it was allowed)."""
+    script = tmp_path / "suite.py"
+    script.write_text(_SUITE)
+    options = ["--measure", "go", "--values", "1", "--warmup", "0", "--max-rounds", "5", "--no-progress"]
+    a, b = f"{PYTHON} -S {script} Parse,Render", f"{PYTHON} -S {script} Parse,Write"
+    assert main(["run", "--a", a, "--b", b, *options, "--out", str(tmp_path / "r.csv")]) == 0
+    out = capsys.readouterr().out
+    assert (
+        "Parse-2" in out
+        and "Not compared: 1 benchmark ran in A only (Render-2); 1 benchmark ran in B only (Write-2)." in out
+    )
+    assert "Not compared: 1 benchmark ran in A only (Render-2)" in (tmp_path / "r.csv.md").read_text()
+    assert main(["run", "--a", a, "--b", b, *options, "--out", str(tmp_path / "j.csv"), "--format", "json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert (document["only_a"], document["only_b"]) == (["Render-2"], ["Write-2"])
+    assert [row["benchmark"] for row in document["benchmarks"]] == ["Parse-2"]
+    a, b = f"{PYTHON} -S {script} Render", f"{PYTHON} -S {script} Write"
+    assert main(["run", "--a", a, "--b", b, *options, "--out", str(tmp_path / "n.csv")]) == 2
+    err = capsys.readouterr().err
+    assert "no benchmark ran in both versions (A ran Render-2; B ran Write-2)" in err and "Traceback" not in err
+    assert len(read_run(tmp_path / "n.csv").frame) == 2  # one round: it stopped at the first
