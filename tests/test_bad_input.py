@@ -445,6 +445,22 @@ def _valid(tmp):  # noqa: PLR0915 - one table
             ["c0", "c1"], "sleep 0.005 # {commit}", threshold=0.5, max_rounds=6, progress=False
         ),
         "experiment.bisection.step_confidence": lambda: call(0.95, 10),
+        "experiment.worktrees.commit_hash": lambda: call("HEAD", "head", _git_repo(tmp)),
+        "experiment.worktrees.fill": lambda: call("cd {worktree} && ./b {commit}", {"commit": "c", "worktree": "/w"}),
+        "experiment.worktrees.per_version": lambda: call(
+            RunSettings(prepare="echo {commit}"), {"commit": "a"}, {"commit": "b"}
+        ),  # fmt: skip
+        "experiment.worktrees.run_commits": lambda: call(
+            "HEAD",
+            "HEAD",
+            "sh {worktree}/b.sh",
+            repository=_git_repo(tmp),
+            min_rounds=2,
+            max_rounds=2,
+            values=1,
+            warmup=0,
+            progress=False,
+        ),
         "experiment.bisection.Bisection.format": lambda: call(_bisection(), "markdown"),
         "experiment.bisection.Bisection.to_frame": lambda: call(_bisection()),
         "experiment.bisection.Bisection.to_json": lambda: call(_bisection()),
@@ -850,6 +866,20 @@ def _readme_file(tmp) -> str:
     return str(path)
 
 
+def _git_repo(tmp) -> str:
+    """A repository of one commit whose benchmark is a shell script, for run_commits (an A/A of that commit)."""
+    import subprocess
+
+    folder = tmp / "repo"
+    if (folder / ".git").is_dir():
+        return str(folder)
+    folder.mkdir()
+    (folder / "b.sh").write_text("sleep 0.005\n")
+    for step in (["init", "-q"], ["add", "."], ["-c", "user.email=a@b", "-c", "user.name=t", "commit", "-qm", "b"]):
+        subprocess.run(["git", "-C", str(folder), *step], check=True, capture_output=True)
+    return str(folder)
+
+
 def _bisection():
     from perfstudy.experiment.bisection import Bisection
 
@@ -1095,6 +1125,7 @@ SLOW_WALKS = (
     "studies.bakshy2015_figures.plot_interval_methods",
     "studies.bakshy2015_figures.plot_variance_split",
     "experiment.bisection.bisect",
+    "experiment.worktrees.run_commits",
 )
 
 

@@ -147,7 +147,9 @@ def _commits(args) -> list[str]:
         raise ValueError("--commits: missing; give --commits FILE, or --good and --bad inside a git repository")
     # fixed to hashes once, before anything runs: a name such as HEAD~9, read again after a step checked a commit
     # out, would name another commit at every step
-    good, bad = _git_hash("--good", args.good), _git_hash("--bad", args.bad)
+    from perfstudy.experiment.worktrees import commit_hash
+
+    good, bad = commit_hash(args.good, "--good"), commit_hash(args.bad, "--bad")
     listed = subprocess.run(
         ["git", "rev-list", "--reverse", "--ancestry-path", f"{good}..{bad}"],
         capture_output=True,
@@ -161,16 +163,6 @@ def _commits(args) -> list[str]:
     if not between:
         raise ValueError(f"--good {args.good} --bad {args.bad}: {args.bad} does not descend from {args.good}")
     return [good, *between]
-
-
-def _git_hash(option: str, name: str) -> str:
-    """The commit ``name`` names now, as its full hash."""
-    found = subprocess.run(
-        ["git", "rev-parse", "--verify", "--quiet", f"{name}^{{commit}}"], capture_output=True, text=True, check=False
-    )
-    if found.returncode != 0 or not found.stdout.strip():
-        raise ValueError(f"{option} {name}: not a commit of the git repository here")
-    return found.stdout.strip()
 
 
 def bisect_command(args) -> int:

@@ -33,6 +33,21 @@ def add_parser(commands) -> None:
     )
     experiment.add_argument("--b", metavar="CMD", help="version B's command")
     experiment.add_argument(
+        "--base",
+        metavar="REV",
+        help="inside a git repository, instead of --a and --b: the base commit (A), checked out into a worktree of its "
+        "own, built once by --setup there, and run by --command (default: none; --a and --b)",
+    )
+    experiment.add_argument("--head", metavar="REV", help="with --base: the head commit (B) (default: none)")
+    experiment.add_argument(
+        "--command",
+        dest="template",  # args.command is the verb
+        metavar="TEMPLATE",
+        help="with --base and --head: the benchmark's command, {commit} each commit's hash and {worktree} the folder "
+        "it is checked out in (cd {worktree} && go test -bench . -count 1); --setup is then the build, run once per "
+        "commit in its worktree before any round and outside every measurement (default: none)",
+    )
+    experiment.add_argument(
         "--parameter-list",
         nargs=2,
         metavar=("NAME", "VALUES"),
@@ -196,6 +211,10 @@ def run_command(args) -> int:
             plan = plan_rounds(args.plan, threshold=settings.threshold, confidence=settings.confidence)
             print(format_plan(plan))
             return 0
+        from perfstudy.cli._run_commits import commits_given, run_commits_from
+
+        if commits_given(args):
+            return _print_run(run_commits_from(args, settings), args)
         if args.resume and args.parameter_list is None and args.a is None and args.b is None:
             args.a, args.b = _resumed_commands(args.out)  # --help: resume continues "with its commands"
         for option, command in (("--a", args.a), ("--b", args.b)):
@@ -231,6 +250,11 @@ def run_command(args) -> int:
         return 2
     if args.parameter_list is not None:
         return _parameter_output(result, args)
+    return _print_run(result, args)
+
+
+def _print_run(result, args) -> int:
+    """A run as the options ask (table, Markdown or JSON), its warnings again beside the verdict; the exit status."""
     if result.failure:
         print(f"perfstudy run: {result.failure}", file=sys.stderr)
     if not result.verdicts and result.comparison is None:

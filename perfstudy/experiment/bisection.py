@@ -37,7 +37,7 @@ from perfstudy._lib.format import aligned, markdown_rows
 from perfstudy._lib.result import Result
 from perfstudy.experiment._judge import _Stop
 from perfstudy.experiment.bisect_settings import BisectSettings
-from perfstudy.experiment.settings import RunSettings
+from perfstudy.experiment.worktrees import fill, per_version
 
 __all__ = ["Bisection", "bisect", "step_confidence"]
 
@@ -360,22 +360,6 @@ def _checked(commits, command) -> tuple[list[str], str]:
     return commits, command
 
 
-def _substitute(template: str, commit: str) -> str:
-    return template.replace("{commit}", commit)
-
-
-def _hooks(settings: RunSettings, good: str, commit: str) -> RunSettings:
-    """A step's run settings with each hook's ``{commit}`` filled in per version: the good commit for A, the step's
-    for B (the run sets ``PERFSTUDY_VERSION`` for its hooks, and the shell chooses by it)."""
-    filled = {}
-    for hook in ("prepare", "setup", "cleanup"):
-        text = getattr(settings, hook)
-        if isinstance(text, str) and "{commit}" in text:
-            a, b = _substitute(text, good), _substitute(text, commit)
-            filled[hook] = f'if [ "$PERFSTUDY_VERSION" = A ]; then ({a}\n); else ({b}\n); fi'
-    return settings.replace(**filled) if filled else settings
-
-
 def bisect(
     commits,
     command: str,
@@ -460,11 +444,11 @@ def bisect(
             return step
         began = time.monotonic()
         result = run(
-            _substitute(command, good),
-            _substitute(command, commit),
+            fill(command, {"commit": good}),
+            fill(command, {"commit": commit}),
             seed=None if seed is None else seed + len(steps),
             progress=progress,
-            settings=_hooks(s.step(level), good, commit).replace(name="bisect"),
+            settings=per_version(s.step(level), {"commit": good}, {"commit": commit}).replace(name="bisect"),
         )
         verdict = result.verdicts[0] if result.verdicts else {}
         step = dict(

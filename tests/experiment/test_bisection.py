@@ -295,7 +295,7 @@ def test_good_and_bad_are_fixed_to_hashes_before_anything_runs(tmp_path, monkeyp
     repo, hashes = _git_repository(tmp_path, ["0.010"] * 4)
     monkeypatch.chdir(repo)
     assert _commits(argparse.Namespace(commits=None, good="HEAD~3", bad="HEAD")) == hashes
-    with pytest.raises(ValueError, match="--good nosuch: not a commit of the git repository here"):
+    with pytest.raises(ValueError, match="--good nosuch: not a commit of the git repository at "):
         _commits(argparse.Namespace(commits=None, good="nosuch", bad="HEAD"))
 
 
