@@ -205,16 +205,16 @@ def run_command(args) -> int:
             cleanup=args.cleanup,
             spelling="cli",
         )
+        from perfstudy.cli._run_commits import commits_given, run_commits_from
+
+        if commits_given(args):  # before --plan, which it refuses
+            return _print_run(run_commits_from(args, settings), args)
         if args.plan is not None:
             from perfstudy.experiment.plan import format_plan, plan_rounds
 
             plan = plan_rounds(args.plan, threshold=settings.threshold, confidence=settings.confidence)
             print(format_plan(plan))
             return 0
-        from perfstudy.cli._run_commits import commits_given, run_commits_from
-
-        if commits_given(args):
-            return _print_run(run_commits_from(args, settings), args)
         if args.resume and args.parameter_list is None and args.a is None and args.b is None:
             args.a, args.b = _resumed_commands(args.out)  # --help: resume continues "with its commands"
         for option, command in (("--a", args.a), ("--b", args.b)):

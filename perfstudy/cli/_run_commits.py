@@ -40,5 +40,5 @@ def run_commits_from(args, settings):
     with warning_lines("run"):  # the machine's warnings as they are found: before round 1
         return run_commits(
             args.base, args.head, args.template, settings=settings, out=args.out, seed=args.seed,
-            progress=not args.no_progress,
+            ignore_failures=args.ignore_failures, progress=not args.no_progress,
         )  # fmt: skip

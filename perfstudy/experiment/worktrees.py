@@ -150,6 +150,7 @@ def run_commits(
     repository: str | os.PathLike = ".",
     out=None,
     seed: int | None = None,
+    ignore_failures: bool = False,
     progress: bool = True,
     settings: RunSettings | None = None,
     **keywords,
@@ -169,7 +170,7 @@ def run_commits(
         would run the same thing.
     repository : str or path
         A folder inside the git repository (default: this one).
-    out, seed, progress
+    out, seed, ignore_failures, progress
         As :func:`perfstudy.experiment.run` takes them. A run of two commits is not resumed: its worktrees are gone.
     settings : RunSettings, optional
         The run's settings; its ``setup`` is the build, run once per commit through the shell in its worktree before
@@ -228,6 +229,7 @@ def run_commits(
             fill(command, values["head"]),
             out=out,
             seed=seed,
+            ignore_failures=ignore_failures,
             progress=progress,
             settings=steps,
         )

@@ -86,6 +86,7 @@ def test_two_commits_are_built_once_each_and_the_slower_one_is_found(repo, tmp_p
         (["--base", "HEAD~1", "--head", "HEAD", "--command", "./bench"], "neither {commit} nor {worktree} in it"),
         (["--base", "HEAD~1", "--head", "HEAD"], "--base: give --command too"),
         (["--base", "HEAD~1", "--head", "HEAD", "--command", "{worktree}/bench", "--a", "x"], "drop --a"),
+        (["--base", "HEAD~1", "--head", "HEAD", "--command", "{worktree}/bench", "--plan", "p.csv"], "drop --plan"),
         (
             ["--base", "HEAD~1", "--head", "HEAD", "--command", "{worktree}/bench", "--setup", "cc -DWORK=1 missing.c"],
             "the build of base",
@@ -106,7 +107,7 @@ def test_two_commits_are_built_once_each_and_the_slower_one_is_found(repo, tmp_p
             "its output is not go benchmark data",
         ),
     ],
-    ids=["no-commit", "no-placeholder", "no-command", "with-a", "build-fails", "prints-nothing"],
+    ids=["no-commit", "no-placeholder", "no-command", "with-a", "with-plan", "build-fails", "prints-nothing"],
 )
 def test_bad_input_is_refused_by_name_and_leaves_nothing_behind(repo, tmp_path, capsys, options, said):
     out = tmp_path / "bad.csv"
@@ -130,3 +131,18 @@ def test_the_library_fills_each_versions_placeholders(repo):
         commit_hash("HEAD", "head", repository="/")
     with pytest.raises(ValueError, match="command='./bench': neither"):
         run_commits("HEAD", "HEAD", "./bench", progress=False)
+
+
+def test_ignore_failures_reaches_the_run_of_two_commits(repo, tmp_path):
+    """Without a build there is no bench: each batch fails (status 7). The run stops at the first failure, or with
+    --ignore-failures records every round's failed batches and goes on (the option used to be dropped unsaid)."""
+    failing = "test -e {worktree}/bench || exit 7"
+    options = ["--base", "HEAD~1", "--head", "HEAD", "--command", failing, "--no-progress", "--values", "1",
+               "--warmup", "0", "--min-rounds", "2", "--max-rounds", "3"]  # fmt: skip
+    stopped = main(["run", *options, "--out", str(tmp_path / "stop.csv")])
+    went_on = main(["run", *options, "--ignore-failures", "--out", str(tmp_path / "on.csv")])
+    # the failing command's own status; with every batch failed no round completed, which exits 2
+    assert (stopped, went_on) == (7, 2)
+    rows = [len((tmp_path / name).read_text().splitlines()) - 1 for name in ("stop.csv", "on.csv")]
+    assert rows == [1, 6], rows  # one failed batch, against three rounds of two
+    assert _left(repo, tmp_path) == (1, [])
