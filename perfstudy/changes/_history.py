@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from perfstudy._lib.checks import check_executor, check_int, said
+from perfstudy._lib.checks import check_executor, check_int
 from perfstudy._lib.parallel import map_tasks
 from perfstudy._lib.result import Result
 from perfstudy._lib.types import Executor
@@ -25,6 +25,7 @@ from perfstudy.changes._measurements import _measurements, _order
 from perfstudy.changes._power import _commits_after, _commits_for_change, _commits_needed, noise_between_commits
 from perfstudy.changes._settings import DEFAULT_WIDTHS, HistorySettings
 from perfstudy.comparison import adjust_p_values
+from perfstudy.io.harnesses import refuse_chosen_metric
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -371,11 +372,11 @@ def history(
         dropna=dropna,
     )
     settings = HistorySettings.one_source(settings, given, defaults=True)
-    if settings.metric is not None:
-        raise ValueError(
-            f"{said(settings.option('metric'), settings.metric)}: a harness's metric is chosen when its files are read "
-            "(read_history(path, metric=...)); a frame's values are its value column"
-        )
+    refuse_chosen_metric(
+        settings.option("metric"),
+        settings.metric,
+        "a frame (its value column; read_history(path, metric=...) chooses it)",
+    )
     check_executor(executor)
     frame, notes = _measurements(data, settings)
     fdr, threshold, confidence = settings.fdr, float(settings.threshold), float(settings.confidence)

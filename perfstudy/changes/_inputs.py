@@ -13,11 +13,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from perfstudy._lib.checks import said
 from perfstudy._lib.csv_end import check_csv_end
 from perfstudy.changes._settings import HistorySettings, parse_times
 from perfstudy.experiment import is_run_file, read_run
 from perfstudy.io import MalformedFileError, detect_format, harness, read
+from perfstudy.io.harnesses import refuse_chosen_metric
 
 __all__ = ["read_history"]
 
@@ -75,15 +75,6 @@ def _tidy(frame: pd.DataFrame, where: str, settings: HistorySettings) -> pd.Data
     return out
 
 
-def _no_metric(settings: HistorySettings, what: str) -> None:
-    """A harness's metric is chosen as its files are read: refused by name for what has its values already."""
-    if settings.metric is not None:
-        raise ValueError(
-            f"{said(settings.option('metric'), settings.metric)}: chooses among a harness's metrics as its files are "
-            f"read; {what} holds its values already, so leave it out"
-        )
-
-
 def _not_tidy(settings: HistorySettings, what: str) -> None:
     """A column option applies to a tidy file only: refused by name elsewhere rather than ignored."""
     plain = HistorySettings()
@@ -119,7 +110,7 @@ def _run_rows(path: Path, commit=None) -> pd.DataFrame:
 
 def _harness(path: Path, commit, settings: HistorySettings) -> pd.DataFrame:
     if is_run_file(path):
-        _no_metric(settings, "a run's file")
+        refuse_chosen_metric(settings.option("metric"), settings.metric, "a run's file")
         return _run_rows(path, commit)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # a value left out with dropna is counted in attrs["dropped"]
@@ -287,7 +278,7 @@ def read_history(path, manifest=None, *, settings: HistorySettings | None = None
     if path.is_file():
         if is_run_file(path):
             _not_tidy(settings, "a run's file")
-            _no_metric(settings, "a run's file")
+            refuse_chosen_metric(settings.option("metric"), settings.metric, "a run's file")
             frame = _run_rows(path)
             frame.attrs["order"] = "rows"
             return frame
@@ -295,7 +286,9 @@ def read_history(path, manifest=None, *, settings: HistorySettings | None = None
             raise MalformedFileError(f"{path}: an empty file (0 bytes); expected a CSV with a header row")
         kind = detect_format(path) if path.suffix.lower() not in (".csv", ".parquet") else path.suffix[1:].lower()
         if kind in ("csv", "parquet"):
-            _no_metric(settings, "a tidy file (its --value column)" if settings.spelling == "cli" else "a tidy file")
+            refuse_chosen_metric(
+                settings.option("metric"), settings.metric, f"a tidy file (its {settings.option('value')} column)"
+            )
             frame = _tidy(_table(path, kind), str(path), settings)
         else:
             raise ValueError(

@@ -14,6 +14,7 @@ from perfstudy._lib.checks import check_bool, check_coverage, check_int, check_r
 from perfstudy._lib.defaults import default
 from perfstudy._lib.result import Result
 from perfstudy._lib.spelling import Spelled
+from perfstudy.io.harnesses import check_metric_name
 
 __all__ = ["HistorySettings", "parse_times"]
 
@@ -109,8 +110,7 @@ class HistorySettings(Spelled, Result):
         set_(self, "timestamp", _column(name("timestamp"), self.timestamp, optional=True))
         set_(self, "unit", _column(name("unit"), self.unit, optional=True))
         set_(self, "dropna", check_bool(name("dropna"), self.dropna))
-        if self.metric is not None and (not isinstance(self.metric, str) or not self.metric.strip()):
-            raise TypeError(f"{said(name('metric'), self.metric)}: expected a harness's metric's name, or None")
+        check_metric_name(name("metric"), self.metric)
         fdr = check_real(name("fdr"), self.fdr, positive=True)
         if fdr >= 1:
             raise ValueError(f"{said(name('fdr'), fdr)}: expected a rate in (0, 1), such as 0.05")

@@ -271,11 +271,11 @@ def _run_file(args, settings, said: list):
             f"{args.base} is a perfstudy run's file: its versions are A and B as its record says; drop --by and "
             "--a-version"
         )
-    if args.metric is not None:
-        raise ValueError(
-            f"--metric {args.metric}: {args.base} is a perfstudy run's file, whose metrics are benchmarks of their "
-            "own (NAME:cpu, NAME:rss, as its run measured them); drop --metric"
-        )
+    from perfstudy.io.harnesses import refuse_chosen_metric
+
+    refuse_chosen_metric(
+        "--metric", args.metric, f"{args.base}, a perfstudy run's file (NAME:cpu, NAME:rss are its metrics)"
+    )
     run_file = read_run(args.base)
     if run_file.failed_rows:
         print(f"perfstudy compare: {run_file.failed_rows} rows of failed batches left out", file=sys.stderr)

@@ -69,6 +69,7 @@ from perfstudy.comparison._render import Report, _html, render
 from perfstudy.comparison._suite import verdict
 from perfstudy.comparison.running import RuleName
 from perfstudy.comparison.settings import CompareSettings
+from perfstudy.io.harnesses import refuse_chosen_metric
 
 __all__ = [
     "STATISTICS",
@@ -311,11 +312,7 @@ def compare(
         trust_one_process=trust_one_process,
     )
     s = CompareSettings.one_source(settings, keywords, defaults=True)
-    if s.metric is not None:
-        raise ValueError(
-            f"{said(s.option('metric'), s.metric)}: a harness's metric is chosen when its file is read "
-            "(perfstudy.io.read(path, metric=...), or compare_files); a frame's values are its value column"
-        )
+    refuse_chosen_metric(s.option("metric"), s.metric, "a frame (its value column; read(path, metric=...) chooses it)")
     check_executor(executor)
     by, value, cluster, block = s.by, s.value, s.cluster, s.block
     for name in ("by", "value", "cluster") + (("block",) if block else ()):

@@ -23,6 +23,7 @@ from perfstudy._lib.result import Result
 from perfstudy._lib.spelling import Spelled
 from perfstudy.comparison._intervals import BLOCK_STATISTICS, CORRECTIONS, SEQUENTIAL_RULES, STATISTICS
 from perfstudy.comparison.running import RuleName
+from perfstudy.io.harnesses import check_metric_name
 
 __all__ = ["CompareSettings", "OPTIONS"]
 
@@ -123,8 +124,7 @@ sequential, trust_one_process, metric, spelling
         set_(self, "checks", check_bool(option("checks"), self.checks))
         set_(self, "sequential", _check_sequential(option("sequential"), self.sequential))
         set_(self, "trust_one_process", check_bool(option("trust_one_process"), self.trust_one_process))
-        if self.metric is not None and (not isinstance(self.metric, str) or not self.metric.strip()):
-            raise TypeError(f"{said(option('metric'), self.metric)}: expected a harness's metric's name, or None")
+        check_metric_name(option("metric"), self.metric)
         self._check_together()
 
     def _check_together(self) -> None:

@@ -53,6 +53,7 @@ UNREADABLE = 65
 UNREADABLE_SAID = "its command exited 0, but its output is not"
 
 __all__ = [
+    "harness_metric",
     "Batch",
     "BatchResult",
     "time_batch",
@@ -517,6 +518,21 @@ def _shell_startup(runs: int = 30) -> tuple[float, float]:
     return float(walls[len(walls) // 2]), float(cpus[len(cpus) // 2])
 
 
+def harness_metric(metrics) -> str | None:
+    """With ``measure`` a format, the harness's metric that a run's ``metric`` names: None (the harness's own
+    default) for the run's default ``("wall",)``, else its one name.
+
+    Parameters
+    ----------
+    metrics : sequence of str
+        The run's ``metric``.
+    """
+    names = tuple(metrics) if isinstance(metrics, (list, tuple)) else ()
+    if not names or not all(isinstance(n, str) for n in names):
+        raise TypeError(f"metrics={metrics!r}: expected the run's metric names")
+    return None if names == ("wall",) else names[0]
+
+
 def _parsed(output: bytes, measure: str, metric: str | None = None) -> list[dict]:
     """The benchmarks a run printed, read by :func:`perfstudy.io.read` (``metric``: the harness's metric, None its
     default): one dict per value."""
@@ -664,7 +680,7 @@ class _BatchState:
             ]
         else:
             try:
-                found = _parsed(ran.output, batch.measure, None if batch.metrics == ("wall",) else batch.metrics[0])
+                found = _parsed(ran.output, batch.measure, harness_metric(batch.metrics))
             except (ValueError, OSError) as error:
                 self.status, self.stderr = UNREADABLE, f"{UNREADABLE_SAID} {batch.measure} benchmark data: {error}"
                 return False

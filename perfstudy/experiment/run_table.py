@@ -75,11 +75,12 @@ def _measured(settings: dict) -> str:
     measure = settings.get("measure", "time")
     if measure == "time":
         return ""
+    from perfstudy.experiment.batches import harness_metric
     from perfstudy.io.harnesses import HARNESSES
 
-    metric = list(settings.get("metric") or ["wall"])[0]
     known = HARNESSES[measure].metrics if measure in HARNESSES else ()
-    chosen = known[0] if metric == "wall" and known else metric
+    named = harness_metric(settings.get("metric") or ("wall",))
+    chosen = named if named is not None else (known[0] if known else "")
     return f"values from each command's {measure} output" + (f" ({chosen})" if known else "") + "; "
 
 
@@ -265,6 +266,7 @@ def json_document(result) -> dict:
     warmup = sum(  # as the comparison of the file counts them: of the batches that ran
         1 for row in result.rows if _true(row.get("warmup")) and float(row.get("exit_status", 0)) == 0
     )
+    alone = one_side(result)
     return dict(
         schema=_SCHEMA,
         statistic=settings.get("statistic", "mean"),
@@ -273,8 +275,8 @@ def json_document(result) -> dict:
         correction="holm",
         cluster="round",
         labels={"a": "A", "b": "B"},
-        only_a=one_side(result)["A"],
-        only_b=one_side(result)["B"],
+        only_a=alone["A"],
+        only_b=alone["B"],
         dropped=0,
         warmup_dropped=warmup,
         benchmarks=benchmarks,

@@ -367,7 +367,7 @@ def _check_metric(name: str, value) -> tuple[str, ...]:
 def _check_metric_measured(settings: RunSettings) -> None:
     """The metrics for what is measured: of a command's process (:data:`METRICS`) with ``measure="time"``; one of
     the harness's own (:meth:`perfstudy.io.Harness.check_metric`) with ``measure`` a format."""
-    from perfstudy.experiment.batches import METRICS
+    from perfstudy.experiment.batches import METRICS, harness_metric
 
     metric, name = settings.metric, settings.option("metric")
     if settings.measure == "time":
@@ -378,7 +378,7 @@ def _check_metric_measured(settings: RunSettings) -> None:
                 f"(a harness's metric is read from its output, with {settings.option('measure')} FORMAT)"
             )
         return
-    if metric == ("wall",):
+    if harness_metric(metric) is None:
         return  # the default: the harness's own
     if len(metric) > 1:
         raise ValueError(

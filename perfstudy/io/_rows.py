@@ -16,6 +16,7 @@ import numpy as np
 from perfstudy._lib.checks import check_allocation
 from perfstudy.io._json import MalformedFileError, _entries, _mapping, _read_json, _reader, _require, _sequence
 from perfstudy.io.columns import FileColumns, _measured, _measured_rows
+from perfstudy.io.harnesses import HARNESSES
 
 
 def hyperfine_rows(data, *, metric: str = "wall") -> tuple[list[dict], list[str], dict]:
@@ -250,13 +251,13 @@ def _pyperf_columns(source, *, dropna: bool = False) -> FileColumns:
     return _measured(columns, {"tool": "pyperf", "metadata": suite_meta}, dropna)
 
 
-@_reader("hyperfine", metric=("wall", "rss"))
+@_reader("hyperfine", metric=HARNESSES["hyperfine"].metrics)
 def _hyperfine_columns(source, *, metric: str = "wall", dropna: bool = False) -> FileColumns:
     """:func:`read_hyperfine`'s measurements as columns."""
     return _measured_rows(*hyperfine_rows(_read_json(source, "hyperfine"), metric=metric), dropna)
 
 
-@_reader("Google Benchmark", metric=("real_time", "cpu_time"), errors=("raise", "drop"))
+@_reader("Google Benchmark", metric=HARNESSES["google_benchmark"].metrics, errors=("raise", "drop"))
 def _google_benchmark_columns(
     source, *, metric: str = "real_time", errors: str = "raise", dropna: bool = False
 ) -> FileColumns:

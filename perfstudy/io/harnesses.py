@@ -20,7 +20,17 @@ from typing import Any, Literal, get_args
 
 from perfstudy._lib.result import Result
 
-__all__ = ["Harness", "HARNESSES", "Format", "FORMATS", "MEASURED_FORMATS", "harness", "harness_metrics"]
+__all__ = [
+    "Harness",
+    "HARNESSES",
+    "Format",
+    "FORMATS",
+    "MEASURED_FORMATS",
+    "harness",
+    "harness_metrics",
+    "check_metric_name",
+    "refuse_chosen_metric",
+]
 
 
 def _first(items) -> dict | None:
@@ -98,10 +108,8 @@ class Harness(Result):
         """
         from perfstudy._lib.checks import said
 
-        if metric is None or (self.metrics and metric == self.metrics[0]):
+        if check_metric_name(option, metric) is None or (self.metrics and metric == self.metrics[0]):
             return None
-        if not isinstance(metric, str) or not metric.strip():
-            raise TypeError(f"{said(option, metric)}: expected a metric's name")
         if metric in self.metrics or self.other_metrics:
             return metric
         note = f"; {self.metric_note}" if self.metric_note else ""
@@ -286,3 +294,40 @@ def harness_metrics() -> str:
         if h.metrics
     )
     return f"the first of each is its default; {listed}".replace("%", "%%")
+
+
+def check_metric_name(option: str, metric) -> str | None:
+    """``metric`` if it is None or a metric's name (text that is not blank); a TypeError naming ``option`` otherwise.
+
+    Parameters
+    ----------
+    option : str
+        The setting as the user writes it (``metric``, ``--metric``).
+    metric : str or None
+    """
+    from perfstudy._lib.checks import said
+
+    if metric is not None and (not isinstance(metric, str) or not metric.strip()):
+        raise TypeError(f"{said(option, metric)}: expected a harness's metric's name, or None")
+    return metric
+
+
+def refuse_chosen_metric(option: str, metric, what: str) -> None:
+    """A harness's metric is chosen as its files are read: a ValueError naming ``option`` where ``metric`` is given
+    for ``what``, whose values were chosen already (a frame, a tidy file, a run's file); nothing for None.
+
+    Parameters
+    ----------
+    option : str
+        The setting as the user writes it (``metric``, ``--metric``).
+    metric : str or None
+    what : str
+        What was given instead of a harness's files, as the message says it.
+    """
+    from perfstudy._lib.checks import said
+
+    if metric is not None:
+        raise ValueError(
+            f"{said(option, metric)}: a harness's metric is chosen as its files are read; {what} holds its values "
+            "already, so leave it out"
+        )

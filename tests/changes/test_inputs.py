@@ -138,8 +138,14 @@ def test_metric_reads_each_files_chosen_metric_and_is_refused_where_values_are_c
     tidy = tmp_path / "tidy.csv"
     pd.DataFrame({"commit": ["a", "b"], "value": [1.0, 2.0]}).to_csv(tidy, index=False)
     assert main(["history", str(tidy), "--metric", "cpu_time"]) == 2
-    assert "--metric cpu_time: chooses among a harness's metrics" in capsys.readouterr().err
-    with pytest.raises(ValueError, match="metric='cpu_time': a harness's metric is chosen when its files are read"):
+    assert (
+        "--metric cpu_time: a harness's metric is chosen as its files are read; a tidy file (its --value column)"
+        in (capsys.readouterr().err)
+    )
+    with pytest.raises(
+        ValueError,
+        match=r"metric='cpu_time': a harness's metric is chosen as its files are read; a frame \(its value column; read_history",
+    ):
         history(pd.read_csv(tidy), settings=HistorySettings(metric="cpu_time"))
 
 

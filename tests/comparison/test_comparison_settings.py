@@ -130,7 +130,10 @@ def test_two_files_refuse_what_the_files_decide_and_take_the_rest(tmp_path):
 
 def test_a_frame_refuses_a_harness_metric_its_values_were_chosen_when_read():
     frame = pd.DataFrame({"version": ["a", "b"] * 4, "batch": np.repeat(range(4), 2), "value": 1.0})
-    with pytest.raises(ValueError, match=r"metric='cpu_time': a harness's metric is chosen when its file is read"):
+    with pytest.raises(
+        ValueError,
+        match=r"metric='cpu_time': a harness's metric is chosen as its files are read; a frame \(its value column; read\(path",
+    ):
         compare(frame, settings=CompareSettings(metric="cpu_time"))
 
 

@@ -118,3 +118,14 @@ def test_a_new_format_is_one_record(tmp_path, monkeypatch):
     path.write_text(json.dumps({"toy": {"x": [1.0, -2.0, 3.0]}}))
     with pytest.raises(ValueError, match="1 negative value"):
         read(path)
+
+
+def test_a_metric_given_where_values_are_chosen_is_refused_in_the_users_words():
+    from perfstudy.io.harnesses import check_metric_name, refuse_chosen_metric
+
+    refuse_chosen_metric("metric", None, "a frame")  # nothing given, nothing said
+    with pytest.raises(ValueError, match=r"^--metric rss: a harness's metric is chosen as its files are read; a run's"):
+        refuse_chosen_metric("--metric", "rss", "a run's file")
+    assert check_metric_name("metric", None) is None and check_metric_name("metric", "rss") == "rss"
+    with pytest.raises(TypeError, match=r"^--metric ' ': expected a harness's metric's name"):
+        check_metric_name("--metric", " ")
