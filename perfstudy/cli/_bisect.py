@@ -7,8 +7,10 @@ import sys
 from pathlib import Path
 
 from perfstudy._lib.defaults import default, shown
+from perfstudy.cli import _common
 from perfstudy.cli._common import format_option, in_help, in_options, one_line as _one_line, warning_lines
 from perfstudy.comparison.running import RULES, rules_help
+from perfstudy.io.harnesses import MEASURED_FORMATS, harness_metrics
 
 #: the library's argument names as the command line spells them: the settings' own (BisectSettings.OPTIONS) and
 #: the arguments of bisect() that are no setting
@@ -88,10 +90,18 @@ def add_parser(commands) -> None:
         help=f"the anytime-valid rule: {rules_help()} (default {shown('run', 'rule')})",
     )
     steps.add_argument(
+        "--measure",
+        default=None,
+        choices=("time", *MEASURED_FORMATS),
+        help="time (the command's wall-clock time, default) or the format the command prints; a bisect then "
+        "follows the one benchmark --benchmark names",
+    )
+    _common.benchmark_option(steps)
+    steps.add_argument(
         "--metric",
         default=None,
-        choices=("wall", "cpu", "rss"),
-        help="what is judged: wall (default), cpu or rss; a bisect follows one",
+        help="what is judged: wall (default), cpu or rss; with --measure FORMAT, one metric of the harness's "
+        f"output: {harness_metrics()}; a bisect follows one",
     )
     steps.add_argument(
         "--duet",

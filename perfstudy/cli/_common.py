@@ -10,7 +10,7 @@ from pathlib import Path
 
 from perfstudy._lib.defaults import shown
 
-__all__ = ["check_output", "format_option", "in_help", "in_options", "metric_option", "one_line"]
+__all__ = ["benchmark_option", "check_output", "format_option", "in_help", "in_options", "metric_option", "one_line"]
 
 
 def in_help(verb: str, option: str) -> str:
@@ -40,6 +40,18 @@ def one_line(error: BaseException) -> str:
         text = text.replace(library, option)
     text = re.sub(r"\bmetric='([^']*)'", r"--metric \1", text)  # a harness's metric, as read() names it
     return " ".join(text.split())
+
+
+def benchmark_option(parser) -> None:
+    """``--benchmark``: with ``--measure FORMAT``, the one benchmark of the harness's output that is judged."""
+    parser.add_argument(
+        "--benchmark",
+        metavar="NAME",
+        default=None,
+        help="with --measure FORMAT, judge only this benchmark of the harness's output, as it names it (Go's "
+        "-GOMAXPROCS suffix may be left off: Parse for Parse-8); the others are recorded, not judged (default: "
+        "every benchmark both versions ran)",
+    )
 
 
 def metric_option(parser) -> None:

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 from perfstudy._lib.checks import check_int
 from perfstudy._lib.defaults import default, shown
 from perfstudy.cli._common import check_output, in_help, metric_option, one_line
+from perfstudy.io.harnesses import MEASURED_FORMATS
 
 __all__ = ["add_parser", "history_command"]
 
@@ -104,6 +106,14 @@ def add_parser(commands) -> None:
         help="run once per version before each confirming bisect step, {commit} each version's commit, as "
         "perfstudy bisect --setup (default: none)",
     )
+    history.add_argument(
+        "--confirm-measure",
+        metavar="FORMAT",
+        default=None,
+        choices=MEASURED_FORMATS,
+        help="the format TEMPLATE prints (go, pyperf, google_benchmark, ...): each confirming bisect then follows "
+        "the regressed benchmark in it by name, judging --metric (default: TEMPLATE is timed, one benchmark)",
+    )
     history.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
@@ -138,7 +148,8 @@ def history_command(args) -> int:
             if args.confirm is None:
                 raise ValueError("--confirm-max-time: only with --confirm TEMPLATE")
             check_duration("--confirm-max-time", args.confirm_max_time)
-        for option, value in (("--confirm-threshold", args.confirm_threshold), ("--confirm-setup", args.confirm_setup)):
+        for option, value in (("--confirm-threshold", args.confirm_threshold), ("--confirm-setup", args.confirm_setup),
+                              ("--confirm-measure", args.confirm_measure)):  # fmt: skip
             if value is not None and args.confirm is None:
                 raise ValueError(f"{option}: only with --confirm TEMPLATE")
         if args.confirm_threshold is not None:
@@ -238,11 +249,16 @@ def _confirm(result, suspects, args) -> list:
         first = max(int(row.range_first_index) - 1, 0)
         chosen = [str(c) for c in order[first : int(row.range_last_index) + 1]]
         name, metric = _metric(str(row.benchmark))
+        how, followed = f"its {metric} time", {"metric": metric}
+        if args.confirm_measure is not None:  # the harness's output is read; the bisect follows this benchmark in it
+            name = str(row.benchmark)
+            how = f"its {args.metric or 'value'} in TEMPLATE's {args.confirm_measure} output"
+            followed: dict[str, Any] = dict(measure=args.confirm_measure, benchmark=name, metric=args.metric)
         template = args.confirm.replace("{benchmark}", name)
         threshold = result.threshold if args.confirm_threshold is None else args.confirm_threshold
         print(
             f"perfstudy history: confirming {row.benchmark}: bisect of the commits {chosen[0]} to {chosen[-1]} "
-            f"({len(chosen) - 1} after the good one) by its {metric} time",
+            f"({len(chosen) - 1} after the good one) by {how}",
             file=sys.stderr,
         )
         found = bisect(
@@ -250,7 +266,7 @@ def _confirm(result, suspects, args) -> list:
             template,
             threshold=threshold,
             confidence=result.confidence,
-            metric=metric,
+            **followed,
             setup=args.confirm_setup,
             max_time=args.confirm_max_time,
             progress=not args.no_progress,

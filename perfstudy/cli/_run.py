@@ -9,6 +9,7 @@ from typing import Any
 
 from perfstudy._lib.defaults import shown
 from perfstudy._lib.format import counted
+from perfstudy.cli import _common
 from perfstudy.cli._common import format_option, in_help, in_options, one_line as _one_line, warning_lines
 from perfstudy.comparison.running import RULES, rules_help
 from perfstudy.io.harnesses import MEASURED_FORMATS, harness_metrics
@@ -136,6 +137,7 @@ def add_parser(commands) -> None:
         "repeat or separate by commas for several (wall,cpu,rss), each judged as its own benchmark. With --measure "
         f"FORMAT, one metric of the harness's output: {harness_metrics()}",
     )
+    _common.benchmark_option(experiment)
     experiment.add_argument(
         "--duet",
         action="store_true",
@@ -199,6 +201,7 @@ def run_command(args) -> int:
             statistic=args.statistic,
             rule=args.rule,
             metric=metric,
+            benchmark=args.benchmark,
             duet=args.duet,
             prepare=args.prepare,
             setup=args.setup,

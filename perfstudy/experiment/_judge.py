@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import math
+import re
 import signal
 import threading
 
@@ -33,6 +34,12 @@ def _median(values: list[float]) -> float:
     return ordered[middle] if len(ordered) % 2 else 0.5 * (ordered[middle - 1] + ordered[middle])
 
 
+def follows(benchmark: str | None, name: str) -> bool:
+    """Whether a run that follows ``benchmark`` judges the harness's benchmark ``name``: every one when None; else
+    the same name, or the same without Go's ``-GOMAXPROCS`` suffix (``Parse`` follows ``Parse-8``)."""
+    return benchmark is None or name == benchmark or re.sub(r"-\d+$", "", name) == benchmark
+
+
 def _spread(statistics: list[float], centre: float) -> float:
     """The SD (ddof 1) of the rounds' statistics over ``|centre|``, as a comparison's ``spread_a`` is of its
     batches'; NaN with one round or a centre of 0."""
@@ -49,9 +56,10 @@ class _Judge:
     judge builds once per benchmark and then uses only through its protocol
     (:class:`perfstudy.comparison.running.RunningRule`)."""
 
-    def __init__(self, threshold: float, confidence: float, statistic: str, rule: str):  # the run's own, always
-        self.threshold, self.confidence = threshold, confidence
+    def __init__(self, threshold: float, confidence: float, statistic: str, rule: str, benchmark: str | None = None):
+        self.threshold, self.confidence = threshold, confidence  # the run's own, always
         self.statistic, self.rule = statistic, rule
+        self.benchmark = benchmark  # the one benchmark judged (:func:`follows`); None: all
         self.d: dict[str, list[float]] = {}
         self.a: dict[str, list[float]] = {}
         self.b: dict[str, list[float]] = {}
@@ -68,6 +76,8 @@ class _Judge:
 
         summary = _STATISTICS[self.statistic]
         for name in sorted({r["benchmark"] for r in rows_a} & {r["benchmark"] for r in rows_b}):
+            if not follows(self.benchmark, str(name)):
+                continue
             a = [float(r["value"]) for r in rows_a if r["benchmark"] == name and not r["warmup"]]
             b = [float(r["value"]) for r in rows_b if r["benchmark"] == name and not r["warmup"]]
             if not (a and b):

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
-from perfstudy._lib.checks import check_bool, check_int
+from perfstudy._lib.checks import check_bool, check_int, said
 from perfstudy._lib.result import Result
 from perfstudy.comparison.running import RuleName
 
@@ -192,6 +192,7 @@ def run(
     statistic: Literal["mean", "median", "min"] | None = None,
     rule: RuleName | None = None,
     metric=None,
+    benchmark: str | None = None,
     duet: bool | None = None,
     prepare: str | None = None,
     setup: str | None = None,
@@ -268,6 +269,11 @@ def run(
         and ``rss`` whichever are judged. With ``measure`` a format, one of that harness's metrics
         (:attr:`perfstudy.io.Harness.metrics`: Google Benchmark's ``cpu_time``, hyperfine's ``rss``, a JMH
         secondary metric), as :func:`perfstudy.io.read` takes it; ``"wall"`` is the harness's default.
+    benchmark : str, optional
+        With ``measure`` a format: judge only this benchmark of the harness's output (its name as the harness
+        writes it, or without Go's ``-GOMAXPROCS`` suffix: ``"Parse"`` for ``Parse-8``); the others are recorded but
+        neither judged nor waited for. A run whose first round has no such benchmark in both versions stops, naming
+        those there are. Default: every benchmark both versions ran.
     duet : bool, optional
         Run A and B at the same time, each pinned to a CPU of its own (``os.sched_setaffinity``), run ``i`` of
         one starting with run ``i`` of the other (Bulej et al., "Duet Benchmarking", ICPE 2020): both meet the
@@ -321,6 +327,7 @@ def run(
         statistic=statistic,
         rule=rule,
         metric=metric,
+        benchmark=benchmark,
         duet=duet,
         prepare=prepare,
         setup=setup,
@@ -358,7 +365,7 @@ def run(
     if seed is None:
         seed = int(np.random.SeedSequence().entropy % (2**32))  # type: ignore[operator]
     seed = check_int("seed", seed, minimum=0, maximum=2**63 - 1)
-    judge = _Judge(settings.threshold, settings.confidence, settings.statistic, settings.rule)
+    judge = _Judge(settings.threshold, settings.confidence, settings.statistic, settings.rule, settings.benchmark)
     completed = judge.add_rows(rows)  # the complete rounds of a resumed file
     if record.get("stopped") == "decided" and _decided(judge, path):  # already decided: nothing is run
         return _result(
@@ -704,6 +711,7 @@ def _rounds(session: _Session, stop, *, started: float, next_round: int) -> tupl
                 history.setdefault(key, []).append(len(completed) + to_go)
         floored = (
             _none_in_both(finished)
+            or _not_followed(finished, s.settings)
             or _at_the_floor(finished, s.batches["template"])
             or _unmeasurable(judge, ran, min_rounds, s)
         )
@@ -762,6 +770,28 @@ def _none_in_both(finished: dict) -> str:
     return (
         f"no benchmark ran in both versions ({listed}), so none can be compared: check that both commands run "
         "the same suite (a benchmark's name includes its parameters and, for Go, the -cpu suffix)"
+    )
+
+
+def _not_followed(finished: dict, settings: RunSettings) -> str:
+    """The sentence stopping a run that follows one benchmark (``settings.benchmark``) when a round whose versions both
+    ran gave no benchmark of that name in both (:func:`perfstudy.experiment._judge.follows`), else "": it would never
+    be judged."""
+    from perfstudy.experiment._judge import follows
+
+    benchmark = settings.benchmark
+    if benchmark is None or len(finished) < 2:
+        return ""
+    names = [{str(row["benchmark"]) for row in side if row["exit_status"] == 0} for side in finished.values()]
+    if not all(names):
+        return ""
+    both = set.intersection(*names)
+    if any(follows(benchmark, name) for name in both):
+        return ""
+    shown = ", ".join(sorted(both)[:8]) + (f" and {len(both) - 8} more" if len(both) > 8 else "")
+    return (
+        f"{said(settings.option('benchmark'), benchmark)}: no benchmark of that name ran in both versions; they ran "
+        f"{shown}: name one of them"
     )
 
 

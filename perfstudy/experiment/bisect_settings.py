@@ -28,7 +28,9 @@ __all__ = ["BisectSettings", "STEP_SETTINGS"]
 STEP_SETTINGS = (
     "statistic",
     "rule",
+    "measure",
     "metric",
+    "benchmark",
     "duet",
     "values",
     "warmup",
@@ -68,10 +70,11 @@ class BisectSettings(Spelled, Result):
         Each step's budget of time (``"2m"``).
     seed : int or None
         Each step's run draws its order from ``seed + step``; None draws a new one each time.
-    statistic, rule, metric, duet, values, warmup, timeout, shell, prepare, setup, cleanup : optional
+    statistic, rule, measure, metric, benchmark, duet, values, warmup, timeout, shell, prepare, setup, cleanup : optional
         Each step's run settings, as :func:`perfstudy.experiment.run` describes them (None: the run's default).
-        ``metric`` names one metric: a bisect follows one. ``{commit}`` in a hook is each version's commit, which
-        needs the shell.
+        ``metric`` names one metric: a bisect follows one. With ``measure`` a harness's format, ``benchmark`` names
+        the one benchmark of its output that the bisect follows (required: a suite holds many). ``{commit}`` in a
+        hook is each version's commit, which needs the shell.
     spelling : {"python", "cli"}
         How errors name a setting: ``max_rounds=`` (the library) or ``--max-rounds`` (the command line).
 
@@ -83,7 +86,7 @@ class BisectSettings(Spelled, Result):
     max_time : float or None
         Seconds.
     seed : int or None
-    statistic, rule, metric, duet, values, warmup, timeout, shell, prepare, setup, cleanup
+    statistic, rule, measure, metric, benchmark, duet, values, warmup, timeout, shell, prepare, setup, cleanup
         As given (None: the run's default, which :attr:`run` holds).
     spelling : str
     run : RunSettings
@@ -99,7 +102,9 @@ class BisectSettings(Spelled, Result):
     seed: int | None = field(default_factory=lambda: default("bisect", "seed"))
     statistic: Any = None
     rule: Any = None
+    measure: Any = None
     metric: Any = None
+    benchmark: Any = None
     duet: Any = None
     values: Any = None
     warmup: Any = None
@@ -141,6 +146,11 @@ class BisectSettings(Spelled, Result):
         metric = steps.get("metric")
         if metric is not None and len(metric.split(",") if isinstance(metric, str) else list(metric)) != 1:
             raise ValueError(f"{said(name('metric'), metric)}: a bisect follows one metric; name one")
+        if steps.get("measure", "time") != "time" and steps.get("benchmark") is None:
+            raise ValueError(
+                f"{said(name('measure'), steps['measure'])}: a harness's output holds many benchmarks, and a bisect "
+                f"follows one; name it with {name('benchmark')}"
+            )
         for hook in ("prepare", "setup", "cleanup"):
             text = steps.get(hook)
             if isinstance(text, str) and "{commit}" in text and steps.get("shell") is False:

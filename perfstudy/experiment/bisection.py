@@ -327,12 +327,6 @@ def _settings(settings, keywords: dict) -> BisectSettings:
     refused = sorted(set(keywords) & {"name", "out", "resume", "settings", "scheduler", "a", "b", "min_rounds"})
     if refused:
         raise TypeError(f"{refused[0]}: bisect sets it for each step itself (or cannot yet: scheduler, resume)")
-    measure = keywords.pop("measure", None)
-    if measure not in (None, "time"):
-        raise ValueError(
-            f"measure={measure!r}: a bisect follows one benchmark's time, and a harness's output can hold many; "
-            "make the command run one benchmark and time it (measure='time')"
-        )
     return BisectSettings.one_source(settings, keywords)
 
 
@@ -381,8 +375,9 @@ def bisect(
         The benchmark, with ``{commit}`` where the commit goes (``./bench.sh {commit}``).
     settings : BisectSettings, optional
         The threshold, the confidence of the bisect as a whole, each step's budgets (``max_rounds``, ``max_time``),
-        the seed and each step's run settings (``statistic``, ``rule``, ``metric``, ``duet``, ``values``,
-        ``warmup``, ``timeout``, ``shell``, ``prepare``, ``setup``, ``cleanup``). ``{commit}`` in a hook is filled
+        the seed and each step's run settings (``statistic``, ``rule``, ``measure``, ``metric``, ``benchmark``,
+        ``duet``, ``values``, ``warmup``, ``timeout``, ``shell``, ``prepare``, ``setup``, ``cleanup``). ``{commit}`` in
+        a hook is filled
         in per version: the good commit for A, the step's commit for B (``setup='git worktree add wt-{commit}
         {commit}'``).
     out : str or path, optional
@@ -396,8 +391,8 @@ def bisect(
         Each run's progress bar.
     **keywords
         A convenience: the settings as keywords (``threshold=0.1, max_time="2m"``), built into a
-        :class:`BisectSettings`; not with ``settings``. ``measure`` other than time is refused: a harness's output
-        can hold many benchmarks, and a bisect follows one.
+        :class:`BisectSettings`; not with ``settings``. With ``measure`` a harness's format (``"go"``), ``benchmark``
+        names the one benchmark of its output that the bisect follows.
 
     Returns
     -------

@@ -43,6 +43,7 @@ SETTINGS = (
     "statistic",
     "rule",
     "metric",
+    "benchmark",
     "duet",
     "prepare",
     "setup",
@@ -71,6 +72,7 @@ DEFAULTS = MappingProxyType(
         statistic=default("run", "statistic"),
         rule=default("run", "rule"),
         metric=("wall",),
+        benchmark=None,
         duet=False,
         prepare=None,
         setup=None,
@@ -98,6 +100,7 @@ OPTIONS = {
     "statistic": "--statistic",
     "rule": "--rule",
     "metric": "--metric",
+    "benchmark": "--benchmark",
     "duet": "--duet",
     "prepare": "--prepare",
     "setup": "--setup",
@@ -122,8 +125,8 @@ class RunSettings(Spelled, Result):
 
     Parameters
     ----------
-    threshold, confidence, values, warmup, measure, name, shell, timeout, statistic, rule, metric, duet, prepare, \
-setup, cleanup, min_rounds, max_rounds, max_time
+    threshold, confidence, values, warmup, measure, name, shell, timeout, statistic, rule, metric, benchmark, duet, \
+prepare, setup, cleanup, min_rounds, max_rounds, max_time
         As :func:`perfstudy.experiment.run` describes them. ``timeout`` and ``max_time`` are durations with their
         unit (``"30s"``, a Timedelta) and are held in seconds.
     spelling : {"python", "cli"}
@@ -131,8 +134,8 @@ setup, cleanup, min_rounds, max_rounds, max_time
 
     Attributes
     ----------
-    threshold, confidence, values, warmup, measure, name, shell, timeout, statistic, rule, metric, duet, prepare, \
-setup, cleanup, min_rounds, max_rounds, max_time, spelling
+    threshold, confidence, values, warmup, measure, name, shell, timeout, statistic, rule, metric, benchmark, duet, \
+prepare, setup, cleanup, min_rounds, max_rounds, max_time, spelling
         The parameters, checked, with the defaults filled in: ``threshold`` and ``confidence`` as fractions,
         durations in seconds (None: no limit), ``metric`` a tuple in ``("wall", "cpu", "rss")`` order.
     given : frozenset of str
@@ -150,6 +153,7 @@ setup, cleanup, min_rounds, max_rounds, max_time, spelling
     statistic: str = _UNSET
     rule: str = _UNSET
     metric: tuple[str, ...] = _UNSET
+    benchmark: str | None = _UNSET
     duet: bool = _UNSET
     prepare: str | None = _UNSET
     setup: str | None = _UNSET
@@ -177,6 +181,12 @@ setup, cleanup, min_rounds, max_rounds, max_time, spelling
         if {"min_rounds", "max_rounds"} <= self.given:
             _check_rounds(self)
         _check_metric_measured(self)
+        if self.benchmark is not None and self.measure == "time":
+            raise ValueError(
+                f"{_said(self, 'benchmark', self.benchmark)}: names one benchmark of a harness's output, with "
+                f"{_said(self, 'measure', 'FORMAT')}; a timed command is one benchmark, named by "
+                f"{_said(self, 'name', 'NAME')}"
+            )
 
     def record(self) -> dict[str, Any]:
         """The settings as a run's record keeps them (durations in seconds)."""
@@ -340,6 +350,7 @@ def _check_each(settings: dict, option) -> dict[str, Any]:
         statistic=lambda n, v: check_choice(n, v, BLOCK_STATISTICS),
         rule=lambda n, v: check_choice(n, v, SEQUENTIAL_RULES),
         metric=_check_metric,
+        benchmark=_check_name,
         duet=check_bool,
         prepare=_check_line,
         setup=_check_line,

@@ -200,7 +200,7 @@ def test_each_steps_run_takes_the_command_lines_options_and_hooks_get_each_versi
         "--setup 'y {commit}': a hook with {commit} runs each version's commit through the shell; drop --no-shell"
         in (capsys.readouterr().err)
     )
-    with pytest.raises(ValueError, match="measure='go': a bisect follows one benchmark's time"):
+    with pytest.raises(ValueError, match="measure='go': a harness's output holds many benchmarks, and a bisect"):
         bisect(["c0", "c1"], "x {commit}", measure="go", progress=False)
 
 
