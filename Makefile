@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed-stamp
 # Without either, loaders use the user cache and download (and verify) on first use.
 export PERFSTUDY_DATA ?= $(wildcard $(abspath $(CURDIR)/../shared/datasets))
 
-.PHONY: report report-quick test test-fast calibrate lint wheel-check bench bench-suite bench-run clean
+.PHONY: report report-quick test test-fast calibrate lint wheel-check bench bench-suite bench-run bench-ci clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -68,6 +68,11 @@ bench-suite: $(STAMP)
 ## perfstudy run's own cost beside hyperfine's: 200 runs of /bin/true and of a 5 ms command (needs hyperfine).
 bench-run: $(STAMP)
 	$(PY) benchmarks/run_overhead.py --repeat 7
+
+## A pull request's Go suite on a shared runner: perfstudy interleaved and duet against -count 10 + benchstat and a
+## 2% gate, 8 pull requests, 2 machine-minutes a method each, under a toggled load (about 70 minutes; needs go).
+bench-ci: $(STAMP)
+	$(PY) benchmarks/ci_trial.py
 
 clean:
 	rm -rf build .pytest_cache

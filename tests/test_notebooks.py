@@ -770,3 +770,30 @@ def test_history_notebook_says_what_its_tables_hold(tmp_path_factory):
         # 95% for n = 1, 77.6% for n = 2
         assert f"or more of {len(aa)}" not in said
         assert f"the error rate is at most {1 - 0.05 ** (1 / len(aa)):.0%} at 95% confidence" in said
+
+
+@pytest.mark.notebook
+def test_ci_notebook_says_each_methods_scores_from_its_calls(tmp_path_factory):
+    """Notebook 11 in quick mode: one pull request, every method that can run here; each sentence's numbers are
+    those of the recorded calls, counted again here."""
+    tmp, rec = run_quick(tmp_path_factory, "11_ci_on_a_shared_runner")
+    assert rec["parameters"]["quick"] is True and rec["parameters"]["pull_requests"] == 1
+    if rec["missing"]:
+        pytest.skip(f"{rec['missing']} not installed: the notebook says so and runs nothing")
+    calls = pd.DataFrame(rec["calls"])
+    said = rec["said"]["trial"]["text"]
+    ran = set(calls.method)
+    assert {"interleaved", "duet", "gate"} <= ran and ("benchstat" in ran) != ("benchstat" in rec["left_out"])
+    for method, rows in calls.groupby("method"):
+        assert len(rows) == 20 and sorted(rows.planted.value_counts().items()) == [(0.0, 16), (0.02, 2), (0.05, 2)]
+        unchanged = rows[rows.planted == 0]
+        red = int((unchanged.call == "slower").any())
+        alarms = (unchanged.call != "").mean()
+        found = [int(((rows.planted == p) & (rows.call == "slower")).sum()) for p in (0.02, 0.05)]
+        assert (
+            f"{red} of 1 pull requests falsely red; false alarms on {alarms:.1%} of 16 unchanged benchmarks; "
+            f"found {found[0]} of 2 planted +2% and {found[1]} of 2 planted +5%"
+        ) in said, method
+    if "benchstat" in rec["left_out"]:
+        assert "benchstat** did not run: benchstat was not found ($BENCHSTAT or PATH)" in said
+    assert (tmp / "figures" / "11_calls.png").is_file()

@@ -14,6 +14,7 @@ import dataclasses
 import importlib
 import inspect
 import re
+import tempfile
 
 import numpy as np
 import pandas as pd
@@ -274,6 +275,11 @@ def _rng_calls():
             replicates=99,
             rng=r,
         ).table.drop(columns="notes"),
+        "perfstudy.studies.ci_trial.go_suite": lambda r: (
+            __import__("perfstudy.studies.ci_trial")
+            .studies.ci_trial.go_suite(tempfile.mkdtemp(prefix="perfstudy-test-suite-"), pull_requests=2, rng=r)
+            .planted
+        ),
         "perfstudy.studies.running.calibration": lambda r: running.calibration(experiments=20, rounds=10, rng=r).table,
         "perfstudy.studies.running.rules_under_contention": lambda r: (
             running.rules_under_contention(changes=(0.0, 0.05), experiments=20, max_rounds=20, rng=r).table
