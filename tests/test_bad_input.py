@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from support.badinput import ALLOWED, battery, run_forked, verdict
+from support.studies import small_ci_trial
 from support.walk import CALLABLES
 
 from perfstudy import PERFLAB_ENDPOINTS, CostModel, VarianceComponents
@@ -658,7 +659,7 @@ def _valid(tmp):  # noqa: PLR0915 - one table
         "notebook.plots.plot_comparison": lambda: call(comparison().table, threshold=0.02),
         "studies.versions_figures.plot_detection": lambda: call(_detection()),
         "studies.running_figures.plot_layouts": lambda: call({"sequential": _layout_rows()}, {"sequential": "A/A"}),
-        "studies.ci_trial_figures.plot_trial": lambda: call(_ci_trial()),
+        "studies.ci_trial_figures.plot_trial": lambda: call(small_ci_trial()),
         "studies.running_figures.plot_rules": lambda: call(
             importlib.import_module("perfstudy.studies.running")
             .rules_under_contention(changes=(0.0, 0.1), experiments=20, max_rounds=20, rng=0)
@@ -1236,33 +1237,6 @@ def _comparison_of_one():
     return compare(frame, baseline="A", replicates=99, rng=0)
 
 
-def _ci_trial():
-    """A CITrial of two methods on one pull request, from its calls (a real trial takes minutes)."""
-    from perfstudy.studies.ci_trial import CITrial
-
-    calls = pd.DataFrame(
-        [
-            dict(
-                pull_request=1,
-                method=m,
-                benchmark=f"Benchmark{b}",
-                planted=p,
-                call=c,
-                verdict=c or "no change",
-                change=p,
-                low=p - 0.01,
-                high=p + 0.01,
-                machine_seconds=60.0,
-                rounds=10,
-            )
-            for m in ("interleaved", "gate")
-            for b, p, c in (("A", 0.0, ""), ("B", 0.05, "slower"))
-        ]  # fmt: skip
-    )
-    return CITrial(table=calls, methods=("interleaved", "gate"), seconds=60.0, threshold=0.01, gate=0.02,
-                   batch="2ms", benchtimes={"gate": "10ms"}, load=(1.0, 1.0), left_out={})  # fmt: skip
-
-
 def _toggled_trial():
     from perfstudy.studies.running import ToggledTrial
 
@@ -1578,9 +1552,9 @@ def _study_valid():
         "ci_trial.go_suite": lambda: call(_fresh_folder(), pull_requests=1, rng=0),
         "ci_trial.GoSuite.to_frame": lambda: call(result_of("ci_trial.go_suite")),
         "ci_trial.ci_trial": lambda: call(1, seconds=1.0, methods=("gate",), busy=0),
-        "ci_trial.CITrial.to_frame": lambda: call(_ci_trial()),
-        "ci_trial.CITrial.scores": lambda: call(_ci_trial()),
-        "ci_trial_said.trial_said": lambda: call(_ci_trial()),
+        "ci_trial.CITrial.to_frame": lambda: call(small_ci_trial()),
+        "ci_trial.CITrial.scores": lambda: call(small_ci_trial()),
+        "ci_trial_said.trial_said": lambda: call(small_ci_trial()),
         "running.ToggledTrial.to_frame": lambda: call(result_of("running.toggled_trial")),
         "bisecting.planted_repository": lambda: call(_fresh_folder(), commits=3, iterations=200),
         "bisecting.short_history_trial": lambda: call(**SMALL_SHORT_HISTORY),

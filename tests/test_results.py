@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from support.studies import SMALL_SHORT_HISTORY
+from support.studies import SMALL_SHORT_HISTORY, small_ci_trial
 from support.walk import MODULES, home
 
 from perfstudy import PERFLAB_ENDPOINTS
@@ -63,34 +63,6 @@ def _run_frame():
             for v in ("A", "B")
         ]
     )
-
-
-def _ci_trial():
-    """A CITrial of two methods on one pull request, built from its calls (a real trial takes minutes: notebook 11
-    runs one)."""
-    from perfstudy.studies.ci_trial import CITrial
-
-    calls = pd.DataFrame(
-        [
-            dict(
-                pull_request=1,
-                method=m,
-                benchmark=f"Benchmark{b}",
-                planted=p,
-                call=c,
-                verdict=c or "no change",
-                change=p,
-                low=p - 0.01,
-                high=p + 0.01,
-                machine_seconds=60.0,
-                rounds=10,
-            )
-            for m in ("interleaved", "gate")
-            for b, p, c in (("A", 0.0, ""), ("B", 0.05, "slower"))
-        ]  # fmt: skip
-    )
-    return CITrial(table=calls, methods=("interleaved", "gate"), seconds=60.0, threshold=0.01, gate=0.02,
-                   batch="2ms", benchtimes={"gate": "10ms"}, load=(1.0, 1.0), left_out={})  # fmt: skip
 
 
 def _hosts():
@@ -259,7 +231,7 @@ def _make(name):  # noqa: C901 - one branch a class, read as a table
         "studies.ci_trial.GoSuite": lambda: importlib.import_module("perfstudy.studies.ci_trial").go_suite(
             tempfile.mkdtemp(prefix="perfstudy-test-suite-"), pull_requests=1, rng=0
         ),
-        "studies.ci_trial.CITrial": lambda: _ci_trial(),
+        "studies.ci_trial.CITrial": lambda: small_ci_trial(),
         "studies.running.ToggledTrial": lambda: running.toggled_trial(
             1000, changes=(0.5,), seconds=0.5, threshold=0.05
         ),

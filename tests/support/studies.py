@@ -257,3 +257,31 @@ def _pilot_fit():
 SMALL_SHORT_HISTORY = dict(
     commits=4, changes={2: 0.5}, iterations=2000, count=1, threshold=0.3, aa_bisects=0, load=False, max_time="5s"
 )
+
+
+def small_ci_trial():
+    """A CITrial of two methods on one pull request, built from its calls (a real trial takes minutes: notebook 11
+    runs one)."""
+    from perfstudy.studies.ci_trial import CITrial
+
+    calls = pd.DataFrame(
+        [
+            dict(
+                pull_request=1,
+                method=m,
+                benchmark=f"Benchmark{b}",
+                planted=p,
+                call=c,
+                verdict=c or "no change",
+                change=p,
+                low=p - 0.01,
+                high=p + 0.01,
+                machine_seconds=60.0,
+                rounds=10,
+            )
+            for m in ("interleaved", "gate")
+            for b, p, c in (("A", 0.0, ""), ("B", 0.05, "slower"))
+        ]  # fmt: skip
+    )
+    return CITrial(table=calls, methods=("interleaved", "gate"), seconds=60.0, threshold=0.01, gate=0.02,
+                   batch="2ms", benchtimes={"gate": "10ms"}, load=(1.0, 1.0), left_out={})  # fmt: skip
