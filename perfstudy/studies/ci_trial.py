@@ -23,6 +23,7 @@ runs fill the budget; ``machine_seconds`` records what each really used.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import re
@@ -362,16 +363,17 @@ def _welch(a: list[float], b: list[float], confidence: float = 0.95) -> tuple[fl
     return math.expm1(centre - half), math.expm1(centre + half)
 
 
-def _perfstudy(suite: GoSuite, head: str, folder: Path, *, duet: bool, seconds: float, threshold: float, batch: str,
-               confidence: float, seed: int) -> tuple[list[dict], int]:  # fmt: skip
+def _perfstudy(suite: GoSuite, head: str, folder: Path, batch: str, options: dict, seed: int) -> tuple[list[dict], int]:
+    """``perfstudy run --base --head`` of one pull request, one suite run of ``batch`` a side per round; ``options``
+    are the run's settings the trial chooses (threshold, confidence, max_time, duet)."""
     from perfstudy.experiment.worktrees import run_commits
 
     command = "{worktree}/suite.test -test.run '^$' -test.bench . -test.benchtime " + batch
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the load is the point: its warnings are the trial's subject
         result = run_commits(suite.base, head, command, repository=suite.path, setup="go test -c -o suite.test",
-                             measure="go", threshold=threshold, confidence=confidence, values=1, warmup=0, max_time=f"{seconds}s",
-                             max_rounds=10**7, duet=duet, progress=False, out=folder / "run.csv", seed=seed)  # fmt: skip
+                             measure="go", values=1, warmup=0, max_rounds=10**7, progress=False,
+                             out=folder / "run.csv", seed=seed, **options)  # fmt: skip
     rows = []
     for verdict in result.verdicts:
         said = verdict["verdict"]
@@ -469,7 +471,7 @@ def ci_trial(
     methods : sequence of str
         Of :data:`METHODS`.
     busy : int
-        The load's spinning processes while it is on.
+        The load's spinning processes while it is on; 0: no load of the trial's own.
     benchstat : str, optional
         benchstat's program (default: ``$BENCHSTAT``, then ``PATH``). Without one, ``"benchstat"`` is left out and
         :attr:`CITrial.left_out` says why.
@@ -522,7 +524,7 @@ def ci_trial(
         suite = go_suite(folder / "repo", pull_requests=pull_requests, rng=seed)
         binaries = {c: _build(suite.path, c, folder / f"bin-{c[:12]}") for c in (suite.base, *suite.heads)}
         budget = seconds * pull_requests * len(methods) * 1.5 + 120
-        with toggled_load(budget, busy=busy, seed=seed):
+        with toggled_load(budget, busy=busy, seed=seed) if busy else contextlib.nullcontext():
             # the sequential methods' run length: one suite run at 20 ms a benchmark, timed under the load
             started = time.monotonic()
             _suite(binaries[suite.base], "20ms")
@@ -535,9 +537,9 @@ def ci_trial(
                     work.mkdir()
                     started = time.monotonic()
                     if method in ("interleaved", "duet"):
-                        found, rounds = _perfstudy(suite, head, work, duet=method == "duet", seconds=seconds,
-                                                   threshold=threshold, batch=batch, confidence=confidence,
-                                                   seed=seed + request)  # fmt: skip
+                        options = dict(threshold=threshold, confidence=confidence, max_time=f"{seconds}s",
+                                       duet=method == "duet")  # fmt: skip
+                        found, rounds = _perfstudy(suite, head, work, batch, options, seed + request)
                     elif method == "benchstat":
                         found, rounds = _benchstat(str(program), binaries[suite.base], binaries[head], work,
                                                    benchtimes["benchstat"], confidence)  # fmt: skip
