@@ -216,11 +216,8 @@ def go_suite(path, *, pull_requests: int = 8, rng: Seed = None) -> GoSuite:
         raise ValueError(f"path={str(path)!r}: not empty; the repository is built in a new folder")
     path.mkdir(parents=True, exist_ok=True)
 
-    dated = dict(os.environ, GIT_AUTHOR_DATE="2026-01-01T00:00:00Z", GIT_COMMITTER_DATE="2026-01-01T00:00:00Z")
-
-    def git(*args: str) -> str:  # at a fixed date: the same rng gives the same commits
-        return subprocess.run(["git", "-C", str(path), *args], check=True, capture_output=True, text=True,
-                              env=dated).stdout  # fmt: skip
+    def git(*args: str) -> str:
+        return _git(str(path), *args)
 
     git("init", "-q")
     git("config", "user.email", "perfstudy@example.org")
@@ -326,7 +323,10 @@ class CITrial(Result):
 
 
 def _git(repository: str, *args: str) -> str:
-    return subprocess.run(["git", "-C", repository, *args], check=True, capture_output=True, text=True).stdout
+    """git's output in ``repository``; commits at a fixed date, so that the same rng gives the same commits."""
+    dated = dict(os.environ, GIT_AUTHOR_DATE="2026-01-01T00:00:00Z", GIT_COMMITTER_DATE="2026-01-01T00:00:00Z")
+    return subprocess.run(["git", "-C", repository, *args], check=True, capture_output=True, text=True,
+                          env=dated).stdout  # fmt: skip
 
 
 def _build(repository: str, commit: str, folder: Path) -> str:
@@ -343,11 +343,22 @@ def _suite(binary: str, benchtime: str, count: int = 1) -> str:
     return subprocess.run(argv, check=True, capture_output=True, text=True).stdout
 
 
+def _suite_name(name: str) -> str:
+    """A benchmark as :data:`BENCHMARKS` names it, from its name in perfstudy's reading of ``go test`` output
+    (``Hash100-2``: no ``Benchmark`` prefix, Go's ``-GOMAXPROCS`` suffix kept)."""
+    return "Benchmark" + re.sub(r"-\d+$", "", name)
+
+
 def _ns_per_op(text: str) -> dict[str, list[float]]:
-    """``{benchmark: [ns/op, ...]}`` of ``go test -bench`` output, the ``-GOMAXPROCS`` suffix dropped."""
+    """``{benchmark: [ns/op, ...]}`` of ``go test -bench`` output, read by :func:`perfstudy.io.go.read_go`."""
+    import io
+
+    from perfstudy.io.go import read_go
+
+    frame = read_go(io.StringIO(text))
     found: dict[str, list[float]] = {}
-    for name, value in re.findall(r"^(Benchmark\w+?)(?:-\d+)?\s+\d+\s+([0-9.]+) ns/op", text, flags=re.M):
-        found.setdefault(name, []).append(float(value))
+    for name, value in zip(frame["benchmark"], frame["value"]):
+        found.setdefault(_suite_name(str(name)), []).append(float(value))
     return found
 
 
@@ -377,22 +388,21 @@ def _perfstudy(suite: GoSuite, head: str, folder: Path, batch: str, options: dic
     rows = []
     for verdict in result.verdicts:
         said = verdict["verdict"]
-        rows.append(dict(benchmark="Benchmark" + re.sub(r"-\d+$", "", verdict["benchmark"]), verdict=said,
+        rows.append(dict(benchmark=_suite_name(verdict["benchmark"]), verdict=said,
                          call=said if said in ("slower", "faster") else "", change=verdict["change"],
                          low=verdict["low"], high=verdict["high"]))  # fmt: skip
     return rows, result.rounds
 
 
-def _sequential(base: str, head: str, *, count: int, benchtime: str) -> tuple[dict, dict]:
-    """``count`` suite runs of ``base``, then of ``head``: each benchmark's ns/op, run by run."""
-    runs = {}
-    for side, binary in (("base", base), ("head", head)):
-        found: dict[str, list[float]] = {}
-        for _ in range(count):
-            for name, values in _ns_per_op(_suite(binary, benchtime)).items():
-                found.setdefault(name, []).extend(values)
-        runs[side] = found
-    return runs["base"], runs["head"]
+def _sequential(base: str, head: str, folder: Path, *, count: int, benchtime: str) -> tuple[dict, dict]:
+    """``count`` suite runs of ``base``, then of ``head``, their output written to ``base.txt`` and ``head.txt`` in
+    ``folder`` as ``go test -count`` writes it: each benchmark's ns/op, run by run."""
+    runs = []
+    for name, binary in (("base.txt", base), ("head.txt", head)):
+        text = "".join(_suite(binary, benchtime) for _ in range(count))
+        (folder / name).write_text(text)
+        runs.append(_ns_per_op(text))
+    return runs[0], runs[1]
 
 
 def _benchstat(
@@ -401,19 +411,14 @@ def _benchstat(
     import csv
     import io
 
-    a, b = _sequential(base, head, count=10, benchtime=benchtime)
-    files = []
-    for name, found in (("base.txt", a), ("head.txt", b)):
-        lines = [f"{n}-2 1 {v} ns/op" for n, values in found.items() for v in values]
-        (folder / name).write_text("goos: linux\ngoarch: amd64\npkg: example.com/suite\n" + "\n".join(lines) + "\n")
-        files.append(name)
-    text = subprocess.run([program, "-format", "csv", *files], cwd=folder, check=True, capture_output=True,
-                          text=True).stdout  # fmt: skip
+    a, b = _sequential(base, head, folder, count=10, benchtime=benchtime)
+    text = subprocess.run([program, "-format", "csv", "base.txt", "head.txt"], cwd=folder, check=True,
+                          capture_output=True, text=True).stdout  # fmt: skip
     rows = []
     for record in csv.reader(io.StringIO(text)):
-        if len(record) < 7 or not record[0].startswith(tuple(n.removeprefix("Benchmark") for n in BENCHMARKS)):
+        name = _suite_name(record[0]) if record else ""
+        if len(record) < 7 or name not in BENCHMARKS:  # the header rows
             continue
-        name = "Benchmark" + re.sub(r"-\d+$", "", record[0])
         said = record[5]
         change = float(said.rstrip("%")) / 100 if said not in ("~", "?") else math.nan
         call = "" if math.isnan(change) else ("slower" if change > 0 else "faster")
@@ -424,8 +429,10 @@ def _benchstat(
     return rows, 10
 
 
-def _gate(base: str, head: str, threshold: float, benchtime: str, confidence: float) -> tuple[list[dict], int]:
-    a, b = _sequential(base, head, count=5, benchtime=benchtime)
+def _gate(
+    base: str, head: str, folder: Path, threshold: float, benchtime: str, confidence: float
+) -> tuple[list[dict], int]:
+    a, b = _sequential(base, head, folder, count=5, benchtime=benchtime)
     rows = []
     for name in BENCHMARKS:
         change = float(np.mean(b[name]) / np.mean(a[name]) - 1)
@@ -532,6 +539,7 @@ def ci_trial(
             benchtimes = {"benchstat": f"{max(1, round(seconds / 20 / per_ms))}ms",
                           "gate": f"{max(1, round(seconds / 10 / per_ms))}ms"}  # fmt: skip
             for request, head in enumerate(suite.heads, start=1):
+                planted = suite.planted[suite.planted.pull_request == request].set_index("benchmark").planted
                 for method in order.permutation(methods):
                     work = folder / f"pr{request}-{method}"
                     work.mkdir()
@@ -545,10 +553,9 @@ def ci_trial(
                                                    benchtimes["benchstat"], confidence)  # fmt: skip
                     else:
                         found, rounds = _gate(
-                            binaries[suite.base], binaries[head], gate, benchtimes["gate"], confidence
+                            binaries[suite.base], binaries[head], work, gate, benchtimes["gate"], confidence
                         )
                     elapsed = time.monotonic() - started
-                    planted = suite.planted[suite.planted.pull_request == request].set_index("benchmark").planted
                     for row in found:
                         rows.append(dict(pull_request=request, method=str(method), planted=float(planted[row["benchmark"]]),
                                          machine_seconds=elapsed, rounds=rounds, **row))  # fmt: skip
