@@ -34,10 +34,16 @@ def _median(values: list[float]) -> float:
     return ordered[middle] if len(ordered) % 2 else 0.5 * (ordered[middle - 1] + ordered[middle])
 
 
-def follows(benchmark: str | None, name: str) -> bool:
-    """Whether a run that follows ``benchmark`` judges the harness's benchmark ``name``: every one when None; else
-    the same name, or the same without Go's ``-GOMAXPROCS`` suffix (``Parse`` follows ``Parse-8``)."""
-    return benchmark is None or name == benchmark or re.sub(r"-\d+$", "", name) == benchmark
+def followed(benchmark: str | None, names) -> list[str]:
+    """The benchmarks of ``names`` that a run following ``benchmark`` judges: all when None; else ``benchmark``
+    itself where the harness wrote it so, or else those that are it with Go's ``-GOMAXPROCS`` suffix (``Parse`` is
+    ``Parse-8``). More than one (``go test -cpu 2,4``: ``Parse-2`` and ``Parse-4``) is ambiguous, and the run
+    stops on it (:func:`perfstudy.experiment._run._not_followed`)."""
+    names = sorted(names, key=str)
+    if benchmark is None:
+        return names
+    exact = [n for n in names if str(n) == benchmark]
+    return exact or [n for n in names if re.sub(r"-\d+$", "", str(n)) == benchmark]
 
 
 def _spread(statistics: list[float], centre: float) -> float:
@@ -59,7 +65,7 @@ class _Judge:
     def __init__(self, threshold: float, confidence: float, statistic: str, rule: str, benchmark: str | None = None):
         self.threshold, self.confidence = threshold, confidence  # the run's own, always
         self.statistic, self.rule = statistic, rule
-        self.benchmark = benchmark  # the one benchmark judged (:func:`follows`); None: all
+        self.benchmark = benchmark  # the one benchmark judged (:func:`followed`); None: all
         self.d: dict[str, list[float]] = {}
         self.a: dict[str, list[float]] = {}
         self.b: dict[str, list[float]] = {}
@@ -75,9 +81,7 @@ class _Judge:
         from perfstudy._lib.units import higher_is_better
 
         summary = _STATISTICS[self.statistic]
-        for name in sorted({r["benchmark"] for r in rows_a} & {r["benchmark"] for r in rows_b}):
-            if not follows(self.benchmark, str(name)):
-                continue
+        for name in followed(self.benchmark, {r["benchmark"] for r in rows_a} & {r["benchmark"] for r in rows_b}):
             a = [float(r["value"]) for r in rows_a if r["benchmark"] == name and not r["warmup"]]
             b = [float(r["value"]) for r in rows_b if r["benchmark"] == name and not r["warmup"]]
             if not (a and b):

@@ -775,9 +775,9 @@ def _none_in_both(finished: dict) -> str:
 
 def _not_followed(finished: dict, settings: RunSettings) -> str:
     """The sentence stopping a run that follows one benchmark (``settings.benchmark``) when a round whose versions both
-    ran gave no benchmark of that name in both (:func:`perfstudy.experiment._judge.follows`), else "": it would never
-    be judged."""
-    from perfstudy.experiment._judge import follows
+    ran gave no benchmark of that name in both, or several (:func:`perfstudy.experiment._judge.followed`), else "":
+    it would never be judged, or a bisect would take whichever sorts first."""
+    from perfstudy.experiment._judge import followed
 
     benchmark = settings.benchmark
     if benchmark is None or len(finished) < 2:
@@ -786,7 +786,13 @@ def _not_followed(finished: dict, settings: RunSettings) -> str:
     if not all(names):
         return ""
     both = set.intersection(*names)
-    if any(follows(benchmark, name) for name in both):
+    matched = followed(benchmark, both)
+    if len(matched) > 1:
+        return (
+            f"{said(settings.option('benchmark'), benchmark)}: names {len(matched)} benchmarks both versions ran "
+            f"({', '.join(map(str, matched))}); name one of them as the harness writes it"
+        )
+    if matched:
         return ""
     shown = ", ".join(sorted(both)[:8]) + (f" and {len(both) - 8} more" if len(both) > 8 else "")
     return (

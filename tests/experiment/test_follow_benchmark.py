@@ -55,6 +55,30 @@ def test_a_benchmark_no_version_ran_stops_the_run_after_one_round_naming_those_t
     assert len(pd.read_csv(tmp_path / "runs.csv").query("round > 1")) == 0  # one round, not a budget's worth
 
 
+#: a suite run at two GOMAXPROCS values (go test -cpu 2,4): Parse-2 and Parse-4, B's Parse-4 30% slower
+TWO_PROCS = """
+import sys
+slow = 1.3 if sys.argv[1] == "b" else 1.0
+print("BenchmarkParse-2   1000   1000.0 ns/op")
+print(f"BenchmarkParse-4   1000   {1000.0 * slow:.1f} ns/op")
+"""
+
+
+def test_a_name_that_is_several_benchmarks_is_refused_and_a_written_name_is_followed_alone(tmp_path):
+    script = tmp_path / "procs.py"
+    script.write_text(TWO_PROCS)
+    a, b = f"{PYTHON} -S {script} a", f"{PYTHON} -S {script} b"
+    options = dict(measure="go", threshold=0.1, values=1, warmup=0, max_rounds=12, seed=1, progress=False)
+    ambiguous = run(a, b, benchmark="Parse", out=tmp_path / "both.csv", **options)
+    assert ambiguous.stopped == "failed" and ambiguous.rounds == 1
+    assert ambiguous.failure == (
+        "benchmark='Parse': names 2 benchmarks both versions ran (Parse-2, Parse-4); name one of them as the "
+        "harness writes it"
+    )
+    (verdict,) = run(a, b, benchmark="Parse-4", out=tmp_path / "four.csv", **options).verdicts
+    assert verdict["benchmark"] == "Parse-4" and verdict["verdict"] == "slower"
+
+
 def test_a_benchmark_without_a_harness_is_refused_by_name():
     with pytest.raises(ValueError, match="benchmark='x': names one benchmark of a harness's output, with measure="):
         run("true", "true", benchmark="x", progress=False)
