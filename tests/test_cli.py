@@ -70,7 +70,7 @@ def test_failing_notebook_does_not_stop_the_others(tmp_path, notebooks):
     done = _report(tmp_path, "--notebooks", str(notebooks), "--quick")
     assert done.returncode == 1, done.stderr
     lines = {line.split()[0]: line for line in done.stdout.splitlines() if line.startswith(("a_", "b_", "c_"))}
-    assert " ok " in lines["a_passes"] and " ok " in lines["c_passes_too"]
+    assert " ok " in lines["a_passes"] and " ok " in lines["c_passes_too"], done.stderr
     assert "failed" in lines["b_fails"]
     # counted as the user sees the notebook (parameters cell = 1), not papermill's executed copy
     assert "cell 3 (raise ValueError('deliberate failure')): ValueError: deliberate failure" in lines["b_fails"]

@@ -271,11 +271,11 @@ def _print_run(result, args) -> int:
     if args.output == "json":
         import json
 
-        if _table_says_it_all(result):  # the table's numbers: no pandas, no second analysis
+        if result.verdicts:  # the table's numbers and verdicts, which the exit status follows: no second analysis
             from perfstudy.experiment.run_table import json_document
 
             document = json_document(result)
-        else:
+        else:  # no round had a ratio to judge: compare's, on the difference scale, as the table is then
             from perfstudy.comparison import format_comparison
 
             document = json.loads(format_comparison(result.comparison, "json"))  # pyright: ignore[reportArgumentType]
@@ -313,22 +313,6 @@ def _print_run(result, args) -> int:
         else bool(len(result.comparison.regressions))  # pyright: ignore[reportOptionalMemberAccess]
     )
     return 1 if args.fail_on_regression and regressed else 0
-
-
-def _table_says_it_all(result) -> bool:
-    """Whether the run's own table holds every benchmark and round the comparison of its file would: each
-    benchmark that ran is judged over every round both versions completed (none was left out for a statistic
-    of 0 or below, which the comparison compares as a difference), and the rounds ran on one host (several
-    hosts get the comparison's test of a host effect)."""
-    if not result.verdicts:
-        return False
-    ran = {str(row["benchmark"]) for row in result.rows if float(row["exit_status"]) == 0}
-    hosts = {row.get("host") for row in result.rows}
-    return (
-        ran == {str(row["benchmark"]) for row in result.verdicts}
-        and all(int(row["rounds"]) == result.rounds for row in result.verdicts)
-        and len(hosts) <= 1
-    )
 
 
 def _resumed_commands(out) -> tuple[str, str]:

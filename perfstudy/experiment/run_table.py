@@ -113,6 +113,52 @@ def _one_side_said(result) -> str:
     return f" Not compared: {'; '.join(said)}." if said else ""
 
 
+def _hosts(result) -> list[str]:
+    """The hosts the run's batches ran on, in order of first batch."""
+    return [str(h) for h in dict.fromkeys(row.get("host") for row in result.rows) if h is not None]
+
+
+def _no_ratio(settings: dict) -> str:
+    """Why a round has no ratio B/A, for the run's measure."""
+    if settings.get("measure", "time") == "time":
+        return "a time at or below the shell's start-up"
+    return "a value of 0 or below, or the benchmark missing from one version's output"
+
+
+def _left_out(result) -> tuple[dict[str, int], list[str]]:
+    """What the stopping rule could not judge: ``({benchmark: completed rounds left out}, [benchmarks never
+    judged])``. A round is left out of a benchmark when it gives no ratio B/A (:func:`_no_ratio`); a benchmark
+    that ran in both versions with every round so is never judged."""
+    judged = {str(row["benchmark"]): int(row["rounds"]) for row in result.verdicts}
+    rounds = {name: result.rounds - n for name, n in judged.items() if n < result.rounds}
+    seen: dict[str, set] = {}
+    for row in result.rows:
+        if row.get("benchmark") is not None and float(row.get("exit_status", 0)) == 0:
+            seen.setdefault(str(row["benchmark"]), set()).add(str(row.get("version")))
+    never = sorted(name for name, versions in seen.items() if {"A", "B"} <= versions and name not in judged)
+    return rounds, never
+
+
+def _left_out_said(result) -> str:
+    """The sentences under the table (and in the JSON's ``said``) naming what the rule could not judge, and the
+    hosts of a run on several, or ""."""
+    rounds, never = _left_out(result)
+    why = _no_ratio(result.settings)
+    said = []
+    if rounds:
+        each = ", ".join(f"{name} {counted(n, 'round')}" for name, n in list(rounds.items())[:6])
+        said.append(f"Left out of the rule ({why}: no ratio B/A): {each} of {result.rounds}")
+    if never:
+        said.append(f"Not judged ({why} in every round): {', '.join(never[:6])}{' ...' if len(never) > 6 else ''}")
+    hosts = _hosts(result)
+    if len(hosts) > 1:
+        said.append(
+            f"Ran on {len(hosts)} hosts ({', '.join(hosts[:4])}); each round pairs A and B on one; "
+            "`perfstudy compare` of the file tests a host effect"
+        )
+    return "".join(f" {text}." for text in said)
+
+
 def _footer(result) -> str:
     settings = result.settings
     how = _rule(settings).how
@@ -125,6 +171,7 @@ def _footer(result) -> str:
             f"{'s' if len(result.verdicts) != 1 else ''}; a change within ±{100 * threshold:g}% is no change."
         )
         + _one_side_said(result)
+        + _left_out_said(result)
     )
 
 
@@ -217,6 +264,7 @@ def json_document(result) -> dict:
     _cells(result)  # the same refusal as the table's
     settings = result.settings
     rule = _rule(settings)
+    left, never = _left_out(result)
     benchmarks = []
     for row in result.verdicts:
         rounds = int(row["rounds"])
@@ -225,6 +273,11 @@ def json_document(result) -> dict:
             if rounds >= 2
             else [f"{rounds} paired round: no interval; run more rounds"]
         )
+        if str(row["benchmark"]) in left:
+            notes.append(
+                f"{counted(left[str(row['benchmark'])], 'round')} of {result.rounds} left out: "
+                f"{_no_ratio(settings)}, no ratio B/A"
+            )
         benchmarks.append(
             dict(
                 benchmark=str(row["benchmark"]),
@@ -282,4 +335,7 @@ def json_document(result) -> dict:
         benchmarks=benchmarks,
         geomean=geomean,
         excluded=[],
+        not_judged=never,
+        hosts=_hosts(result),
+        said=_left_out_said(result).strip(),
     )

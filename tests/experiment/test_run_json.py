@@ -66,34 +66,39 @@ def test_a_runs_json_needs_no_pandas(tmp_path):
     assert document["benchmarks"][0]["clusters_a"] == 6 and document["stopped"] == "max-rounds"
 
 
-def test_the_comparisons_json_where_the_table_would_leave_something_out(tmp_path, capsys, monkeypatch):
-    """A benchmark or a round the rule could not judge (a statistic of 0 or below: no ratio; the comparison
-    compares it as a difference), or rounds on several hosts (the comparison tests a host effect): the JSON is then the
-    comparison of the file, so that no benchmark and no warning goes missing."""
-    from types import SimpleNamespace
+def test_what_the_rule_left_out_is_said_beside_its_own_verdicts(tmp_path, capsys, monkeypatch):
+    """A round the rule could not judge (a time at or below the shell's start-up: no ratio), a benchmark it never
+    judged, rounds on several hosts: the JSON and the table still carry the rule's own verdicts, which the exit
+    status follows, and say what was left out. The JSON used to be the comparison of the file there, whose verdict
+    could differ: a CI run printed "inconclusive" for a run whose exit status said it regressed."""
+    import dataclasses
 
-    from perfstudy.cli import _run
+    from perfstudy.experiment import RunResult, run
+    from perfstudy.experiment.run_table import json_document, text_table
 
-    def result(rows, judged, rounds=(6, 6)):
-        return SimpleNamespace(
-            rows=rows, rounds=rounds[0], verdicts=[{"benchmark": name, "rounds": rounds[1]} for name in judged]
-        )
+    def no_second_analysis(self):
+        raise AssertionError("the run's JSON analysed the file a second time")
 
-    ok = {"exit_status": 0, "host": "here"}
-    assert _run._table_says_it_all(result([{"benchmark": "x", **ok}], ["x"]))
-    assert not _run._table_says_it_all(result([{"benchmark": "x", **ok}, {"benchmark": "zero", **ok}], ["x"]))
-    assert not _run._table_says_it_all(
-        result([{"benchmark": "x", **ok}, {"benchmark": "x", **ok, "host": "w2"}], ["x"])
-    )
-    assert _run._table_says_it_all(
-        result([{"benchmark": "x", **ok}, {"benchmark": "y", "exit_status": 3, "host": "here"}], ["x"])
-    )
-    # a round left out of the rule (a time of 0 or below after the shell's start-up) is in the comparison
-    assert not _run._table_says_it_all(result([{"benchmark": "x", **ok}], ["x"], rounds=(6, 5)))
-    # and the command line then prints the comparison's document, with the run's fields
-    monkeypatch.setattr(_run, "_table_says_it_all", lambda result: False)
+    monkeypatch.setattr(RunResult, "comparison", property(no_second_analysis))
     out = tmp_path / "runs.csv"
     assert main(["run", "--a", "true", "--b", "true", "-N", "--out", str(out), "--format", "json", *RUN]) == 0
     document = json.loads(capsys.readouterr().out)
-    assert document["benchmarks"][0]["clusters_a"] == 6 and document["stopped"] == "max-rounds"
-    assert "rounds" not in document["benchmarks"][0]  # the comparison's row, not the table's
+    assert document["benchmarks"][0]["rounds"] == 6 and document["said"] == "" and document["not_judged"] == []
+
+    result = run("true", "true", shell=False, values=1, warmup=0, min_rounds=6, max_rounds=6, progress=False, seed=1)
+    (row,) = result.verdicts
+    zero = [{**r, "benchmark": "zero"} for r in result.rows[:2]]  # ran in A and B, never judged
+    wider = dataclasses.replace(result, rounds=7, rows=result.rows + tuple(zero))
+    said = json_document(wider)
+    assert said["benchmarks"][0]["verdict"] == row["verdict"] and said["not_judged"] == ["zero"]
+    assert (
+        said["benchmarks"][0]["notes"][1]
+        == "1 round of 7 left out: a time at or below the shell's start-up, no ratio B/A"
+    )
+    assert "Left out of the rule (a time at or below the shell's start-up: no ratio B/A): command 1 round of 7." in (
+        text_table(wider)
+    )
+    assert "Not judged (a time at or below the shell's start-up in every round): zero." in text_table(wider)
+    hosts = dataclasses.replace(result, rows=result.rows + ({**result.rows[0], "host": "w2"},))
+    assert json_document(hosts)["hosts"][-1] == "w2"
+    assert "Ran on 2 hosts" in text_table(hosts) and "tests a host effect" in json_document(hosts)["said"]
