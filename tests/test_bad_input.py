@@ -39,6 +39,12 @@ from perfstudy.comparison import CompareSettings
 from perfstudy.experiment.bisect_settings import BisectSettings
 from perfstudy.experiment.settings import RunSettings
 
+#: a command with more instructions but faster (tests/_lib/test_units.py)
+DISAGREEING = [
+    dict(benchmark="prog", verdict="faster", change=-0.2),
+    dict(benchmark="prog:instructions", verdict="slower", change=0.1),
+]
+
 E1 = PERFLAB_ENDPOINTS[1]
 COSTS = CostModel(setup=600.0, request=2.0, repetition=0.5, host=60.0)
 SEARCH = dict(target_accuracy=0.1, confidence=0.95, region_width=0.1, runlength=120.0, increment=20.0, max_loads=500)
@@ -602,6 +608,9 @@ def _valid(tmp):  # noqa: PLR0915 - one table
         "_lib.units.common_unit": lambda: call(["ns/op", "ns/op"], ["s/op"]),
         "_lib.units.worded": lambda: call("slower", "B/op"),
         "_lib.units.metric_of": lambda: call("prog:cpu"),
+        "_lib.units.disagreements": lambda: call(DISAGREEING),
+        "_lib.units.disagreements_said": lambda: call(DISAGREEING),
+        "experiment.instructions.instruction_counter": lambda: call(),
         "_lib.csv_end.check_csv_end": lambda: call(_csv_file(), 1),
         "stability.kde.scott_bandwidth": lambda: call(x),
         "stability.kde.Grid": lambda: call(0.0, 0.1, 50),

@@ -14,6 +14,8 @@ import re
 __all__ = [
     "TIME_UNITS",
     "METRIC_SUFFIXES",
+    "disagreements",
+    "disagreements_said",
     "higher_is_better",
     "conversion_factor",
     "never_negative",
@@ -180,12 +182,14 @@ def worded(verdict: str, unit) -> str:
 
 
 #: the suffix of a benchmark's name that says what of a command is measured: wall-clock time keeps the name, user
-#: plus system CPU time is ``NAME:cpu`` and peak memory ``NAME:rss`` (a run's rows, hyperfine's CPU rows)
-METRIC_SUFFIXES = {"wall": "", "cpu": ":cpu", "rss": ":rss"}
+#: plus system CPU time is ``NAME:cpu``, peak memory ``NAME:rss`` and the instructions counted ``NAME:instructions``
+#: (a run's rows, hyperfine's CPU rows)
+METRIC_SUFFIXES = {"wall": "", "cpu": ":cpu", "rss": ":rss", "instructions": ":instructions"}
 
 
 def metric_of(benchmark) -> str:
-    """What a row measures, by its name's suffix (:data:`METRIC_SUFFIXES`): ``"cpu"``, ``"rss"`` or ``"wall"``.
+    """What a row measures, by its name's suffix (:data:`METRIC_SUFFIXES`): ``"cpu"``, ``"rss"``, ``"instructions"``
+    or ``"wall"``.
     Rows of two metrics in one unit (a wall and a CPU time) are never averaged together.
 
     Parameters
@@ -194,3 +198,70 @@ def metric_of(benchmark) -> str:
     """
     name = str(benchmark)
     return next((metric for metric, suffix in METRIC_SUFFIXES.items() if suffix and name.endswith(suffix)), "wall")
+
+
+def disagreements(rows) -> list[dict]:
+    """Where a command's instructions and its time moved in opposite directions: more instructions but faster, or
+    fewer but slower (rustc's instructions and cycles did so on one change, rust-lang/rust#78781). Each is said;
+    neither metric's verdict stands for the other.
+
+    Parameters
+    ----------
+    rows : sequence of mapping
+        Verdict rows with ``benchmark``, ``verdict`` and ``change``: ``NAME:instructions`` beside ``NAME`` (wall)
+        or ``NAME:cpu``.
+
+    Returns
+    -------
+    list of dict
+        ``benchmark``, ``metric`` (the time's: ``"wall"`` or ``"cpu"``), ``instructions`` and ``time`` (the two
+        verdicts), ``instructions_change`` and ``time_change``.
+    """
+    from collections.abc import Mapping
+
+    if isinstance(rows, (str, bytes, Mapping)) or not hasattr(rows, "__iter__"):
+        raise TypeError(f"rows: expected verdict rows (mappings), got {type(rows).__name__}")
+    rows = list(rows)
+    if not all(isinstance(row, Mapping) and {"benchmark", "verdict", "change"} <= set(row) for row in rows):
+        raise TypeError("rows: expected verdict rows, each a mapping with benchmark, verdict and change")
+    by_name = {str(row["benchmark"]): row for row in rows}
+    found = []
+    suffix = METRIC_SUFFIXES["instructions"]
+    for name, counted in by_name.items():
+        if not name.endswith(suffix):
+            continue
+        base = name[: -len(suffix)]
+        for metric in ("wall", "cpu"):
+            timed = by_name.get(base + METRIC_SUFFIXES[metric])
+            if timed is None or {counted["verdict"], timed["verdict"]} != {"slower", "faster"}:
+                continue
+            found.append(
+                dict(
+                    benchmark=base,
+                    metric=metric,
+                    instructions=counted["verdict"],
+                    time=timed["verdict"],
+                    instructions_change=counted["change"],
+                    time_change=timed["change"],
+                )
+            )
+    return found
+
+
+def disagreements_said(rows) -> list[str]:
+    """A sentence naming each of :func:`disagreements`.
+
+    Parameters
+    ----------
+    rows : sequence of mapping
+    """
+    said = []
+    for d in disagreements(rows):
+        more = "more" if d["instructions"] == "slower" else "fewer"
+        time = "wall-clock" if d["metric"] == "wall" else "CPU"
+        said.append(
+            f"Instructions and time disagree on {d['benchmark']}: {more} instructions "
+            f"({100 * d['instructions_change']:+.2f}%) but {d['time']} ({100 * d['time_change']:+.2f}% {time} time); "
+            "neither decides alone."
+        )
+    return said

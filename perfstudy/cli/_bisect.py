@@ -100,7 +100,8 @@ def add_parser(commands) -> None:
     steps.add_argument(
         "--metric",
         default=None,
-        help="what is judged: wall (default), cpu or rss; with --measure FORMAT, one metric of the harness's "
+        help="what is judged: wall (default), cpu, rss or instructions (counted by valgrind); with --measure "
+        "FORMAT, one metric of the harness's "
         f"output: {harness_metrics()}; a bisect follows one",
     )
     steps.add_argument(

@@ -133,8 +133,9 @@ def add_parser(commands) -> None:
         action="append",
         default=None,
         metavar="METRIC",
-        help="what is judged: wall (default), cpu (user + system CPU time, from wait4) or rss (peak memory); "
-        "repeat or separate by commas for several (wall,cpu,rss), each judged as its own benchmark. With --measure "
+        help="what is judged: wall (default), cpu (user + system CPU time, from wait4), rss (peak memory) or "
+        "instructions (counted by valgrind in a run of its own); repeat or separate by commas for several "
+        "(wall,instructions), each judged as its own benchmark. With --measure "
         f"FORMAT, one metric of the harness's output: {harness_metrics()}",
     )
     _common.benchmark_option(experiment)

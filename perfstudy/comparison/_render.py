@@ -13,7 +13,7 @@ import numpy as np
 from perfstudy._lib.checks import check_choice
 from perfstudy._lib.format import display_unit, p_text, si
 from perfstudy._lib.result import Result
-from perfstudy._lib.units import METRIC_SUFFIXES, metric_of, worded
+from perfstudy._lib.units import METRIC_SUFFIXES, disagreements, disagreements_said, metric_of, worded
 
 
 @dataclass(frozen=True, eq=False)
@@ -286,7 +286,7 @@ def _general_lines(result: Report) -> list[str]:
         general.append(f"{result.warmup_dropped} values flagged as warm-up by the harness were left out.")
     if result.dropped:
         general.append(f"{result.dropped} rows with a missing value were dropped.")
-    return general + list(result.said)
+    return general + disagreements_said(result.rows) + list(result.said)
 
 
 def _html(result: Report) -> str:
@@ -364,5 +364,6 @@ def _json(result: Report) -> str:
         geomean=geomeans,
         excluded=[dict(benchmark=k, reason=v) for k, v in result.excluded.items()],
         said=list(result.said),
+        disagreements=disagreements(result.rows),
     )
     return json.dumps(payload, indent=2)

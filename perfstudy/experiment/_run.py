@@ -394,6 +394,7 @@ def run(
         "shell_startup": startup,
         "shell_startup_cpu": cpu_startup,
         "rss_floor": _rss_floor() if settings.measure == "time" and "rss" in settings.metric else None,
+        "instruction_counter": _counter() if settings.measure == "time" and "instructions" in settings.metric else None,
         "stopped": None,
         "rounds": record.get("rounds"),
     }
@@ -401,7 +402,8 @@ def run(
     _write_record(path, record)
     already = len(completed)
     budget = None if settings.max_time is None else float(settings.max_time)
-    bar = _bar(progress, None if settings.max_rounds >= UNBOUNDED_ROUNDS else settings.max_rounds, len(completed))
+    bar = _bar(progress, None if settings.max_rounds >= UNBOUNDED_ROUNDS else settings.max_rounds, len(completed),
+               counted="instructions" in settings.metric and settings.measure == "time")  # fmt: skip
     template = Batch(
         version=NAMES[0],
         command=commands[NAMES[0]],
@@ -537,6 +539,12 @@ def _check_startup(record: tuple[float, float], measured: tuple[float, float]) -
             RuntimeWarning,
             stacklevel=3,
         )
+
+
+def _counter() -> str:
+    from perfstudy.experiment.instructions import instruction_counter
+
+    return instruction_counter()
 
 
 def _rss_floor() -> float:
@@ -811,19 +819,22 @@ def _unmeasurable(judge, ran: int, min_rounds: int, session) -> str:
     that changed during the first ones does not decide. More rounds would judge the start-up's drift: a bisect spent
     200 rounds a step on the builtin ``true``, then advised more rounds. A command a little longer is judged, and its
     rounds at the floor are warned about (:func:`_zero_hint`)."""
-    if ran % min_rounds or not judge.shortest:
+    from perfstudy._lib.units import metric_of
+
+    times = {name: values for name, values in judge.shortest.items() if metric_of(name) in ("wall", "cpu")}
+    if ran % min_rounds or not times:
         return ""
     template = session.batches["template"]
     startup = template.startup
     if startup <= 0:
-        if ran != min_rounds or any(max(values) > 0 for values in judge.shortest.values()):
+        if ran != min_rounds or any(max(values) > 0 for values in times.values()):
             return ""
         return (
             f"no round of {min_rounds} could be judged: every one's time was 0, so the command takes no time that "
             "can be measured this way; loop it inside the command so that a run takes milliseconds"
         )
     else:
-        quietest = max(min(values[-min_rounds:]) for values in judge.shortest.values())
+        quietest = max(min(values[-min_rounds:]) for values in times.values())
         if quietest > 2 * startup:  # a command that waits, working little, takes wall-clock time: it is judged
             return ""
         now, cpu_now = _shell_startup()
@@ -889,9 +900,12 @@ def _result(rows, settings, environment, **fields) -> RunResult:
     )
 
 
-def _bar(progress: bool, total: int | None, done: int):
+def _bar(progress: bool, total: int | None, done: int, counted: bool = False):
+    """The bar over rounds; with the metric instructions it says that each round's runs are counted under
+    Valgrind, which runs them 20 to 100 times slower."""
     if not progress:
         return None
     from tqdm.auto import tqdm
 
-    return tqdm(total=total, initial=done, desc="rounds", unit="round", dynamic_ncols=True)
+    desc = "rounds (instructions counted under valgrind, 20-100x slower)" if counted else "rounds"
+    return tqdm(total=total, initial=done, desc=desc, unit="round", dynamic_ncols=True)

@@ -18,6 +18,7 @@ This module is what a Dask worker imports: it needs neither pandas nor scipy for
 
 from __future__ import annotations
 
+import math
 import os
 import signal
 import sys
@@ -39,10 +40,13 @@ Measure = Literal[
 ]
 MEASURES: tuple[str, ...] = get_args(Measure)
 #: what a batch of a command measures with ``measure="time"``: its wall-clock time, its CPU time (user plus
-#: system, from ``os.wait4``) and its peak resident memory
-METRICS = ("wall", "cpu", "rss")
+#: system, from ``os.wait4``), its peak resident memory, and the instructions it executed (counted by Valgrind in a
+#: run of its own, :mod:`perfstudy.experiment.instructions`)
+METRICS = ("wall", "cpu", "rss", "instructions")
 #: the unit of each metric's rows (the suffix of its benchmark's name: METRIC_SUFFIXES)
-METRIC_UNITS = {"wall": "s", "cpu": "s", "rss": "B"}
+METRIC_UNITS = {"wall": "s", "cpu": "s", "rss": "B", "instructions": "instructions"}
+#: the metrics a timed run gives; ``instructions`` comes from a counted run
+TIMED = ("wall", "cpu", "rss")
 #: characters of a failing command's standard error kept for the report
 STDERR_TAIL = 2000
 #: exit status of a run that its timeout ended (as GNU timeout), and of one a second Ctrl-C ended
@@ -96,8 +100,10 @@ class Batch(Result):
         With ``measure="time"``, what each run yields a row of (:data:`METRICS`): ``"wall"`` (the
         wall-clock time, benchmark ``benchmark``), ``"cpu"`` (user plus system CPU time of the process and
         its children, ``benchmark + ":cpu"``), ``"rss"`` (their peak resident memory in bytes,
-        ``benchmark + ":rss"``). With ``measure`` a format, the one harness metric its output is read by
-        (``("wall",)``: the harness's default).
+        ``benchmark + ":rss"``), ``"instructions"`` (those its processes executed, but the shell's, counted by
+        Valgrind in a run of its own after each timed one, warm-ups not counted; ``benchmark + ":instructions"``).
+        With ``measure`` a format, the one harness metric its output is read by (``("wall",)``: the harness's
+        default).
     cpu_startup : float
         CPU seconds subtracted from each CPU time (the shell's, as ``startup``).
     prepare : tuple of str, optional
@@ -186,6 +192,22 @@ def _run_once(batch: Batch, command=None, env: dict | None = None) -> _Ran:
     capture = batch.measure != "time" and command is batch.command
     memory = "rss" in batch.metrics and command is batch.command
     return _spawn_once(command, capture=capture, timeout=batch.timeout, env=env, memory=memory)
+
+
+def _count_once(batch: Batch) -> tuple[float, _Ran | None]:
+    """One counted run of the batch's command (:mod:`perfstudy.experiment.instructions`): its instructions, and None;
+    or NaN and the failed run (the command's own status, or :data:`UNREADABLE` when Valgrind summed nothing)."""
+    from perfstudy.experiment.instructions import _count, _counted, _scratch
+
+    logs = _scratch()
+    argv = tuple(batch.command)  # type: ignore[arg-type]  # a callable is refused with this metric
+    ran = _spawn_once(_counted(argv, logs), capture=False, timeout=batch.timeout)
+    count, why = _count(logs, argv, os.getpid())
+    if ran.status != 0:
+        return math.nan, _Ran(ran.status, ran.seconds, ran.cpu, ran.rss, b"", f"under valgrind: {ran.stderr}")
+    if count is None:
+        return math.nan, _Ran(UNREADABLE, ran.seconds, ran.cpu, ran.rss, b"", why)
+    return float(count), None
 
 
 def _call_once(function) -> _Ran:
@@ -666,22 +688,29 @@ class _BatchState:
         return True
 
     def run(self, iteration: int) -> bool:
-        """One run; False at a failure."""
+        """One run (a timed run, and a counted one with the metric ``instructions``); False at a failure."""
         batch = self.batch
-        ran = _run_once(batch)
+        warmup = iteration < batch.warmup
+        timed = batch.measure != "time" or any(m in TIMED for m in batch.metrics)
+        ran = _run_once(batch) if timed else _Ran(0, math.nan, math.nan, math.nan, b"", "")
         if ran.status != 0:
             self.status, self.stderr = ran.status, ran.stderr
             return False
-        warmup = iteration < batch.warmup
         if batch.measure == "time":
             values = {
                 "wall": max(0.0, ran.seconds - batch.startup),
                 "cpu": max(0.0, ran.cpu - batch.cpu_startup),
                 "rss": ran.rss,
             }
+            if "instructions" in batch.metrics and not warmup:
+                values["instructions"], failed = _count_once(batch)
+                if failed is not None:
+                    self.status, self.stderr = failed.status, failed.stderr
+                    return False
             found = [
                 {"benchmark": batch.benchmark + METRIC_SUFFIXES[m], "value": values[m], "unit": METRIC_UNITS[m]}
                 for m in batch.metrics
+                if m in values
             ]
         else:
             try:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 
 from perfstudy._lib.format import aligned, counted, p_text, with_unit
-from perfstudy._lib.units import metric_of, worded
+from perfstudy._lib.units import disagreements, disagreements_said, metric_of, worded
 
 __all__ = ["text_table", "markdown_table", "json_document", "cleanup_said", "one_side"]
 
@@ -172,6 +172,7 @@ def _footer(result) -> str:
         )
         + _one_side_said(result)
         + _left_out_said(result)
+        + "".join(f" {text}" for text in disagreements_said(result.verdicts))
     )
 
 
@@ -338,4 +339,5 @@ def json_document(result) -> dict:
         not_judged=never,
         hosts=_hosts(result),
         said=_left_out_said(result).strip(),
+        disagreements=disagreements(result.verdicts),
     )

@@ -137,7 +137,8 @@ prepare, setup, cleanup, min_rounds, max_rounds, max_time
     threshold, confidence, values, warmup, measure, name, shell, timeout, statistic, rule, metric, benchmark, duet, \
 prepare, setup, cleanup, min_rounds, max_rounds, max_time, spelling
         The parameters, checked, with the defaults filled in: ``threshold`` and ``confidence`` as fractions,
-        durations in seconds (None: no limit), ``metric`` a tuple in ``("wall", "cpu", "rss")`` order.
+        durations in seconds (None: no limit), ``metric`` a tuple in ``("wall", "cpu", "rss", "instructions")``
+        order.
     given : frozenset of str
         The settings given (not None) when these were built: on resume, each must agree with the record's.
     """
@@ -291,6 +292,15 @@ def check_combination(settings: RunSettings, commands: dict) -> None:
             f"{_said(settings, 'metric', 'rss')}: version {callables[0]}'s callable runs inside this process, whose memory is not "
             "its own; give a command, or leave rss out"
         )
+    if "instructions" in settings.metric:
+        if callables:
+            raise ValueError(
+                f"{_said(settings, 'metric', 'instructions')}: version {callables[0]}'s callable runs inside this "
+                "process, and Valgrind counts a command's processes; give a command, or leave instructions out"
+            )
+        from perfstudy.experiment.instructions import instruction_counter
+
+        instruction_counter()  # a machine without Valgrind is refused by name, before anything runs
     if settings.duet:
         if callables:
             raise ValueError(

@@ -68,3 +68,30 @@ def test_a_rows_metric_is_its_names_suffix_as_run_and_hyperfine_write_it():
         "wall",
         "cpu",
     ]
+
+
+def test_instructions_and_time_in_opposite_directions_are_a_disagreement_said_by_name():
+    from perfstudy._lib.units import disagreements, disagreements_said
+
+    rows = [
+        dict(benchmark="vec", verdict="faster", change=-0.25),
+        dict(benchmark="vec:cpu", verdict="no change", change=0.001),
+        dict(benchmark="vec:instructions", verdict="slower", change=0.125),
+        dict(benchmark="div", verdict="slower", change=0.04),
+        dict(benchmark="div:instructions", verdict="faster", change=-0.5),
+        dict(benchmark="same", verdict="slower", change=0.1),
+        dict(benchmark="same:instructions", verdict="slower", change=0.1),  # agree: nothing said
+        dict(benchmark="quiet:instructions", verdict="slower", change=0.1),  # no time beside it
+    ]
+    found = disagreements(rows)
+    assert [(d["benchmark"], d["metric"], d["instructions"], d["time"]) for d in found] == [
+        ("vec", "wall", "slower", "faster"),
+        ("div", "wall", "faster", "slower"),
+    ]
+    assert disagreements_said(rows) == [
+        "Instructions and time disagree on vec: more instructions (+12.50%) but faster (-25.00% wall-clock time); "
+        "neither decides alone.",
+        "Instructions and time disagree on div: fewer instructions (-50.00%) but slower (+4.00% wall-clock time); "
+        "neither decides alone.",
+    ]
+    assert disagreements(rows[:3])[0]["time_change"] == -0.25 and disagreements([]) == []
