@@ -148,6 +148,15 @@ def add_parser(commands) -> None:
         "(default: interleaved rounds)",
     )
     experiment.add_argument(
+        "--no-randomize-layout",
+        dest="layout",
+        action="store_false",
+        default=None,
+        help="give every batch the same memory layout; by default each batch's environment is padded by 0-4095 "
+        "bytes drawn at random (PERFSTUDY_LAYOUT), which moves its stack, so that a difference only the layout "
+        "makes is carried by the interval instead of called a change",
+    )
+    experiment.add_argument(
         "--prepare", metavar="CMD", default=None, help="a command run before every batch, untimed (default: none)"
     )
     experiment.add_argument(
@@ -204,6 +213,7 @@ def run_command(args) -> int:
             metric=metric,
             benchmark=args.benchmark,
             duet=args.duet,
+            layout=args.layout,
             prepare=args.prepare,
             setup=args.setup,
             cleanup=args.cleanup,

@@ -37,11 +37,12 @@ COLUMNS = (
     "probe",
     "cpu",
     "rss",
+    "layout",
 )
 
-#: the columns a run's file of an earlier perfstudy lacks (each run's CPU seconds and peak RSS in bytes):
-#: such a file is read with them empty
-NEWER_COLUMNS = ("cpu", "rss")
+#: the columns a run's file of an earlier perfstudy lacks (each run's CPU seconds and peak RSS in bytes, its batch's
+#: padding): such a file is read with them empty
+NEWER_COLUMNS = ("cpu", "rss", "layout")
 
 
 #: the version names a run gives its two commands
@@ -232,10 +233,11 @@ def _existing(path: Path, commands: dict) -> tuple[list[dict], dict]:
     missing = [c for c in COLUMNS if c not in frame.columns and c not in NEWER_COLUMNS]
     if missing:
         raise ValueError(f"resume: {path} lacks the columns {missing}; is it a perfstudy run's file?")
-    if any(c not in frame.columns for c in NEWER_COLUMNS):
+    lacking = [c for c in NEWER_COLUMNS if c not in frame.columns]
+    if lacking:
         raise ValueError(
-            f"resume: {path} was written by an earlier perfstudy (no cpu and rss columns); start a new run in "
-            "another file, or compare this one as it is"
+            f"resume: {path} was written by an earlier perfstudy (no {' and '.join(lacking)} column"
+            f"{'s' if len(lacking) > 1 else ''}); start a new run in another file, or compare this one as it is"
         )
     status, values, rounds = _numbers(frame["exit_status"]), _numbers(frame["value"]), _numbers(frame["round"])
     versions = np.asarray(frame["version"].isin(NAMES), dtype=bool)
@@ -320,7 +322,9 @@ def _check_values(frame, record: dict, where: str) -> None:
     ran = status == 0
     checks = [("value", "value", _numbers(frame["value"]))]
     checks += [
-        (c, {"cpu": "CPU time", "rss": "peak memory"}[c], _numbers(frame[c])) for c in NEWER_COLUMNS if c in frame
+        (c, {"cpu": "CPU time", "rss": "peak memory", "layout": "layout padding"}[c], _numbers(frame[c]))
+        for c in NEWER_COLUMNS
+        if c in frame
     ]
     timed = record.get("settings", {}).get("measure", "time") == "time"
     for column, what, values in checks:

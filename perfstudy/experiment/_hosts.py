@@ -73,7 +73,7 @@ class _Hosts:
 
         def submit(worker, round_number, position, order, finished):
             version = NAMES[order[position]]
-            batch = _batch(template, commands, version, round_number, position)
+            batch = _batch(template, commands, version, round_number, position, seed)
             future = self.client.submit(time_batch, batch, workers=[worker], allow_other_workers=False, pure=False)
             state[future] = (worker, round_number, position, order, finished, time.monotonic())
 

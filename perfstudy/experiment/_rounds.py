@@ -10,7 +10,7 @@ from perfstudy.experiment._files import NAMES
 from perfstudy.experiment.batches import Batch, time_batch
 from perfstudy.experiment.settings import _cpus
 
-__all__ = ["_batch", "_duet_rounds", "_local_rounds", "_order"]
+__all__ = ["_batch", "_duet_rounds", "_local_rounds", "_order", "_padding"]
 
 
 def _order(seed: int, round_number: int) -> list[int]:
@@ -27,7 +27,7 @@ def _local_rounds(*, commands, template, seed, first, wanted, should_stop):
         finished = {}
         for position, index in enumerate(_order(seed, round_number)):
             version = NAMES[index]
-            result = time_batch(_batch(template, commands, version, round_number, position))
+            result = time_batch(_batch(template, commands, version, round_number, position, seed))
             yield None, result
             finished[version] = list(result.rows)
             if should_stop(within=True) and position < len(NAMES) - 1:
@@ -56,7 +56,9 @@ def _duet_rounds(*, commands, template, seed, first, wanted, should_stop):
         order = _order(seed, round_number)  # the first half's slots: order[i] is the version in slot i
         halves = []
         for versions in ([NAMES[i] for i in order], [NAMES[i] for i in reversed(order)]):
-            batches = [_batch(template, commands, v, round_number, position) for position, v in enumerate(versions)]
+            batches = [
+                _batch(template, commands, v, round_number, position, seed) for position, v in enumerate(versions)
+            ]
             results = time_duet(batches[0], batches[1], cpus=(pair[0], pair[1]))  # type: ignore[arg-type]
             halves.append(dict(zip(versions, results)))
             if any(result.status != 0 for result in results) or should_stop(within=True):
@@ -86,8 +88,9 @@ def _joined(results: list):
     )
 
 
-def _batch(template: Batch, commands, version: str, round_number: int, position: int) -> Batch:
-    """The batch of ``version`` in a round: the run's template with the version's command and place."""
+def _batch(template: Batch, commands, version: str, round_number: int, position: int, seed: int) -> Batch:
+    """The batch of ``version`` in a round: the run's template with the version's command and place, and with
+    layout randomised (``template.layout`` not None) its padding (:func:`_padding`)."""
     import dataclasses
 
     command = commands[version]
@@ -99,4 +102,16 @@ def _batch(template: Batch, commands, version: str, round_number: int, position:
         position=position,
         startup=template.startup if not callable(command) else 0.0,
         cpu_startup=template.cpu_startup if not callable(command) else 0.0,
+        layout=None if template.layout is None or callable(command) else _padding(seed, round_number, version),
     )
+
+
+#: the largest padding of a batch's environment, in bytes: a page, so that every offset of the stack's start within
+#: a page, and every alignment, is drawn
+MOST_PADDING = 4095
+
+
+def _padding(seed: int, round_number: int, version: str) -> int:
+    """A batch's padding of its environment (0 to :data:`MOST_PADDING` bytes), drawn from ``(seed, round,
+    version)``: the same on resume and on any host, independent between A and B and from round to round."""
+    return int(np.random.default_rng([seed, round_number, NAMES.index(version), 1]).integers(0, MOST_PADDING + 1))

@@ -194,6 +194,7 @@ def run(
     metric=None,
     benchmark: str | None = None,
     duet: bool | None = None,
+    layout: bool | None = None,
     prepare: str | None = None,
     setup: str | None = None,
     cleanup: str | None = None,
@@ -264,9 +265,11 @@ def run(
         machine and much slower on a contended one (notebook 09 measures both).
     metric : str or sequence of str, optional
         What is judged, with ``measure="time"``: ``"wall"`` (default), ``"cpu"`` (user + system CPU time of
-        the command and its children, ``os.wait4``), ``"rss"`` (their peak resident memory); several at once
-        give one benchmark each (``name``, ``name:cpu``, ``name:rss``). Every row records its run's ``cpu``
-        and ``rss`` whichever are judged. With ``measure`` a format, one of that harness's metrics
+        the command and its children, ``os.wait4``), ``"rss"`` (their peak resident memory), ``"instructions"``
+        (those its processes executed, counted by Valgrind in a run of its own after each timed run:
+        :mod:`perfstudy.experiment.instructions`); several at once give one benchmark each (``name``,
+        ``name:cpu``, ``name:rss``, ``name:instructions``). Every row records its run's ``cpu`` and ``rss``
+        whichever are judged. With ``measure`` a format, one of that harness's metrics
         (:attr:`perfstudy.io.Harness.metrics`: Google Benchmark's ``cpu_time``, hyperfine's ``rss``, a JMH
         secondary metric), as :func:`perfstudy.io.read` takes it; ``"wall"`` is the harness's default.
     benchmark : str, optional
@@ -280,6 +283,14 @@ def run(
         same interference at the same moment. Each round runs the pair twice with the CPUs swapped, which half
         first drawn from ``seed`` (:func:`_duet_rounds`), so that each batch holds runs on both CPUs. Refused
         with fewer than two CPUs or a callable; warned about with two (the run then has no CPU of its own).
+    layout : bool, optional
+        Randomise each batch's memory layout (default True; ``--no-randomize-layout`` is False): every batch's
+        command gets ``PERFSTUDY_LAYOUT``, a padding of 0 to 4095 bytes drawn from ``seed``, the round and the
+        version, in its environment, which moves where its stack starts (Mytkowicz et al., ASPLOS'09: the
+        environment's size alone can reverse a conclusion). A layout effect then varies from batch to batch, and
+        the interval carries it instead of a verdict. Each row records its batch's padding (``layout``). With
+        False, every batch has the same layout, and a difference that only the layout makes can be called a
+        change.
     prepare : str, optional
         A shell command run before every batch, untimed (``PERFSTUDY_VERSION`` names the version).
     setup, cleanup : str, optional
@@ -329,6 +340,7 @@ def run(
         metric=metric,
         benchmark=benchmark,
         duet=duet,
+        layout=layout,
         prepare=prepare,
         setup=setup,
         cleanup=cleanup,
@@ -418,6 +430,7 @@ def run(
         metrics=settings.metric,
         cpu_startup=cpu_startup,
         prepare=None if hooks["prepare"] is None else tuple(hooks["prepare"]),  # type: ignore[arg-type]
+        layout=0 if settings.layout else None,  # drawn for each batch (_rounds._batch)
     )
     batches = dict(commands=commands, template=template, seed=seed)
     driver = hosts.rounds if hosts is not None else (_duet_rounds if settings.duet else _local_rounds)

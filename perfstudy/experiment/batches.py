@@ -108,6 +108,10 @@ class Batch(Result):
         CPU seconds subtracted from each CPU time (the shell's, as ``startup``).
     prepare : tuple of str, optional
         A command run before the batch, untimed (``--prepare``); its failure fails the batch.
+    layout : int, optional
+        The padding of the command's environment, in bytes: ``PERFSTUDY_LAYOUT`` is that many characters in every
+        run's (timed and counted) environment, which moves where its stack starts; recorded in each row's ``layout``.
+        None: no padding, the layout is not randomised.
     """
 
     version: str
@@ -123,6 +127,16 @@ class Batch(Result):
     metrics: tuple = ("wall",)
     cpu_startup: float = 0.0
     prepare: tuple | None = None
+    layout: int | None = None
+
+
+#: the environment variable whose length is a batch's padding (:attr:`Batch.layout`)
+LAYOUT_VARIABLE = "PERFSTUDY_LAYOUT"
+
+
+def _padded(batch: Batch) -> dict | None:
+    """The environment a batch's command gets beyond this process's: its padding, or nothing."""
+    return None if batch.layout is None else {LAYOUT_VARIABLE: "x" * batch.layout}
 
 
 @dataclass(frozen=True)
@@ -191,6 +205,8 @@ def _run_once(batch: Batch, command=None, env: dict | None = None) -> _Ran:
         return _call_once(command)
     capture = batch.measure != "time" and command is batch.command
     memory = "rss" in batch.metrics and command is batch.command
+    if command is batch.command:
+        env = _padded(batch)
     return _spawn_once(command, capture=capture, timeout=batch.timeout, env=env, memory=memory)
 
 
@@ -201,7 +217,7 @@ def _count_once(batch: Batch) -> tuple[float, _Ran | None]:
 
     logs = _scratch()
     argv = tuple(batch.command)  # type: ignore[arg-type]  # a callable is refused with this metric
-    ran = _spawn_once(_counted(argv, logs), capture=False, timeout=batch.timeout)
+    ran = _spawn_once(_counted(argv, logs), capture=False, timeout=batch.timeout, env=_padded(batch))
     count, why = _count(logs, argv, os.getpid())
     if ran.status != 0:
         return math.nan, _Ran(ran.status, ran.seconds, ran.cpu, ran.rss, b"", f"under valgrind: {ran.stderr}")
@@ -738,6 +754,7 @@ class _BatchState:
             exit_status=self.status,
             load=self.load,
             probe=self.platform_speed,
+            layout=batch.layout,
         )
         rows = self.rows
         if self.status != 0:  # the failure is recorded: a row without a value, its status and where it stopped

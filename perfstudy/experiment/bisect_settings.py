@@ -32,6 +32,7 @@ STEP_SETTINGS = (
     "metric",
     "benchmark",
     "duet",
+    "layout",
     "values",
     "warmup",
     "timeout",
@@ -70,7 +71,8 @@ class BisectSettings(Spelled, Result):
         Each step's budget of time (``"2m"``).
     seed : int or None
         Each step's run draws its order from ``seed + step``; None draws a new one each time.
-    statistic, rule, measure, metric, benchmark, duet, values, warmup, timeout, shell, prepare, setup, cleanup : optional
+    statistic, rule, measure, metric, benchmark, duet, layout, values, warmup, timeout, shell, prepare, setup, \
+cleanup : optional
         Each step's run settings, as :func:`perfstudy.experiment.run` describes them (None: the run's default).
         ``metric`` names one metric: a bisect follows one. With ``measure`` a harness's format, ``benchmark`` names
         the one benchmark of its output that the bisect follows (required: a suite holds many). ``{commit}`` in a
@@ -86,7 +88,8 @@ class BisectSettings(Spelled, Result):
     max_time : float or None
         Seconds.
     seed : int or None
-    statistic, rule, measure, metric, benchmark, duet, values, warmup, timeout, shell, prepare, setup, cleanup
+    statistic, rule, measure, metric, benchmark, duet, layout, values, warmup, timeout, shell, prepare, setup, \
+cleanup
         As given (None: the run's default, which :attr:`run` holds).
     spelling : str
     run : RunSettings
@@ -106,6 +109,7 @@ class BisectSettings(Spelled, Result):
     metric: Any = None
     benchmark: Any = None
     duet: Any = None
+    layout: Any = None
     values: Any = None
     warmup: Any = None
     timeout: Any = None

@@ -376,7 +376,7 @@ def bisect(
     settings : BisectSettings, optional
         The threshold, the confidence of the bisect as a whole, each step's budgets (``max_rounds``, ``max_time``),
         the seed and each step's run settings (``statistic``, ``rule``, ``measure``, ``metric``, ``benchmark``,
-        ``duet``, ``values``, ``warmup``, ``timeout``, ``shell``, ``prepare``, ``setup``, ``cleanup``). ``{commit}`` in
+        ``duet``, ``layout``, ``values``, ``warmup``, ``timeout``, ``shell``, ``prepare``, ``setup``, ``cleanup``). ``{commit}`` in
         a hook is filled
         in per version: the good commit for A, the step's commit for B (``setup='git worktree add wt-{commit}
         {commit}'``).

@@ -159,6 +159,17 @@ def _left_out_said(result) -> str:
     return "".join(f" {text}." for text in said)
 
 
+def _layout_said(settings: dict) -> str:
+    """The sentence saying what a run with one layout for every batch risks, or "" (layout randomised, the default;
+    a record from before the setting existed ran with one layout, and says so)."""
+    if settings.get("layout", False):
+        return ""
+    return (
+        " Every batch ran with one memory layout (--no-randomize-layout): a difference that only the layout makes "
+        "(the environment's size, code placement) can be called a change."
+    )
+
+
 def _footer(result) -> str:
     settings = result.settings
     how = _rule(settings).how
@@ -171,6 +182,7 @@ def _footer(result) -> str:
             f"{'s' if len(result.verdicts) != 1 else ''}; a change within ±{100 * threshold:g}% is no change."
         )
         + _one_side_said(result)
+        + _layout_said(settings)
         + _left_out_said(result)
         + "".join(f" {text}" for text in disagreements_said(result.verdicts))
     )

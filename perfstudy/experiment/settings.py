@@ -45,6 +45,7 @@ SETTINGS = (
     "metric",
     "benchmark",
     "duet",
+    "layout",
     "prepare",
     "setup",
     "cleanup",
@@ -74,6 +75,7 @@ DEFAULTS = MappingProxyType(
         metric=("wall",),
         benchmark=None,
         duet=False,
+        layout=True,
         prepare=None,
         setup=None,
         cleanup=None,
@@ -85,7 +87,7 @@ DEFAULTS = MappingProxyType(
 UNBOUNDED_ROUNDS = 10_000_000
 
 #: what a record written before a setting existed ran by (a run of an earlier perfstudy keeps its rule)
-LEGACY = MappingProxyType(dict(rule="t", statistic="mean"))
+LEGACY = MappingProxyType(dict(rule="t", statistic="mean", layout=False))
 
 #: each setting's option on the command line
 OPTIONS = {
@@ -102,6 +104,7 @@ OPTIONS = {
     "metric": "--metric",
     "benchmark": "--benchmark",
     "duet": "--duet",
+    "layout": "--no-randomize-layout",
     "prepare": "--prepare",
     "setup": "--setup",
     "cleanup": "--cleanup",
@@ -126,7 +129,7 @@ class RunSettings(Spelled, Result):
     Parameters
     ----------
     threshold, confidence, values, warmup, measure, name, shell, timeout, statistic, rule, metric, benchmark, duet, \
-prepare, setup, cleanup, min_rounds, max_rounds, max_time
+layout, prepare, setup, cleanup, min_rounds, max_rounds, max_time
         As :func:`perfstudy.experiment.run` describes them. ``timeout`` and ``max_time`` are durations with their
         unit (``"30s"``, a Timedelta) and are held in seconds.
     spelling : {"python", "cli"}
@@ -156,6 +159,7 @@ prepare, setup, cleanup, min_rounds, max_rounds, max_time, spelling
     metric: tuple[str, ...] = _UNSET
     benchmark: str | None = _UNSET
     duet: bool = _UNSET
+    layout: bool = _UNSET
     prepare: str | None = _UNSET
     setup: str | None = _UNSET
     cleanup: str | None = _UNSET
@@ -362,6 +366,7 @@ def _check_each(settings: dict, option) -> dict[str, Any]:
         metric=_check_metric,
         benchmark=_check_name,
         duet=check_bool,
+        layout=check_bool,
         prepare=_check_line,
         setup=_check_line,
         cleanup=_check_line,

@@ -126,15 +126,20 @@ def test_a_step_left_undecided_says_which_budget_stopped_it(tmp_path, capsys):
     assert "is wider than the +-0.01% band. Give more rounds (--max-rounds, --max-time" in shown  # an A/A step
 
 
-def test_a_loaded_machine_is_warned_of_once_not_at_every_step(bench, tmp_path, capsys, monkeypatch):
+def test_a_loaded_machine_is_warned_of_once_not_at_every_step(tmp_path, capsys, monkeypatch):
     """Each step read the machine again and printed its load warning again, its load average a little different."""
     from perfstudy.experiment import environment
 
     loads = iter(range(100))
     monkeypatch.setattr(environment, "machine_warnings", lambda record: [f"the machine is loaded: {next(loads)}.5"])
     commits = tmp_path / "commits.txt"
-    commits.write_text("c0\nc4\nc5\n")  # c5 is 30% slower: two steps
-    code = main(["bisect", "--commits", str(commits), "--command", bench, "--threshold", "10%", "--no-progress"])
+    commits.write_text("c0\nc4\nc5\n")
+    # c5 takes twice c4's time: two steps, each decided at a load of 9 (BENCH's 30% at 10% read +18% [+8%, +26%] after
+    # 200 rounds there: undecided, and the bisect stopped at its first step)
+    script = tmp_path / "twice.sh"
+    script.write_text('case "$1" in c5) sleep 0.020 ;; *) sleep 0.010 ;; esac\n')
+    code = main(["bisect", "--commits", str(commits), "--command", f"sh {script} {{commit}}", "--threshold", "10%",
+                 "--no-progress"])  # fmt: skip
     err = capsys.readouterr().err
     assert code == 0, err
     assert next(loads) == 2  # read at each of the two steps

@@ -14,7 +14,7 @@ class _Run:
 
     verdicts: list
     settings: dict = field(
-        default_factory=lambda: dict(confidence=0.9, statistic="median", rule="sign", threshold=0.05)
+        default_factory=lambda: dict(confidence=0.9, statistic="median", rule="sign", threshold=0.05, layout=True)
     )
     rounds: int = 12
     rows: list = field(default_factory=list)
@@ -41,7 +41,7 @@ def test_each_cell_is_the_verdict_rows_and_the_footer_the_runs_settings():
 
 def test_markdown_names_the_commands_escapes_pipes_and_says_why_it_stopped():
     rows = [dict(version="B", command="./new"), dict(version="A", command="./old")]
-    run = _Run(verdicts=[dict(TIME, verdict="no change")], rows=rows, settings=dict(rule="t", duet=True))
+    run = _Run(verdicts=[dict(TIME, verdict="no change")], rows=rows, settings=dict(rule="t", duet=True, layout=True))
     text = markdown_table(run)
     assert text.startswith("- **A**: `./old`\n- **B**: `./new`\n\n| benchmark | A (mean) |")
     assert "| encode\\|fast |" in text
