@@ -139,35 +139,29 @@ def _left_out(result) -> tuple[dict[str, int], list[str]]:
     return rounds, never
 
 
-def _left_out_said(result) -> str:
-    """The sentences under the table (and in the JSON's ``said``) naming what the rule could not judge, and the
-    hosts of a run on several, or ""."""
+def _run_said(result) -> list[str]:
+    """The sentences under the table and in the JSON's ``said``: a run with one layout for every batch and what that
+    risks, what the rule could not judge, and the hosts of a run on several."""
+    said = []
+    if not result.settings.get("layout", False):  # a record from before the setting ran with one layout, too
+        said.append(
+            "Every batch ran with one memory layout (--no-randomize-layout): a difference that only the layout makes "
+            "(the environment's size, code placement) can be called a change."
+        )
     rounds, never = _left_out(result)
     why = _no_ratio(result.settings)
-    said = []
     if rounds:
         each = ", ".join(f"{name} {counted(n, 'round')}" for name, n in list(rounds.items())[:6])
-        said.append(f"Left out of the rule ({why}: no ratio B/A): {each} of {result.rounds}")
+        said.append(f"Left out of the rule ({why}: no ratio B/A): {each} of {result.rounds}.")
     if never:
-        said.append(f"Not judged ({why} in every round): {', '.join(never[:6])}{' ...' if len(never) > 6 else ''}")
+        said.append(f"Not judged ({why} in every round): {', '.join(never[:6])}{' ...' if len(never) > 6 else ''}.")
     hosts = _hosts(result)
     if len(hosts) > 1:
         said.append(
             f"Ran on {len(hosts)} hosts ({', '.join(hosts[:4])}); each round pairs A and B on one; "
-            "`perfstudy compare` of the file tests a host effect"
+            "`perfstudy compare` of the file tests a host effect."
         )
-    return "".join(f" {text}." for text in said)
-
-
-def _layout_said(settings: dict) -> str:
-    """The sentence saying what a run with one layout for every batch risks, or "" (layout randomised, the default;
-    a record from before the setting existed ran with one layout, and says so)."""
-    if settings.get("layout", False):
-        return ""
-    return (
-        " Every batch ran with one memory layout (--no-randomize-layout): a difference that only the layout makes "
-        "(the environment's size, code placement) can be called a change."
-    )
+    return said
 
 
 def _footer(result) -> str:
@@ -182,8 +176,7 @@ def _footer(result) -> str:
             f"{'s' if len(result.verdicts) != 1 else ''}; a change within ±{100 * threshold:g}% is no change."
         )
         + _one_side_said(result)
-        + _layout_said(settings)
-        + _left_out_said(result)
+        + "".join(f" {text}" for text in _run_said(result))
         + "".join(f" {text}" for text in disagreements_said(result.verdicts))
     )
 
@@ -350,6 +343,6 @@ def json_document(result) -> dict:
         excluded=[],
         not_judged=never,
         hosts=_hosts(result),
-        said=_left_out_said(result).strip(),
+        said=_run_said(result),
         disagreements=disagreements(result.verdicts),
     )

@@ -138,7 +138,7 @@ layout, prepare, setup, cleanup, min_rounds, max_rounds, max_time
     Attributes
     ----------
     threshold, confidence, values, warmup, measure, name, shell, timeout, statistic, rule, metric, benchmark, duet, \
-prepare, setup, cleanup, min_rounds, max_rounds, max_time, spelling
+layout, prepare, setup, cleanup, min_rounds, max_rounds, max_time, spelling
         The parameters, checked, with the defaults filled in: ``threshold`` and ``confidence`` as fractions,
         durations in seconds (None: no limit), ``metric`` a tuple in ``("wall", "cpu", "rss", "instructions")``
         order.

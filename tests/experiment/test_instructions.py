@@ -21,22 +21,13 @@ pytestmark = [
 
 #: a loop of a known length: each iteration is the same few instructions
 LOOP = "int main(void) { volatile unsigned long x = 0; for (unsigned long i = 0; i < WORK; i++) x += i; return 0; }\n"
-#: a chain of divisions: few instructions, each waiting tens of cycles for the one before; against it, a chain of
-#: multiplications half as long again (more instructions, each a few cycles): on this machine 5.0 ms against 2.9 ms,
-#: 6.12M instructions against 8.12M
-DIVIDE = (
-    "volatile unsigned long sink;\nint main(void) { volatile unsigned long dv = 7; unsigned long d = dv, x = 1; "
-    "for (unsigned long i = 0; i < WORK; i++) x = x / d + i; sink = x; return 0; }\n"
-)
-MULTIPLY = DIVIDE.replace("dv = 7", "dv = 3").replace("x / d", "x * d")
 
 
 @pytest.fixture(scope="module")
 def programs(tmp_path_factory):
     folder = tmp_path_factory.mktemp("programs")
     built = {}
-    for name, source, work in (("loop1", LOOP, 1_000_000), ("loop2", LOOP, 2_000_000), ("loop1b", LOOP, 1_000_000),
-                               ("divide", DIVIDE, 1_000_000), ("multiply", MULTIPLY, 1_500_000)):  # fmt: skip
+    for name, source, work in (("loop1", LOOP, 1_000_000), ("loop2", LOOP, 2_000_000), ("loop1b", LOOP, 1_000_000)):
         (folder / f"{name}.c").write_text(source)
         subprocess.run(["cc", "-O1", f"-DWORK={work}", f"{name}.c", "-o", name], cwd=folder, check=True)
         built[name] = str(folder / name)
@@ -90,11 +81,13 @@ def test_the_count_is_each_process_but_the_shell_that_runs_the_line(tmp_path):
 
 @pytest.mark.slow  # about 10 s: valgrind runs a program 20 to 100 times slower
 def test_more_instructions_but_faster_is_a_disagreement_in_the_table_and_the_json(programs, tmp_path, capsys):
-    """A: 1M chained divisions (few instructions, each tens of cycles); B: 1.5M chained multiplications (more
-    instructions, faster). Each
-    metric keeps its own verdict, and the table and the JSON say they disagree."""
-    out = tmp_path / "div.csv"
-    status = main(["run", "--a", programs["divide"], "--b", programs["multiply"], "--metric", "wall,instructions",
+    """A waits 30 ms and works little (``sleep``: about 0.2M instructions); B works for about 2 ms (the 1M loop: 6.1M
+    instructions). Instructions do not see waiting, as they do not see a parallel speed-up: each metric keeps its
+    own verdict, and the table and the JSON say they disagree. (A chain of 1M divisions against 1.5M
+    multiplications, 5.0 against 2.9 ms, disagreed so too, but its wall time took 40 rounds and more under CI's
+    load, each with two runs under valgrind.)"""
+    out = tmp_path / "wait.csv"
+    status = main(["run", "--a", "sleep 0.03", "--b", programs["loop1"], "--metric", "wall,instructions",
                    "--values", "1", "--warmup", "0", "--max-rounds", "40", "--no-progress", "--out", str(out),
                    "--format", "json"])  # fmt: skip
     document = json.loads(capsys.readouterr().out)
@@ -107,7 +100,7 @@ def test_more_instructions_but_faster_is_a_disagreement_in_the_table_and_the_jso
         "faster",
     )
     assert status == 0
-    record = json.loads((tmp_path / "div.csv.json").read_text())
+    record = json.loads((tmp_path / "wait.csv.json").read_text())
     assert record["instruction_counter"] == instruction_counter()
     assert main(["compare", str(out)]) == 0  # the file read back says it too
     assert "Instructions and time disagree on command: more instructions" in capsys.readouterr().out
@@ -122,8 +115,9 @@ def test_identical_builds_count_no_change_as_soon_as_the_rule_can_say(programs):
                progress=False, seed=0)  # fmt: skip
     (row,) = same.verdicts
     assert (row["verdict"], same.rounds) == ("no change", 9)
-    # not 0: the two paths differ in length, and the program's start-up reads its own path (14 instructions)
-    assert abs(row["change"]) < 1e-5 and row["low"] == row["high"] == row["change"]
+    # not 0: each batch's environment is padded by 0-4095 bytes (randomised layout), which the program's start-up
+    # reads, and the two paths differ in length: tens of instructions of 6.1 million
+    assert max(abs(row["change"]), abs(row["low"]), abs(row["high"])) < 1e-4
 
 
 def test_what_cannot_be_counted_is_refused_by_name(programs, tmp_path, monkeypatch):

@@ -83,7 +83,7 @@ def test_what_the_rule_left_out_is_said_beside_its_own_verdicts(tmp_path, capsys
     out = tmp_path / "runs.csv"
     assert main(["run", "--a", "true", "--b", "true", "-N", "--out", str(out), "--format", "json", *RUN]) == 0
     document = json.loads(capsys.readouterr().out)
-    assert document["benchmarks"][0]["rounds"] == 6 and document["said"] == "" and document["not_judged"] == []
+    assert document["benchmarks"][0]["rounds"] == 6 and document["said"] == [] and document["not_judged"] == []
 
     result = run("true", "true", shell=False, values=1, warmup=0, min_rounds=6, max_rounds=6, progress=False, seed=1)
     (row,) = result.verdicts
@@ -101,4 +101,4 @@ def test_what_the_rule_left_out_is_said_beside_its_own_verdicts(tmp_path, capsys
     assert "Not judged (a time at or below the shell's start-up in every round): zero." in text_table(wider)
     hosts = dataclasses.replace(result, rows=result.rows + ({**result.rows[0], "host": "w2"},))
     assert json_document(hosts)["hosts"][-1] == "w2"
-    assert "Ran on 2 hosts" in text_table(hosts) and "tests a host effect" in json_document(hosts)["said"]
+    assert "Ran on 2 hosts" in text_table(hosts) and "tests a host effect" in json_document(hosts)["said"][-1]
