@@ -1,4 +1,4 @@
-"""The metric ``instructions`` against issue 68's targets, each run a fresh ``perfstudy run`` process.
+"""The metric ``instructions`` against its targets, each run a fresh ``perfstudy run`` process.
 
 - A/A on identical builds, instructions only, ``--threshold 5%`` (the default): a C loop (two copies of one binary)
   and a Python script (one ``python -S`` command as A and as B): "no change" in at least 19 of 20 runs each.

@@ -550,7 +550,7 @@ def shell_startup(runs: int = 100) -> float:
 
 def _shell_startup(runs: int = 100) -> tuple[float, float]:
     """The fastest wall-clock seconds of ``/bin/sh -c ''`` (:func:`shell_startup`) and its median CPU seconds (the
-    share of the shell's CPU time a command must exceed, ``_run.UNMEASURABLE``, is calibrated on the median)."""
+    share of the shell's CPU time a command must exceed, ``_too_short.UNMEASURABLE``, is calibrated on the median)."""
     if isinstance(runs, bool) or not isinstance(runs, int):
         raise TypeError(f"runs={runs!r}: expected a whole number of runs")
     if not 1 <= runs <= 10_000:

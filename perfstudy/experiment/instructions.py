@@ -81,7 +81,7 @@ def _count(logs: str, argv: tuple, parent: int) -> tuple[int | None, str]:
     """The instructions of a counted run of ``argv`` from its logs in ``logs`` (removed): ``(count, "")``, or
     ``(None, why)`` when a process ended before Valgrind summed it (a log without ``I refs``). The process that
     ``parent`` spawned is left out while it is the shell of ``/bin/sh -c`` (module docstring)."""
-    from perfstudy.experiment.batches import SHELL
+    from perfstudy.experiment.commands import SHELL
 
     shelled = tuple(argv[:2]) == (SHELL, "-c")
     total, missing = 0, []
