@@ -110,15 +110,7 @@ def add_parser(commands) -> None:
         default=None,
         help="run the two commits at once, each on a CPU of its own (default: interleaved rounds)",
     )
-    steps.add_argument(
-        "--no-randomize-layout",
-        dest="layout",
-        action="store_false",
-        default=None,
-        help="give every batch the same memory layout; by default each batch's environment is padded by 0-4095 "
-        "bytes drawn at random (PERFSTUDY_LAYOUT), which moves its stack, so that a difference only the layout "
-        "makes is carried by the interval instead of called a change",
-    )
+    _common.layout_option(steps)
     steps.add_argument("--values", type=int, default=None, help="measured runs per batch (default 3)")
     steps.add_argument("--warmup", type=int, default=None, help="warm-up runs per batch, left out (default 1)")
     steps.add_argument("--timeout", default=None, help="how long one run may take: 30s, 5m (default: none)")

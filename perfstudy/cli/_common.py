@@ -54,6 +54,19 @@ def benchmark_option(parser) -> None:
     )
 
 
+def layout_option(parser) -> None:
+    """``--no-randomize-layout``: every batch with one memory layout (``layout=False``)."""
+    parser.add_argument(
+        "--no-randomize-layout",
+        dest="layout",
+        action="store_false",
+        default=None,
+        help="give every batch the same memory layout; by default each batch's environment is padded by 0-4095 "
+        "bytes drawn at random (PERFSTUDY_LAYOUT), which moves its stack, so that a difference only the layout "
+        "makes is carried by the interval instead of called a change",
+    )
+
+
 def metric_option(parser) -> None:
     """``--metric``: which of a harness's metrics is judged, its help from the harnesses' registry."""
     from perfstudy.io.harnesses import harness_metrics

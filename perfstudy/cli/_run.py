@@ -147,15 +147,7 @@ def add_parser(commands) -> None:
         "swapped (duet benchmarking): both meet the same interference; needs 2 CPUs, better more "
         "(default: interleaved rounds)",
     )
-    experiment.add_argument(
-        "--no-randomize-layout",
-        dest="layout",
-        action="store_false",
-        default=None,
-        help="give every batch the same memory layout; by default each batch's environment is padded by 0-4095 "
-        "bytes drawn at random (PERFSTUDY_LAYOUT), which moves its stack, so that a difference only the layout "
-        "makes is carried by the interval instead of called a change",
-    )
+    _common.layout_option(experiment)
     experiment.add_argument(
         "--prepare", metavar="CMD", default=None, help="a command run before every batch, untimed (default: none)"
     )
