@@ -511,6 +511,7 @@ def _valid(tmp):  # noqa: PLR0915 - one table
         "experiment.run_table.json_document": lambda: call(result_of("experiment.run")),
         "experiment.run_table.cleanup_said": lambda: call(result_of("experiment.run")),
         "experiment.run_table.one_side": lambda: call(result_of("experiment.run")),
+        "experiment.run_table.within_layout": lambda: call(result_of("experiment.run")),
         "experiment.batches.harness_metric": lambda: call(("cpu_time",)),
         "comparison.sign_sequence.RunningSign.current": lambda: call(RunningSign()),
         "comparison.sign_sequence.RunningSign.rounds_needed": lambda: call(RunningSign(), 0.01, limit=500),

@@ -503,11 +503,11 @@ def _shelled(command) -> bool:
     return isinstance(command, tuple) and len(command) == 3 and command[:2] == (SHELL, "-c")
 
 
-def _shell_startup() -> tuple[float, float]:
-    """The shell's start-up: its wall-clock and its CPU seconds, both subtracted from every run."""
+def _shell_startup(runs: int = 100) -> tuple[float, float]:
+    """The shell's start-up over ``runs`` runs: its wall-clock and its CPU seconds, both subtracted from every run."""
     from perfstudy.experiment.batches import _shell_startup as measured
 
-    return measured()
+    return measured(runs)
 
 
 def _failed_said(result) -> str:

@@ -30,8 +30,8 @@ def _unmeasurable(judge, ran: int, min_rounds: int, session, measure) -> str:
     wall-clock time beyond it (one that waits) is judged. Judged again every ``min_rounds`` rounds, so that a load
     that changed during the first ones does not decide. More rounds would judge the start-up's drift: a bisect spent
     200 rounds a step on the builtin ``true``, then advised more rounds. A command a little longer is judged, and its
-    rounds at the floor are warned about (:func:`_zero_hint`). ``measure`` takes the shell's start-up again (wall and
-    CPU seconds, :func:`perfstudy.experiment.batches._shell_startup`)."""
+    rounds at the floor are warned about (:func:`_zero_hint`). ``measure(runs=30)`` takes the shell's start-up again
+    (wall and CPU seconds, :func:`perfstudy.experiment.batches._shell_startup`): only its CPU median is used."""
     from perfstudy._lib.units import metric_of
 
     times = {name: values for name, values in judge.shortest.items() if metric_of(name) in ("wall", "cpu")}
@@ -50,7 +50,7 @@ def _unmeasurable(judge, ran: int, min_rounds: int, session, measure) -> str:
         quietest = max(min(values[-min_rounds:]) for values in times.values())
         if quietest > 2 * startup:  # a command that waits, working little, takes wall-clock time: it is judged
             return ""
-        now, cpu_now = measure()
+        _, cpu_now = measure(runs=30)  # the CPU's median alone: 30 runs, not the wall minimum's 100
         cpu = _cpu_beyond(session.rows, cpu_now, min_rounds)
         if not cpu or any(c > UNMEASURABLE * cpu_now for c in cpu.values()):
             return ""

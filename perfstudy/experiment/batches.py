@@ -107,7 +107,8 @@ class Batch(Result):
     cpu_startup : float
         CPU seconds subtracted from each CPU time (the shell's, as ``startup``).
     prepare : tuple of str, optional
-        A command run before the batch, untimed (``--prepare``); its failure fails the batch.
+        A command run before the batch, untimed (``--prepare``); its failure fails the batch. ``{layout}`` in it is
+        the batch's :attr:`layout` (a seed for a link order that varies from batch to batch).
     layout : int, optional
         The padding of the command's environment, in bytes: ``PERFSTUDY_LAYOUT`` is that many characters in every
         run's (timed and counted) environment, which moves where its stack starts; recorded in each row's ``layout``.
@@ -132,6 +133,9 @@ class Batch(Result):
 
 #: the environment variable whose length is a batch's padding (:attr:`Batch.layout`)
 LAYOUT_VARIABLE = "PERFSTUDY_LAYOUT"
+
+#: in ``--prepare``, the batch's layout (its padding, 0-4095): a seed for a link order drawn per batch
+LAYOUT_PLACEHOLDER = "{layout}"
 
 
 def _padded(batch: Batch) -> dict | None:
@@ -697,7 +701,8 @@ class _BatchState:
         """Run ``prepare``; False (and the batch failed) if it fails."""
         if self.batch.prepare is None:
             return True
-        ran = _run_once(self.batch, self.batch.prepare, env={"PERFSTUDY_VERSION": self.batch.version})
+        prepare = tuple(word.replace(LAYOUT_PLACEHOLDER, str(self.batch.layout)) for word in self.batch.prepare)
+        ran = _run_once(self.batch, prepare, env={"PERFSTUDY_VERSION": self.batch.version})
         if ran.status != 0:
             self.status, self.stderr = ran.status, f"--prepare failed: {ran.stderr}"
             return False

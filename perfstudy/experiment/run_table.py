@@ -17,7 +17,7 @@ import math
 from perfstudy._lib.format import aligned, counted, p_text, with_unit
 from perfstudy._lib.units import disagreements, disagreements_said, metric_of, worded
 
-__all__ = ["text_table", "markdown_table", "json_document", "cleanup_said", "one_side"]
+__all__ = ["text_table", "markdown_table", "json_document", "cleanup_said", "one_side", "within_layout"]
 
 #: the schema of ``perfstudy compare --format json`` (perfstudy.comparison._render), which the run's JSON keeps
 _SCHEMA = "perfstudy.compare/1"
@@ -139,15 +139,46 @@ def _left_out(result) -> tuple[dict[str, int], list[str]]:
     return rounds, never
 
 
+def within_layout(result) -> dict[str, str]:
+    """The benchmarks whose difference is no larger than what the layout moves A by: ``{benchmark: sentence}``.
+
+    With the layout randomised (each batch its own, ``settings["layout"]``), an undecided benchmark whose interval
+    holds 0 and lies within ``+-spread_a`` (the SD of A's rounds' statistics over its statistic: how much A differs
+    from itself from one batch's layout to another's) is "no change beyond layout": B differs from A by less than A
+    differs from itself across layouts. The spread holds the machine's noise as well as the layout's effect, so the
+    sentence bounds the difference; it does not say the layout caused it. The verdict stays "inconclusive".
+
+    Parameters
+    ----------
+    result : RunResult
+    """
+    if not hasattr(result, "verdicts") or not hasattr(result, "settings"):
+        raise TypeError(f"result: expected what perfstudy.experiment.run returns, got {type(result).__name__}")
+    if not result.settings.get("layout", False):
+        return {}
+    found = {}
+    for row in result.verdicts:
+        low, high, spread = float(row["low"]), float(row["high"]), float(row.get("spread_a", math.nan))
+        if row["verdict"] == "inconclusive" and math.isfinite(spread) and -spread < low <= 0 <= high < spread:
+            found[str(row["benchmark"])] = (
+                f"{row['benchmark']}: no change beyond layout: B differs from A by {low:+.1%} to {high:+.1%}, less "
+                f"than A differs from itself across its batches' layouts (±{spread:.1%}, the SD of A's rounds, the "
+                "machine's noise in it too); these rounds cannot tell a change this small from a layout effect."
+            )
+    return found
+
+
 def _run_said(result) -> list[str]:
     """The sentences under the table and in the JSON's ``said``: a run with one layout for every batch and what that
-    risks, what the rule could not judge, and the hosts of a run on several."""
+    risks, or the benchmarks whose difference is within what the layout moves A by (:func:`within_layout`), what
+    the rule could not judge, and the hosts of a run on several."""
     said = []
     if not result.settings.get("layout", False):  # a record from before the setting ran with one layout, too
         said.append(
             "Every batch ran with one memory layout (--no-randomize-layout): a difference that only the layout makes "
             "(the environment's size, code placement) can be called a change."
         )
+    said.extend(within_layout(result).values())
     rounds, never = _left_out(result)
     why = _no_ratio(result.settings)
     if rounds:
@@ -271,6 +302,7 @@ def json_document(result) -> dict:
     settings = result.settings
     rule = _rule(settings)
     left, never = _left_out(result)
+    layout = within_layout(result)
     benchmarks = []
     for row in result.verdicts:
         rounds = int(row["rounds"])
@@ -279,6 +311,8 @@ def json_document(result) -> dict:
             if rounds >= 2
             else [f"{rounds} paired round: no interval; run more rounds"]
         )
+        if str(row["benchmark"]) in layout:
+            notes.append(layout[str(row["benchmark"])])
         if str(row["benchmark"]) in left:
             notes.append(
                 f"{counted(left[str(row['benchmark'])], 'round')} of {result.rounds} left out: "

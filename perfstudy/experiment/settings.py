@@ -291,6 +291,7 @@ def check_combination(settings: RunSettings, commands: dict) -> None:
         raise TypeError(f"commands: expected a mapping of each version to its command, got {type(commands).__name__}")
     name = settings.option
     callables = [v for v, c in commands.items() if callable(c)]
+    _check_layout_placeholder(settings, commands, callables)
     if "rss" in settings.metric and callables:
         raise ValueError(
             f"{_said(settings, 'metric', 'rss')}: version {callables[0]}'s callable runs inside this process, whose memory is not "
@@ -327,6 +328,39 @@ def check_combination(settings: RunSettings, commands: dict) -> None:
                 "but each version is measured beside the other)",
                 NoisyMachineWarning,
                 stacklevel=3,
+            )
+
+
+def _check_layout_placeholder(settings: RunSettings, commands: dict, callables: list) -> None:
+    """``{layout}`` only where a batch's layout can be used: in ``prepare``, which runs before every batch, with the
+    layout randomised and commands to pad (:data:`perfstudy.experiment.batches.LAYOUT_PLACEHOLDER`)."""
+    from perfstudy.experiment.batches import LAYOUT_PLACEHOLDER as HERE
+
+    name, cli = settings.option, getattr(settings, "spelling", "python") == "cli"
+    for version, command in commands.items():
+        if not callable(command) and any(HERE in word for word in command):
+            raise ValueError(
+                f"{'--' if cli else ''}{version.lower()}: {HERE} is filled in only in {name('prepare')}, the command run before each "
+                f"batch (to relink with a link order drawn per batch); the command itself gets the batch's padding "
+                f"in its environment already; take {HERE} out of it, or move it to {name('prepare')}"
+            )
+    for hook in ("setup", "cleanup"):
+        if HERE in (getattr(settings, hook) or ""):
+            raise ValueError(
+                f"{name(hook)}: {HERE} is filled in only in {name('prepare')}: {name(hook)} runs once per version, so "
+                f"every batch would share one layout; relink in {name('prepare')}, which runs before each batch"
+            )
+    if HERE in (settings.prepare or ""):
+        if not settings.layout:
+            off = name("layout") if cli else "layout=False"
+            raise ValueError(
+                f"{name('prepare')}: {HERE} with {off}: no batch draws a layout to fill it with; drop {off}, or take "
+                f"{HERE} out"
+            )
+        if callables:
+            raise ValueError(
+                f"{name('prepare')}: {HERE} with version {callables[0]}'s Python callable, which runs in this "
+                "process and has no layout of its own; give commands, or take it out"
             )
 
 

@@ -98,3 +98,34 @@ def test_the_paddings_cover_a_page_evenly_and_independently_of_the_version():
         assert abs(drawn.std() - sd) < 4 * sd * np.sqrt(0.8 / (4 * rounds))
     assert abs(np.corrcoef(a, b)[0, 1]) < 4 / np.sqrt(rounds)  # SE of a correlation of 0: 1/sqrt(n)
     assert [_padding(11, r, "A") for r in range(5)] == a[:5].tolist()  # the same on resume and on any host
+
+
+def test_prepare_gets_each_batchs_layout_and_layout_is_refused_where_it_cannot_be_used(tmp_path, capsys):
+    """``{layout}`` in ``--prepare`` (run before every batch, where a link order would be drawn) is the batch's
+    padding as its rows record it; anywhere else, or with the layout fixed, it is refused before anything runs."""
+    seen, out = tmp_path / "prepared.txt", tmp_path / "run.csv"
+    prepare = f"printf '%s %s\\n' $PERFSTUDY_VERSION {{layout}} >> {seen}"
+    status = main(["run", "--a", "sleep 0.005", "--b", "sleep 0.005", "--prepare", prepare, "--out", str(out), *RUN])
+    assert status == 0
+    prepared = [line.split() for line in seen.read_text().splitlines()]
+    frame = pd.read_csv(out).sort_values("start")
+    batches = frame.groupby(["round", "version"], sort=False)["layout"].first().reset_index()
+    assert [[v, str(n)] for v, n in zip(batches["version"], batches["layout"])] == prepared  # in the order they ran
+    capsys.readouterr()
+    refused = {
+        ("--a", "sleep 0.005 # {layout}"): "--a: {layout} is filled in only in --prepare",
+        ("--setup", "echo {layout}"): "--setup: {layout} is filled in only in --prepare: --setup runs once per version",
+        ("--cleanup", "echo {layout}"): "--cleanup: {layout} is filled in only in --prepare",
+    }
+    for (option, text), message in refused.items():
+        given = {"--a": "sleep 0.005", "--b": "sleep 0.005", option: text}
+        arguments = [word for pair in given.items() for word in pair]
+        assert main(["run", *arguments, "--out", str(tmp_path / "refused.csv"), *RUN]) == 2
+        assert message in capsys.readouterr().err
+    assert main(["run", "--a", "sleep 0.005", "--b", "sleep 0.005", "--prepare", "echo {layout}", "--no-randomize-layout",
+                 "--out", str(tmp_path / "refused.csv"), *RUN]) == 2  # fmt: skip
+    assert (
+        "--prepare: {layout} with --no-randomize-layout: no batch draws a layout to fill it with; drop "
+        "--no-randomize-layout, or take {layout} out" in capsys.readouterr().err
+    )
+    assert not (tmp_path / "refused.csv").exists()

@@ -189,7 +189,7 @@ def test_a_resumed_runs_recorded_shell_start_up_is_checked(tmp_path, monkeypatch
     loaded = (8e-3, record["shell_startup_cpu"])
     for measured, rounds in ((None, 4), (loaded, 5)):
         if measured is not None:
-            monkeypatch.setattr(module, "_shell_startup", lambda measured=measured: measured)
+            monkeypatch.setattr(module, "_shell_startup", lambda runs=None, measured=measured: measured)
         Path(f"{out}.json").write_text(json.dumps(record | {"rounds": rounds - 2}))
         with warnings.catch_warnings(record=True) as said:
             warnings.simplefilter("always")

@@ -57,7 +57,7 @@ def test_a_failing_cleanup_is_said_where_no_round_could_be_judged(tmp_path, caps
     was printed instead of the run's, and the failed cleanup went unsaid on the page (the exit status kept it)."""
     import perfstudy.experiment._run as run_module
 
-    monkeypatch.setattr(run_module, "_shell_startup", lambda: (10.0, 0.01))  # every time less it is 0
+    monkeypatch.setattr(run_module, "_shell_startup", lambda runs=None: (10.0, 0.01))  # every time less it is 0
     out = tmp_path / "runs.csv"
     status = main(["run", "--a", "true", "--b", "true", "--cleanup", "exit 4", "--out", str(out), *CLI_FAST])
     out = capsys.readouterr().out

@@ -539,7 +539,7 @@ def test_a_command_shorter_than_the_shells_start_up_is_named_not_judged_silently
 
     # a start-up longer than any run of `true`: every time, less it, is 0, as on a quiet machine it is about half
     # the time (measured under load the two drift apart, so the test fixes the start-up rather than race it)
-    monkeypatch.setattr(run_module, "_shell_startup", lambda: (10.0, 0.01))
+    monkeypatch.setattr(run_module, "_shell_startup", lambda runs=None: (10.0, 0.01))
     with pytest.warns(NoisyMachineWarning, match=r"\(10000.00 ms\).*too short to time through a shell; run it with"):
         result = run("true", "true", values=1, warmup=0, min_rounds=2, max_rounds=3, progress=False)
     assert (result.frame["value"] == 0).all()

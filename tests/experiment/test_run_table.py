@@ -5,7 +5,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from perfstudy.experiment.run_table import markdown_table, text_table
+from perfstudy.experiment.run_table import markdown_table, text_table, within_layout
 
 
 @dataclass
@@ -58,3 +58,26 @@ def test_a_failed_cleanup_is_said_under_both_tables():
 def test_anything_but_a_runs_result_is_refused_by_name():
     with pytest.raises(TypeError, match=r"^result: expected what perfstudy.experiment.run returns, got dict"):
         text_table({"verdicts": []})
+
+
+def test_no_change_beyond_layout_only_where_b_differs_from_a_by_less_than_a_from_itself():
+    """An undecided interval that holds 0 and lies inside +-A's spread over its batches (each its own layout) is
+    "no change beyond layout"; a decided one, one excluding 0, one reaching beyond the spread, or a run whose
+    batches shared one layout, is not."""
+    within = dict(TIME, benchmark="within", low=-0.24, high=0.22, spread_a=0.256, verdict="inconclusive")
+    cases = [
+        within,
+        dict(within, benchmark="beyond", high=0.26),  # reaches past +25.6%
+        dict(within, benchmark="excludes 0", low=0.01),  # a change, however small: not the layout's to explain
+        dict(within, benchmark="decided", low=-0.004, high=0.004, verdict="no change"),
+        dict(within, benchmark="no spread", spread_a=float("nan")),
+    ]
+    run = _Run(verdicts=cases)
+    assert within_layout(run) == {
+        "within": "within: no change beyond layout: B differs from A by -24.0% to +22.0%, less than A differs from "
+        "itself across its batches' layouts (±25.6%, the SD of A's rounds, the machine's noise in it too); these "
+        "rounds cannot tell a change this small from a layout effect."
+    }
+    assert within_layout(run)["within"] in text_table(run).replace("\n", " ")
+    fixed = _Run(verdicts=cases, settings=dict(run.settings, layout=False))
+    assert within_layout(fixed) == {} and "no change beyond layout" not in text_table(fixed)
