@@ -25,12 +25,13 @@ import json
 import os
 import pathlib
 import signal
+import tempfile
 
 import numpy as np
 import pandas as pd
 import pytest
 from support.badinput import ALLOWED, battery, run_forked, verdict
-from support.studies import small_ci_trial
+from support.studies import layout_programs, small_ci_trial, small_layout_trial, small_runs
 from support.walk import CALLABLES
 
 from perfstudy import PERFLAB_ENDPOINTS, CostModel, VarianceComponents
@@ -670,6 +671,7 @@ def _valid(tmp):  # noqa: PLR0915 - one table
         "studies.versions_figures.plot_detection": lambda: call(_detection()),
         "studies.running_figures.plot_layouts": lambda: call({"sequential": _layout_rows()}, {"sequential": "A/A"}),
         "studies.ci_trial_figures.plot_trial": lambda: call(small_ci_trial()),
+        "studies.layout_figures.plot_batches": lambda: call(small_layout_trial()),
         "studies.running_figures.plot_rules": lambda: call(
             importlib.import_module("perfstudy.studies.running")
             .rules_under_contention(changes=(0.0, 0.1), experiments=20, max_rounds=20, rng=0)
@@ -1565,6 +1567,18 @@ def _study_valid():
         "ci_trial.CITrial.to_frame": lambda: call(small_ci_trial()),
         "ci_trial.CITrial.scores": lambda: call(small_ci_trial()),
         "ci_trial_said.trial_said": lambda: call(small_ci_trial()),
+        "layout.missing": lambda: call(),
+        "layout.build": lambda: call(tempfile.mkdtemp(prefix="perfstudy-test-")),
+        "layout.instruction_runs": lambda: call(layout_programs(), max_rounds=9, seed=0),
+        "layout.layout_trial": lambda: call(
+            layout_programs()["copy"], tempfile.mkdtemp(prefix="perfstudy-test-"), max_rounds=9, threshold=0.5, seed=0
+        ),
+        "layout.ratio": lambda: call(small_layout_trial(), "fixed"),
+        "layout.slow_share": lambda: call(small_layout_trial()),
+        "layout.LayoutTrial.to_frame": lambda: call(small_layout_trial()),
+        "layout.Runs.to_frame": lambda: call(small_runs()),
+        "layout_said.instructions_said": lambda: call(small_runs()),
+        "layout_said.layout_said": lambda: call(small_layout_trial()),
         "running.ToggledTrial.to_frame": lambda: call(result_of("running.toggled_trial")),
         "bisecting.planted_repository": lambda: call(_fresh_folder(), commits=3, iterations=200),
         "bisecting.short_history_trial": lambda: call(**SMALL_SHORT_HISTORY),

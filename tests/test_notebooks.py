@@ -797,3 +797,54 @@ def test_ci_notebook_says_each_methods_scores_from_its_calls(tmp_path_factory):
     if "benchstat" in rec["left_out"]:
         assert "benchstat** did not run: benchstat was not found ($BENCHSTAT or PATH)" in said
     assert (tmp / "figures" / "11_calls.png").is_file()
+
+
+@pytest.mark.notebook
+def test_instructions_and_layout_notebook_says_each_run_from_its_record(tmp_path_factory):
+    """Notebook 12 in quick mode: each instruction run's verdict and interval, the disagreement as the run's table
+    said it, and the layout runs' sizes, shares and ratios, as the recorded tables give them, counted again here."""
+    tmp, rec = run_quick(tmp_path_factory, "12_instructions_and_layout")
+    assert rec["parameters"]["quick"] is True and rec["parameters"]["layout_rounds"] == 30
+    if rec["missing"]:
+        pytest.skip(f"{rec['missing']} not installed: the notebook says so and runs what it can")
+    runs = pd.DataFrame(rec["instructions"]).set_index("part")
+    said = rec["said"]["instructions"]["text"]
+    assert f"Instructions counted by {rec['counter']}." in said
+    aa = runs.loc["A/A"]
+    assert (
+        f"A/A: **{aa.verdict}** ({aa.change:+.4%}, interval [{aa.low:+.4%}, {aa.high:+.4%}]) after {aa.rounds} rounds"
+        in said
+    )
+    assert aa.verdict == "no change"  # two builds of one source count alike: a count has no noise to call
+    plus = runs.loc["+1%"]
+    assert (
+        f"The loop 1% longer ({plus.b:,.0f} instructions): **{plus.verdict}** ({plus.change:+.3%}, interval "
+        f"[{plus.low:+.3%}, {plus.high:+.3%}]) after {plus.rounds} rounds" in said
+    )
+    # 1% more iterations of a loop of a few instructions each: the count grows by 1% of the loop's share of the run
+    assert plus.verdict == "slower" and 0.009 < plus.change < 0.0101 and plus.rounds <= 10
+    disagreement = runs.loc[["disagreement"]]
+    counted = disagreement[disagreement.unit == "instructions"].iloc[0]
+    assert f"instructions **{counted.verdict}** ({counted.change:+.2%}" in said
+    if rec["disagreements"]:
+        assert said.endswith("The run's table said: " + " ".join(rec["disagreements"]))
+    layout = pd.DataFrame(rec["layout_runs"]).set_index("layout")
+    batches = pd.DataFrame(rec["layout_batches"])
+    sizes = rec["layout_sizes"]
+    text = rec["said"]["layout"]["text"]
+    assert f"with {sizes['extra']} more bytes in its environment" in text
+    assert sizes["distances"]["B"] == 16 and f"(A's lay {sizes['distances']['A']} past)" in text
+    for name in ("fixed", "randomised"):
+        shown = batches[batches.layout == name]
+        assert len(shown) == 2 * layout.loc[name, "rounds"]  # one batch a version a round, each with its distance
+        medians = shown.groupby("version")["seconds"].median()
+        ratio = medians["B"] / medians["A"]
+        assert f"B's median batch took {ratio:.{2 if name == 'fixed' else 3}f} times A's" in text
+    fixed = batches[batches.layout == "fixed"]
+    assert set(fixed[fixed.version == "B"].distance) == {16} and 16 not in set(fixed[fixed.version == "A"].distance)
+    assert fixed.padding.isna().all() and batches[batches.layout == "randomised"].padding.notna().all()
+    shows = (
+        layout.loc["fixed", "verdict"] in ("slower", "faster") and layout.loc["randomised", "verdict"] == "no change"
+    )
+    assert ("This run shows the fixed" if shows else "This run does not show the fixed") in text
+    assert (tmp / "figures" / "12_layout.png").is_file()

@@ -6,6 +6,8 @@ each with ``rng=None`` and twice with ``rng=0``.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -285,3 +287,55 @@ def small_ci_trial():
     )
     return CITrial(table=calls, methods=("interleaved", "gate"), seconds=60.0, threshold=0.01, gate=0.02,
                    batch="2ms", benchtimes={"gate": "10ms"}, load=(1.0, 1.0), left_out={})  # fmt: skip
+
+
+def small_layout_trial():
+    """A LayoutTrial of one round a run, built from its rows (notebook 12 runs a real one)."""
+    from perfstudy.studies.layout import LayoutTrial
+
+    table = pd.DataFrame(
+        [
+            dict(part=name, benchmark="command", unit="s", a=0.02, b=b, change=b / 0.02 - 1, low=low, high=high,
+                 verdict=verdict, rounds=9, spread_a=0.05, layout=name, within_layout="")
+            for name, b, low, high, verdict in (("fixed", 0.06, 1.5, 2.5, "slower"),
+                                                ("randomised", 0.02, -0.03, 0.03, "no change"))
+        ]
+    )  # fmt: skip
+    batches = pd.DataFrame(
+        [
+            dict(layout="fixed", version="A", round=0, padding=None, seconds=0.02, distance=1392),
+            dict(layout="fixed", version="B", round=0, padding=None, seconds=0.06, distance=16),
+            dict(layout="randomised", version="A", round=0, padding=3, seconds=0.02, distance=1344),
+            dict(layout="randomised", version="B", round=0, padding=70, seconds=0.02, distance=1296),
+        ]
+    )
+    return LayoutTrial(table, batches, 1364, {"A": 1392, "B": 16}, {"A": 0.02, "B": 0.06})
+
+
+def small_runs():
+    """The instruction runs' Runs, built from their rows."""
+    from perfstudy.studies.layout import Runs
+
+    rows = [
+        ("A/A", "instructions", 6.1e6, 6.1e6, 0.0, -1e-6, 1e-6, "no change"),
+        ("+1%", "instructions", 6.1e6, 6.16e6, 0.0098, 0.0097, 0.0099, "slower"),
+        ("disagreement", "s", 0.015, 0.008, -0.47, -0.5, -0.44, "faster"),
+        ("disagreement", "instructions", 1.5e7, 1.8e7, 0.2, 0.19, 0.21, "slower"),
+    ]
+    table = pd.DataFrame(
+        [dict(part=p, benchmark="command", unit=u, a=a, b=b, change=c, low=lo, high=hi, verdict=v, rounds=9,
+              spread_a=0.0) for p, u, a, b, c, lo, hi, v in rows]
+    )  # fmt: skip
+    return Runs(
+        table, ("Instructions and time disagree on command: more instructions (+20.00%) but faster",), "valgrind"
+    )
+
+
+@functools.cache
+def layout_programs() -> dict:
+    """The layout study's programs, built once in a folder of their own."""
+    import tempfile
+
+    from perfstudy.studies.layout import build
+
+    return build(tempfile.mkdtemp(prefix="perfstudy-layout-"))
