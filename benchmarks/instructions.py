@@ -5,11 +5,13 @@
 - A planted +1% in instructions (the C loop 1% longer), ``--threshold 0.5%``: "slower" in 20 of 20 runs, in at most
   10 batches of each version.
 
-Every run has ``--values 1 --warmup 0 --max-rounds 20`` and its own seed. Prints each scenario's verdicts, rounds
+Every run has ``--values 1 --warmup 0 --max-rounds N`` (``--max-rounds``, 40 by default: a Python process's count
+moves by a few percent from run to run, its hash seed and addresses, and 20 rounds left one A/A run in five
+undecided) and its own seed. Prints each scenario's verdicts, rounds
 (median and most) and minutes, the machine and its load average before and after; writes
 ``build/instructions.json``; exit status 1 if a target is missed, 2 if valgrind or cc is missing.
 
-``python benchmarks/instructions.py [--runs 20]``
+``python benchmarks/instructions.py [--runs 20] [--max-rounds 40] [--only NAME]``
 """
 
 from __future__ import annotations
@@ -44,9 +46,9 @@ def _build(folder: Path) -> dict[str, str]:
     return built
 
 
-def _run(a: str, b: str, threshold: str, seed: int, out: Path) -> dict:
+def _run(a: str, b: str, threshold: str, seed: int, out: Path, max_rounds: int) -> dict:
     argv = [sys.executable, "-m", "perfstudy", "run", "--a", a, "--b", b, "--metric", "instructions",
-            "--threshold", threshold, "--values", "1", "--warmup", "0", "--max-rounds", "20", "--no-progress",
+            "--threshold", threshold, "--values", "1", "--warmup", "0", "--max-rounds", str(max_rounds), "--no-progress",
             "--seed", str(seed), "--out", str(out), "--format", "json"]  # fmt: skip
     done = subprocess.run(argv, capture_output=True, text=True)
     if done.returncode not in (0, 1):
@@ -59,6 +61,8 @@ def _run(a: str, b: str, threshold: str, seed: int, out: Path) -> dict:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=20)
+    parser.add_argument("--max-rounds", type=int, default=40)
+    parser.add_argument("--only", default=None, help="one scenario's name, as the report prints it")
     args = parser.parse_args()
     if shutil.which("valgrind") is None or shutil.which("cc") is None:
         print("valgrind and cc are needed (apt-get install valgrind gcc)", file=sys.stderr)
@@ -72,10 +76,18 @@ def main() -> int:
         "A/A, Python script": (built["python"], built["python"], "5%", "no change", args.runs - args.runs // 20),
         "+1% instructions, C loop": (built["c"], built["c_plus_1pct"], "0.5%", "slower", args.runs),
     }
+    if args.only is not None and args.only not in scenarios:
+        print(f"--only {args.only!r}: expected one of {sorted(scenarios)}", file=sys.stderr)
+        return 2
     report, missed = {}, []
     for name, (a, b, threshold, wanted, at_least) in scenarios.items():
+        if args.only is not None and name != args.only:
+            continue
         began = time.perf_counter()
-        runs = [_run(a, b, threshold, seed, folder / f"{len(report)}-{seed}.csv") for seed in range(args.runs)]
+        runs = []
+        for seed in range(args.runs):
+            runs.append(_run(a, b, threshold, seed, folder / f"{len(report)}-{seed}.csv", args.max_rounds))
+            print(f"  {name} seed {seed}: {runs[-1]}", flush=True)
         verdicts = collections.Counter(r["verdict"] for r in runs)
         rounds = [r["rounds"] for r in runs]
         hits = verdicts[wanted]
@@ -90,7 +102,7 @@ def main() -> int:
             missed.append(name)
     shutil.rmtree(folder, ignore_errors=True)
     machine = dict(cpus=os.cpu_count(), processor=platform.processor() or platform.machine(),
-                   load_before=load_before, load_after=os.getloadavg()[0],
+                   load_before=load_before, load_after=os.getloadavg()[0], max_rounds=args.max_rounds,
                    minutes=(time.perf_counter() - started) / 60)  # fmt: skip
     print(f"machine: {machine['cpus']} CPUs, load average {load_before:.2f} before, {machine['load_after']:.2f} after; "
           f"{machine['minutes']:.1f} min")  # fmt: skip

@@ -1574,6 +1574,7 @@ def _study_valid():
             layout_programs()["copy"], tempfile.mkdtemp(prefix="perfstudy-test-"), max_rounds=9, threshold=0.5, seed=0
         ),
         "layout.ratio": lambda: call(small_layout_trial(), "fixed"),
+        "layout.shown": lambda: call(small_runs().table),
         "layout.slow_share": lambda: call(small_layout_trial()),
         "layout.LayoutTrial.to_frame": lambda: call(small_layout_trial()),
         "layout.Runs.to_frame": lambda: call(small_runs()),

@@ -42,6 +42,7 @@ __all__ = [
     "layout_trial",
     "slow_share",
     "ratio",
+    "shown",
     "Runs",
     "LayoutTrial",
 ]
@@ -191,12 +192,15 @@ def instruction_runs(programs: dict, *, max_rounds: int = 20, seed: int = 0) -> 
     seed : int
         The runs' seeds are ``seed``, ``seed + 1``, ``seed + 2``.
     """
+    from perfstudy._lib.checks import check_int
     from perfstudy._lib.units import disagreements_said
     from perfstudy.experiment import run
     from perfstudy.experiment.instructions import instruction_counter
 
     if not isinstance(programs, dict) or not {"loop", "loop_copy", "loop_plus", "divide", "multiply"} <= set(programs):
         raise TypeError("programs: expected build()'s programs")
+    max_rounds = check_int("max_rounds", max_rounds, minimum=5)
+    seed = check_int("seed", seed, minimum=0)
     counted: dict[str, Any] = dict(metric="instructions", values=1, warmup=0, max_rounds=max_rounds, progress=False)
     aa = run(programs["loop"], programs["loop_copy"], threshold=0.005, seed=seed, **counted)
     plus = run(programs["loop"], programs["loop_plus"], threshold=0.005, seed=seed + 1, **counted)
@@ -290,12 +294,18 @@ def layout_trial(program: str, folder, *, max_rounds: int = 30, threshold: float
     seed : int
         Both runs' seed.
     """
+    from perfstudy._lib.checks import check_int, check_real
     from perfstudy.experiment import run
     from perfstudy.experiment.run_table import within_layout
 
     folder = Path(folder)
     if not isinstance(program, str) or not Path(program).is_file():
         raise FileNotFoundError(f"program={program!r}: not a program; build() makes it")
+    max_rounds = check_int("max_rounds", max_rounds, minimum=5)
+    threshold = check_real("threshold", threshold, nonnegative=True)
+    seed = check_int("seed", seed, minimum=0)
+    if threshold >= 1:
+        raise ValueError(f"threshold={threshold!r}: expected a relative change below 1")
     extra, distances, probe_seconds = _find_extra(program, folder)
     rows, batches = [], []
     for layout in (False, True):
@@ -373,3 +383,36 @@ def ratio(trial: LayoutTrial, layout: str) -> float:
         return math.nan
     a, b = float(np.median(seconds["A"])), float(np.median(seconds["B"]))
     return b / a if a > 0 else math.nan
+
+
+def shown(table: pd.DataFrame) -> pd.DataFrame:
+    """A runs' table as a reader reads it: each version's statistic in its unit (instructions whole, seconds in ms),
+    the change and its interval in percent, the verdict and the rounds.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        :attr:`Runs.table` or :attr:`LayoutTrial.table`.
+    """
+    from perfstudy._lib.checks import check_frame
+
+    table = check_frame("table", table, ("part", "benchmark", "unit", "verdict"),
+                        numeric=("a", "b", "change", "low", "high", "rounds"))  # fmt: skip
+
+    def value(number: float, unit: str) -> str:
+        return f"{number:,.0f}" if unit == "instructions" else f"{1e3 * number:.2f} ms"
+
+    rows = [
+        {
+            "": row["part"],
+            "benchmark": row["benchmark"],
+            "A": value(float(row["a"]), str(row["unit"])),
+            "B": value(float(row["b"]), str(row["unit"])),
+            "change": f"{float(row['change']):+.3%}",
+            "interval": f"[{float(row['low']):+.3%}, {float(row['high']):+.3%}]",
+            "verdict": row["verdict"],
+            "rounds": int(row["rounds"]),
+        }
+        for row in table.to_dict("records")
+    ]
+    return pd.DataFrame(rows).set_index("")

@@ -58,3 +58,17 @@ def test_a_folder_or_program_that_is_not_there_is_refused_by_name(tmp_path):
         layout.layout_trial(str(tmp_path / "copy"), tmp_path)
     with pytest.raises(TypeError, match="programs: expected build\\(\\)'s programs"):
         layout.instruction_runs({"loop": "x"})
+
+
+def test_a_runs_table_is_shown_in_its_units_and_percent():
+    table = pd.DataFrame([
+        dict(part="A/A", benchmark="command:instructions", unit="instructions", a=6124166.0, b=6124170.0,
+             change=6.5e-7, low=-1e-6, high=2e-6, verdict="no change", rounds=9, spread_a=0.0),
+        dict(part="fixed", benchmark="command", unit="s", a=0.0203, b=0.0622, change=2.0852, low=1.9065,
+             high=2.504, verdict="slower", rounds=9, spread_a=0.09),
+    ])  # fmt: skip
+    shown = layout.shown(table)
+    assert shown.loc["A/A"].tolist() == ["command:instructions", "6,124,166", "6,124,170", "+0.000%",
+                                         "[-0.000%, +0.000%]", "no change", 9]  # fmt: skip
+    assert shown.loc["fixed"].tolist() == ["command", "20.30 ms", "62.20 ms", "+208.520%", "[+190.650%, +250.400%]",
+                                           "slower", 9]  # fmt: skip
