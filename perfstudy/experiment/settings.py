@@ -289,6 +289,12 @@ def check_combination(settings: RunSettings, commands: dict) -> None:
         raise TypeError(f"settings: expected a RunSettings, got {type(settings).__name__}")
     if not isinstance(commands, dict):
         raise TypeError(f"commands: expected a mapping of each version to its command, got {type(commands).__name__}")
+    for version, command in commands.items():
+        if not callable(command) and not isinstance(command, (list, tuple)):
+            raise TypeError(
+                f"commands: version {version}'s command: expected an argument list or a callable, got "
+                f"{type(command).__name__}"
+            )
     name = settings.option
     callables = [v for v, c in commands.items() if callable(c)]
     _check_layout_placeholder(settings, commands, callables)
