@@ -57,9 +57,13 @@ def plot_batches(trial):
     ax.set_xlim(-100, 4196)
     ax.set_xlabel("buffer past the source, bytes (mod 4096)")
     ax.set_title("every batch, by where its buffer lay", fontsize=9)
+    shown_labels: dict = {}  # one legend under the panels: a panel's own would cover its points
     for ax in axes[:3]:
         ax.set_ylim(0, top)
         ax.set_ylabel("batch time, ms")
-        ax.legend(frameon=False, fontsize=7, loc="center right")
-    fig.tight_layout()
+        for handle, label in zip(*ax.get_legend_handles_labels()):
+            shown_labels.setdefault(label, handle)
+    fig.legend(list(shown_labels.values()), list(shown_labels), loc="lower center", ncol=len(shown_labels),
+               frameon=False, fontsize=8)  # fmt: skip
+    fig.tight_layout(rect=(0, 0.07, 1, 1))
     return fig
