@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from support.studies import SMALL_SHORT_HISTORY, small_ci_trial
+from support.studies import SMALL_SHORT_HISTORY, small_ci_trial, small_layout_trial, small_runs
 from support.walk import MODULES, home
 
 from perfstudy import PERFLAB_ENDPOINTS
@@ -232,6 +232,8 @@ def _make(name):  # noqa: C901 - one branch a class, read as a table
             tempfile.mkdtemp(prefix="perfstudy-test-suite-"), pull_requests=1, rng=0
         ),
         "studies.ci_trial.CITrial": lambda: small_ci_trial(),
+        "studies.layout.LayoutTrial": lambda: small_layout_trial(),
+        "studies.layout.Runs": lambda: small_runs(),
         "studies.running.ToggledTrial": lambda: running.toggled_trial(
             1000, changes=(0.5,), seconds=0.5, threshold=0.05
         ),
