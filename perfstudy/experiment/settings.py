@@ -342,7 +342,7 @@ def _check_layout_placeholder(settings: RunSettings, commands: dict, callables: 
     layout randomised and commands to pad (:data:`perfstudy.experiment.batches.LAYOUT_PLACEHOLDER`)."""
     from perfstudy.experiment.batches import LAYOUT_PLACEHOLDER as HERE
 
-    name, cli = settings.option, getattr(settings, "spelling", "python") == "cli"
+    name, cli = settings.option, settings.spelling == "cli"
     for version, command in commands.items():
         if not callable(command) and any(HERE in word for word in command):
             raise ValueError(

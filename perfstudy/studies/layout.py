@@ -294,7 +294,7 @@ def layout_trial(program: str, folder, *, max_rounds: int = 30, threshold: float
     seed : int
         Both runs' seed.
     """
-    from perfstudy._lib.checks import check_int, check_real
+    from perfstudy._lib.checks import check_int, check_threshold
     from perfstudy.experiment import run
     from perfstudy.experiment.run_table import within_layout
 
@@ -302,10 +302,8 @@ def layout_trial(program: str, folder, *, max_rounds: int = 30, threshold: float
     if not isinstance(program, str) or not Path(program).is_file():
         raise FileNotFoundError(f"program={program!r}: not a program; build() makes it")
     max_rounds = check_int("max_rounds", max_rounds, minimum=5)
-    threshold = check_real("threshold", threshold, nonnegative=True)
+    threshold = check_threshold(threshold)
     seed = check_int("seed", seed, minimum=0)
-    if threshold >= 1:
-        raise ValueError(f"threshold={threshold!r}: expected a relative change below 1")
     extra, distances, probe_seconds = _find_extra(program, folder)
     rows, batches = [], []
     for layout in (False, True):
